@@ -1,0 +1,80 @@
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { SignJWT, exportJWK, generateKeyPair, importJWK, jwtVerify, type JWK } from 'jose';
+import { loadOrCreateSecret } from './secrets.js';
+
+export const ID_TOKEN_LIFETIME_SECONDS = 3600;
+const ALG = 'ES256';
+const ISSUER = 'scanhub';
+
+/** The claims scanhub puts into an IdToken. */
+export interface IdTokenClaims {
+  sub: string;
+  email: string;
+  customer_id: string;
+  roles: string[];
+}
+
+type KeyLike = Awaited<ReturnType<typeof importJWK>>;
+
+/** Signs and verifies the deployment's IdTokens (ES256, key pair in `keys/idtoken.jwk`). */
+export class IdTokens {
+  private constructor(
+    private readonly privateKey: KeyLike,
+    private readonly publicKey: KeyLike,
+    private readonly publicJwk: JWK,
+    private readonly clock: () => number,
+  ) {}
+
+  /** Loads the signing key from `<dataDir>/keys`, generating it on first use. */
+  static async load(dataDir: string, clock: () => number = Date.now): Promise<IdTokens> {
+    const dir = join(dataDir, 'keys');
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const { privateKey: generated } = await generateKeyPair(ALG, { extractable: true });
+    const fresh = { ...(await exportJWK(generated)), kid: randomUUID(), alg: ALG };
+    const jwk = JSON.parse(loadOrCreateSecret(join(dir, 'idtoken.jwk'), () => JSON.stringify(fresh))) as JWK;
+    const { d: _private, ...publicJwk } = jwk;
+    return new IdTokens(
+      await importJWK(jwk, ALG),
+      await importJWK(publicJwk, ALG),
+      { ...publicJwk, use: 'sig' },
+      clock,
+    );
+  }
+
+  /** A signed IdToken for the user, valid ID_TOKEN_LIFETIME_SECONDS. */
+  async sign(claims: IdTokenClaims): Promise<string> {
+    const now = Math.floor(this.clock() / 1000);
+    return new SignJWT({ email: claims.email, customer_id: claims.customer_id, roles: claims.roles })
+      .setProtectedHeader({ alg: ALG, kid: this.publicJwk.kid, typ: 'JWT' })
+      .setSubject(claims.sub)
+      .setIssuer(ISSUER)
+      .setIssuedAt(now)
+      .setExpirationTime(now + ID_TOKEN_LIFETIME_SECONDS)
+      .sign(this.privateKey);
+  }
+
+  /** The token's claims, or an Error saying why it is not acceptable. */
+  async verify(token: string): Promise<IdTokenClaims> {
+    const { payload } = await jwtVerify(token, this.publicKey, {
+      algorithms: [ALG],
+      issuer: ISSUER,
+      currentDate: new Date(this.clock()),
+    });
+    if (typeof payload.sub !== 'string' || typeof payload.customer_id !== 'string') {
+      throw new Error('token lacks sub or customer_id');
+    }
+    return {
+      sub: payload.sub,
+      email: String(payload.email ?? ''),
+      customer_id: payload.customer_id,
+      roles: Array.isArray(payload.roles) ? payload.roles.map(String) : [],
+    };
+  }
+
+  /** The JSON Web Key Set served at `/.well-known/jwks.json`. */
+  jwks(): { keys: JWK[] } {
+    return { keys: [this.publicJwk] };
+  }
+}

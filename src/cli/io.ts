@@ -1,0 +1,157 @@
+import Table from 'cli-table3';
+import { ApiError, NetworkError } from '../client/api.js';
+
+/** Exit codes (STYLE.md): the only place that names them. */
+export const Exit = { OK: 0, ERROR: 1, USAGE: 2, AUTH: 4 } as const;
+export type ExitCode = (typeof Exit)[keyof typeof Exit];
+
+/** An error the CLI reports as one sentence on stderr, exiting with `exitCode`. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: ExitCode = Exit.ERROR,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = 'CliError';
+  }
+}
+
+/** The global flags every command sees. */
+export interface GlobalOptions {
+  url?: string;
+  token?: string;
+  customer?: string;
+  json?: boolean;
+  debug?: boolean;
+}
+
+/** Where and how a command writes: the one place that knows TTYs, --json, colour. */
+export interface Io {
+  out(text: string): void;
+  err(text: string): void;
+  /** stdout is a terminal: tables, colour, local times, progress. */
+  tty: boolean;
+  /** stdin and stdout are terminals: prompts are allowed. */
+  interactive: boolean;
+  color: boolean;
+  json: boolean;
+  debug: boolean;
+}
+
+export function createIo(options: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Io {
+  const tty = Boolean(process.stdout.isTTY);
+  return {
+    out: (text) => process.stdout.write(text.endsWith('\n') ? text : text + '\n'),
+    err: (text) => process.stderr.write(text.endsWith('\n') ? text : text + '\n'),
+    tty,
+    interactive: tty && Boolean(process.stdin.isTTY),
+    color: tty && !env.NO_COLOR && env.TERM !== 'dumb',
+    json: Boolean(options.json),
+    debug: Boolean(options.debug),
+  };
+}
+
+export interface Column<T> {
+  header: string;
+  value: (item: T) => string | number | boolean | undefined | null;
+}
+
+/** A list: `--json` prints the items as a JSON array; a TTY gets a table; a pipe gets tab-separated rows. */
+export function printList<T>(io: Io, items: T[], columns: Column<T>[]): void {
+  if (io.json) return io.out(JSON.stringify(items, null, 2));
+  const rows = items.map((item) => columns.map((c) => cell(c.value(item))));
+  if (!io.tty) {
+    if (rows.length) io.out(rows.map((r) => r.join('\t')).join('\n'));
+    return;
+  }
+  if (rows.length === 0) return io.err('No results.');
+  const table = new Table({
+    head: columns.map((c) => c.header),
+    style: { head: io.color ? ['cyan'] : [], border: io.color ? ['grey'] : [] },
+  });
+  table.push(...rows);
+  io.out(table.toString());
+}
+
+/** One object: `--json` prints the API's object; otherwise `field<TAB>value` lines (aligned on a TTY). */
+export function printObject<T>(io: Io, object: T, fields: Column<T>[]): void {
+  if (io.json) return io.out(JSON.stringify(object, null, 2));
+  const width = Math.max(...fields.map((f) => f.header.length));
+  io.out(
+    fields
+      .map((f) => (io.tty ? `${f.header.padEnd(width)}  ${cell(f.value(object))}` : `${f.header}\t${cell(f.value(object))}`))
+      .join('\n'),
+  );
+}
+
+function cell(value: string | number | boolean | undefined | null): string {
+  if (value === undefined || value === null) return '';
+  // Tabs and newlines inside a value would break the tab-separated form.
+  return String(value).replace(/[\t\n\r]/g, ' ');
+}
+
+/** A time in local time on a TTY, ISO 8601 UTC otherwise. */
+export function formatTime(io: Io, millis: number | undefined | null): string {
+  if (millis === undefined || millis === null) return '';
+  const date = new Date(millis);
+  if (!io.tty) return date.toISOString();
+  const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}.${pad(date.getMilliseconds(), 3)}`;
+}
+
+/** A status line on stderr ("Created gateway x."), in green on a colour terminal. */
+export function success(io: Io, message: string): void {
+  io.err(io.color ? `\u001b[32m✓\u001b[0m ${message}` : message);
+}
+
+/** Reads all of stdin (for `--password-stdin` and friends), without the trailing newline. */
+export async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+}
+
+/** Refuses to prompt when not interactive, naming the flag that would have answered. */
+export function requireInteractive(io: Io, flag: string): void {
+  if (!io.interactive) throw new CliError(`${flag} required when not running interactively`, Exit.USAGE);
+}
+
+/** A hidden prompt for a secret; only on a TTY. */
+export async function promptSecret(io: Io, message: string, flag: string): Promise<string> {
+  requireInteractive(io, flag);
+  const { password } = await import('@inquirer/prompts');
+  return password({ message, mask: '*' });
+}
+
+export async function promptText(io: Io, message: string, flag: string): Promise<string> {
+  requireInteractive(io, flag);
+  const { input } = await import('@inquirer/prompts');
+  return input({ message });
+}
+
+/** Asks yes/no on a TTY; `yes` (from `--yes`) answers without asking. */
+export async function confirmAction(io: Io, message: string, yes: boolean | undefined): Promise<void> {
+  if (yes) return;
+  requireInteractive(io, '--yes');
+  const { confirm } = await import('@inquirer/prompts');
+  if (!(await confirm({ message, default: false }))) throw new CliError('cancelled', Exit.USAGE);
+}
+
+/** Turns any error into one sentence with a next step, and the exit code for it. */
+export function describeError(error: unknown): { message: string; exitCode: ExitCode } {
+  if (error instanceof CliError) return { message: error.message, exitCode: error.exitCode };
+  if (error instanceof NetworkError) {
+    return { message: `${error.message}: is the URL right and is \`scanhub serve\` running there?`, exitCode: Exit.ERROR };
+  }
+  if (error instanceof ApiError) {
+    const details = error.details.replace(/\.$/, '');
+    if (error.status === 401) {
+      return { message: `not authenticated: ${details}; run \`scanhub login\``, exitCode: Exit.AUTH };
+    }
+    if (error.status === 403) return { message: `not allowed: ${details}`, exitCode: Exit.AUTH };
+    return { message: `${error.title.toLowerCase()}: ${details}`, exitCode: Exit.ERROR };
+  }
+  if (error instanceof Error && error.name === 'ExitPromptError') return { message: 'cancelled', exitCode: Exit.USAGE };
+  return { message: error instanceof Error ? error.message : String(error), exitCode: Exit.ERROR };
+}

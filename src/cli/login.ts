@@ -1,0 +1,103 @@
+import type { Command } from 'commander';
+import { connect, connectAnonymous, globalsOf } from './connect.js';
+import { CliError, Exit, createIo, printObject, promptSecret, promptText, readStdin, success, type Io } from './io.js';
+import { profileFile, readProfile, removeProfile, saveProfile } from './profile.js';
+import { ApiClient } from '../client/api.js';
+
+interface LoginResponse {
+  id_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  customer_id: string;
+}
+
+interface LoginOptions {
+  email?: string;
+  passwordStdin?: boolean;
+  invitation?: string | boolean;
+}
+
+async function readPassword(io: Io, options: LoginOptions, message: string): Promise<string> {
+  if (options.passwordStdin) {
+    const password = await readStdin();
+    if (!password) throw new CliError('no password on standard input', Exit.USAGE);
+    return password;
+  }
+  return promptSecret(io, message, '--password-stdin');
+}
+
+/** `scanhub login`, `logout`, `whoami`. */
+export function registerLoginCommands(program: Command): void {
+  program
+    .command('login')
+    .description('log in to a deployment and save the profile (mode 0600)')
+    .option('--email <email>', 'e-mail address (prompted on a TTY)')
+    .option('--password-stdin', 'read the password from standard input')
+    .option('--invitation [token]', 'accept an invitation and set a password (token prompted, or env SCANHUB_INVITATION_TOKEN)')
+    .action(async (options: LoginOptions, command: Command) => {
+      const { io, client } = connectAnonymous(command);
+      let response: LoginResponse;
+      let email = options.email;
+      if (options.invitation) {
+        const token =
+          typeof options.invitation === 'string'
+            ? options.invitation
+            : process.env.SCANHUB_INVITATION_TOKEN || (await promptText(io, 'Invitation token:', '--invitation TOKEN'));
+        const password = await readPassword(io, options, 'New password (at least 12 characters):');
+        response = await client.post<LoginResponse>('/auth/accept-invitation', { invitation_token: token, password });
+      } else {
+        email ??= await promptText(io, 'E-mail:', '--email');
+        const password = await readPassword(io, options, 'Password:');
+        response = await client.post<LoginResponse>('/auth/login', { email, password });
+      }
+      const me = await new ApiClient(client.baseUrl, response.id_token).get<{ email: string }>(
+        `/${encodeURIComponent(response.customer_id)}/me`,
+      );
+      const file = saveProfile({
+        url: client.baseUrl,
+        token: response.id_token,
+        customer: response.customer_id,
+        email: me.email,
+        expires_at: Date.now() + response.expires_in * 1000,
+      });
+      if (io.json) io.out(JSON.stringify(response, null, 2));
+      success(io, `Logged in to ${client.baseUrl} as ${me.email} (customer ${response.customer_id}); profile saved to ${file}.`);
+    });
+
+  program
+    .command('logout')
+    .description('forget the saved profile')
+    .action((_options: unknown, command: Command) => {
+      const io = createIo(globalsOf(command));
+      const file = profileFile();
+      if (!removeProfile()) {
+        io.err('Not logged in: there was no saved profile.');
+        return;
+      }
+      success(io, `Logged out: removed ${file}.`);
+    });
+
+  program
+    .command('whoami')
+    .description('show the user the token belongs to')
+    .action(async (_options: unknown, command: Command) => {
+      const session = connect(command);
+      const me = await session.client.get<{ id: string; email: string; roles: string[]; permissions: string[] }>(
+        `${session.base}/me`,
+      );
+      printObject(session.io, me, [
+        { header: 'email', value: (u) => u.email },
+        { header: 'id', value: (u) => u.id },
+        { header: 'customer', value: () => session.customer },
+        { header: 'roles', value: (u) => u.roles.join(',') },
+        { header: 'url', value: () => session.client.baseUrl },
+        { header: 'token expires', value: () => expiry(session.io) },
+      ]);
+    });
+}
+
+function expiry(io: Io): string {
+  const expires = readProfile()?.expires_at;
+  if (!expires) return '';
+  return io.tty ? new Date(expires).toLocaleString() : new Date(expires).toISOString();
+}

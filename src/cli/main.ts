@@ -1,0 +1,47 @@
+import { Command, CommanderError, Option } from 'commander';
+import { registerFeatureCommands } from './features.js';
+import { CliError, Exit, describeError } from './io.js';
+import { registerLoginCommands } from './login.js';
+import { registerOperatorCommands } from './operator.js';
+import { registerServeCommand } from './serve.js';
+import { registerUserCommands } from './users.js';
+
+/** The `scanhub` program with every command group registered. */
+export function buildProgram(): Command {
+  const program = new Command('scanhub')
+    .description('scanhub: the service (`serve`) and a client of any scanhub deployment')
+    .option('--url <url>', 'base URL of the deployment (env SCANHUB_URL)')
+    .option('--token <token>', 'IdToken to use (env SCANHUB_TOKEN; prefer the environment: flags show in `ps`)')
+    .option('--customer <id>', 'customer id (env SCANHUB_CUSTOMER)')
+    .option('--json', 'print JSON: lists as arrays of the API items, everything else as the API response')
+    .addOption(new Option('--debug', 'print stacks and requests on errors'))
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+
+  registerServeCommand(program);
+  registerLoginCommands(program);
+  registerUserCommands(program);
+  registerFeatureCommands(program);
+  registerOperatorCommands(program);
+  return program;
+}
+
+/** Runs the CLI on argv and sets process.exitCode; never throws. */
+export async function run(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and version exit 0; usage errors were already printed by commander.
+      process.exitCode = error.exitCode === 0 ? Exit.OK : Exit.USAGE;
+      return;
+    }
+    const { message, exitCode } = describeError(error);
+    process.stderr.write(`scanhub: ${message}\n`);
+    if (program.opts().debug && error instanceof Error && !(error instanceof CliError)) {
+      process.stderr.write(`${error.stack ?? ''}\n`);
+    }
+    process.exitCode = exitCode;
+  }
+}

@@ -1,0 +1,129 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Command, Option } from 'commander';
+import { MIN_PASSWORD_LENGTH, hashPassword } from '../auth/passwords.js';
+import { CustomerStore } from '../store/customers.js';
+import { FeatureStore } from '../store/features.js';
+import { openDatabase, type Db } from '../store/open.js';
+import { UserStore } from '../store/users.js';
+import { databaseFile } from '../server/serve.js';
+import { globalsOf } from './connect.js';
+import { CliError, Exit, createIo, printObject, promptSecret, readStdin, success, type Io } from './io.js';
+
+/** The local data directory an operator command works on: `--data-dir` > SCANHUB_DATA_DIR > ./scanhub-data. */
+export function dataDirOf(command: Command): string {
+  const options = command.optsWithGlobals() as { dataDir?: string };
+  return resolve(options.dataDir ?? './scanhub-data');
+}
+
+/** Opens the data directory's database (safe while `serve` runs: WAL and a busy timeout). */
+export function openOperatorDatabase(command: Command): { db: Db; io: Io; dataDir: string } {
+  const dataDir = dataDirOf(command);
+  const file = databaseFile(dataDir);
+  if (!existsSync(file)) {
+    throw new CliError(`no scanhub database in ${dataDir}: start \`scanhub serve --data-dir ${dataDir}\` once to create it`, Exit.USAGE);
+  }
+  return { db: openDatabase(file), io: createIo(globalsOf(command)), dataDir };
+}
+
+/** Runs `work` with the operator database open and closes it afterwards. */
+export async function withOperatorDatabase<T>(command: Command, work: (db: Db, io: Io, dataDir: string) => Promise<T> | T): Promise<T> {
+  const { db, io, dataDir } = openOperatorDatabase(command);
+  try {
+    return await work(db, io, dataDir);
+  } finally {
+    db.close();
+  }
+}
+
+function customerId(value: string): string {
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(value)) {
+    throw new CliError(`"${value}" is not a valid customer id: use 1-64 letters, digits, ".", "_" or "-"`, Exit.USAGE);
+  }
+  return value;
+}
+
+/** `scanhub operator ...`: administration of the local data directory. Returns the group for more verbs. */
+export function registerOperatorCommands(program: Command): Command {
+  const operator = program
+    .command('operator')
+    .description('administer the local data directory (works while `serve` runs)')
+    .addOption(new Option('--data-dir <dir>', 'data directory').env('SCANHUB_DATA_DIR').default('./scanhub-data'));
+
+  const customers = operator.command('customers').description('customers of this deployment');
+  customers
+    .command('add <customer_id>')
+    .description('create a customer with its first administrator')
+    .requiredOption('--admin-email <email>', "the administrator's e-mail address")
+    .option('--password-stdin', 'read the administrator password from standard input (else prompted)')
+    .action(async (id: string, options: { adminEmail: string; passwordStdin?: boolean }, command: Command) => {
+      customerId(id);
+      if (!/^[^\s@]+@[^\s@]+$/.test(options.adminEmail)) {
+        throw new CliError(`"${options.adminEmail}" is not an e-mail address`, Exit.USAGE);
+      }
+      const io = createIo(globalsOf(command));
+      const password = options.passwordStdin ? await readStdin() : await promptSecret(io, 'Administrator password:', '--password-stdin');
+      if (password.length < MIN_PASSWORD_LENGTH) {
+        throw new CliError(`the password must have at least ${MIN_PASSWORD_LENGTH} characters`, Exit.USAGE);
+      }
+      const passwordHash = await hashPassword(password);
+      await withOperatorDatabase(command, (db) => {
+        const now = Date.now();
+        const userId = randomUUID();
+        const outcome = db
+          .transaction(() => {
+            if (!new CustomerStore(db).create(id, now)) return 'customer-exists';
+            const created = new UserStore(db).create({
+              id: userId,
+              customer_id: id,
+              email: options.adminEmail,
+              roles: ['ADMIN_ROLE'],
+              password_hash: passwordHash,
+              created: now,
+            });
+            if (!created) throw new CliError(`a user with the e-mail address ${options.adminEmail} already exists`);
+            return 'created';
+          })
+          .immediate();
+        if (outcome === 'customer-exists') throw new CliError(`customer "${id}" already exists`);
+        if (io.json) io.out(JSON.stringify({ customer_id: id, admin: { id: userId, email: options.adminEmail } }, null, 2));
+        success(io, `Created customer "${id}" with administrator ${options.adminEmail}.`);
+      });
+    });
+
+  const features = operator.command('features').description('feature flags per customer');
+  features
+    .command('set <customer_id> <feature>')
+    .description('enable or disable a feature for a customer')
+    .option('--enable', 'enable the feature')
+    .option('--disable', 'disable the feature')
+    .option('--properties <json>', 'additional_properties, a JSON object ("null" clears them)')
+    .action(async (id: string, feature: string, options: { enable?: boolean; disable?: boolean; properties?: string }, command: Command) => {
+      if (Boolean(options.enable) === Boolean(options.disable)) throw new CliError('give exactly one of --enable and --disable', Exit.USAGE);
+      if (!/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/.test(feature)) throw new CliError(`"${feature}" is not a valid feature name`, Exit.USAGE);
+      let properties: Record<string, unknown> | null | undefined;
+      if (options.properties !== undefined) {
+        try {
+          properties = JSON.parse(options.properties) as Record<string, unknown> | null;
+        } catch (cause) {
+          throw new CliError(`--properties is not valid JSON: ${(cause as Error).message}`, Exit.USAGE);
+        }
+        if (properties !== null && (typeof properties !== 'object' || Array.isArray(properties))) {
+          throw new CliError('--properties must be a JSON object or null', Exit.USAGE);
+        }
+      }
+      await withOperatorDatabase(command, (db, io) => {
+        if (!new CustomerStore(db).exists(id)) throw new CliError(`customer "${id}" does not exist`);
+        const result = new FeatureStore(db).set(id, feature, Boolean(options.enable), properties, Date.now());
+        printObject(io, result, [
+          { header: 'feature', value: (f) => f.feature },
+          { header: 'enabled', value: (f) => f.enabled },
+          { header: 'additional_properties', value: (f) => (f.additional_properties ? JSON.stringify(f.additional_properties) : '') },
+        ]);
+        success(io, `${options.enable ? 'Enabled' : 'Disabled'} feature "${feature}" for customer "${id}".`);
+      });
+    });
+
+  return operator;
+}

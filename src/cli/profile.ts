@@ -1,0 +1,50 @@
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+/** What `scanhub login` saves: where the deployment is and the token for it. */
+export interface Profile {
+  url: string;
+  token: string;
+  customer: string;
+  email?: string;
+  expires_at?: number;
+}
+
+export function configDir(env: NodeJS.ProcessEnv = process.env): string {
+  return join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'scanhub');
+}
+
+export function profileFile(env: NodeJS.ProcessEnv = process.env): string {
+  return join(configDir(env), 'profile.json');
+}
+
+export function readProfile(env: NodeJS.ProcessEnv = process.env): Profile | undefined {
+  try {
+    return JSON.parse(readFileSync(profileFile(env), 'utf8')) as Profile;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Writes the profile with mode 0600 (it holds a bearer token) in a 0700 directory. */
+export function saveProfile(profile: Profile, env: NodeJS.ProcessEnv = process.env): string {
+  const dir = configDir(env);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const file = profileFile(env);
+  writeFileSync(file, JSON.stringify(profile, null, 2) + '\n', { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return file;
+}
+
+/** Removes the saved profile; false when there was none. */
+export function removeProfile(env: NodeJS.ProcessEnv = process.env): boolean {
+  const file = profileFile(env);
+  try {
+    readFileSync(file);
+  } catch {
+    return false;
+  }
+  rmSync(file);
+  return true;
+}

@@ -1,0 +1,65 @@
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { startServer } from '../server/serve.js';
+
+function port(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError(`"${value}" is not a port number (0-65535).`);
+  return n;
+}
+
+/** `scanhub serve`: the whole service in this process (DESIGN.md runtime contract). */
+export function registerServeCommand(program: Command): void {
+  program
+    .command('serve')
+    .description('run the scanhub service: HTTP API, MQTT broker, SQLite store')
+    .addOption(new Option('--data-dir <dir>', 'data directory').env('SCANHUB_DATA_DIR').default('./scanhub-data'))
+    .addOption(new Option('--host <host>', 'address to listen on').env('SCANHUB_HOST').default('127.0.0.1'))
+    .addOption(new Option('--port <port>', 'HTTP port').env('SCANHUB_PORT').default(8080).argParser(port))
+    .addOption(new Option('--mqtt-port <port>', 'MQTT over TLS port').env('SCANHUB_MQTT_PORT').default(8883).argParser(port))
+    .addOption(new Option('--public-url <url>', 'base URL for links (default http://<host>:<port>)').env('SCANHUB_PUBLIC_URL'))
+    .addOption(new Option('--mqtt-public-host <host>', 'host put into mqtt_endpoint (default: --host)').env('SCANHUB_MQTT_PUBLIC_HOST'))
+    .action(async (options: {
+      dataDir: string;
+      host: string;
+      port: number;
+      mqttPort: number;
+      publicUrl?: string;
+      mqttPublicHost?: string;
+    }) => {
+      const env = process.env;
+      const server = await startServer({
+        ...options,
+        customerId: env.SCANHUB_CUSTOMER_ID || 'default',
+        adminEmail: env.SCANHUB_ADMIN_EMAIL || 'admin@localhost',
+        adminPassword: env.SCANHUB_ADMIN_PASSWORD || undefined,
+        logger: { level: env.SCANHUB_LOG_LEVEL || 'info' },
+      });
+      const { bootstrap } = server;
+      if (bootstrap) {
+        process.stderr.write(`Created customer "${bootstrap.customerId}" with administrator ${bootstrap.adminEmail}.\n`);
+        if (bootstrap.generatedPassword) {
+          process.stderr.write(
+            `Generated administrator password (shown once, store it now): ${bootstrap.generatedPassword}\n`,
+          );
+        }
+      }
+      process.stderr.write(`scanhub is serving ${server.url} (MQTT over TLS on port ${server.mqttPort}); Ctrl-C stops it.\n`);
+
+      const stop = (signal: string) => {
+        server.app.log.info({ signal }, 'shutting down');
+        // A second signal while draining exits at once.
+        process.once(signal, () => process.exit(130));
+        server.close().then(
+          () => process.exit(0),
+          (error: unknown) => {
+            server.app.log.error({ err: error }, 'shutdown failed');
+            process.exit(1);
+          },
+        );
+      };
+      process.once('SIGTERM', () => stop('SIGTERM'));
+      process.once('SIGINT', () => stop('SIGINT'));
+      // Keep the action pending: the process lives until a signal.
+      await new Promise(() => {});
+    });
+}

@@ -1,0 +1,142 @@
+import { createWriteStream } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
+import { Transform } from 'node:stream';
+import { request as undiciRequest } from 'undici';
+
+/** An error answer of the API: its status and `{ title, details }` body. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly title: string,
+    readonly details: string,
+    readonly method: string,
+    readonly path: string,
+  ) {
+    super(`${method} ${path}: ${status} ${title}: ${details}`);
+    this.name = 'ApiError';
+  }
+}
+
+/** The deployment could not be reached at all. */
+export class NetworkError extends Error {
+  constructor(
+    readonly baseUrl: string,
+    cause: unknown,
+  ) {
+    super(`cannot reach ${baseUrl}: ${(cause as NodeJS.ErrnoException).code ?? (cause as Error).message}`, { cause });
+    this.name = 'NetworkError';
+  }
+}
+
+export interface RequestOptions {
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Skip the Authorization header (login, provisioning). */
+  anonymous?: boolean;
+}
+
+export interface ApiResponse<T> {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: T;
+}
+
+/** Typed HTTP client of any scanhub deployment (undici), used by the CLI, the simulator and tests. */
+export class ApiClient {
+  readonly baseUrl: string;
+
+  constructor(
+    baseUrl: string,
+    readonly token?: string,
+  ) {
+    this.baseUrl = baseUrl.replace(/\/+$/, '');
+  }
+
+  /** Sends the request; resolves with 2xx answers, throws ApiError or NetworkError otherwise. */
+  async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+    const url = new URL(this.baseUrl + path);
+    for (const [key, value] of Object.entries(options.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(key, String(value));
+    }
+    const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
+    if (this.token && !options.anonymous) headers.authorization = `Bearer ${this.token}`;
+    let body: string | undefined;
+    if (options.body !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(options.body);
+    }
+    let response;
+    try {
+      response = await undiciRequest(url, { method: method as 'GET', headers, body });
+    } catch (cause) {
+      throw new NetworkError(this.baseUrl, cause);
+    }
+    const text = await response.body.text();
+    const parsed = text && String(response.headers['content-type'] ?? '').includes('json') ? safeJson(text) : text;
+    if (response.statusCode >= 400) {
+      const error = (parsed ?? {}) as { title?: string; details?: string };
+      throw new ApiError(
+        response.statusCode,
+        error.title ?? `HTTP ${response.statusCode}`,
+        error.details ?? (typeof parsed === 'string' ? parsed : ''),
+        method,
+        path,
+      );
+    }
+    return { status: response.statusCode, headers: response.headers, body: parsed as T };
+  }
+
+  async get<T>(path: string, query?: RequestOptions['query']): Promise<T> {
+    return (await this.request<T>('GET', path, { query })).body;
+  }
+
+  async post<T>(path: string, body?: unknown, query?: RequestOptions['query']): Promise<T> {
+    return (await this.request<T>('POST', path, { body, query })).body;
+  }
+
+  async patch<T>(path: string, body: unknown, headers?: Record<string, string>): Promise<T> {
+    return (await this.request<T>('PATCH', path, { body, headers })).body;
+  }
+
+  async delete(path: string): Promise<void> {
+    await this.request('DELETE', path);
+  }
+
+  /** Streams an absolute or relative URL to a file; reports bytes received and the total when known. */
+  async download(link: string, file: string, onProgress?: (received: number, total: number | undefined) => void): Promise<number> {
+    const url = new URL(link, this.baseUrl + '/');
+    let response;
+    try {
+      response = await undiciRequest(url, { method: 'GET' });
+    } catch (cause) {
+      throw new NetworkError(this.baseUrl, cause);
+    }
+    if (response.statusCode >= 400) {
+      const parsed = safeJson(await response.body.text()) as { title?: string; details?: string } | undefined;
+      throw new ApiError(response.statusCode, parsed?.title ?? `HTTP ${response.statusCode}`, parsed?.details ?? '', 'GET', url.pathname);
+    }
+    const total = Number(response.headers['content-length']) || undefined;
+    let received = 0;
+    const counter = new Transform({
+      transform(chunk: Buffer, _encoding, callback) {
+        received += chunk.length;
+        onProgress?.(received, total);
+        callback(null, chunk);
+      },
+    });
+    await pipeline(response.body, counter, createWriteStream(file));
+    return received;
+  }
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** Percent-encodes one path segment. */
+export const seg = (value: string) => encodeURIComponent(value);

@@ -1,0 +1,44 @@
+/** Every permission a role can grant; values follow spec 2.6 (`event.read`). */
+export const PERMISSIONS = [
+  'event.read',
+  'event.export',
+  'gateway.read',
+  'gateway.write',
+  'gateway.provision',
+  'jobconfig.read',
+  'jobconfig.write',
+  'jobanalysis.run',
+  'feature.read',
+  'asset.download',
+  'user.read',
+  'user.write',
+] as const;
+
+export type Permission = (typeof PERMISSIONS)[number];
+
+export const ROLES = ['USER_ROLE', 'ADMIN_ROLE'] as const;
+export type Role = (typeof ROLES)[number];
+
+const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
+  ADMIN_ROLE: PERMISSIONS,
+  USER_ROLE: [
+    'event.read',
+    'event.export',
+    'gateway.read',
+    'jobconfig.read',
+    'jobanalysis.run',
+    'feature.read',
+    'asset.download',
+  ],
+};
+
+/** The permissions the given roles grant, in the order of PERMISSIONS, without duplicates. */
+export function permissionsOf(roles: readonly string[]): Permission[] {
+  const granted = new Set<Permission>();
+  for (const role of roles) for (const p of ROLE_PERMISSIONS[role as Role] ?? []) granted.add(p);
+  return PERMISSIONS.filter((p) => granted.has(p));
+}
+
+export function isRole(value: string): value is Role {
+  return (ROLES as readonly string[]).includes(value);
+}

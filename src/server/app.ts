@@ -1,0 +1,62 @@
+import swagger from '@fastify/swagger';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { installAccessGuard } from './access.js';
+import type { ServerContext } from './context.js';
+import { installConventions } from './conventions.js';
+import { registerAuthRoutes } from './routes/auth.js';
+import { registerFeatureRoutes } from './routes/features.js';
+import { registerHealthRoutes, type Readiness } from './routes/health.js';
+import { registerUserRoutes } from './routes/users.js';
+import { addSharedSchemas } from './schemas.js';
+
+export const BODY_LIMIT = 1024 * 1024;
+
+export interface AppOptions {
+  /** pino options, or false for silence (tests). */
+  logger?: FastifyServerOptions['logger'];
+  /** What `/healthz` reports; all ready when omitted (tests). */
+  readiness?: Readiness;
+}
+
+/** Builds the HTTP API over the context. Never listens: `serve` and tests decide that. */
+export async function buildApp(ctx: ServerContext, options: AppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: BODY_LIMIT,
+    // Report every unknown field instead of silently dropping it; coerce query strings only.
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+
+  // Order matters: the OpenAPI collector and the guards must see every route registered after them.
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'scanhub API',
+        version: '1.0.1',
+        description: 'Events, gateways, provisioning, job analysis, features, assets and users (spec v1.0.1).',
+      },
+      components: {
+        securitySchemes: { IdToken: { type: 'apiKey', in: 'header', name: 'Authorization' } },
+      },
+    },
+  });
+  addSharedSchemas(app);
+  await installConventions(app);
+  installAccessGuard(app, ctx);
+
+  registerHealthRoutes(app, ctx, options.readiness ?? { http: true, mqtt: true });
+  registerAuthRoutes(app, ctx);
+  registerUserRoutes(app, ctx);
+  registerFeatureRoutes(app, ctx);
+
+  app.get('/openapi.json', {
+    schema: { summary: 'This OpenAPI document', tags: ['operations'] },
+    handler: async () => app.swagger(),
+  });
+
+  await app.ready();
+  return app;
+}

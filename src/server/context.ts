@@ -1,0 +1,48 @@
+import type { IdTokens } from '../auth/idtoken.js';
+import type { Db } from '../store/open.js';
+import { CustomerStore } from '../store/customers.js';
+import { FeatureStore } from '../store/features.js';
+import { UserStore } from '../store/users.js';
+
+/** Where the deployment is reachable and keeps its files. */
+export interface ServerConfig {
+  dataDir: string;
+  /** Base URL that links and registration paths are built on, without a trailing slash. */
+  publicUrl: string;
+  mqttPublicHost: string;
+  mqttPort: number;
+}
+
+/** Everything a route needs: stores, keys, the clock. Built once per server (or test). */
+export interface ServerContext {
+  db: Db;
+  config: ServerConfig;
+  idTokens: IdTokens;
+  /** HMAC key of signed download links. */
+  linkKey: Buffer;
+  /** Milliseconds since the epoch; tests inject their own. */
+  clock: () => number;
+  customers: CustomerStore;
+  users: UserStore;
+  features: FeatureStore;
+}
+
+/** The context over an open database; the caller owns the database and keys. */
+export function createContext(
+  db: Db,
+  config: ServerConfig,
+  idTokens: IdTokens,
+  linkKey: Buffer,
+  clock: () => number = Date.now,
+): ServerContext {
+  return {
+    db,
+    config,
+    idTokens,
+    linkKey,
+    clock,
+    customers: new CustomerStore(db),
+    users: new UserStore(db),
+    features: new FeatureStore(db),
+  };
+}

@@ -1,0 +1,135 @@
+import cors from '@fastify/cors';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import { HttpError, badRequest, internalError, methodNotAllowed, notFound } from './errors.js';
+
+const ALLOW_METHODS = 'GET, POST, PUT, PATCH, DELETE, OPTIONS';
+const ALLOW_HEADERS = 'Authorization, Content-Type, If-Match, If-None-Match';
+const EXPOSE_HEADERS = 'ETag, Content-Disposition, Location';
+
+/**
+ * The HTTP conventions of DESIGN.md "Errors and HTTP conventions": CORS on every response,
+ * OPTIONS everywhere, one error body, 404 and 405, JSON parsing that names what is wrong.
+ */
+export async function installConventions(app: FastifyInstance): Promise<void> {
+  await app.register(cors, {
+    origin: '*',
+    methods: ALLOW_METHODS,
+    allowedHeaders: ALLOW_HEADERS,
+    exposedHeaders: EXPOSE_HEADERS,
+    // Every path answers OPTIONS with 200 and no body, preflight or not.
+    strictPreflight: false,
+    optionsSuccessStatus: 200,
+    hook: 'onRequest',
+  });
+  // @fastify/cors sets the Allow-Methods/-Headers only on preflights; the spec wants them everywhere.
+  app.addHook('onRequest', async (_request, reply) => {
+    reply.header('access-control-allow-methods', ALLOW_METHODS);
+    reply.header('access-control-allow-headers', ALLOW_HEADERS);
+  });
+
+  const patterns: { method: string; pattern: RegExp }[] = [];
+  app.addHook('onRoute', (route: RouteOptions) => {
+    if (route.url === '*') return;
+    const source = route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z_]+/g, '[^/]+');
+    for (const method of [route.method].flat()) patterns.push({ method, pattern: new RegExp(`^${source}$`) });
+  });
+
+  app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
+    const path = request.url.split('?')[0]!;
+    const allow = [...new Set(patterns.filter((p) => p.pattern.test(path)).map((p) => p.method))];
+    const error = allow.length
+      ? methodNotAllowed(`${request.method} is not allowed on ${path}; use ${allow.join(', ')}.`, [...allow, 'OPTIONS'])
+      : notFound(`No route matches ${request.method} ${path}.`);
+    sendError(reply, error);
+  });
+
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const httpError = toHttpError(error);
+    if (httpError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
+    else request.log.info({ status: httpError.statusCode, details: httpError.details }, 'request refused');
+    sendError(reply, httpError);
+  });
+
+  // JSON bodies: an empty body is no body (clients send Content-Type on body-less POSTs);
+  // a parse error is a 400 that says so.
+  // Only JSON is accepted: anything else (text/plain included) is a 415.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = body as string;
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch (cause) {
+      done(badRequest(`The request body is not valid JSON: ${(cause as Error).message}.`), undefined);
+    }
+  });
+}
+
+export function sendError(reply: FastifyReply, error: HttpError): void {
+  reply.code(error.statusCode).headers(error.headers).type('application/json; charset=utf-8').send(error.body());
+}
+
+const TITLES: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  406: 'Not Acceptable',
+  409: 'Conflict',
+  411: 'Length Required',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  429: 'Too Many Requests',
+};
+
+const PLACES: Record<string, string> = {
+  body: 'body field',
+  querystring: 'query parameter',
+  params: 'path parameter',
+  headers: 'header',
+};
+
+/** Maps anything a route or fastify throws onto the error the client sees. */
+function toHttpError(error: FastifyError): HttpError {
+  if (error instanceof HttpError) return error;
+  if (error.validation) return badRequest(describeValidation(error));
+  const status = error.statusCode ?? 500;
+  if (status >= 400 && status < 500) {
+    const details: Record<string, string> = {
+      FST_ERR_CTP_BODY_TOO_LARGE: 'The request body is larger than the limit of 1 MiB.',
+      FST_ERR_CTP_INVALID_MEDIA_TYPE: `Content-Type is not supported: send application/json.`,
+      FST_ERR_CTP_EMPTY_JSON_BODY: 'The request body is empty: send a JSON object.',
+      FST_ERR_CTP_INVALID_JSON_BODY: 'The request body is not valid JSON.',
+    };
+    return new HttpError(status, TITLES[status] ?? 'Bad Request', details[error.code] ?? `${error.message}.`);
+  }
+  return internalError();
+}
+
+/** A sentence naming the first offending field, e.g. `body field "email" must match format "email"`. */
+function describeValidation(error: FastifyError): string {
+  const first = error.validation![0]!;
+  const place = PLACES[error.validationContext ?? 'body'] ?? 'field';
+  const path = first.instancePath.replace(/^\//, '').replace(/\//g, '.');
+  const params = first.params as Record<string, unknown>;
+  switch (first.keyword) {
+    case 'required':
+      return `Missing ${place} "${path ? `${path}.` : ''}${String(params.missingProperty)}".`;
+    case 'additionalProperties':
+      return `Unknown ${place} "${path ? `${path}.` : ''}${String(params.additionalProperty)}": it is not part of this call.`;
+    case 'enum':
+      return `${capitalize(place)} "${path}" must be one of ${(params.allowedValues as unknown[]).join(', ')}.`;
+    default:
+      if (!path) {
+        return error.validationContext === 'body'
+          ? `The request body ${first.message ?? 'is invalid'}.`
+          : `The ${place}s ${first.message ?? 'are invalid'}.`;
+      }
+      return `${capitalize(place)} "${path}" ${first.message ?? 'is invalid'}.`;
+  }
+}
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

@@ -1,0 +1,91 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { ID_TOKEN_LIFETIME_SECONDS } from '../../auth/idtoken.js';
+import { MIN_PASSWORD_LENGTH, hashPassword, verifyPassword } from '../../auth/passwords.js';
+import type { UserRecord } from '../../store/users.js';
+import type { ServerContext } from '../context.js';
+import { unauthorized } from '../errors.js';
+import { errorResponses } from '../schemas.js';
+
+// Verified against when the e-mail is unknown, so both failures take the same time.
+const DUMMY_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
+
+const loginResponse = {
+  type: 'object',
+  properties: {
+    id_token: { type: 'string' },
+    token_type: { type: 'string', enum: ['Bearer'] },
+    expires_in: { type: 'integer', description: 'Seconds the token stays valid.' },
+    customer_id: { type: 'string' },
+  },
+  required: ['id_token', 'token_type', 'expires_in', 'customer_id'],
+} as const;
+
+/** SHA-256 of an invitation token: the store keeps only this, never the token. */
+export function hashInvitationToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+/** `POST /auth/login`, `POST /auth/accept-invitation`, `GET /.well-known/jwks.json`. */
+export function registerAuthRoutes(app: FastifyInstance, ctx: ServerContext): void {
+  const issue = async (user: UserRecord) => ({
+    id_token: await ctx.idTokens.sign({ sub: user.id, email: user.email, customer_id: user.customer_id, roles: user.roles }),
+    token_type: 'Bearer' as const,
+    expires_in: ID_TOKEN_LIFETIME_SECONDS,
+    customer_id: user.customer_id,
+  });
+
+  app.post<{ Body: { email: string; password: string } }>('/auth/login', {
+    schema: {
+      summary: 'Trade an e-mail address and password for an IdToken',
+      tags: ['auth'],
+      body: {
+        type: 'object',
+        properties: { email: { type: 'string', minLength: 1 }, password: { type: 'string', minLength: 1 } },
+        required: ['email', 'password'],
+        additionalProperties: false,
+      },
+      response: { 200: loginResponse, ...errorResponses },
+    },
+    handler: async (request) => {
+      const user = ctx.users.byEmail(request.body.email.trim());
+      const matches = await verifyPassword(request.body.password, user?.password_hash ?? DUMMY_HASH);
+      if (!user || !user.password_hash || !matches) throw unauthorized('The e-mail address or password is wrong.');
+      return issue(user);
+    },
+  });
+
+  app.post<{ Body: { invitation_token: string; password: string } }>('/auth/accept-invitation', {
+    schema: {
+      summary: 'Set a password with an invitation token; answers like a login',
+      tags: ['auth'],
+      body: {
+        type: 'object',
+        properties: {
+          invitation_token: { type: 'string', minLength: 1 },
+          password: { type: 'string', minLength: MIN_PASSWORD_LENGTH },
+        },
+        required: ['invitation_token', 'password'],
+        additionalProperties: false,
+      },
+      response: { 200: loginResponse, ...errorResponses },
+    },
+    handler: async (request) => {
+      const passwordHash = await hashPassword(request.body.password);
+      const userId = ctx.users.redeemInvitation(hashInvitationToken(request.body.invitation_token), passwordHash, ctx.clock());
+      if (!userId) throw unauthorized('The invitation token is unknown, already used or expired: ask an administrator for a new invitation.');
+      return issue(ctx.users.byId(userId)!);
+    },
+  });
+
+  app.get('/.well-known/jwks.json', {
+    schema: {
+      summary: 'Public keys that verify the IdTokens of this deployment',
+      tags: ['auth'],
+      response: {
+        200: { type: 'object', properties: { keys: { type: 'array', items: { type: 'object', additionalProperties: true } } } },
+      },
+    },
+    handler: async () => ctx.idTokens.jwks(),
+  });
+}

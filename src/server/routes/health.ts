@@ -1,0 +1,40 @@
+import type { FastifyInstance } from 'fastify';
+import type { ServerContext } from '../context.js';
+import { errorResponses } from '../schemas.js';
+
+/** Readiness of the parts `/healthz` reports on; `serve` flips them as they come up. */
+export interface Readiness {
+  http: boolean;
+  mqtt: boolean;
+}
+
+/** `GET /healthz`: 200 once HTTP, MQTT and the database are ready, else 503 naming what is not. */
+export function registerHealthRoutes(app: FastifyInstance, ctx: ServerContext, readiness: Readiness): void {
+  app.get('/healthz', {
+    schema: {
+      summary: 'Readiness of HTTP, MQTT and the database',
+      tags: ['operations'],
+      response: {
+        200: {
+          type: 'object',
+          properties: { status: { type: 'string' }, http: { type: 'string' }, mqtt: { type: 'string' }, database: { type: 'string' } },
+        },
+        ...errorResponses,
+      },
+    },
+    handler: async (_request, reply) => {
+      let database = 'ok';
+      try {
+        ctx.db.prepare('SELECT 1').get();
+      } catch {
+        database = 'unavailable';
+      }
+      const parts = { http: readiness.http ? 'ok' : 'starting', mqtt: readiness.mqtt ? 'ok' : 'starting', database };
+      const notReady = Object.entries(parts).filter(([, state]) => state !== 'ok').map(([name]) => name);
+      if (notReady.length > 0) {
+        return reply.code(503).send({ title: 'Service Unavailable', details: `Not ready yet: ${notReady.join(', ')}.` });
+      }
+      return { status: 'ok', ...parts };
+    },
+  });
+}

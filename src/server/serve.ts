@@ -1,0 +1,129 @@
+import { randomUUID } from 'node:crypto';
+import { chmodSync, mkdirSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import { IdTokens } from '../auth/idtoken.js';
+import { generatePassword, hashPassword } from '../auth/passwords.js';
+import { loadLinkKey } from '../auth/secrets.js';
+import { openDatabase, type Db } from '../store/open.js';
+import { buildApp } from './app.js';
+import { createContext, type ServerContext } from './context.js';
+import type { Readiness } from './routes/health.js';
+
+export interface ServeOptions {
+  dataDir: string;
+  host: string;
+  port: number;
+  mqttPort: number;
+  publicUrl?: string;
+  mqttPublicHost?: string;
+  customerId: string;
+  adminEmail: string;
+  adminPassword?: string;
+  logger?: FastifyServerOptions['logger'];
+  clock?: () => number;
+}
+
+export interface Bootstrap {
+  customerId: string;
+  adminEmail: string;
+  /** Set only when the password was generated: shown once, never stored in clear. */
+  generatedPassword?: string;
+}
+
+export interface RunningServer {
+  app: FastifyInstance;
+  ctx: ServerContext;
+  /** `http://host:port` as bound (port 0 resolved). */
+  url: string;
+  mqttPort: number;
+  bootstrap: Bootstrap | undefined;
+  /** Stops accepting, drains in-flight requests and messages, closes broker and database. */
+  close(): Promise<void>;
+}
+
+/** The directories of the data directory (DESIGN.md "Data directory"), private to the service user. */
+export function prepareDataDir(dataDir: string): void {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  chmodSync(dataDir, 0o700);
+  for (const sub of ['pki', 'keys', 'exports', 'assets']) mkdirSync(join(dataDir, sub), { recursive: true, mode: 0o700 });
+}
+
+export function databaseFile(dataDir: string): string {
+  return join(dataDir, 'scanhub.db');
+}
+
+/** On an empty deployment: the first customer and its administrator. */
+async function bootstrap(ctx: ServerContext, options: ServeOptions): Promise<Bootstrap | undefined> {
+  if (ctx.customers.count() > 0) return undefined;
+  const generatedPassword = options.adminPassword ? undefined : generatePassword();
+  const passwordHash = await hashPassword(options.adminPassword ?? generatedPassword!);
+  const now = ctx.clock();
+  ctx.db.transaction(() => {
+    ctx.customers.create(options.customerId, now);
+    ctx.users.create({
+      id: randomUUID(),
+      customer_id: options.customerId,
+      email: options.adminEmail,
+      roles: ['ADMIN_ROLE'],
+      password_hash: passwordHash,
+      created: now,
+    });
+  })();
+  return { customerId: options.customerId, adminEmail: options.adminEmail, generatedPassword };
+}
+
+function defaultMqttHost(host: string): string {
+  return host === '0.0.0.0' || host === '::' ? hostname() : host;
+}
+
+/** Starts the whole service: data directory, database, HTTP API and MQTT broker. */
+export async function startServer(options: ServeOptions): Promise<RunningServer> {
+  const dataDir = resolve(options.dataDir);
+  prepareDataDir(dataDir);
+  const clock = options.clock ?? Date.now;
+  const db: Db = openDatabase(databaseFile(dataDir));
+  try {
+    const idTokens = await IdTokens.load(dataDir, clock);
+    const config = {
+      dataDir,
+      publicUrl: options.publicUrl?.replace(/\/+$/, '') ?? '',
+      mqttPublicHost: options.mqttPublicHost ?? defaultMqttHost(options.host),
+      mqttPort: options.mqttPort,
+    };
+    const ctx = createContext(db, config, idTokens, loadLinkKey(dataDir), clock);
+    const created = await bootstrap(ctx, options);
+    const readiness: Readiness = { http: false, mqtt: false };
+    const app = await buildApp(ctx, { logger: options.logger ?? false, readiness });
+
+    await app.listen({ host: options.host, port: options.port });
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : options.port;
+    const url = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`;
+    if (!config.publicUrl) config.publicUrl = url;
+    readiness.http = true;
+
+    // The MQTT broker joins here (gateways issue); until then MQTT counts as ready.
+    readiness.mqtt = true;
+    app.log.info({ url, publicUrl: config.publicUrl, dataDir }, 'scanhub listening');
+
+    let closing: Promise<void> | undefined;
+    return {
+      app,
+      ctx,
+      url,
+      mqttPort: options.mqttPort,
+      bootstrap: created,
+      close: () =>
+        (closing ??= (async () => {
+          readiness.http = false;
+          await app.close();
+          db.close();
+        })()),
+    };
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}

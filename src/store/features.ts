@@ -1,0 +1,45 @@
+import type { Db } from './open.js';
+
+export interface Feature {
+  feature: string;
+  enabled: boolean;
+  additional_properties?: Record<string, unknown>;
+}
+
+/** Per-customer feature flags, set by the operator. */
+export class FeatureStore {
+  constructor(private readonly db: Db) {}
+
+  list(customerId: string): Feature[] {
+    const rows = this.db
+      .prepare('SELECT feature, enabled, additional_properties FROM features WHERE customer_id = ? ORDER BY feature')
+      .all(customerId) as { feature: string; enabled: number; additional_properties: string | null }[];
+    return rows.map((row) => ({
+      feature: row.feature,
+      enabled: row.enabled === 1,
+      ...(row.additional_properties ? { additional_properties: JSON.parse(row.additional_properties) } : {}),
+    }));
+  }
+
+  /** Sets the flag; properties undefined keeps the stored ones, null clears them. */
+  set(customerId: string, feature: string, enabled: boolean, properties: Record<string, unknown> | null | undefined, now: number): Feature {
+    this.db
+      .prepare(
+        `INSERT INTO features (customer_id, feature, enabled, additional_properties, last_updated)
+         VALUES (@customerId, @feature, @enabled, @properties, @now)
+         ON CONFLICT (customer_id, feature) DO UPDATE SET
+           enabled = excluded.enabled,
+           additional_properties = CASE WHEN @keep THEN additional_properties ELSE excluded.additional_properties END,
+           last_updated = excluded.last_updated`,
+      )
+      .run({
+        customerId,
+        feature,
+        enabled: enabled ? 1 : 0,
+        properties: properties ? JSON.stringify(properties) : null,
+        keep: properties === undefined ? 1 : 0,
+        now,
+      });
+    return this.list(customerId).find((f) => f.feature === feature)!;
+  }
+}

@@ -1,0 +1,35 @@
+import type Database from 'better-sqlite3';
+import { migration as m0001 } from './0001_foundation.js';
+
+export interface Migration {
+  /** File name without extension, e.g. `0001_foundation`; the number orders them. */
+  name: string;
+  up: (db: Database.Database) => void;
+}
+
+/** Every migration, in order. A new one is a new file and one line here. */
+export const migrations: Migration[] = [m0001];
+
+/** Applies the pending migrations in one transaction; a failure names the migration and applies none. */
+export function applyMigrations(db: Database.Database): string[] {
+  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied INTEGER NOT NULL)');
+  const applied = new Set(
+    db.prepare('SELECT name FROM schema_migrations').pluck().all() as string[],
+  );
+  const pending = migrations.filter((m) => !applied.has(m.name));
+  if (pending.length === 0) return [];
+  const record = db.prepare('INSERT INTO schema_migrations (name, applied) VALUES (?, ?)');
+  // IMMEDIATE: two processes starting on one data directory must not both migrate.
+  db.transaction(() => {
+    for (const m of pending) {
+      if (applied.has(m.name)) continue;
+      try {
+        m.up(db);
+      } catch (cause) {
+        throw new Error(`migration ${m.name} failed: ${(cause as Error).message}`, { cause });
+      }
+      record.run(m.name, Date.now());
+    }
+  }).immediate();
+  return pending.map((m) => m.name);
+}

@@ -1,0 +1,68 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ApiClient } from '../../src/client/api.js';
+import { startServer, type RunningServer, type ServeOptions } from '../../src/server/serve.js';
+
+export const ADMIN_EMAIL = 'admin@example.com';
+export const ADMIN_PASSWORD = 'admin-password-123';
+export const CUSTOMER = 'acme';
+
+export interface TestServer {
+  server: RunningServer;
+  url: string;
+  dataDir: string;
+  /** A client logged in as the bootstrap administrator of CUSTOMER. */
+  admin: ApiClient;
+  adminToken: string;
+  /** A client without a token. */
+  anonymous: ApiClient;
+  /** Logs in and returns the IdToken. */
+  login(email: string, password: string): Promise<string>;
+  /** Creates a user of CUSTOMER with the role, sets its password through an invitation, returns its client. */
+  createUser(role: 'USER_ROLE' | 'ADMIN_ROLE', email?: string): Promise<{ id: string; token: string; client: ApiClient }>;
+  close(): Promise<void>;
+}
+
+let counter = 0;
+
+/** A real `serve` (HTTP on port 0, MQTT on port 0) over a fresh data directory. */
+export async function startTestServer(options: Partial<ServeOptions> = {}): Promise<TestServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'scanhub-test-'));
+  const server = await startServer({
+    dataDir,
+    host: '127.0.0.1',
+    port: 0,
+    mqttPort: 0,
+    customerId: CUSTOMER,
+    adminEmail: ADMIN_EMAIL,
+    adminPassword: ADMIN_PASSWORD,
+    mqttPublicHost: 'localhost',
+    ...options,
+  });
+  const anonymous = new ApiClient(server.url);
+  const login = async (email: string, password: string) =>
+    (await anonymous.post<{ id_token: string }>('/auth/login', { email, password })).id_token;
+  const adminToken = await login(ADMIN_EMAIL, ADMIN_PASSWORD);
+  const admin = new ApiClient(server.url, adminToken);
+  return {
+    server,
+    url: server.url,
+    dataDir,
+    admin,
+    adminToken,
+    anonymous,
+    login,
+    async createUser(role, email = `user${++counter}@example.com`) {
+      const user = await admin.post<{ id: string }>(`/${CUSTOMER}/users`, { first_name: 'Test', last_name: 'User', role, email });
+      const { invitation_token } = await admin.post<{ invitation_token: string }>(`/${CUSTOMER}/users/${user.id}/invitation`);
+      const password = 'user-password-123';
+      const { id_token } = await anonymous.post<{ id_token: string }>('/auth/accept-invitation', { invitation_token, password });
+      return { id: user.id, token: id_token, client: new ApiClient(server.url, id_token) };
+    },
+    async close() {
+      await server.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
