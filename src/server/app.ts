@@ -4,6 +4,7 @@ import { installAccessGuard } from './access.js';
 import type { ServerContext } from './context.js';
 import { installConventions } from './conventions.js';
 import { registerAuthRoutes } from './routes/auth.js';
+import { registerDownloadRoutes } from './routes/downloads.js';
 import { registerFeatureRoutes } from './routes/features.js';
 import { registerHealthRoutes, type Readiness } from './routes/health.js';
 import { registerUserRoutes } from './routes/users.js';
@@ -51,6 +52,7 @@ export async function buildApp(ctx: ServerContext, options: AppOptions = {}): Pr
   registerAuthRoutes(app, ctx);
   registerUserRoutes(app, ctx);
   registerFeatureRoutes(app, ctx);
+  registerDownloadRoutes(app, ctx);
 
   app.get('/openapi.json', {
     schema: { summary: 'This OpenAPI document', tags: ['operations'] },
