@@ -7,6 +7,8 @@ import { registerAuthRoutes } from './routes/auth.js';
 import { registerDownloadRoutes } from './routes/downloads.js';
 import { registerFeatureRoutes } from './routes/features.js';
 import { registerHealthRoutes, type Readiness } from './routes/health.js';
+import { registerJobAnalysisRoutes } from './routes/job-analysis.js';
+import { registerJobConfigRoutes } from './routes/job-configs.js';
 import { registerUserRoutes } from './routes/users.js';
 import { addSharedSchemas } from './schemas.js';
 
@@ -53,6 +55,8 @@ export async function buildApp(ctx: ServerContext, options: AppOptions = {}): Pr
   registerUserRoutes(app, ctx);
   registerFeatureRoutes(app, ctx);
   registerDownloadRoutes(app, ctx);
+  registerJobConfigRoutes(app, ctx);
+  registerJobAnalysisRoutes(app, ctx);
 
   app.get('/openapi.json', {
     schema: { summary: 'This OpenAPI document', tags: ['operations'] },

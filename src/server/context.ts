@@ -2,6 +2,8 @@ import type { IdTokens } from '../auth/idtoken.js';
 import type { Db } from '../store/open.js';
 import { CustomerStore } from '../store/customers.js';
 import { FeatureStore } from '../store/features.js';
+import { JobAnalysisPool } from '../store/job-analysis-pool.js';
+import { JobConfigStore } from '../store/job-configs.js';
 import { UserStore } from '../store/users.js';
 
 /** Where the deployment is reachable and keeps its files. */
@@ -25,6 +27,9 @@ export interface ServerContext {
   customers: CustomerStore;
   users: UserStore;
   features: FeatureStore;
+  jobConfigs: JobConfigStore;
+  /** Job analyses, run in worker threads on their own read-only connections. */
+  jobAnalysis: JobAnalysisPool;
 }
 
 /** The context over an open database; the caller owns the database and keys. */
@@ -44,5 +49,7 @@ export function createContext(
     customers: new CustomerStore(db),
     users: new UserStore(db),
     features: new FeatureStore(db),
+    jobConfigs: new JobConfigStore(db),
+    jobAnalysis: new JobAnalysisPool(db),
   };
 }

@@ -1,0 +1,171 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { JobConfig, JobConfigFields, JobConfigRefusal } from '../../store/job-configs.js';
+import type { ServerContext } from '../context.js';
+import { badRequest, conflict, notFound } from '../errors.js';
+import { customerParams, errorResponses, listBody, listOf } from '../schemas.js';
+
+export const jobConfigSchema = {
+  type: 'object',
+  properties: {
+    job_config_id: { type: 'string', format: 'uuid' },
+    job_name: { type: 'string' },
+    created: { type: 'integer' },
+    last_updated: { type: 'integer' },
+    start_barcode: { type: 'string', description: 'The string a start barcode begins with.' },
+    end_barcode: { type: 'string', description: 'The string an end barcode begins with.' },
+    gateway_ids: { type: 'array', items: { type: 'string' } },
+    class: { type: 'string', enum: ['jobconfig'] },
+    version: { type: 'integer' },
+  },
+  required: ['job_config_id', 'job_name', 'created', 'last_updated', 'start_barcode', 'end_barcode', 'gateway_ids', 'class', 'version'],
+} as const;
+
+const fieldSchemas = {
+  job_name: { type: 'string', minLength: 1, maxLength: 200 },
+  start_barcode: { type: 'string', minLength: 1, maxLength: 500 },
+  end_barcode: { type: 'string', minLength: 1, maxLength: 500 },
+  gateway_ids: { type: 'array', minItems: 1, maxItems: 1000, items: { type: 'string', minLength: 1, maxLength: 200 } },
+} as const;
+
+const jobConfigParams = {
+  type: 'object',
+  properties: { customer_id: { type: 'string' }, job_config_id: { type: 'string' } },
+  required: ['customer_id', 'job_config_id'],
+} as const;
+
+type Params = { customer_id: string; job_config_id: string };
+
+/** Refuses a gateway listed twice; the store checks that each one exists. */
+function checkGatewayIds(gatewayIds: string[] | undefined): void {
+  const seen = new Set<string>();
+  for (const id of gatewayIds ?? []) {
+    if (seen.has(id)) throw badRequest(`Body field "gateway_ids" lists gateway "${id}" more than once.`);
+    seen.add(id);
+  }
+}
+
+/** The configuration, or throws the HTTP error its refusal stands for. */
+function accepted(outcome: JobConfig | JobConfigRefusal, id: string, name: string | undefined): JobConfig {
+  if (!('refused' in outcome)) return outcome;
+  switch (outcome.refused) {
+    case 'name-taken':
+      throw conflict(`A job configuration named "${name}" already exists: choose another job_name.`);
+    case 'unknown-gateway':
+      throw badRequest(`Body field "gateway_ids" names gateway "${outcome.gateway_id}", which is not a gateway of this customer.`);
+    case 'missing':
+      throw notFound(`Job configuration "${id}" does not exist.`);
+    case 'stale':
+      throw conflict(`Job configuration "${id}" has changed (it is at version ${outcome.version}): read it again and retry.`);
+  }
+}
+
+/** `If-Match: 3` or `If-Match: "3"`: the version the caller last read. */
+function expectedVersion(header: string | undefined): number | undefined {
+  if (header === undefined) return undefined;
+  const match = /^\s*(?:W\/)?"?(\d{1,15})"?\s*$/.exec(header);
+  if (!match) throw badRequest(`Header "If-Match" must carry the version of the job configuration, e.g. "3"; got ${JSON.stringify(header)}.`);
+  return Number(match[1]);
+}
+
+function sendConfig(reply: FastifyReply, config: JobConfig, status = 200) {
+  return reply.code(status).header('etag', String(config.version)).send(config);
+}
+
+/** Job configurations (spec 4.4) with PATCH as an extension. */
+export function registerJobConfigRoutes(app: FastifyInstance, ctx: ServerContext): void {
+  const tags = ['job configurations'];
+
+  app.get<{ Params: { customer_id: string }; Headers: { 'if-none-match'?: string } }>('/:customer_id/job-configs', {
+    config: { access: { permission: 'jobconfig.read' } },
+    schema: {
+      summary: 'Job configurations of the customer, oldest first; ETag is a revision raised by every change',
+      tags,
+      params: customerParams,
+      response: {
+        200: listOf(jobConfigSchema, 'List of job configurations'),
+        304: { type: 'null', description: 'Not modified since the ETag in If-None-Match' },
+        ...errorResponses,
+      },
+    },
+    handler: async (request, reply) => {
+      const customerId = request.params.customer_id;
+      // Revision and list come from one snapshot: a change in between would pair a stale ETag with new items.
+      const { revision, items } = ctx.db.transaction(() => ({
+        revision: ctx.jobConfigs.revision(customerId),
+        items: ctx.jobConfigs.list(customerId),
+      }))();
+      reply.header('etag', String(revision));
+      const known = request.headers['if-none-match']?.split(',').map((tag) => tag.trim().replace(/^(W\/)?"?|"$/g, ''));
+      if (known?.includes(String(revision))) return reply.code(304).send();
+      return listBody(items, 'Job configurations of the customer', undefined);
+    },
+  });
+
+  app.post<{ Params: { customer_id: string }; Body: JobConfigFields }>('/:customer_id/job-configs', {
+    config: { access: { permission: 'jobconfig.write' } },
+    schema: {
+      summary: 'Create a job configuration',
+      tags,
+      params: customerParams,
+      body: { type: 'object', properties: fieldSchemas, required: Object.keys(fieldSchemas), additionalProperties: false },
+      response: { 201: jobConfigSchema, ...errorResponses },
+    },
+    handler: async (request, reply) => {
+      checkGatewayIds(request.body.gateway_ids);
+      const id = randomUUID();
+      const outcome = ctx.jobConfigs.create(request.params.customer_id, id, request.body, ctx.clock());
+      return sendConfig(reply, accepted(outcome, id, request.body.job_name), 201);
+    },
+  });
+
+  app.get<{ Params: Params }>('/:customer_id/job-configs/:job_config_id', {
+    config: { access: { permission: 'jobconfig.read' } },
+    schema: {
+      summary: 'One job configuration; ETag is its version',
+      tags,
+      params: jobConfigParams,
+      response: { 200: jobConfigSchema, ...errorResponses },
+    },
+    handler: async (request, reply) => {
+      const { customer_id, job_config_id } = request.params;
+      const config = ctx.jobConfigs.byId(customer_id, job_config_id);
+      if (!config) throw notFound(`Job configuration "${job_config_id}" does not exist.`);
+      return sendConfig(reply, config);
+    },
+  });
+
+  app.patch<{ Params: Params; Body: Partial<JobConfigFields>; Headers: { 'if-match'?: string } }>('/:customer_id/job-configs/:job_config_id', {
+    config: { access: { permission: 'jobconfig.write' } },
+    schema: {
+      summary: 'Change name, barcodes or gateways of a job configuration (extension); raises its version by one',
+      description: 'Send If-Match with the version last read to refuse (409) a concurrent change.',
+      tags,
+      params: jobConfigParams,
+      body: { type: 'object', properties: fieldSchemas, minProperties: 1, additionalProperties: false },
+      response: { 200: jobConfigSchema, ...errorResponses },
+    },
+    handler: async (request, reply) => {
+      const { customer_id, job_config_id } = request.params;
+      checkGatewayIds(request.body.gateway_ids);
+      const version = expectedVersion(request.headers['if-match']);
+      const outcome = ctx.jobConfigs.update(customer_id, job_config_id, request.body, ctx.clock(), version);
+      return sendConfig(reply, accepted(outcome, job_config_id, request.body.job_name));
+    },
+  });
+
+  app.delete<{ Params: Params }>('/:customer_id/job-configs/:job_config_id', {
+    config: { access: { permission: 'jobconfig.write' } },
+    schema: {
+      summary: 'Delete a job configuration',
+      tags,
+      params: jobConfigParams,
+      response: { 204: { type: 'null', description: 'Deleted' }, ...errorResponses },
+    },
+    handler: async (request, reply) => {
+      const { customer_id, job_config_id } = request.params;
+      if (!ctx.jobConfigs.delete(customer_id, job_config_id)) throw notFound(`Job configuration "${job_config_id}" does not exist.`);
+      return reply.code(204).send();
+    },
+  });
+}

@@ -1,0 +1,111 @@
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { GatewayJobs } from '../domain/job-analysis.js';
+import type { AnalysisAnswer, AnalysisTask } from './job-analysis-worker.js';
+import { analyzeStoredJobs, type AnalysisRequest } from './job-events.js';
+import type { Db } from './open.js';
+
+interface Pending {
+  task: AnalysisTask;
+  resolve: (results: GatewayJobs[]) => void;
+  reject: (error: Error) => void;
+}
+
+interface Slot {
+  worker: Worker;
+  busy: Pending | undefined;
+}
+
+/**
+ * The compiled worker script. Run from the TypeScript sources (vitest), the worker thread cannot
+ * load `.ts`, so it uses the build in dist/ (`npx tsc -p .` first).
+ */
+function workerScript(): string {
+  const beside = fileURLToPath(new URL('./job-analysis-worker.js', import.meta.url));
+  if (existsSync(beside)) return beside;
+  const built = beside.replace(/([\\/])src([\\/]store[\\/])/, '$1dist$2');
+  if (existsSync(built)) return built;
+  throw new Error(`the job analysis worker ${beside} is not built: run \`npx tsc -p .\``);
+}
+
+/**
+ * A small pool of long-lived worker threads that run job analyses on their own read-only
+ * connections. Workers start on first use and are reused; tasks beyond the pool's size queue.
+ * An in-memory database cannot be shared with a thread, so it is analysed inline.
+ */
+export class JobAnalysisPool {
+  private readonly slots: Slot[] = [];
+  private readonly queue: Pending[] = [];
+  private nextTaskId = 1;
+  private closed = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly size = Math.max(1, Math.min(2, availableParallelism())),
+  ) {}
+
+  /** The analysis of the request, computed off the main thread. */
+  analyze(request: AnalysisRequest): Promise<GatewayJobs[]> {
+    if (this.closed) return Promise.reject(new Error('the job analysis pool is closed'));
+    if (this.db.memory) return Promise.resolve(analyzeStoredJobs(this.db, request));
+    return new Promise((resolve, reject) => {
+      this.queue.push({ task: { taskId: this.nextTaskId++, request }, resolve, reject });
+      this.dispatch();
+    });
+  }
+
+  /** Stops the workers; queued and running analyses fail. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const error = new Error('the server is shutting down');
+    for (const pending of this.queue.splice(0)) pending.reject(error);
+    await Promise.all(
+      this.slots.splice(0).map((slot) => {
+        slot.busy?.reject(error);
+        return slot.worker.terminate();
+      }),
+    );
+  }
+
+  private dispatch(): void {
+    while (this.queue.length > 0) {
+      let slot = this.slots.find((s) => !s.busy);
+      if (!slot && this.slots.length < this.size) slot = this.spawn();
+      if (!slot) return;
+      const pending = this.queue.shift()!;
+      slot.busy = pending;
+      slot.worker.ref();
+      slot.worker.postMessage(pending.task);
+    }
+  }
+
+  private spawn(): Slot {
+    const worker = new Worker(workerScript(), { workerData: { file: this.db.name } });
+    const slot: Slot = { worker, busy: undefined };
+    worker.unref();
+    worker.on('message', (answer: AnalysisAnswer) => {
+      const pending = slot.busy;
+      slot.busy = undefined;
+      worker.unref();
+      if (pending && pending.task.taskId === answer.taskId) {
+        if ('error' in answer) pending.reject(new Error(`job analysis failed: ${answer.error}`));
+        else pending.resolve(answer.results);
+      }
+      this.dispatch();
+    });
+    const retire = (cause: Error) => {
+      const index = this.slots.indexOf(slot);
+      if (index === -1) return;
+      this.slots.splice(index, 1);
+      slot.busy?.reject(new Error(`job analysis worker stopped: ${cause.message}`, { cause }));
+      slot.busy = undefined;
+      if (!this.closed) this.dispatch();
+    };
+    worker.on('error', retire);
+    worker.on('exit', (code) => retire(new Error(`exit code ${code}`)));
+    this.slots.push(slot);
+    return slot;
+  }
+}

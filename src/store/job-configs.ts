@@ -1,0 +1,169 @@
+import type { Db } from './open.js';
+
+/** A job configuration as stored and as the API shows it (spec 2.4). */
+export interface JobConfig {
+  job_config_id: string;
+  job_name: string;
+  created: number;
+  last_updated: number;
+  start_barcode: string;
+  end_barcode: string;
+  gateway_ids: string[];
+  class: 'jobconfig';
+  version: number;
+}
+
+export interface JobConfigFields {
+  job_name: string;
+  start_barcode: string;
+  end_barcode: string;
+  gateway_ids: string[];
+}
+
+interface JobConfigRow {
+  id: string;
+  job_name: string;
+  start_barcode: string;
+  end_barcode: string;
+  gateway_ids: string;
+  version: number;
+  created: number;
+  last_updated: number;
+}
+
+function toJobConfig(row: JobConfigRow): JobConfig {
+  return {
+    job_config_id: row.id,
+    job_name: row.job_name,
+    created: row.created,
+    last_updated: row.last_updated,
+    start_barcode: row.start_barcode,
+    end_barcode: row.end_barcode,
+    gateway_ids: JSON.parse(row.gateway_ids) as string[],
+    class: 'jobconfig',
+    version: row.version,
+  };
+}
+
+/** Why a write was refused. */
+export type JobConfigRefusal =
+  | { refused: 'name-taken' }
+  | { refused: 'unknown-gateway'; gateway_id: string }
+  | { refused: 'missing' }
+  | { refused: 'stale'; version: number };
+
+/**
+ * Job configurations of each customer and the per-customer revision that is the list's ETag.
+ * Every write checks the gateways and raises the revision in the same transaction.
+ */
+export class JobConfigStore {
+  constructor(private readonly db: Db) {}
+
+  list(customerId: string): JobConfig[] {
+    const rows = this.db
+      .prepare('SELECT * FROM job_configs WHERE customer_id = ? ORDER BY created, id')
+      .all(customerId) as JobConfigRow[];
+    return rows.map(toJobConfig);
+  }
+
+  byId(customerId: string, id: string): JobConfig | undefined {
+    const row = this.db.prepare('SELECT * FROM job_configs WHERE customer_id = ? AND id = ?').get(customerId, id) as
+      | JobConfigRow
+      | undefined;
+    return row && toJobConfig(row);
+  }
+
+  /** The list's revision: 0 before the first write, then raised by every create, update and delete. */
+  revision(customerId: string): number {
+    return (this.db.prepare('SELECT revision FROM job_config_revisions WHERE customer_id = ?').pluck().get(customerId) as number | undefined) ?? 0;
+  }
+
+  create(customerId: string, id: string, fields: JobConfigFields, now: number): JobConfig | JobConfigRefusal {
+    return this.db
+      .transaction(() => {
+        const refusal = this.check(customerId, id, fields);
+        if (refusal) return refusal;
+        this.db
+          .prepare(
+            `INSERT INTO job_configs (id, customer_id, job_name, start_barcode, end_barcode, gateway_ids, version, created, last_updated)
+             VALUES (@id, @customerId, @job_name, @start_barcode, @end_barcode, @gateway_ids, 1, @now, @now)`,
+          )
+          .run({ ...fields, id, customerId, gateway_ids: JSON.stringify(fields.gateway_ids), now });
+        this.raiseRevision(customerId);
+        return this.byId(customerId, id)!;
+      })
+      .immediate();
+  }
+
+  /** Changes the given fields and raises `version`; `expectedVersion` (from If-Match) must be current when given. */
+  update(
+    customerId: string,
+    id: string,
+    changes: Partial<JobConfigFields>,
+    now: number,
+    expectedVersion?: number,
+  ): JobConfig | JobConfigRefusal {
+    return this.db
+      .transaction(() => {
+        const current = this.byId(customerId, id);
+        if (!current) return { refused: 'missing' } as const;
+        if (expectedVersion !== undefined && expectedVersion !== current.version) return { refused: 'stale', version: current.version } as const;
+        const fields: JobConfigFields = {
+          job_name: changes.job_name ?? current.job_name,
+          start_barcode: changes.start_barcode ?? current.start_barcode,
+          end_barcode: changes.end_barcode ?? current.end_barcode,
+          gateway_ids: changes.gateway_ids ?? current.gateway_ids,
+        };
+        const refusal = this.check(customerId, id, fields);
+        if (refusal) return refusal;
+        this.db
+          .prepare(
+            `UPDATE job_configs SET job_name = @job_name, start_barcode = @start_barcode, end_barcode = @end_barcode,
+               gateway_ids = @gateway_ids, version = version + 1, last_updated = @now
+             WHERE customer_id = @customerId AND id = @id`,
+          )
+          .run({ ...fields, gateway_ids: JSON.stringify(fields.gateway_ids), customerId, id, now });
+        this.raiseRevision(customerId);
+        return this.byId(customerId, id)!;
+      })
+      .immediate();
+  }
+
+  /** Deletes the configuration; false when it does not exist. */
+  delete(customerId: string, id: string): boolean {
+    return this.db
+      .transaction(() => {
+        const deleted = this.db.prepare('DELETE FROM job_configs WHERE customer_id = ? AND id = ?').run(customerId, id).changes === 1;
+        if (deleted) this.raiseRevision(customerId);
+        return deleted;
+      })
+      .immediate();
+  }
+
+  /** A name clash with another configuration, or the first gateway id that is not a live gateway of the customer. */
+  private check(customerId: string, id: string, fields: JobConfigFields): JobConfigRefusal | undefined {
+    const clash = this.db
+      .prepare('SELECT 1 FROM job_configs WHERE customer_id = ? AND job_name = ? AND id <> ?')
+      .get(customerId, fields.job_name, id);
+    if (clash) return { refused: 'name-taken' };
+    const unknown = this.db
+      .prepare(
+        `SELECT value FROM json_each(?)
+         WHERE value NOT IN (SELECT id FROM gateways WHERE customer_id = ? AND deleted IS NULL)
+         ORDER BY key LIMIT 1`,
+      )
+      .pluck()
+      .get(JSON.stringify(fields.gateway_ids), customerId) as string | undefined;
+    if (unknown !== undefined) return { refused: 'unknown-gateway', gateway_id: unknown };
+    return undefined;
+  }
+
+  private raiseRevision(customerId: string): void {
+    this.db
+      .prepare(
+        `INSERT INTO job_config_revisions (customer_id, revision) VALUES (?, 1)
+         ON CONFLICT (customer_id) DO UPDATE SET revision = revision + 1`,
+      )
+      .run(customerId);
+  }
+}
