@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { insertEvents } from '../src/store/event-rows.js';
-import { JOB_MARKER_QUERY } from '../src/store/job-events.js';
 import { CUSTOMER, startTestServer, type TestServer } from './helpers/server.js';
 import { call, eventRow, insertCustomer, insertGateway } from './helpers/job-rows.js';
 import { DEFAULT_RANGE, G1, G2, G3, JOB, cases } from './fixtures/job-analysis-cases.js';
@@ -43,15 +42,6 @@ describe('job analysis through HTTP, over seeded events', () => {
     const user = await ts.createUser('USER_ROLE');
     const answer = await user.client.post(`/${CUSTOMER}/job-analysis`, { job_config_id: id, start_time: 500, end_time: 500 });
     expect(answer).toEqual({ results: [{ gateway_id: G1, jobs: [] }, { gateway_id: G2, jobs: [] }] });
-  });
-
-  it('reads the covering index of scans per gateway, not the table', () => {
-    const plan = ts.server.ctx.db
-      .prepare(`EXPLAIN QUERY PLAN ${JOB_MARKER_QUERY}`)
-      .all({ gateway: G1, from: 0, to: 1, start: 'a', end: 'b' }) as { detail: string }[];
-    expect(plan.map((step) => step.detail)).toEqual([
-      'SEARCH events USING COVERING INDEX events_gateway_scans (gateway_id=? AND created>? AND created<?)',
-    ]);
   });
 });
 

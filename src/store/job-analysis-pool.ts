@@ -2,14 +2,13 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { GatewayJobs } from '../domain/job-analysis.js';
 import type { AnalysisAnswer, AnalysisTask } from './job-analysis-worker.js';
-import { analyzeStoredJobs, type AnalysisRequest } from './job-events.js';
+import { analyzeStoredJobsToJson, type AnalysisRequest } from './job-events.js';
 import type { Db } from './open.js';
 
 interface Pending {
   task: AnalysisTask;
-  resolve: (results: GatewayJobs[]) => void;
+  resolve: (json: Buffer) => void;
   reject: (error: Error) => void;
 }
 
@@ -46,10 +45,10 @@ export class JobAnalysisPool {
     private readonly size = Math.max(1, Math.min(2, availableParallelism())),
   ) {}
 
-  /** The analysis of the request, computed off the main thread. */
-  analyze(request: AnalysisRequest): Promise<GatewayJobs[]> {
+  /** The analysis of the request as the JSON body `{"results":[...]}`, computed off the main thread. */
+  analyze(request: AnalysisRequest): Promise<Buffer> {
     if (this.closed) return Promise.reject(new Error('the job analysis pool is closed'));
-    if (this.db.memory) return Promise.resolve(analyzeStoredJobs(this.db, request));
+    if (this.db.memory) return Promise.resolve(analyzeStoredJobsToJson(this.db, request));
     return new Promise((resolve, reject) => {
       this.queue.push({ task: { taskId: this.nextTaskId++, request }, resolve, reject });
       this.dispatch();
@@ -91,7 +90,7 @@ export class JobAnalysisPool {
       worker.unref();
       if (pending && pending.task.taskId === answer.taskId) {
         if ('error' in answer) pending.reject(new Error(`job analysis failed: ${answer.error}`));
-        else pending.resolve(answer.results);
+        else pending.resolve(Buffer.from(answer.json.buffer, answer.json.byteOffset, answer.json.byteLength));
       }
       this.dispatch();
     });

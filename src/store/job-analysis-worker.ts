@@ -1,7 +1,7 @@
 // The body of a job-analysis worker thread: its own read-only connection to the deployment
 // database, one analysis at a time, so the main thread keeps serving requests and ingest.
 import { parentPort, workerData } from 'node:worker_threads';
-import { analyzeStoredJobs, type AnalysisRequest } from './job-events.js';
+import { analyzeStoredJobsToJson, type AnalysisRequest } from './job-events.js';
 import { openDatabase } from './open.js';
 
 export interface AnalysisTask {
@@ -9,9 +9,8 @@ export interface AnalysisTask {
   request: AnalysisRequest;
 }
 
-export type AnalysisAnswer =
-  | { taskId: number; results: ReturnType<typeof analyzeStoredJobs> }
-  | { taskId: number; error: string };
+/** `json` is the response body `{"results":[...]}`, its memory transferred rather than copied. */
+export type AnalysisAnswer = { taskId: number; json: Uint8Array } | { taskId: number; error: string };
 
 const db = openDatabase((workerData as { file: string }).file, { readonly: true });
 // Reads only: map the file instead of copying pages through read(2), and keep a large cache.
@@ -19,11 +18,16 @@ db.pragma('mmap_size = 1073741824');
 db.pragma('cache_size = -65536');
 
 parentPort!.on('message', (task: AnalysisTask) => {
-  let answer: AnalysisAnswer;
+  let json: Buffer;
   try {
-    answer = { taskId: task.taskId, results: analyzeStoredJobs(db, task.request) };
+    json = analyzeStoredJobsToJson(db, task.request);
   } catch (error) {
-    answer = { taskId: task.taskId, error: error instanceof Error ? error.message : String(error) };
+    const answer: AnalysisAnswer = { taskId: task.taskId, error: error instanceof Error ? error.message : String(error) };
+    parentPort!.postMessage(answer);
+    return;
   }
-  parentPort!.postMessage(answer);
+  // A Buffer may be a view into Node's shared pool: copy into an own ArrayBuffer only if so.
+  const own = json.byteOffset === 0 && json.byteLength === json.buffer.byteLength ? json : Uint8Array.prototype.slice.call(json);
+  const answer: AnalysisAnswer = { taskId: task.taskId, json: own };
+  parentPort!.postMessage(answer, [own.buffer as ArrayBuffer]);
 });

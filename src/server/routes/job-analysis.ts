@@ -56,19 +56,20 @@ export function registerJobAnalysisRoutes(app: FastifyInstance, ctx: ServerConte
       },
       response: { 200: jobAnalysisSchema, ...errorResponses },
     },
-    handler: async (request) => {
+    handler: async (request, reply) => {
       const { job_config_id, start_time, end_time } = request.body;
       if (end_time < start_time) {
         throw badRequest(`Body field "end_time" (${end_time}) is before "start_time" (${start_time}).`);
       }
       const config = ctx.jobConfigs.byId(request.params.customer_id, job_config_id);
       if (!config) throw notFound(`Job configuration "${job_config_id}" does not exist.`);
-      const results = await ctx.jobAnalysis.analyze({
+      // The worker hands back the serialized body (jobAnalysisSchema's shape): sent as it is.
+      const body = await ctx.jobAnalysis.analyze({
         gatewayIds: config.gateway_ids,
         barcodes: { start_barcode: config.start_barcode, end_barcode: config.end_barcode },
         range: { start_time, end_time },
       });
-      return { results };
+      return reply.type('application/json; charset=utf-8').send(body);
     },
   });
 
