@@ -1,7 +1,9 @@
 import { Command, CommanderError, Option } from 'commander';
+import { registerAssetCommands } from './assets.js';
 import { registerFeatureCommands } from './features.js';
 import { CliError, Exit, describeError } from './io.js';
 import { registerLoginCommands } from './login.js';
+import { registerOperatorAssetCommands } from './operator-assets.js';
 import { registerOperatorCommands } from './operator.js';
 import { registerServeCommand } from './serve.js';
 import { registerUserCommands } from './users.js';
@@ -22,7 +24,8 @@ export function buildProgram(): Command {
   registerLoginCommands(program);
   registerUserCommands(program);
   registerFeatureCommands(program);
-  registerOperatorCommands(program);
+  registerOperatorAssetCommands(registerOperatorCommands(program));
+  registerAssetCommands(program);
   return program;
 }
 

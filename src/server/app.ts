@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { installAccessGuard } from './access.js';
 import type { ServerContext } from './context.js';
 import { installConventions } from './conventions.js';
+import { registerAssetRoutes } from './routes/assets.js';
 import { registerAuthRoutes } from './routes/auth.js';
 import { registerDownloadRoutes } from './routes/downloads.js';
 import { registerFeatureRoutes } from './routes/features.js';
@@ -57,6 +58,7 @@ export async function buildApp(ctx: ServerContext, options: AppOptions = {}): Pr
   registerDownloadRoutes(app, ctx);
   registerJobConfigRoutes(app, ctx);
   registerJobAnalysisRoutes(app, ctx);
+  registerAssetRoutes(app, ctx);
 
   app.get('/openapi.json', {
     schema: { summary: 'This OpenAPI document', tags: ['operations'] },

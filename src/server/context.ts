@@ -1,5 +1,6 @@
 import type { IdTokens } from '../auth/idtoken.js';
 import type { Db } from '../store/open.js';
+import { AssetStore } from '../store/assets.js';
 import { CustomerStore } from '../store/customers.js';
 import { FeatureStore } from '../store/features.js';
 import { JobAnalysisPool } from '../store/job-analysis-pool.js';
@@ -28,6 +29,7 @@ export interface ServerContext {
   users: UserStore;
   features: FeatureStore;
   jobConfigs: JobConfigStore;
+  assets: AssetStore;
   /** Job analyses, run in worker threads on their own read-only connections. */
   jobAnalysis: JobAnalysisPool;
 }
@@ -50,6 +52,7 @@ export function createContext(
     users: new UserStore(db),
     features: new FeatureStore(db),
     jobConfigs: new JobConfigStore(db),
+    assets: new AssetStore(db),
     jobAnalysis: new JobAnalysisPool(db),
   };
 }

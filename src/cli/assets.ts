@@ -1,0 +1,132 @@
+import { createHash } from 'node:crypto';
+import { createReadStream, existsSync, renameSync, rmSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Command, Option } from 'commander';
+import { ASSET_TYPES } from '../domain/assets.js';
+import { connect, type Session } from './connect.js';
+import { CliError, Exit, formatTime, printList, success, type Io } from './io.js';
+
+/** An item of `GET /{customer_id}/assets`. */
+interface AssetItem {
+  asset_type: string;
+  asset_version: string;
+  default: boolean;
+  file_name: string;
+  file_size: number;
+  file_sha256: string;
+  eula_version: string;
+  eula_checksum: string;
+  eula_text: string;
+  registered: number;
+}
+
+interface DownloadOptions {
+  type: string;
+  version?: string;
+  output?: string;
+  acceptEula?: boolean;
+  agreedBy?: string;
+  force?: boolean;
+}
+
+async function listAssets(session: Session, type?: string): Promise<AssetItem[]> {
+  return (await session.client.get<{ items: AssetItem[] }>(`${session.base}/assets`, { asset_type: type })).items;
+}
+
+/** Shows the EULA on the terminal and asks for agreement; `--accept-eula` agrees without asking. */
+async function agreeToEula(io: Io, asset: AssetItem, accepted: boolean | undefined): Promise<void> {
+  if (accepted) return;
+  io.err(`End-user licence agreement, version ${asset.eula_version}, of ${asset.asset_type} ${asset.asset_version}:\n`);
+  io.err(asset.eula_text.trimEnd() + '\n');
+  const { confirm } = await import('@inquirer/prompts');
+  if (!(await confirm({ message: `Do you agree to this EULA (version ${asset.eula_version})?`, default: false }))) {
+    throw new CliError('cancelled: the EULA was not accepted', Exit.USAGE);
+  }
+}
+
+/** A progress line on a terminal, rewritten in place; nothing when piped. */
+function progressReporter(io: Io): (received: number, total: number | undefined) => void {
+  if (!io.tty) return () => {};
+  let shown = -1;
+  return (received, total) => {
+    const percent = total ? Math.floor((received / total) * 100) : -1;
+    if (percent === shown && received !== total) return;
+    shown = percent;
+    process.stderr.write(`\rDownloading… ${total ? `${percent}% of ${total} bytes` : `${received} bytes`}`);
+    if (received === total) process.stderr.write('\n');
+  };
+}
+
+async function sha256Of(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+/** `scanhub assets list|download`. */
+export function registerAssetCommands(program: Command): void {
+  const assets = program.command('assets').description('downloadable software assets (apps, firmware)');
+
+  assets
+    .command('list')
+    .description('list the assets and versions available for download')
+    .addOption(new Option('--type <type>', 'only this asset type').choices([...ASSET_TYPES]))
+    .action(async (options: { type?: string }, command: Command) => {
+      const session = connect(command);
+      printList(session.io, await listAssets(session, options.type), [
+        { header: 'TYPE', value: (a) => a.asset_type },
+        { header: 'VERSION', value: (a) => a.asset_version },
+        { header: 'DEFAULT', value: (a) => (a.default ? 'yes' : 'no') },
+        { header: 'FILE', value: (a) => a.file_name },
+        { header: 'SIZE', value: (a) => a.file_size },
+        { header: 'EULA', value: (a) => a.eula_version },
+        { header: 'REGISTERED', value: (a) => formatTime(session.io, a.registered) },
+      ]);
+    });
+
+  assets
+    .command('download')
+    .description('agree to the EULA of an asset and download it')
+    .addOption(new Option('--type <type>', 'asset type').choices([...ASSET_TYPES]).makeOptionMandatory())
+    .option('--version <version>', 'asset version (default: the latest)')
+    .option('-o, --output <file>', 'where to write the file (default: its own name in the current directory)')
+    .option('--accept-eula', 'agree to the EULA without being asked (required when not interactive)')
+    .option('--agreed-by <email>', 'e-mail address of who agrees (default: yours)')
+    .option('--force', 'overwrite the output file if it exists')
+    .action(async (options: DownloadOptions, command: Command) => {
+      const session = connect(command);
+      const { io, client, base } = session;
+      if (!options.acceptEula && !io.interactive) throw new CliError('--accept-eula required when not running interactively', Exit.USAGE);
+      const candidates = await listAssets(session, options.type);
+      const asset = candidates.find((a) => (options.version === undefined ? a.default : a.asset_version === options.version));
+      if (!asset) {
+        const known = candidates.map((a) => a.asset_version).join(', ');
+        throw new CliError(
+          `no ${options.type} ${options.version === undefined ? 'asset' : `version "${options.version}"`} is available${known ? ` (versions: ${known})` : ''}`,
+        );
+      }
+      const file = resolve(options.output ?? asset.file_name);
+      if (existsSync(file) && !options.force) throw new CliError(`${file} exists: pass --force to overwrite it or -o for another file`, Exit.USAGE);
+      await agreeToEula(io, asset, options.acceptEula);
+      const agreedBy = options.agreedBy ?? (await client.get<{ email: string }>(`${base}/me`)).email;
+      const answer = await client.post<{ download_url: string }>(`${base}/generate-download-url`, {
+        eula_version: asset.eula_version,
+        eula_checksum: asset.eula_checksum,
+        asset_type: asset.asset_type,
+        agreed_by: agreedBy,
+        asset_version: asset.asset_version,
+      });
+      // Written beside the target and renamed once verified: an interrupted download leaves no half file under the name.
+      const partial = `${file}.part`;
+      try {
+        const bytes = await client.download(answer.download_url, partial, progressReporter(io));
+        const digest = await sha256Of(partial);
+        if (digest !== asset.file_sha256) throw new CliError(`the download is damaged: its SHA-256 is ${digest}, expected ${asset.file_sha256}`);
+        renameSync(partial, file);
+        if (io.json) io.out(JSON.stringify(answer, null, 2));
+        success(io, `Agreed to EULA ${asset.eula_version} as ${agreedBy}; wrote ${asset.asset_type} ${asset.asset_version} (${bytes} bytes, SHA-256 verified) to ${file}.`);
+      } finally {
+        rmSync(partial, { force: true });
+      }
+    });
+}

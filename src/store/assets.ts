@@ -1,0 +1,101 @@
+import type { AssetType } from '../domain/assets.js';
+import type { Db } from './open.js';
+
+/** A registered asset: a file of one type and version, governed by one EULA. Deployment-wide. */
+export interface Asset {
+  id: string;
+  asset_type: AssetType;
+  asset_version: string;
+  file_name: string;
+  file_size: number;
+  /** SHA-256 of the file, lower-case hex (as sha256sum prints it). */
+  file_sha256: string;
+  eula_version: string;
+  eula_text: string;
+  /** SHA-256 of the EULA text, upper-case hex (spec 4.3). */
+  eula_checksum: string;
+  registered: number;
+  /** The latest registered version of its type: what a download without asset_version gets. */
+  default: boolean;
+}
+
+export type NewAsset = Omit<Asset, 'default'>;
+
+/** Who agreed to which EULA to download which asset, and when. */
+export interface Agreement {
+  agreed_at: number;
+  customer_id: string;
+  user_id: string;
+  agreed_by: string;
+  asset_id: string;
+  asset_type: string;
+  asset_version: string;
+  eula_version: string;
+  eula_checksum: string;
+}
+
+type AssetRow = Omit<Asset, 'default'> & { default: number };
+
+// The default of a type is its row with the highest seq, i.e. the one registered last.
+const SELECT_ASSETS = `
+  SELECT id, asset_type, asset_version, file_name, file_size, file_sha256, eula_version, eula_text, eula_checksum, registered,
+         seq = (SELECT max(seq) FROM assets AS latest WHERE latest.asset_type = assets.asset_type) AS "default"
+  FROM assets`;
+
+const toAsset = (row: AssetRow): Asset => ({ ...row, default: row.default === 1 });
+
+/** Assets and the EULA agreements given to download them. */
+export class AssetStore {
+  constructor(private readonly db: Db) {}
+
+  /** Records the asset; false when its type already has that version. */
+  register(asset: NewAsset): boolean {
+    const result = this.db
+      .prepare(
+        `INSERT INTO assets (id, asset_type, asset_version, file_name, file_size, file_sha256, eula_version, eula_text, eula_checksum, registered)
+         VALUES (@id, @asset_type, @asset_version, @file_name, @file_size, @file_sha256, @eula_version, @eula_text, @eula_checksum, @registered)
+         ON CONFLICT (asset_type, asset_version) DO NOTHING`,
+      )
+      .run(asset);
+    return result.changes === 1;
+  }
+
+  /** All assets (or those of one type): by type, newest registration first. */
+  list(assetType?: string): Asset[] {
+    const rows = this.db
+      .prepare(`${SELECT_ASSETS} WHERE @type IS NULL OR asset_type = @type ORDER BY asset_type, seq DESC`)
+      .all({ type: assetType ?? null }) as AssetRow[];
+    return rows.map(toAsset);
+  }
+
+  /** The asset of the type with that version, or the type's default when no version is given. */
+  find(assetType: string, assetVersion?: string): Asset | undefined {
+    const row = this.db
+      .prepare(`${SELECT_ASSETS} WHERE asset_type = @type AND (@version IS NULL OR asset_version = @version) ORDER BY seq DESC LIMIT 1`)
+      .get({ type: assetType, version: assetVersion ?? null }) as AssetRow | undefined;
+    return row && toAsset(row);
+  }
+
+  exists(assetType: string, assetVersion: string): boolean {
+    return this.db.prepare('SELECT 1 FROM assets WHERE asset_type = ? AND asset_version = ?').get(assetType, assetVersion) !== undefined;
+  }
+
+  recordAgreement(agreement: Agreement): void {
+    this.db
+      .prepare(
+        `INSERT INTO asset_agreements (agreed_at, customer_id, user_id, agreed_by, asset_id, asset_type, asset_version, eula_version, eula_checksum)
+         VALUES (@agreed_at, @customer_id, @user_id, @agreed_by, @asset_id, @asset_type, @asset_version, @eula_version, @eula_checksum)`,
+      )
+      .run(agreement);
+  }
+
+  /** Agreements, oldest first, of every customer or of one. */
+  agreements(customerId?: string): Agreement[] {
+    return this.db
+      .prepare(
+        `SELECT agreed_at, customer_id, user_id, agreed_by, asset_id, asset_type, asset_version, eula_version, eula_checksum
+         FROM asset_agreements WHERE @customer IS NULL OR customer_id = @customer ORDER BY agreed_at, seq`,
+      )
+      .all({ customer: customerId ?? null }) as Agreement[];
+  }
+}
