@@ -2,6 +2,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { registerAssetCommands } from './assets.js';
 import { registerFeatureCommands } from './features.js';
 import { CliError, Exit, describeError } from './io.js';
+import { registerJobCommands } from './jobs.js';
 import { registerLoginCommands } from './login.js';
 import { registerOperatorAssetCommands } from './operator-assets.js';
 import { registerOperatorCommands } from './operator.js';
@@ -26,6 +27,7 @@ export function buildProgram(): Command {
   registerFeatureCommands(program);
   registerOperatorAssetCommands(registerOperatorCommands(program));
   registerAssetCommands(program);
+  registerJobCommands(program);
   return program;
 }
 
