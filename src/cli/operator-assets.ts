@@ -105,6 +105,8 @@ export function registerOperatorAssetCommands(operator: Command): void {
     .description('list the EULA agreements given for downloads, oldest first')
     .option('--customer <customer_id>', 'only those of this customer')
     .action(async (options: { customer?: string }, command: Command) => {
-      await withOperatorDatabase(command, (db, io) => printList(io, new AssetStore(db).agreements(options.customer), agreementColumns(io)));
+      // The program's global --customer takes the flag wherever it stands; either holds the value.
+      const customer = options.customer ?? (command.optsWithGlobals() as { customer?: string }).customer;
+      await withOperatorDatabase(command, (db, io) => printList(io, new AssetStore(db).agreements(customer), agreementColumns(io)));
     });
 }
