@@ -12,6 +12,7 @@ const preparationSchema = {
   properties: {
     registration_path: { type: 'string', description: 'Path, relative to the base URL, where the device redeems the token.' },
     token: { type: 'string', description: 'Single-use token, valid 24 hours: hand it to the device (e.g. as a QR code).' },
+    registration_url: { type: 'string', description: 'Addition to the spec: the public base URL joined with registration_path.' },
   },
   required: ['registration_path', 'token'],
 } as const;
@@ -47,7 +48,7 @@ export function registerProvisioningRoutes(app: FastifyInstance, ctx: ServerCont
       const { preparation, token } = await createPreparation(ctx, gateway.id);
       const outcome = ctx.provisioning.prepare(customer_id, preparation, ctx.clock());
       if (outcome !== 'prepared') throw refuse(outcome, ctx.gateways.byId(customer_id, gateway_id)?.provisioning_prepared);
-      return { registration_path: REGISTRATION_PATH, token };
+      return { registration_path: REGISTRATION_PATH, token, registration_url: ctx.config.publicUrl + REGISTRATION_PATH };
     },
   });
 
