@@ -1,49 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from './helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   OTHER_CUSTOMER,
+  T0,
   UNAUTHORIZED,
   UUID,
   call,
+  fresh,
   lacks,
-  otherCustomerToken,
   scenarioTable,
+  useFixture,
   type Fixture,
 } from './helpers/gateways.js';
-
-const T0 = 1_800_000_000_000;
-
-/** A server with a settable clock, tokens of admin, user and another customer's admin. */
-function useFixture(): { fixture: () => Fixture; clock: { now: number } } {
-  const clock = { now: T0 };
-  let f: Fixture;
-  beforeAll(async () => {
-    const t: TestServer = await startTestServer({ clock: () => clock.now });
-    const user = await t.createUser('USER_ROLE');
-    f = { t, tokens: { admin: t.adminToken, user: user.token, other: await otherCustomerToken(t) }, ids: {} };
-  });
-  afterAll(() => f.t.close());
-  return { fixture: () => f, clock };
-}
-
-/** The API object of a gateway that was just created at `at`. */
-function fresh(id: string, name: string, usecase: string, station: string, at = T0) {
-  return {
-    id,
-    model: '',
-    manufacturer: '',
-    class: 'gateway',
-    type: 'stationary',
-    firmware: '',
-    created: at,
-    last_updated: at,
-    usecase,
-    station,
-    thing_name: id,
-    name,
-    connectivity_status: 'NOT_REGISTERED',
-  };
-}
 
 const dock1 = { name: 'Dock 1', usecase: 'inbound', station: 'dock-1' };
 

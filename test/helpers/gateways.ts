@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { request } from 'undici';
-import { expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { hashPassword } from '../../src/auth/passwords.js';
-import type { TestServer } from './server.js';
+import { startTestServer, type TestServer } from './server.js';
 
 export interface RawResponse {
   status: number;
@@ -129,3 +129,39 @@ export function scenarioTable(rows: Row[], fixture: () => Fixture): void {
     await row.check?.(response, f);
   });
 }
+
+/** The standing clock of gateway tests (2027-01-15). */
+export const T0 = 1_800_000_000_000;
+
+/** A server with a settable clock, tokens of admin, user and another customer's admin. */
+export function useFixture(): { fixture: () => Fixture; clock: { now: number } } {
+  const clock = { now: T0 };
+  let f: Fixture;
+  beforeAll(async () => {
+    const t: TestServer = await startTestServer({ clock: () => clock.now });
+    const user = await t.createUser('USER_ROLE');
+    f = { t, tokens: { admin: t.adminToken, user: user.token, other: await otherCustomerToken(t) }, ids: {} };
+  });
+  afterAll(() => f.t.close());
+  return { fixture: () => f, clock };
+}
+
+/** The API object of a gateway that was just created at `at`. */
+export function fresh(id: string, name: string, usecase: string, station: string, at = T0) {
+  return {
+    id,
+    model: '',
+    manufacturer: '',
+    class: 'gateway',
+    type: 'stationary',
+    firmware: '',
+    created: at,
+    last_updated: at,
+    usecase,
+    station,
+    thing_name: id,
+    name,
+    connectivity_status: 'NOT_REGISTERED',
+  };
+}
+
