@@ -44,7 +44,7 @@ describe('POST /{customer_id}/create-provisioning-package', () => {
     const expires = T0 + DAY;
     for (const entry of answer.gateways) {
       expect(Object.keys(entry)).toEqual(['gateway_id', 'package_url']);
-      expect(entry.package_url).toMatch(new RegExp(`^${f.t.url}/downloads/packages/[0-9a-f]{32}\\.json\\?expires=${expires}&signature=[A-Za-z0-9_-]+$`));
+      expect(entry.package_url).toMatch(new RegExp(`^${f.t.url}/downloads/packages/${expires}-[0-9a-f]{32}\\.json\\?expires=${expires}&signature=[A-Za-z0-9_-]+$`));
     }
 
     // New gateways exist with the documented defaults (use case "default", station = name) and are REGISTERING.
@@ -91,8 +91,23 @@ describe('POST /{customer_id}/create-provisioning-package', () => {
     }
   });
 
+  it('expired package files are removed at the next package call', async () => {
+    const f = fixture();
+    const dir = join(f.t.dataDir, 'packages');
+    expect(readdirSync(dir).length).toBeGreaterThan(0);
+    clock.now = T0 + DAY;
+    try {
+      const token = await f.t.login('admin@example.com', 'admin-password-123');
+      const r = await call(f.t.url, 'POST', PATH, { token, body: { gateways: [{ gateway_name: 'Next day' }] } });
+      expect(r.status).toBe(200);
+      expect(readdirSync(dir)).toEqual([new URL((r.body as PackageAnswer).gateways[0]!.package_url).pathname.split('/').pop()]);
+    } finally {
+      clock.now = T0;
+    }
+  });
+
   const refusedNothingCreated = async (f: Fixture) => {
-    expect(await gatewayNames(f)).toEqual(['A', 'B', 'New 1', 'New 2', 'Prepared', 'Short-lived']);
+    expect(await gatewayNames(f)).toEqual(['A', 'B', 'New 1', 'New 2', 'Next day', 'Prepared', 'Short-lived']);
     expect(f.t.server.ctx.gateways.byId('acme', f.ids.b!)!.provisioning_prepared).toBeNull();
   };
 

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { GatewayNameTaken, type NewGateway } from '../../store/gateways.js';
@@ -48,15 +48,14 @@ async function mapConcurrently<T, R>(items: T[], limit: number, task: (item: T) 
   return results;
 }
 
-/** Package files hold live tokens: they go once the token (and the link) can no longer work. */
-function sweepOldPackages(dir: string, now: number): void {
+/**
+ * Package files hold live tokens: they go once the token (and the link) can no longer work. The
+ * expiry is the first part of the file name, so the sweep needs no reads and follows ctx.clock().
+ */
+function sweepExpiredPackages(dir: string, now: number): void {
   for (const name of readdirSync(dir)) {
-    const file = join(dir, name);
-    try {
-      if (now - statSync(file).mtimeMs > PROVISIONING_TOKEN_LIFETIME_MS) rmSync(file, { force: true });
-    } catch {
-      // Removed concurrently: nothing to do.
-    }
+    const expires = Number(/^(\d+)-[0-9a-f]+\.json$/.exec(name)?.[1]);
+    if (expires <= now) rmSync(join(dir, name), { force: true });
   }
 }
 
@@ -161,7 +160,7 @@ export function registerPackageRoutes(app: FastifyInstance, ctx: ServerContext):
 
       mkdirSync(packageDir, { recursive: true, mode: 0o700 });
       const now = ctx.clock();
-      sweepOldPackages(packageDir, now);
+      sweepExpiredPackages(packageDir, now);
       const written: string[] = [];
       try {
         ctx.db
@@ -193,7 +192,7 @@ export function registerPackageRoutes(app: FastifyInstance, ctx: ServerContext):
 
 /** Writes one package document (mode 0600: it holds a live token and the Wi-Fi password); its file name. */
 function writePackage(ctx: ServerContext, dir: string, preparation: Preparation, token: string, wifi: Wifi | undefined): string {
-  const file = `${randomBytes(16).toString('hex')}.json`;
+  const file = `${preparation.expiresAt}-${randomBytes(16).toString('hex')}.json`;
   const document = {
     base_url: ctx.config.publicUrl,
     registration_path: REGISTRATION_PATH,
