@@ -106,6 +106,46 @@ describe('POST /{customer_id}/create-provisioning-package', () => {
     }
   });
 
+  it('two concurrent calls racing for one new name: one 200, one 409; the loser prepared nothing and left no file', async () => {
+    const f = fixture();
+    const [p, q] = [await createGateway(f, 'P'), await createGateway(f, 'Q')];
+    const dir = join(f.t.dataDir, 'packages');
+    const before = readdirSync(dir);
+    const [first, second] = await Promise.all([
+      call(f.t.url, 'POST', PATH, { token: f.tokens.admin, body: { gateways: [{ gateway_name: 'Contested' }, { gateway_id: p }] } }),
+      call(f.t.url, 'POST', PATH, { token: f.tokens.admin, body: { gateways: [{ gateway_id: q }, { gateway_name: 'Contested' }] } }),
+    ]);
+    expect([first.status, second.status].sort()).toEqual([200, 409]);
+    const [winner, loser, loserExisting] = first.status === 200 ? [first, second, q] : [second, first, p];
+    expect(loser.body).toEqual({ title: 'Conflict', details: expect.stringMatching(/^A gateway named "Contested" already exists/) });
+    expect(f.t.server.ctx.gateways.byId('acme', loserExisting)!.provisioning_prepared).toBeNull();
+    const files = (winner.body as PackageAnswer).gateways.map((g) => new URL(g.package_url).pathname.split('/').pop());
+    expect(readdirSync(dir).filter((name) => !before.includes(name)).sort()).toEqual(files.sort());
+    // Tidy up for the tables below: these gateways are not part of their expectations.
+    for (const id of [p, q, ...(winner.body as PackageAnswer).gateways.map((g) => g.gateway_id)]) {
+      await call(f.t.url, 'DELETE', `/acme/gateways/${id}`, { token: f.tokens.admin });
+    }
+  });
+
+  it('two concurrent calls racing for one existing gateway: one 200, one 400; the loser rolled back and removed its files', async () => {
+    const f = fixture();
+    const [x, ya, yb] = [await createGateway(f, 'X'), await createGateway(f, 'Ya'), await createGateway(f, 'Yb')];
+    const dir = join(f.t.dataDir, 'packages');
+    const before = readdirSync(dir);
+    // Each loser writes the package of its Y before it finds X taken inside the transaction.
+    const [first, second] = await Promise.all([
+      call(f.t.url, 'POST', PATH, { token: f.tokens.admin, body: { gateways: [{ gateway_id: ya }, { gateway_id: x }] } }),
+      call(f.t.url, 'POST', PATH, { token: f.tokens.admin, body: { gateways: [{ gateway_id: yb }, { gateway_id: x }] } }),
+    ]);
+    expect([first.status, second.status].sort()).toEqual([200, 400]);
+    const [winner, loser, loserY] = first.status === 200 ? [first, second, yb] : [second, first, ya];
+    expect(loser.body).toEqual({ title: 'Bad Request', details: expect.stringContaining(`"${x}" was already prepared for provisioning`) });
+    expect(f.t.server.ctx.gateways.byId('acme', loserY)!.provisioning_prepared).toBeNull();
+    const files = (winner.body as PackageAnswer).gateways.map((g) => new URL(g.package_url).pathname.split('/').pop());
+    expect(readdirSync(dir).filter((name) => !before.includes(name)).sort()).toEqual(files.sort());
+    for (const id of [x, ya, yb]) await call(f.t.url, 'DELETE', `/acme/gateways/${id}`, { token: f.tokens.admin });
+  });
+
   const refusedNothingCreated = async (f: Fixture) => {
     expect(await gatewayNames(f)).toEqual(['A', 'B', 'New 1', 'New 2', 'Next day', 'Prepared', 'Short-lived']);
     expect(f.t.server.ctx.gateways.byId('acme', f.ids.b!)!.provisioning_prepared).toBeNull();
