@@ -1,6 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { registerAssetCommands } from './assets.js';
 import { registerFeatureCommands } from './features.js';
+import { registerGatewayCommands } from './gateways.js';
 import { CliError, Exit, describeError } from './io.js';
 import { registerJobCommands } from './jobs.js';
 import { registerLoginCommands } from './login.js';
@@ -25,6 +26,7 @@ export function buildProgram(): Command {
   registerLoginCommands(program);
   registerUserCommands(program);
   registerFeatureCommands(program);
+  registerGatewayCommands(program);
   registerOperatorAssetCommands(registerOperatorCommands(program));
   registerAssetCommands(program);
   registerJobCommands(program);

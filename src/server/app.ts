@@ -7,7 +7,9 @@ import { registerAssetRoutes } from './routes/assets.js';
 import { registerAuthRoutes } from './routes/auth.js';
 import { registerDownloadRoutes } from './routes/downloads.js';
 import { registerFeatureRoutes } from './routes/features.js';
+import { registerGatewayRoutes } from './routes/gateways.js';
 import { registerHealthRoutes, type Readiness } from './routes/health.js';
+import { registerProvisioningRoutes } from './routes/provisioning.js';
 import { registerJobAnalysisRoutes } from './routes/job-analysis.js';
 import { registerJobConfigRoutes } from './routes/job-configs.js';
 import { registerUserRoutes } from './routes/users.js';
@@ -56,6 +58,8 @@ export async function buildApp(ctx: ServerContext, options: AppOptions = {}): Pr
   registerUserRoutes(app, ctx);
   registerFeatureRoutes(app, ctx);
   registerDownloadRoutes(app, ctx);
+  registerGatewayRoutes(app, ctx);
+  registerProvisioningRoutes(app, ctx);
   registerJobConfigRoutes(app, ctx);
   registerJobAnalysisRoutes(app, ctx);
   registerAssetRoutes(app, ctx);

@@ -3,8 +3,10 @@ import type { Db } from '../store/open.js';
 import { AssetStore } from '../store/assets.js';
 import { CustomerStore } from '../store/customers.js';
 import { FeatureStore } from '../store/features.js';
+import { GatewayStore } from '../store/gateways.js';
 import { JobAnalysisPool } from '../store/job-analysis-pool.js';
 import { JobConfigStore } from '../store/job-configs.js';
+import { ProvisioningStore } from '../store/provisioning.js';
 import { UserStore } from '../store/users.js';
 
 /** Where the deployment is reachable and keeps its files. */
@@ -28,6 +30,8 @@ export interface ServerContext {
   customers: CustomerStore;
   users: UserStore;
   features: FeatureStore;
+  gateways: GatewayStore;
+  provisioning: ProvisioningStore;
   jobConfigs: JobConfigStore;
   assets: AssetStore;
   /** Job analyses, run in worker threads on their own read-only connections. */
@@ -51,6 +55,8 @@ export function createContext(
     customers: new CustomerStore(db),
     users: new UserStore(db),
     features: new FeatureStore(db),
+    gateways: new GatewayStore(db),
+    provisioning: new ProvisioningStore(db),
     jobConfigs: new JobConfigStore(db),
     assets: new AssetStore(db),
     jobAnalysis: new JobAnalysisPool(db),
