@@ -9,7 +9,7 @@ import { openDatabase } from '../dist/store/open.js';
 import { databaseFile, prepareDataDir } from '../dist/server/serve.js';
 
 export const SEED = {
-  version: 2,
+  version: 3,
   customer: 'bench',
   adminEmail: 'admin@bench.local',
   adminPassword: 'bench-password-123',

@@ -277,6 +277,15 @@ describe('job configuration lifecycle', () => {
     expect((await ts.admin.request('GET', base, { headers: { 'if-none-match': '1' } })).status).toBe(200);
   });
 
+  it('a deleted gateway cannot be added, but does not block changing the rest', async () => {
+    ts.server.ctx.db.prepare('UPDATE gateways SET deleted = ? WHERE id = ?').run(T0, G1);
+    expect(await call(ts.admin, 'POST', base, body)).toMatchObject(
+      error(400, `Body field "gateway_ids" names gateway "${G1}", which is not a gateway of this customer.`),
+    );
+    expect(await call(ts.admin, 'PATCH', `${base}/${packing.job_config_id}`, { gateway_ids: [G2, G1] })).toMatchObject({ status: 400 });
+    expect(await ts.admin.patch(`${base}/${packing.job_config_id}`, { job_name: 'Packing old' })).toMatchObject({ gateway_ids: [G1], version: 2 });
+  });
+
   it('DELETE answers 204 and the configuration is gone', async () => {
     const answer = await ts.admin.request('DELETE', `${base}/${packing.job_config_id}`);
     expect([answer.status, answer.body]).toEqual([204, '']);

@@ -114,7 +114,8 @@ export class JobConfigStore {
           end_barcode: changes.end_barcode ?? current.end_barcode,
           gateway_ids: changes.gateway_ids ?? current.gateway_ids,
         };
-        const refusal = this.check(customerId, id, fields);
+        // Only gateways being set are checked: a gateway deleted since must not block a rename.
+        const refusal = this.check(customerId, id, { ...fields, gateway_ids: changes.gateway_ids ?? [] });
         if (refusal) return refusal;
         this.db
           .prepare(
