@@ -131,7 +131,8 @@ describe('scanhub jobs', () => {
 
   it('update raises the version; delete needs --yes when not interactive', async () => {
     await createPacking();
-    const updated = await cli('jobs', 'update', 'Packing', '--end', 'PACK-DONE', '--gateway', G2, '--json');
+    // Gateways by name as well as by id.
+    const updated = await cli('jobs', 'update', 'Packing', '--end', 'PACK-DONE', '--gateway', 'gw-2', '--json');
     expect(updated.code).toBe(0);
     expect(JSON.parse(updated.stdout)).toMatchObject({ end_barcode: 'PACK-DONE', gateway_ids: [G2], version: 2 });
     expect(updated.stderr).toBe('Updated job configuration "Packing" to version 2.\n');
@@ -160,6 +161,10 @@ describe('scanhub jobs', () => {
     expect(await cli('jobs', 'create', '--name', 'Packing', '--start', 'A', '--end', 'B', '--gateway', G1)).toMatchObject({
       code: 1,
       stderr: 'scanhub: conflict: A job configuration named "Packing" already exists: choose another job_name\n',
+    });
+    expect(await cli('jobs', 'update', 'Packing', '--gateway', 'gw-9')).toMatchObject({
+      code: 1,
+      stderr: 'scanhub: no gateway is named "gw-9": see `scanhub gateways list`\n',
     });
     expect(await cli('jobs', 'update', 'Packing')).toMatchObject({
       code: 2,

@@ -4,6 +4,7 @@ import { resolveTimeRange } from '../domain/time-range.js';
 import { connect, type Session } from './connect.js';
 import { analysisCsv, printAnalysis, type JobAnalysis } from './job-report.js';
 import { CliError, Exit, confirmAction, formatTime, printList, printObject, success, type Column, type Io } from './io.js';
+import { collectAll } from './users.js';
 
 /** A job configuration as the API returns it (spec 2.4). */
 export interface JobConfig {
@@ -52,6 +53,18 @@ async function resolveJob(session: Session, ref: string): Promise<JobConfig> {
   return job;
 }
 
+/** Gateway ids for `--gateway` values that are ids or gateway names; the list is read only when a name is given. */
+async function resolveGateways(session: Session, refs: string[]): Promise<string[]> {
+  if (refs.every((ref) => UUID.test(ref))) return refs;
+  const gateways = await collectAll<{ id: string; name: string }>(session, `${session.base}/gateways`);
+  return refs.map((ref) => {
+    if (UUID.test(ref)) return ref;
+    const gateway = gateways.find((g) => g.name === ref);
+    if (!gateway) throw new CliError(`no gateway is named "${ref}": see \`scanhub gateways list\``);
+    return gateway.id;
+  });
+}
+
 interface ConfigOptions {
   name?: string;
   start?: string;
@@ -59,13 +72,13 @@ interface ConfigOptions {
   gateway?: string[];
 }
 
-/** The API body of the given options (only those given). */
-function configBody(options: ConfigOptions): Record<string, unknown> {
+/** The API body of the given options (only those given), gateway names turned into ids. */
+async function configBody(session: Session, options: ConfigOptions): Promise<Record<string, unknown>> {
   return {
     ...(options.name !== undefined ? { job_name: options.name } : {}),
     ...(options.start !== undefined ? { start_barcode: options.start } : {}),
     ...(options.end !== undefined ? { end_barcode: options.end } : {}),
-    ...(options.gateway !== undefined ? { gateway_ids: options.gateway } : {}),
+    ...(options.gateway !== undefined ? { gateway_ids: await resolveGateways(session, options.gateway) } : {}),
   };
 }
 
@@ -96,10 +109,10 @@ export function registerJobCommands(program: Command): void {
     .requiredOption('--name <name>', 'job name, unique in the customer')
     .requiredOption('--start <prefix>', 'a scanned code beginning with this starts a job')
     .requiredOption('--end <prefix>', 'a scanned code beginning with this ends a job')
-    .requiredOption('--gateway <id...>', 'gateway id(s) the job runs on (repeat or list several)')
+    .requiredOption('--gateway <gateway...>', 'gateway id(s) or name(s) the job runs on (repeat or list several)')
     .action(async (options: Required<ConfigOptions>, command: Command) => {
       const session = connect(command);
-      const job = await session.client.post<JobConfig>(listPath(session), configBody(options));
+      const job = await session.client.post<JobConfig>(listPath(session), await configBody(session, options));
       printObject(session.io, job, fields(session.io));
       success(session.io, `Created job configuration "${job.job_name}" (${job.job_config_id}).`);
     });
@@ -110,11 +123,13 @@ export function registerJobCommands(program: Command): void {
     .option('--name <name>', 'new job name')
     .option('--start <prefix>', 'new start barcode prefix')
     .option('--end <prefix>', 'new end barcode prefix')
-    .option('--gateway <id...>', 'the new list of gateway ids (replaces the old one)')
+    .option('--gateway <gateway...>', 'the new list of gateway ids or names (replaces the old one)')
     .action(async (ref: string, options: ConfigOptions, command: Command) => {
       const session = connect(command);
-      const body = configBody(options);
-      if (Object.keys(body).length === 0) throw new CliError('nothing to change: give --name, --start, --end or --gateway', Exit.USAGE);
+      if (Object.values(options).every((value) => value === undefined)) {
+        throw new CliError('nothing to change: give --name, --start, --end or --gateway', Exit.USAGE);
+      }
+      const body = await configBody(session, options);
       const current = await resolveJob(session, ref);
       // If-Match: a change made by someone else since we read it is refused, not overwritten.
       const job = await session.client.patch<JobConfig>(`${listPath(session)}/${seg(current.job_config_id)}`, body, {
