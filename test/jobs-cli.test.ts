@@ -156,7 +156,7 @@ describe('scanhub jobs', () => {
     });
     expect(await cli('jobs', 'analyze', 'Packing', '--since', 'yesterday')).toMatchObject({
       code: 2,
-      stderr: 'scanhub: "yesterday" is not a duration: use e.g. 90s, 15m, 2h, 7d, 1w or 1h30m\n',
+      stderr: 'scanhub: "yesterday" is not a duration: use a number and a unit, e.g. 30s, 30m, 2h, 7d or 2w\n',
     });
     expect(await cli('jobs', 'create', '--name', 'Packing', '--start', 'A', '--end', 'B', '--gateway', G1)).toMatchObject({
       code: 1,
