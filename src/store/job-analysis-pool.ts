@@ -30,7 +30,7 @@ function workerScript(): string {
 }
 
 /**
- * A small pool of long-lived worker threads that run job analyses on their own read-only
+ * A small pool (one worker per spare core, at most two) of long-lived worker threads that run job analyses on their own read-only
  * connections. Workers start on first use and are reused; tasks beyond the pool's size queue.
  * An in-memory database cannot be shared with a thread, so it is analysed inline.
  */
@@ -42,7 +42,8 @@ export class JobAnalysisPool {
 
   constructor(
     private readonly db: Db,
-    private readonly size = Math.max(1, Math.min(2, availableParallelism())),
+    // One core stays for HTTP and ingest: on two cores analyses run one at a time.
+    private readonly size = Math.max(1, Math.min(2, availableParallelism() - 1)),
   ) {}
 
   /** The analysis of the request as the JSON body `{"results":[...]}`, computed off the main thread. */
