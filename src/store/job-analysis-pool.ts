@@ -30,9 +30,10 @@ function workerScript(): string {
 }
 
 /**
- * A small pool (one worker per spare core, at most two) of long-lived worker threads that run job analyses on their own read-only
- * connections. Workers start on first use and are reused; tasks beyond the pool's size queue.
- * An in-memory database cannot be shared with a thread, so it is analysed inline.
+ * A small pool (one worker per spare core, at most two) of long-lived worker threads that run
+ * job analyses on their own read-only connections. Workers start on first use and are reused;
+ * tasks beyond the pool's size queue. An in-memory database cannot be shared with a thread, so
+ * it is analysed inline.
  */
 export class JobAnalysisPool {
   private readonly slots: Slot[] = [];
@@ -72,7 +73,15 @@ export class JobAnalysisPool {
   private dispatch(): void {
     while (this.queue.length > 0) {
       let slot = this.slots.find((s) => !s.busy);
-      if (!slot && this.slots.length < this.size) slot = this.spawn();
+      if (!slot && this.slots.length < this.size) {
+        try {
+          slot = this.spawn();
+        } catch (error) {
+          // No worker can start (e.g. not built): fail what waits rather than keep it forever.
+          for (const pending of this.queue.splice(0)) pending.reject(error as Error);
+          return;
+        }
+      }
       if (!slot) return;
       const pending = this.queue.shift()!;
       slot.busy = pending;
