@@ -60,9 +60,9 @@ function accepted(outcome: JobConfig | JobConfigRefusal, id: string, name: strin
   }
 }
 
-/** `If-Match: 3` or `If-Match: "3"`: the version the caller last read. */
+/** `If-Match: 3` or `If-Match: "3"`: the version the caller last read (`*`: any). */
 function expectedVersion(header: string | undefined): number | undefined {
-  if (header === undefined) return undefined;
+  if (header === undefined || header.trim() === '*') return undefined;
   const match = /^\s*(?:W\/)?"?(\d{1,15})"?\s*$/.exec(header);
   if (!match) throw badRequest(`Header "If-Match" must carry the version of the job configuration, e.g. "3"; got ${JSON.stringify(header)}.`);
   return Number(match[1]);
