@@ -9,6 +9,7 @@ import { registerFeatureRoutes } from './routes/features.js';
 import { registerHealthRoutes, type Readiness } from './routes/health.js';
 import { registerUserRoutes } from './routes/users.js';
 import { addSharedSchemas } from './schemas.js';
+import { strictBodyValidators } from './validation.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -26,6 +27,8 @@ export async function buildApp(ctx: ServerContext, options: AppOptions = {}): Pr
     bodyLimit: BODY_LIMIT,
     // Report every unknown field instead of silently dropping it; coerce query strings only.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
+    // ...and only query strings, path parameters and headers: a JSON body keeps the types it was sent with.
+    schemaController: strictBodyValidators(),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
   });

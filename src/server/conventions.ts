@@ -122,9 +122,10 @@ function describeValidation(error: FastifyError): string {
       return `${capitalize(place)} "${path}" must be one of ${(params.allowedValues as unknown[]).join(', ')}.`;
     default:
       if (!path) {
-        return error.validationContext === 'body'
-          ? `The request body ${first.message ?? 'is invalid'}.`
-          : `The ${place}s ${first.message ?? 'are invalid'}.`;
+        if (error.validationContext !== 'body') return `The ${place}s ${first.message ?? 'are invalid'}.`;
+        // A missing body or one of the wrong JSON type (array, string, null).
+        if (first.keyword === 'type') return `The request body must be a JSON ${String(params.type)}.`;
+        return `The request body ${first.message ?? 'is invalid'}.`;
       }
       return `${capitalize(place)} "${path}" ${first.message ?? 'is invalid'}.`;
   }
