@@ -2,7 +2,7 @@ import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { installAccessGuard } from './access.js';
 import type { ServerContext } from './context.js';
-import { installConventions } from './conventions.js';
+import { MAX_PARAM_LENGTH, frameworkError, installConventions } from './conventions.js';
 import { registerAuthRoutes } from './routes/auth.js';
 import { registerDownloadRoutes } from './routes/downloads.js';
 import { registerFeatureRoutes } from './routes/features.js';
@@ -29,7 +29,10 @@ export async function buildApp(ctx: ServerContext, options: AppOptions = {}): Pr
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
     // ...and only query strings, path parameters and headers: a JSON body keeps the types it was sent with.
     schemaController: strictBodyValidators(),
-    return503OnClosing: true,
+    // conventions.ts answers requests that arrive while closing, in the usual error body.
+    return503OnClosing: false,
+    frameworkErrors: frameworkError,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     forceCloseConnections: 'idle',
   });
 
