@@ -178,7 +178,7 @@ const acceptInvitation: Scenario<Foundation>[] = [
     },
     status: 200,
     body: loginAnswer(CUSTOMER),
-    check: (_answer, w) => w.clock.reset(),
+    after: (w) => w.clock.reset(),
   },
   {
     name: 'an expired invitation (24 h after it was made): 401',
@@ -193,7 +193,7 @@ const acceptInvitation: Scenario<Foundation>[] = [
     },
     status: 401,
     body: BAD_INVITATION,
-    check: (_answer, w) => w.clock.reset(),
+    after: (w) => w.clock.reset(),
   },
   {
     name: 'an unknown token: 401',

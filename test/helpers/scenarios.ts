@@ -4,6 +4,9 @@ import { call, type HttpAnswer } from './http.js';
 /** A value of a scenario, or a function of the world that gives it (ids and tokens known only at run time). */
 export type Given<W, T> = T | ((world: W) => T | Promise<T>);
 
+/** A JSON value (spelled out: `unknown` would swallow the function form of Given). */
+export type Json = object | string | number | boolean | null;
+
 /**
  * One row of an endpoint's scenario table (after PocketBase's ApiScenario): the request, the
  * expected status and either the exact body or the fields the body must contain.
@@ -14,16 +17,18 @@ export interface Scenario<W> {
   path: Given<W, string>;
   /** The whole Authorization header (`Bearer x`, a bare token, ...); no header when undefined. */
   auth?: Given<W, string | undefined>;
-  json?: Given<W, unknown>;
+  json?: Given<W, Json>;
   raw?: string;
   contentType?: string;
   status: number;
   /** The exact body (compared with toEqual). */
-  body?: Given<W, unknown>;
+  body?: Given<W, Json>;
   /** Fields the body must have (compared with toMatchObject). */
   fields?: Given<W, Record<string, unknown>>;
   /** Further checks on the answer. */
   check?: (answer: HttpAnswer, world: W) => void | Promise<void>;
+  /** Clean-up that runs even when the scenario failed (e.g. give the clock back). */
+  after?: (world: W) => void | Promise<void>;
 }
 
 /** What every scenario world provides: where the server is and how to stop it. */
@@ -38,6 +43,14 @@ async function resolve<W, T>(given: Given<W, T>, world: W): Promise<T> {
 
 /** Sends the scenario's request to the world's server and checks the answer. */
 export async function runScenario<W extends World>(world: W, scenario: Scenario<W>): Promise<HttpAnswer> {
+  try {
+    return await runChecks(world, scenario);
+  } finally {
+    await scenario.after?.(world);
+  }
+}
+
+async function runChecks<W extends World>(world: W, scenario: Scenario<W>): Promise<HttpAnswer> {
   const answer = await call(world.url, scenario.method, await resolve(scenario.path, world), {
     authorization: scenario.auth === undefined ? undefined : await resolve(scenario.auth, world),
     json: scenario.json === undefined ? undefined : await resolve(scenario.json, world),
