@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { IdTokens } from '../auth/idtoken.js';
 import { generatePassword, hashPassword } from '../auth/passwords.js';
 import { loadLinkKey } from '../auth/secrets.js';
-import { openDatabase, type Db } from '../store/open.js';
+import { databaseFile, openDatabase, type Db } from '../store/open.js';
 import { buildApp } from './app.js';
 import { createContext, type ServerContext } from './context.js';
 import type { Readiness } from './routes/health.js';
@@ -50,9 +50,7 @@ export function prepareDataDir(dataDir: string): void {
   for (const sub of ['pki', 'keys', 'exports', 'assets']) mkdirSync(join(dataDir, sub), { recursive: true, mode: 0o700 });
 }
 
-export function databaseFile(dataDir: string): string {
-  return join(dataDir, 'scanhub.db');
-}
+export { databaseFile };
 
 /** On an empty deployment: the first customer and its administrator. */
 async function bootstrap(ctx: ServerContext, options: ServeOptions): Promise<Bootstrap | undefined> {
