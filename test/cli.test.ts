@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -66,6 +66,17 @@ describe('scanhub login / whoami / logout', () => {
     expect(profile).toEqual({ url: w.url, token: expect.any(String), customer: CUSTOMER, email: ADMIN_EMAIL, expires_at: expect.any(Number) });
     const me = await call(profile.token as string);
     expect(me.email).toBe(ADMIN_EMAIL);
+  });
+
+  it('login over an older profile with loose permissions leaves a 0600 file', async () => {
+    const env = freshHome();
+    mkdirSync(join(env.XDG_CONFIG_HOME, 'scanhub'), { recursive: true });
+    writeFileSync(env.profile, '{"url":"http://old.example","token":"old","customer":"old"}', { mode: 0o644 });
+    const result = await cli(env, ['login', '--url', w.url, '--email', ADMIN_EMAIL, '--password-stdin'], `${ADMIN_PASSWORD}\n`);
+    expect(result.code).toBe(0);
+    expect(statSync(env.profile).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(env.profile, 'utf8'))).toMatchObject({ url: w.url, customer: CUSTOMER });
+    expect(readdirSync(join(env.XDG_CONFIG_HOME, 'scanhub'))).toEqual(['profile.json']);
   });
 
   it('login with a wrong password: exit 4, one sentence, no profile', async () => {
