@@ -234,7 +234,7 @@ describe('scanhub users', () => {
     [['users', 'get'], "error: missing required argument 'user-id'\n"],
     [['users', 'frobnicate'], "error: unknown command 'frobnicate'\n"],
   ])('usage error %j: exit 2 before any request', async (args, message) => {
-    const env = await loggedIn();
+    const env = { ...freshHome(), SCANHUB_URL: w.url, SCANHUB_TOKEN: w.admin.token };
     expect(outcome(await cli(env, args))).toEqual({ code: 2, stdout: '', stderr: `${message}(run with --help for usage)\n` });
   });
 });
