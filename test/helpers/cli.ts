@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll } from 'vitest';
 
 export const BIN = fileURLToPath(new URL('../../bin/scanhub.js', import.meta.url));
 
@@ -19,13 +20,15 @@ let defaultConfigHome: string | undefined;
  * never lands in the developer's ~/.config and parallel test files never share one.
  */
 function configHome(): string {
-  if (defaultConfigHome === undefined) {
-    const dir = mkdtempSync(join(tmpdir(), 'scanhub-cli-config-'));
-    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-    defaultConfigHome = dir;
-  }
+  defaultConfigHome ??= mkdtempSync(join(tmpdir(), 'scanhub-cli-config-'));
   return defaultConfigHome;
 }
+
+// Registered when a test file imports this helper: removes that file's config directory.
+afterAll(() => {
+  if (defaultConfigHome) rmSync(defaultConfigHome, { recursive: true, force: true });
+  defaultConfigHome = undefined;
+});
 
 /** Runs the built `scanhub` binary as a process (no TTY), feeding `input` on stdin. */
 export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; input?: string; cwd?: string } = {}): Promise<CliResult> {
