@@ -17,18 +17,39 @@ export function globalsOf(command: Command): GlobalOptions {
   return command.optsWithGlobals() as GlobalOptions;
 }
 
-/** Resolves deployment, token and customer by flag > env > saved profile (DESIGN.md runtime contract). */
+/**
+ * Resolves deployment, token and customer by flag > env > saved profile (DESIGN.md runtime contract).
+ * The profile's token goes only to the profile's deployment: with another URL (flag or env) it
+ * stays home. A customer not given explicitly is the one of the token in use.
+ */
 export function connect(command: Command, env: NodeJS.ProcessEnv = process.env): Session {
   const options = globalsOf(command);
   const io = createIo(options, env);
   const profile = readProfile(env);
-  const url = options.url ?? env.SCANHUB_URL ?? profile?.url;
-  const token = options.token ?? env.SCANHUB_TOKEN ?? (profile && (!options.url || options.url === profile.url) ? profile.token : undefined);
-  const customer = options.customer ?? env.SCANHUB_CUSTOMER ?? profile?.customer;
+  const url = (options.url ?? env.SCANHUB_URL ?? profile?.url)?.replace(/\/+$/, '');
+  const profileToken = profile && url === profile.url.replace(/\/+$/, '') ? profile.token : undefined;
+  const token = options.token ?? env.SCANHUB_TOKEN ?? profileToken;
   if (!url) throw new CliError('no deployment configured: run `scanhub login --url URL` or set SCANHUB_URL', Exit.AUTH);
-  if (!token) throw new CliError('not logged in: run `scanhub login` or set SCANHUB_TOKEN', Exit.AUTH);
+  if (!token) throw new CliError(`not logged in to ${url}: run \`scanhub login\` or set SCANHUB_TOKEN`, Exit.AUTH);
+  const customer = options.customer ?? env.SCANHUB_CUSTOMER ?? claimsOf(token)?.customer_id ?? profile?.customer;
   if (!customer) throw new CliError('no customer known: pass --customer or set SCANHUB_CUSTOMER', Exit.USAGE);
   return { io, client: new ApiClient(url, token), customer, base: `/${seg(customer)}` };
+}
+
+/** The claims of an IdToken, read without verifying (the server verifies); undefined if it is no JWT. */
+export function claimsOf(token: string): { customer_id?: string; email?: string; exp?: number } | undefined {
+  const payload = token.split('.')[1];
+  if (!payload) return undefined;
+  try {
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;
+    return {
+      customer_id: typeof claims.customer_id === 'string' ? claims.customer_id : undefined,
+      email: typeof claims.email === 'string' ? claims.email : undefined,
+      exp: typeof claims.exp === 'number' ? claims.exp : undefined,
+    };
+  } catch {
+    return undefined;
+  }
 }
 
 /** Like connect, but needs only the URL (login, provisioning). */

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { connect, connectAnonymous, globalsOf } from './connect.js';
-import { CliError, Exit, createIo, printObject, promptSecret, promptText, readStdin, success, type Io } from './io.js';
-import { profileFile, readProfile, removeProfile, saveProfile } from './profile.js';
+import { claimsOf, connect, connectAnonymous, globalsOf } from './connect.js';
+import { CliError, Exit, createIo, formatTime, printObject, promptSecret, promptText, readStdin, success, type Io } from './io.js';
+import { profileFile, removeProfile, saveProfile } from './profile.js';
 import { ApiClient } from '../client/api.js';
 
 interface LoginResponse {
@@ -91,13 +91,14 @@ export function registerLoginCommands(program: Command): void {
         { header: 'customer', value: () => session.customer },
         { header: 'roles', value: (u) => u.roles.join(',') },
         { header: 'url', value: () => session.client.baseUrl },
-        { header: 'token expires', value: () => expiry(session.io) },
+        { header: 'token expires', value: () => tokenExpiry(session.io, session.client.token) },
       ]);
     });
 }
 
-function expiry(io: Io): string {
-  const expires = readProfile()?.expires_at;
-  if (!expires) return '';
-  return io.tty ? new Date(expires).toLocaleString() : new Date(expires).toISOString();
+
+/** When the token in use expires, from its own `exp` (it may come from the environment, not the profile). */
+function tokenExpiry(io: Io, token: string | undefined): string {
+  const exp = token ? claimsOf(token)?.exp : undefined;
+  return exp === undefined ? '' : formatTime(io, exp * 1000);
 }

@@ -5,9 +5,8 @@ import { Command, Option } from 'commander';
 import { MIN_PASSWORD_LENGTH, hashPassword } from '../auth/passwords.js';
 import { CustomerStore } from '../store/customers.js';
 import { FeatureStore } from '../store/features.js';
-import { openDatabase, type Db } from '../store/open.js';
+import { databaseFile, openDatabase, type Db } from '../store/open.js';
 import { UserStore } from '../store/users.js';
-import { databaseFile } from '../server/serve.js';
 import { globalsOf } from './connect.js';
 import { CliError, Exit, createIo, printObject, promptSecret, readStdin, success, type Io } from './io.js';
 

@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
@@ -32,8 +32,12 @@ export function saveProfile(profile: Profile, env: NodeJS.ProcessEnv = process.e
   const dir = configDir(env);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const file = profileFile(env);
-  writeFileSync(file, JSON.stringify(profile, null, 2) + '\n', { mode: 0o600 });
-  chmodSync(file, 0o600);
+  // Written beside and renamed over: the token is never in a file another user could read,
+  // even when an older profile had looser permissions.
+  const temporary = `${file}.${process.pid}.tmp`;
+  writeFileSync(temporary, JSON.stringify(profile, null, 2) + '\n', { mode: 0o600 });
+  chmodSync(temporary, 0o600);
+  renameSync(temporary, file);
   return file;
 }
 

@@ -1,5 +1,4 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { startServer } from '../server/serve.js';
 
 function port(value: string): number {
   const n = Number(value);
@@ -27,6 +26,8 @@ export function registerServeCommand(program: Command): void {
       mqttPublicHost?: string;
     }) => {
       const env = process.env;
+      // Loaded here: the server (fastify and friends) would slow every client command's start.
+      const { startServer } = await import('../server/serve.js');
       const server = await startServer({
         ...options,
         customerId: env.SCANHUB_CUSTOMER_ID || 'default',

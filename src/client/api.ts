@@ -1,7 +1,6 @@
 import { createWriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
-import { request as undiciRequest } from 'undici';
 
 /** An error answer of the API: its status and `{ title, details }` body. */
 export class ApiError extends Error {
@@ -42,6 +41,14 @@ export interface ApiResponse<T> {
   body: T;
 }
 
+// undici is loaded on the first request: `scanhub serve` and commands that fail before calling
+// the API (usage errors, operator commands) then never pay for it.
+let undiciRequest: (typeof import('undici'))['request'] | undefined;
+async function httpRequest(...args: Parameters<(typeof import('undici'))['request']>) {
+  undiciRequest ??= (await import('undici')).request;
+  return undiciRequest(...args);
+}
+
 /** Typed HTTP client of any scanhub deployment (undici), used by the CLI, the simulator and tests. */
 export class ApiClient {
   readonly baseUrl: string;
@@ -68,7 +75,7 @@ export class ApiClient {
     }
     let response;
     try {
-      response = await undiciRequest(url, { method: method as 'GET', headers, body });
+      response = await httpRequest(url, { method: method as 'GET', headers, body });
     } catch (cause) {
       throw new NetworkError(this.baseUrl, cause);
     }
@@ -108,7 +115,7 @@ export class ApiClient {
     const url = new URL(link, this.baseUrl + '/');
     let response;
     try {
-      response = await undiciRequest(url, { method: 'GET' });
+      response = await httpRequest(url, { method: 'GET' });
     } catch (cause) {
       throw new NetworkError(this.baseUrl, cause);
     }

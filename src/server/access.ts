@@ -47,6 +47,8 @@ export function installAccessGuard(app: FastifyInstance, ctx: ServerContext): vo
       request.principal = await authorize(ctx, request, access);
     };
     route.onRequest = [guard, ...toArray(route.onRequest)];
+    // The OpenAPI document then says the call needs the IdToken (swagger reads the schema later).
+    route.schema = { ...route.schema, security: [{ IdToken: [] }] };
   });
 }
 

@@ -2,7 +2,7 @@ import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { installAccessGuard } from './access.js';
 import type { ServerContext } from './context.js';
-import { installConventions } from './conventions.js';
+import { MAX_PARAM_LENGTH, frameworkError, installConventions } from './conventions.js';
 import { registerAssetRoutes } from './routes/assets.js';
 import { registerAuthRoutes } from './routes/auth.js';
 import { registerDownloadRoutes } from './routes/downloads.js';
@@ -14,6 +14,7 @@ import { registerJobAnalysisRoutes } from './routes/job-analysis.js';
 import { registerJobConfigRoutes } from './routes/job-configs.js';
 import { registerUserRoutes } from './routes/users.js';
 import { addSharedSchemas } from './schemas.js';
+import { strictBodyValidators } from './validation.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -31,7 +32,12 @@ export async function buildApp(ctx: ServerContext, options: AppOptions = {}): Pr
     bodyLimit: BODY_LIMIT,
     // Report every unknown field instead of silently dropping it; coerce query strings only.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
-    return503OnClosing: true,
+    // ...and only query strings, path parameters and headers: a JSON body keeps the types it was sent with.
+    schemaController: strictBodyValidators(),
+    // conventions.ts answers requests that arrive while closing, in the usual error body.
+    return503OnClosing: false,
+    frameworkErrors: frameworkError,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     forceCloseConnections: 'idle',
   });
 

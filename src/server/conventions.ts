@@ -27,21 +27,18 @@ export async function installConventions(app: FastifyInstance): Promise<void> {
     reply.header('access-control-allow-headers', ALLOW_HEADERS);
   });
 
-  const patterns: { method: string; pattern: RegExp }[] = [];
-  app.addHook('onRoute', (route: RouteOptions) => {
-    if (route.url === '*') return;
-    const source = route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z_]+/g, '[^/]+');
-    for (const method of [route.method].flat()) patterns.push({ method, pattern: new RegExp(`^${source}$`) });
-  });
-
+  const routes = recordRoutes(app);
   app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0]!;
-    const allow = [...new Set(patterns.filter((p) => p.pattern.test(path)).map((p) => p.method))];
+    const allow = [...new Set(routes.filter((route) => route.pattern.test(path)).map((route) => route.method))];
     const error = allow.length
       ? methodNotAllowed(`${request.method} is not allowed on ${path}; use ${allow.join(', ')}.`, [...allow, 'OPTIONS'])
       : notFound(`No route matches ${request.method} ${path}.`);
     sendError(reply, error);
   });
+
+  refuseBodiesOfBodilessRoutes(app);
+  answer503WhileClosing(app);
 
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const httpError = toHttpError(error);
@@ -64,6 +61,99 @@ export async function installConventions(app: FastifyInstance): Promise<void> {
     }
   });
 }
+
+/** A route as registered: method, fastify URL (`/:customer_id/users`) and the pattern of paths it serves. */
+export interface RegisteredRoute {
+  method: string;
+  url: string;
+  pattern: RegExp;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route registered after the conventions (the CORS OPTIONS wildcard excepted), HEAD included. */
+    registeredRoutes: readonly RegisteredRoute[];
+  }
+}
+
+/** Collects the routes for the 405 answers (and for tests that check each is documented). */
+function recordRoutes(app: FastifyInstance): RegisteredRoute[] {
+  const routes: RegisteredRoute[] = [];
+  app.decorate('registeredRoutes', routes);
+  app.addHook('onRoute', (route: RouteOptions) => {
+    if (route.url === '*') return;
+    const source = route.url
+      .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+      .replace(/:[A-Za-z_][A-Za-z0-9_]*/g, '[^/]+')
+      .replace(/\\\*/g, '.*');
+    for (const method of [route.method].flat()) routes.push({ method, url: route.url, pattern: new RegExp(`^${source}$`) });
+  });
+  return routes;
+}
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * A route without a body schema takes no body: fields sent to it are refused like unknown fields
+ * anywhere else (DESIGN.md: no mass assignment). An empty body or `{}` is no body.
+ */
+function refuseBodiesOfBodilessRoutes(app: FastifyInstance): void {
+  const refuse = async (request: FastifyRequest) => {
+    const body = request.body as unknown;
+    if (body === undefined) return;
+    if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
+      const [field] = Object.keys(body);
+      if (field === undefined) return;
+      throw badRequest(`Unknown body field "${field}": this call takes no request body.`);
+    }
+    throw badRequest('This call takes no request body.');
+  };
+  app.addHook('onRoute', (route: RouteOptions) => {
+    if (route.schema?.body !== undefined || ![route.method].flat().some((method) => BODY_METHODS.has(method))) return;
+    route.preValidation = [...[route.preValidation ?? []].flat(), refuse];
+  });
+}
+
+/**
+ * While `close()` drains, a request that still arrives on an open keep-alive connection gets a
+ * 503 in the usual error body (fastify's own `return503OnClosing` answer has another shape).
+ */
+function answer503WhileClosing(app: FastifyInstance): void {
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!closing) return;
+    reply.header('connection', 'close');
+    throw new HttpError(503, 'Service Unavailable', 'The server is shutting down: retry in a moment.');
+  });
+}
+
+/** CORS headers for answers that bypass the hooks (fastify's framework errors). */
+function setCorsHeaders(reply: FastifyReply): void {
+  reply.header('access-control-allow-origin', '*');
+  reply.header('access-control-allow-methods', ALLOW_METHODS);
+  reply.header('access-control-allow-headers', ALLOW_HEADERS);
+  reply.header('access-control-expose-headers', EXPOSE_HEADERS);
+}
+
+/** Paths fastify refuses before routing (bad percent-encoding, over-long parameters), in our error body. */
+export function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  setCorsHeaders(reply);
+  if (error.code === 'FST_ERR_BAD_URL') {
+    request.log.info({ url: request.raw.url }, 'bad url');
+    return sendError(reply, badRequest(`The path ${request.raw.url ?? ''} is not a valid URL: check its percent-encoding.`));
+  }
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    return sendError(reply, badRequest(`A path parameter is longer than ${MAX_PARAM_LENGTH} characters.`));
+  }
+  request.log.error({ err: error }, 'request failed before routing');
+  sendError(reply, internalError());
+}
+
+/** The longest path parameter the router accepts (fastify's default, stated so the 400 can say it). */
+export const MAX_PARAM_LENGTH = 100;
 
 export function sendError(reply: FastifyReply, error: HttpError): void {
   reply.code(error.statusCode).headers(error.headers).type('application/json; charset=utf-8').send(error.body());
@@ -122,9 +212,10 @@ function describeValidation(error: FastifyError): string {
       return `${capitalize(place)} "${path}" must be one of ${(params.allowedValues as unknown[]).join(', ')}.`;
     default:
       if (!path) {
-        return error.validationContext === 'body'
-          ? `The request body ${first.message ?? 'is invalid'}.`
-          : `The ${place}s ${first.message ?? 'are invalid'}.`;
+        if (error.validationContext !== 'body') return `The ${place}s ${first.message ?? 'are invalid'}.`;
+        // A missing body or one of the wrong JSON type (array, string, null).
+        if (first.keyword === 'type') return `The request body must be a JSON ${String(params.type)}.`;
+        return `The request body ${first.message ?? 'is invalid'}.`;
       }
       return `${capitalize(place)} "${path}" ${first.message ?? 'is invalid'}.`;
   }

@@ -4,9 +4,9 @@ import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { IdTokens } from '../auth/idtoken.js';
-import { generatePassword, hashPassword } from '../auth/passwords.js';
+import { MIN_PASSWORD_LENGTH, generatePassword, hashPassword } from '../auth/passwords.js';
 import { loadLinkKey } from '../auth/secrets.js';
-import { openDatabase, type Db } from '../store/open.js';
+import { databaseFile, openDatabase, type Db } from '../store/open.js';
 import { buildApp } from './app.js';
 import { createContext, type ServerContext } from './context.js';
 import type { Readiness } from './routes/health.js';
@@ -50,13 +50,14 @@ export function prepareDataDir(dataDir: string): void {
   for (const sub of ['pki', 'keys', 'exports', 'assets']) mkdirSync(join(dataDir, sub), { recursive: true, mode: 0o700 });
 }
 
-export function databaseFile(dataDir: string): string {
-  return join(dataDir, 'scanhub.db');
-}
+export { databaseFile };
 
 /** On an empty deployment: the first customer and its administrator. */
 async function bootstrap(ctx: ServerContext, options: ServeOptions): Promise<Bootstrap | undefined> {
   if (ctx.customers.count() > 0) return undefined;
+  if (options.adminPassword !== undefined && options.adminPassword.length < MIN_PASSWORD_LENGTH) {
+    throw new Error(`SCANHUB_ADMIN_PASSWORD must have at least ${MIN_PASSWORD_LENGTH} characters`);
+  }
   const generatedPassword = options.adminPassword ? undefined : generatePassword();
   const passwordHash = await hashPassword(options.adminPassword ?? generatedPassword!);
   const now = ctx.clock();

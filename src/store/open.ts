@@ -1,4 +1,5 @@
 import { chmodSync } from 'node:fs';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { applyMigrations } from './migrations/index.js';
 
@@ -18,4 +19,9 @@ export function openDatabase(file: string, options: { readonly?: boolean; migrat
   db.pragma('foreign_keys = ON');
   if (options.migrate ?? !options.readonly) applyMigrations(db);
   return db;
+}
+
+/** The database file of a data directory. */
+export function databaseFile(dataDir: string): string {
+  return join(dataDir, 'scanhub.db');
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { ID_TOKEN_LIFETIME_SECONDS } from '../../auth/idtoken.js';
 import { MIN_PASSWORD_LENGTH, hashPassword, verifyPassword } from '../../auth/passwords.js';
@@ -20,6 +20,18 @@ const loginResponse = {
   },
   required: ['id_token', 'token_type', 'expires_in', 'customer_id'],
 } as const;
+
+/**
+ * A new invitation token: 256 random bits, base64url. Drawn again when it begins with "-":
+ * `scanhub login --invitation -x...` would read such a token as an option (1 in 64 would be
+ * unusable as printed); the redraw costs 0.02 bits.
+ */
+export function newInvitationToken(): string {
+  for (;;) {
+    const token = randomBytes(32).toString('base64url');
+    if (!token.startsWith('-')) return token;
+  }
+}
 
 /** SHA-256 of an invitation token: the store keeps only this, never the token. */
 export function hashInvitationToken(token: string): string {

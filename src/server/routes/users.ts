@@ -1,9 +1,9 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { decodePageToken, encodePageToken, isCreatedIdKey } from '../../domain/page-token.js';
 import { ROLES, permissionsOf } from '../../domain/permissions.js';
 import type { UserRecord } from '../../store/users.js';
-import { hashInvitationToken } from './auth.js';
+import { hashInvitationToken, newInvitationToken } from './auth.js';
 import type { ServerContext } from '../context.js';
 import { badRequest, conflict, notFound } from '../errors.js';
 import { customerParams, errorResponses, limitParameter, listBody, listOf } from '../schemas.js';
@@ -204,7 +204,7 @@ export function registerUserRoutes(app: FastifyInstance, ctx: ServerContext): vo
     },
     handler: async (request, reply) => {
       const user = userOf(request.params.customer_id, request.params.user_id);
-      const token = randomBytes(32).toString('base64url');
+      const token = newInvitationToken();
       const now = ctx.clock();
       const expiresAt = now + INVITATION_LIFETIME_MS;
       ctx.users.createInvitation(hashInvitationToken(token), user.id, now, expiresAt);

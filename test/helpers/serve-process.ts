@@ -1,0 +1,69 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { BIN } from './cli.js';
+
+/** A port that was free a moment ago (for a `serve` whose URL the test must know in advance). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** `scanhub serve` running as a child process, with what it printed so far. */
+export interface ServeProcess {
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves when stderr matches (rejects if the process exits first). */
+  stderrMatches(pattern: RegExp): Promise<RegExpMatchArray>;
+  /** Resolves with the exit code and signal once the process has exited. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Spawns `node bin/scanhub.js serve ...args` with a clean environment plus `env`. */
+export function spawnServe(args: string[], env: Record<string, string> = {}): ServeProcess {
+  const child = spawn(process.execPath, [BIN, 'serve', ...args], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  const watchers: (() => void)[] = [];
+  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => {
+    err += chunk.toString();
+    for (const watcher of [...watchers]) watcher();
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    exited,
+    stderrMatches: (pattern) =>
+      new Promise((resolve, reject) => {
+        const check = () => {
+          const match = err.match(pattern);
+          if (!match) return;
+          watchers.splice(watchers.indexOf(check), 1);
+          resolve(match);
+        };
+        watchers.push(check);
+        check();
+        void exited.then(({ code, signal }) => reject(new Error(`serve exited (${code ?? signal}) before printing ${pattern}:\n${err}`)));
+      }),
+  };
+}
+
+/** Sends SIGTERM and waits for the exit. */
+export async function stop(serve: ServeProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  if (serve.child.exitCode === null && serve.child.signalCode === null) serve.child.kill('SIGTERM');
+  return serve.exited;
+}

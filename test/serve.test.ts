@@ -1,0 +1,126 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { call } from './helpers/http.js';
+import { freePort, spawnServe, stop, type ServeProcess } from './helpers/serve-process.js';
+
+const started: ServeProcess[] = [];
+const dirs: string[] = [];
+afterEach(async () => {
+  await Promise.all(started.splice(0).map(stop));
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function freshDataDir(): string {
+  const parent = mkdtempSync(join(tmpdir(), 'scanhub-serve-'));
+  dirs.push(parent);
+  return join(parent, 'data');
+}
+
+/** Starts `serve` on free ports and waits for its ready line. */
+async function serve(dataDir: string, env: Record<string, string> = {}, viaEnv = false) {
+  const port = await freePort();
+  const mqttPort = await freePort();
+  const args = viaEnv ? [] : ['--data-dir', dataDir, '--port', String(port), '--mqtt-port', String(mqttPort)];
+  const extra: Record<string, string> = viaEnv ? { SCANHUB_DATA_DIR: dataDir, SCANHUB_PORT: String(port), SCANHUB_MQTT_PORT: String(mqttPort) } : {};
+  const process = spawnServe(args, { ...extra, ...env });
+  started.push(process);
+  await process.stderrMatches(/scanhub is serving .*\n/);
+  return { process, url: `http://127.0.0.1:${port}`, port, mqttPort };
+}
+
+const mode = (path: string) => statSync(path).mode & 0o777;
+const login = (url: string, email: string, password: string) => call(url, 'POST', '/auth/login', { json: { email, password } });
+
+describe('scanhub serve (as a process)', () => {
+  it('first start: creates a private data directory, prints the generated admin password once, serves, logs JSON, stops on SIGTERM', async () => {
+    const dataDir = freshDataDir();
+    const { process, url, mqttPort } = await serve(dataDir);
+    const [, password] = process.stderr().match(/Generated administrator password \(shown once, store it now\): (\S+)\n/) ?? [];
+    expect(password).toMatch(/^[A-Za-z0-9_-]{24}$/);
+    expect(process.stderr()).toBe(
+      'Created customer "default" with administrator admin@localhost.\n' +
+        `Generated administrator password (shown once, store it now): ${password}\n` +
+        `scanhub is serving ${url} (MQTT over TLS on port ${mqttPort}); Ctrl-C stops it.\n`,
+    );
+
+    const health = await call(url, 'GET', '/healthz');
+    expect({ status: health.status, body: health.body }).toEqual({ status: 200, body: { status: 'ok', http: 'ok', mqtt: 'ok', database: 'ok' } });
+    expect(await login(url, 'admin@localhost', password!)).toMatchObject({ status: 200, body: { customer_id: 'default' } });
+
+    expect(mode(dataDir)).toBe(0o700);
+    for (const dir of ['keys', 'pki', 'exports', 'assets']) expect({ dir, mode: mode(join(dataDir, dir)) }).toEqual({ dir, mode: 0o700 });
+    for (const file of ['keys/idtoken.jwk', 'keys/links.key', 'scanhub.db']) expect({ file, mode: mode(join(dataDir, file)) }).toEqual({ file, mode: 0o600 });
+
+    expect(await stop(process)).toEqual({ code: 0, signal: null });
+    const lines = process.stdout().trimEnd().split('\n').map((line) => JSON.parse(line) as { level: number; time: number; msg: string });
+    expect(lines.every((line) => typeof line.level === 'number' && typeof line.time === 'number' && typeof line.msg === 'string')).toBe(true);
+    const messages = lines.map((line) => line.msg);
+    expect(messages).toContain('scanhub listening');
+    expect(messages).toContain('incoming request');
+    expect(messages.indexOf('shutting down')).toBeGreaterThan(messages.lastIndexOf('request completed'));
+    // Nothing on stdout but JSON lines; the password never reaches the log.
+    expect(process.stdout()).not.toContain(password);
+  });
+
+  it('second start on the same directory: prints no password, keeps users and signing keys', async () => {
+    const dataDir = freshDataDir();
+    const first = await serve(dataDir);
+    const [, password] = first.process.stderr().match(/store it now\): (\S+)\n/) ?? [];
+    const token = ((await login(first.url, 'admin@localhost', password!)).body as { id_token: string }).id_token;
+    expect(await stop(first.process)).toEqual({ code: 0, signal: null });
+
+    const second = await serve(dataDir);
+    expect(second.process.stderr()).toBe(`scanhub is serving ${second.url} (MQTT over TLS on port ${second.mqttPort}); Ctrl-C stops it.\n`);
+    expect((await login(second.url, 'admin@localhost', password!)).status).toBe(200);
+    // A token of the first run still verifies: the key pair was kept.
+    expect((await call(second.url, 'GET', '/default/me', { token })).status).toBe(200);
+  });
+
+  it('SCANHUB_ADMIN_PASSWORD, _EMAIL and _CUSTOMER_ID are used and nothing secret is printed; SIGINT stops it too', async () => {
+    const { process, url } = await serve(freshDataDir(), {
+      SCANHUB_ADMIN_PASSWORD: 'chosen-by-the-operator',
+      SCANHUB_ADMIN_EMAIL: 'ops@example.com',
+      SCANHUB_CUSTOMER_ID: 'plant-7',
+    });
+    expect(process.stderr()).not.toContain('password');
+    expect(process.stderr()).toContain('Created customer "plant-7" with administrator ops@example.com.\n');
+    expect(await login(url, 'ops@example.com', 'chosen-by-the-operator')).toMatchObject({ status: 200, body: { customer_id: 'plant-7' } });
+    process.child.kill('SIGINT');
+    expect(await process.exited).toEqual({ code: 0, signal: null });
+  });
+
+  it('takes data directory and ports from SCANHUB_DATA_DIR, SCANHUB_PORT and SCANHUB_MQTT_PORT', async () => {
+    const dataDir = freshDataDir();
+    const { url } = await serve(dataDir, { SCANHUB_ADMIN_PASSWORD: 'chosen-by-the-operator' }, true);
+    expect((await call(url, 'GET', '/healthz')).status).toBe(200);
+    expect(mode(join(dataDir, 'scanhub.db'))).toBe(0o600);
+  });
+
+  it('a SCANHUB_ADMIN_PASSWORD under 12 characters: exit 1 before creating anyone', async () => {
+    const port = await freePort();
+    const process = spawnServe(['--data-dir', freshDataDir(), '--port', String(port), '--mqtt-port', String(await freePort())], {
+      SCANHUB_ADMIN_PASSWORD: 'short',
+    });
+    started.push(process);
+    expect(await process.exited).toEqual({ code: 1, signal: null });
+    expect(process.stderr()).toBe('scanhub: SCANHUB_ADMIN_PASSWORD must have at least 12 characters\n');
+  });
+
+  it('a port in use: exit 1 naming the address', async () => {
+    const { port } = await serve(freshDataDir(), { SCANHUB_ADMIN_PASSWORD: 'chosen-by-the-operator' });
+    const clash = spawnServe(['--data-dir', freshDataDir(), '--port', String(port), '--mqtt-port', String(await freePort())], {
+      SCANHUB_ADMIN_PASSWORD: 'chosen-by-the-operator',
+    });
+    started.push(clash);
+    expect(await clash.exited).toEqual({ code: 1, signal: null });
+    expect(clash.stderr()).toContain(`scanhub: listen EADDRINUSE: address already in use 127.0.0.1:${port}\n`);
+  });
+
+  it('a bad --port: exit 2', async () => {
+    const process = spawnServe(['--port', 'eighty']);
+    expect(await process.exited).toEqual({ code: 2, signal: null });
+    expect(process.stderr()).toBe(`error: option '--port <port>' argument 'eighty' is invalid. "eighty" is not a port number (0-65535).\n(run with --help for usage)\n`);
+  });
+});
