@@ -83,7 +83,7 @@ describe('POST /{customer_id}/gateways', () => {
         expect: { title: 'Bad Request', details: 'Body field "station" must not contain control characters (tabs, line breaks).' },
       },
       { name: 'name over 200 characters: 400', method: 'POST', path: '/acme/gateways', as: 'admin', body: { ...dock1, name: 'x'.repeat(201) }, status: 400, expect: { title: 'Bad Request', details: 'Body field "name" must NOT have more than 200 characters.' } },
-      { name: 'no body: 400', method: 'POST', path: '/acme/gateways', as: 'admin', status: 400, expect: { title: 'Bad Request', details: 'The request body must be object.' } },
+      { name: 'no body: 400', method: 'POST', path: '/acme/gateways', as: 'admin', status: 400, expect: { title: 'Bad Request', details: 'The request body must be a JSON object.' } },
       { name: 'malformed JSON: 400', method: 'POST', path: '/acme/gateways', as: 'admin', rawBody: '{"name":', status: 400, check: (r) => expect((r.body as { details: string }).details).toMatch(/^The request body is not valid JSON/) },
       { name: 'no Authorization: 401', method: 'POST', path: '/acme/gateways', body: dock1, status: 401, expect: UNAUTHORIZED },
       { name: 'USER_ROLE lacks gateway.write: 403', method: 'POST', path: '/acme/gateways', as: 'user', body: { ...dock1, name: 'Dock 7' }, status: 403, expect: lacks('gateway.write') },
