@@ -5,6 +5,8 @@ import type { ServerContext } from './context.js';
 import { installConventions } from './conventions.js';
 import { registerAuthRoutes } from './routes/auth.js';
 import { registerDownloadRoutes } from './routes/downloads.js';
+import { registerEventRoutes } from './routes/events.js';
+import { registerExportRoutes } from './routes/exports.js';
 import { registerFeatureRoutes } from './routes/features.js';
 import { registerHealthRoutes, type Readiness } from './routes/health.js';
 import { registerUserRoutes } from './routes/users.js';
@@ -53,6 +55,8 @@ export async function buildApp(ctx: ServerContext, options: AppOptions = {}): Pr
   registerUserRoutes(app, ctx);
   registerFeatureRoutes(app, ctx);
   registerDownloadRoutes(app, ctx);
+  registerEventRoutes(app, ctx);
+  registerExportRoutes(app, ctx);
 
   app.get('/openapi.json', {
     schema: { summary: 'This OpenAPI document', tags: ['operations'] },

@@ -1,6 +1,9 @@
 import type { IdTokens } from '../auth/idtoken.js';
 import type { Db } from '../store/open.js';
+import { Exporter } from '../export/exporter.js';
 import { CustomerStore } from '../store/customers.js';
+import { EventStore } from '../store/events.js';
+import { ExportTaskStore } from '../store/export-tasks.js';
 import { FeatureStore } from '../store/features.js';
 import { UserStore } from '../store/users.js';
 
@@ -25,6 +28,10 @@ export interface ServerContext {
   customers: CustomerStore;
   users: UserStore;
   features: FeatureStore;
+  events: EventStore;
+  exportTasks: ExportTaskStore;
+  /** Runs export tasks in worker threads; started and stopped with the app (routes/exports.ts). */
+  exporter: Exporter;
 }
 
 /** The context over an open database; the caller owns the database and keys. */
@@ -35,6 +42,7 @@ export function createContext(
   linkKey: Buffer,
   clock: () => number = Date.now,
 ): ServerContext {
+  const exportTasks = new ExportTaskStore(db);
   return {
     db,
     config,
@@ -44,5 +52,8 @@ export function createContext(
     customers: new CustomerStore(db),
     users: new UserStore(db),
     features: new FeatureStore(db),
+    events: new EventStore(db),
+    exportTasks,
+    exporter: new Exporter({ db, dataDir: config.dataDir, tasks: exportTasks, clock }),
   };
 }

@@ -1,0 +1,74 @@
+import type { Statement } from 'better-sqlite3';
+import type { CreatedIdKey } from '../domain/page-token.js';
+import { EVENT_COLUMNS, EVENT_SELECT, type EventRow } from './event-rows.js';
+import type { Db } from './open.js';
+
+/** Positions of the keyset columns in a raw row (EVENT_COLUMNS order). */
+export const CREATED_INDEX = EVENT_COLUMNS.indexOf('created');
+export const ID_INDEX = EVENT_COLUMNS.indexOf('id');
+
+/** A raw event row: the values of EVENT_COLUMNS in order. */
+export type RawEvent = (string | number | null)[];
+
+/**
+ * Reads of the events table for listing and export. Every read is one range of an index:
+ * the upper bound is the row value `(created, id) < (?, ?)` alone (the end of the range is
+ * folded into it, see endKey), because SQLite uses only one upper bound per range and would
+ * otherwise pick `created < end` and filter its way down to the cursor.
+ */
+export class EventStore {
+  private readonly newestFirst: Statement;
+  private readonly gatewayNewestFirst: Statement;
+  private readonly oldestFirst: Statement;
+
+  constructor(db: Db) {
+    this.newestFirst = db.prepare(
+      `SELECT ${EVENT_SELECT} FROM events
+       WHERE customer_id = @customerId AND created >= @start AND (created, id) < (@created, @id)
+       ORDER BY created DESC, id DESC LIMIT @limit`,
+    );
+    // The gateway index has no customer column: the customer is checked on the row.
+    this.gatewayNewestFirst = db.prepare(
+      `SELECT ${EVENT_SELECT} FROM events
+       WHERE gateway_id = @gatewayId AND created >= @start AND (created, id) < (@created, @id) AND customer_id = @customerId
+       ORDER BY created DESC, id DESC LIMIT @limit`,
+    );
+    this.oldestFirst = exportChunkStatement(db);
+  }
+
+  /** Up to `limit` events of the customer with `start <= created` and `(created, id) < before`, newest first. */
+  newestBefore(customerId: string, start: number, before: CreatedIdKey, limit: number): EventRow[] {
+    return this.newestFirst.all({ customerId, start, created: before.created, id: before.id, limit }) as EventRow[];
+  }
+
+  /** As newestBefore, for the events one gateway transmitted. */
+  gatewayNewestBefore(customerId: string, gatewayId: string, start: number, before: CreatedIdKey, limit: number): EventRow[] {
+    return this.gatewayNewestFirst.all({ customerId, gatewayId, start, created: before.created, id: before.id, limit }) as EventRow[];
+  }
+
+  /** Up to `limit` raw events of the customer with `(created, id) > after` and `created < end`, oldest first. */
+  oldestAfter(customerId: string, after: CreatedIdKey, end: number, limit: number): RawEvent[] {
+    return readChunk(this.oldestFirst, customerId, after, end, limit);
+  }
+}
+
+/** The statement of export chunks (raw rows, oldest first); export workers prepare it on their own connection. */
+export function exportChunkStatement(db: Db): Statement {
+  return db
+    .prepare(
+      `SELECT ${EVENT_SELECT} FROM events
+       WHERE customer_id = @customerId AND (created, id) > (@created, @id) AND created < @end
+       ORDER BY created, id LIMIT @limit`,
+    )
+    .raw(true);
+}
+
+/** One chunk of an export statement. */
+export function readChunk(statement: Statement, customerId: string, after: CreatedIdKey, end: number, limit: number): RawEvent[] {
+  return statement.all({ customerId, created: after.created, id: after.id, end, limit }) as RawEvent[];
+}
+
+/** The key before a range that starts at `start`: no id is empty, so `(created, id) > (start, '')` is `created >= start`. */
+export function startKey(start: number): CreatedIdKey {
+  return { created: start, id: '' };
+}
