@@ -1,4 +1,5 @@
 import { Command, CommanderError, Option } from 'commander';
+import { registerEventCommands } from './events.js';
 import { registerFeatureCommands } from './features.js';
 import { CliError, Exit, describeError } from './io.js';
 import { registerLoginCommands } from './login.js';
@@ -22,6 +23,7 @@ export function buildProgram(): Command {
   registerLoginCommands(program);
   registerUserCommands(program);
   registerFeatureCommands(program);
+  registerEventCommands(program);
   registerOperatorCommands(program);
   return program;
 }

@@ -10,6 +10,21 @@ export const ID_INDEX = EVENT_COLUMNS.indexOf('id');
 /** A raw event row: the values of EVENT_COLUMNS in order. */
 export type RawEvent = (string | number | null)[];
 
+/** A page of the list: one backward range of (customer_id, created, id). */
+export const NEWEST_FIRST_SQL = `SELECT ${EVENT_SELECT} FROM events
+  WHERE customer_id = @customerId AND created >= @start AND (created, id) < (@created, @id)
+  ORDER BY created DESC, id DESC LIMIT @limit`;
+
+/** A chunk of a gateway's list: one backward range of (gateway_id, created, id); the customer is checked on the row. */
+export const GATEWAY_NEWEST_FIRST_SQL = `SELECT ${EVENT_SELECT} FROM events
+  WHERE gateway_id = @gatewayId AND created >= @start AND (created, id) < (@created, @id) AND customer_id = @customerId
+  ORDER BY created DESC, id DESC LIMIT @limit`;
+
+/** A chunk of an export: one forward range of (customer_id, created, id). */
+export const OLDEST_FIRST_SQL = `SELECT ${EVENT_SELECT} FROM events
+  WHERE customer_id = @customerId AND (created, id) > (@created, @id) AND created < @end
+  ORDER BY created, id LIMIT @limit`;
+
 /**
  * Reads of the events table for listing and export. Every read is one range of an index:
  * the upper bound is the row value `(created, id) < (?, ?)` alone (the end of the range is
@@ -22,17 +37,8 @@ export class EventStore {
   private readonly oldestFirst: Statement;
 
   constructor(db: Db) {
-    this.newestFirst = db.prepare(
-      `SELECT ${EVENT_SELECT} FROM events
-       WHERE customer_id = @customerId AND created >= @start AND (created, id) < (@created, @id)
-       ORDER BY created DESC, id DESC LIMIT @limit`,
-    );
-    // The gateway index has no customer column: the customer is checked on the row.
-    this.gatewayNewestFirst = db.prepare(
-      `SELECT ${EVENT_SELECT} FROM events
-       WHERE gateway_id = @gatewayId AND created >= @start AND (created, id) < (@created, @id) AND customer_id = @customerId
-       ORDER BY created DESC, id DESC LIMIT @limit`,
-    );
+    this.newestFirst = db.prepare(NEWEST_FIRST_SQL);
+    this.gatewayNewestFirst = db.prepare(GATEWAY_NEWEST_FIRST_SQL);
     this.oldestFirst = exportChunkStatement(db);
   }
 
@@ -54,13 +60,7 @@ export class EventStore {
 
 /** The statement of export chunks (raw rows, oldest first); export workers prepare it on their own connection. */
 export function exportChunkStatement(db: Db): Statement {
-  return db
-    .prepare(
-      `SELECT ${EVENT_SELECT} FROM events
-       WHERE customer_id = @customerId AND (created, id) > (@created, @id) AND created < @end
-       ORDER BY created, id LIMIT @limit`,
-    )
-    .raw(true);
+  return db.prepare(OLDEST_FIRST_SQL).raw(true);
 }
 
 /** One chunk of an export statement. */
