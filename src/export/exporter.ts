@@ -94,10 +94,10 @@ export class Exporter {
     return new Promise((resolve) => this.waiters.set(task.id, [...(this.waiters.get(task.id) ?? []), resolve]));
   }
 
-  /** Deletes the files of tasks completed more than 24 h ago (by the injected clock); returns how many. */
+  /** Deletes the files of tasks completed 24 h ago or earlier (by the injected clock); returns how many. */
   sweep(): number {
     const { tasks, clock, dataDir } = this.options;
-    const expired = tasks.keptBefore(clock() - EXPORT_KEPT_MS);
+    const expired = tasks.expiredBy(clock() - EXPORT_KEPT_MS);
     for (const { id, file } of expired) {
       rmSync(join(dataDir, file), { force: true });
       tasks.dropFile(id);

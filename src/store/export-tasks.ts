@@ -66,10 +66,10 @@ export class ExportTaskStore {
       .run(now).changes;
   }
 
-  /** Tasks whose file was completed before `cutoff` and is still kept. */
-  keptBefore(cutoff: number): { id: string; file: string }[] {
+  /** Tasks whose file was completed at or before `cutoff` and is still kept. */
+  expiredBy(cutoff: number): { id: string; file: string }[] {
     return this.db
-      .prepare('SELECT id, file FROM export_tasks WHERE file IS NOT NULL AND completed < ?')
+      .prepare('SELECT id, file FROM export_tasks WHERE file IS NOT NULL AND completed <= ?')
       .all(cutoff) as { id: string; file: string }[];
   }
 
