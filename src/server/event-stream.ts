@@ -1,12 +1,12 @@
 import { Readable } from 'node:stream';
 import type { CreatedIdKey } from '../domain/page-token.js';
-import { toApiEvent, type EventRow } from '../store/event-rows.js';
+import { apiEventOf, keyOf, type RawEvent } from '../store/events.js';
 
 /** Rows read per step of a streamed list: about 200 KB of JSON. */
 export const STREAM_CHUNK_ROWS = 500;
 
 /** Reads up to `limit` events before the key, newest first. */
-export type ReadBefore = (before: CreatedIdKey, limit: number) => EventRow[];
+export type ReadBefore = (before: CreatedIdKey, limit: number) => RawEvent[];
 
 /**
  * The list wrapper (spec 2.3) written incrementally: `{"items":[` then events a chunk at a
@@ -37,13 +37,12 @@ export class EventListStream extends Readable {
         const rows = this.readEvents(this.before, STREAM_CHUNK_ROWS);
         let text = this.started ? '' : '{"items":[';
         this.started = true;
-        for (const row of rows) text += (this.size++ === 0 ? '' : ',') + JSON.stringify(toApiEvent(row));
+        for (const row of rows) text += (this.size++ === 0 ? '' : ',') + JSON.stringify(apiEventOf(row));
         if (rows.length < STREAM_CHUNK_ROWS) {
           text += `],"links":{},"metadata":${JSON.stringify(this.metadata(this.size))}}`;
           this.finished = true;
         } else {
-          const last = rows[rows.length - 1]!;
-          this.before = { created: last.created, id: last.id };
+          this.before = keyOf(rows[rows.length - 1]!);
         }
         if (!this.push(text)) return;
       }

@@ -6,7 +6,7 @@ import {
   type EventListParams,
   type EventListQuery,
 } from '../../domain/event-listing.js';
-import { toApiEvent } from '../../store/event-rows.js';
+import { apiEventOf, keyOf } from '../../store/events.js';
 import type { ServerContext } from '../context.js';
 import { badRequest } from '../errors.js';
 import { EventListStream } from '../event-stream.js';
@@ -98,8 +98,8 @@ export function registerEventRoutes(app: FastifyInstance, ctx: ServerContext): v
       const more = rows.length > query.limit;
       if (more) rows.length = query.limit;
       const last = rows[rows.length - 1];
-      const links = more && last ? { next: `/${encodeURIComponent(customerId)}/events?next_token=${nextPageToken(customerId, query, last)}` } : {};
-      return { items: rows.map(toApiEvent), links, metadata: { description, size: rows.length, filters } };
+      const links = more && last ? { next: `/${encodeURIComponent(customerId)}/events?next_token=${nextPageToken(customerId, query, keyOf(last))}` } : {};
+      return { items: rows.map(apiEventOf), links, metadata: { description, size: rows.length, filters } };
     },
   });
 }
