@@ -18,7 +18,6 @@ export function writeEventsCsv(
   customerId: string,
   range: TimeRange,
   file: string,
-  onChunk?: (rows: number) => void,
 ): number {
   const statement = exportChunkStatement(db);
   const fd = openSync(file, 'w', 0o600);
@@ -35,7 +34,6 @@ export function writeEventsCsv(
       rows += chunk.length;
       const last = chunk[chunk.length - 1]!;
       after = { created: last[CREATED_INDEX] as number, id: last[ID_INDEX] as string };
-      onChunk?.(rows);
       if (chunk.length < EXPORT_CHUNK_ROWS) break;
     }
     return rows;

@@ -15,6 +15,11 @@ export const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 /** Exports running at once; more wait PENDING. Each holds a thread and a read connection. */
 export const EXPORT_CONCURRENCY = 2;
 const TEMP_SUFFIX = '.csv.partial';
+/**
+ * A worker's heap, kept small: an export holds one chunk at a time, and without a limit V8 lets
+ * garbage grow to hundreds of MB before collecting, which counts against the server's RSS.
+ */
+const WORKER_LIMITS = { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16 };
 
 export interface ExporterOptions {
   db: Db;
@@ -137,7 +142,7 @@ export class Exporter {
       file: temp,
     };
     const started = performance.now();
-    const worker = new Worker(workerScript(), { workerData: job });
+    const worker = new Worker(workerScript(), { workerData: job, resourceLimits: WORKER_LIMITS });
     let exited!: () => void;
     this.running.set(task.id, { worker, exited: new Promise((resolve) => (exited = resolve)) });
     let rows: number | undefined;

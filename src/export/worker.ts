@@ -12,17 +12,15 @@ export interface ExportJob {
   file: string;
 }
 
-/** What a worker reports: rows written so far, then the total. */
-export type ExportMessage = { type: 'progress'; rows: number } | { type: 'done'; rows: number };
+/** What a worker reports when the file is complete. */
+export type ExportMessage = { type: 'done'; rows: number };
 
 // One export per worker thread, on its own read-only connection: WAL lets it read while the
 // server's connection keeps writing, and the server's event loop never waits for the export.
 const job = workerData as ExportJob;
 const db = openDatabase(job.databaseFile, { readonly: true });
 try {
-  const rows = writeEventsCsv(db, job.customerId, job, job.file, (written) =>
-    parentPort!.postMessage({ type: 'progress', rows: written } satisfies ExportMessage),
-  );
+  const rows = writeEventsCsv(db, job.customerId, job, job.file);
   parentPort!.postMessage({ type: 'done', rows } satisfies ExportMessage);
 } finally {
   db.close();
