@@ -30,6 +30,11 @@ export function buildProgram(): Command {
 
 /** Runs the CLI on argv and sets process.exitCode; never throws. */
 export async function run(argv: string[]): Promise<void> {
+  // `scanhub events list | head`: a reader that stops early is not an error.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? Exit.OK);
+    throw error;
+  });
   const program = buildProgram();
   try {
     await program.parseAsync(argv);
