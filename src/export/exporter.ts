@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -69,11 +69,19 @@ export class Exporter {
     const { tasks, clock } = this.options;
     const abandoned = tasks.failAbandoned(clock());
     if (abandoned) this.log?.info({ abandoned }, 'export tasks of a previous run marked FAILED');
+    mkdirSync(this.folder(), { recursive: true, mode: 0o700 });
     for (const name of readdirSync(this.folder())) {
       if (name.endsWith(TEMP_SUFFIX)) rmSync(join(this.folder(), name), { force: true });
     }
     this.sweep();
-    this.sweeper = setInterval(() => this.sweep(), SWEEP_INTERVAL_MS).unref();
+    this.sweeper = setInterval(() => {
+      try {
+        this.sweep();
+      } catch (error) {
+        // A failed sweep is retried at the next interval; it must not take the server down.
+        this.log?.error({ err: error }, 'sweeping export files failed');
+      }
+    }, SWEEP_INTERVAL_MS).unref();
   }
 
   /** Accepts an export of the customer's events in the range; it runs as soon as a slot is free. */
