@@ -1,0 +1,139 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { IngestStore } from '../store/ingest.js';
+import type { Db } from '../store/open.js';
+import { Outcome, createCommitter, type BatchResult, type Committer, type IngestMessage } from './commit.js';
+
+/** Counters of the ingest since start; tests and the log read them. */
+export interface IngestStats {
+  /** PUBLISH packets handed to the writer. */
+  messages: number;
+  /** Events stored (new ids). */
+  events: number;
+  /** Events whose id was already stored (QoS 1 redelivery): acknowledged, not stored again. */
+  duplicates: number;
+  /** Messages acknowledged and dropped: bad JSON, wrong field types, unknown type. */
+  invalid: number;
+  /** `class: "gateway"` reports that changed a gateway record. */
+  reports: number;
+  /** Messages not acknowledged: the commit failed or the gateway was deleted meanwhile. */
+  failed: number;
+  /** Transactions committed. */
+  batches: number;
+}
+
+export type IngestCallback = (error: Error | null) => void;
+export type IngestLog = Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
+
+export interface IngestOptions {
+  clock: () => number;
+  log: IngestLog;
+  /** Most messages in one transaction (default 4096): bounds the latency one commit adds. */
+  maxBatch?: number;
+}
+
+// An invalid message is logged, but a device stuck sending garbage must not flood the log.
+const INVALID_LOG_INTERVAL = 10_000;
+
+/**
+ * The group-commit writer: messages queue up while the event loop reads sockets; one
+ * setImmediate later they are stored in one transaction, and only then are their callbacks
+ * (the PUBACKs) run. A failed commit calls back with an error, so nothing unstored is acked.
+ */
+export class IngestWriter {
+  readonly stats: IngestStats = { messages: 0, events: 0, duplicates: 0, invalid: 0, reports: 0, failed: 0, batches: 0 };
+  private queue: IngestMessage[] = [];
+  private callbacks: IngestCallback[] = [];
+  private scheduled = false;
+  private closed = false;
+  private readonly commit: Committer;
+  private readonly maxBatch: number;
+  private readonly invalidLogged = new Map<string, { at: number; suppressed: number }>();
+  private readonly flushSoon = () => this.flush();
+
+  constructor(
+    db: Db,
+    private readonly options: IngestOptions,
+  ) {
+    this.commit = createCommitter(new IngestStore(db));
+    this.maxBatch = options.maxBatch ?? 4096;
+  }
+
+  /** Queues one message of the gateway; `done` runs after its transaction committed (or failed). */
+  submit(gatewayId: string, payload: Buffer, done: IngestCallback): void {
+    if (this.closed) return done(new Error('the broker is shutting down'));
+    this.stats.messages++;
+    this.queue.push({ gatewayId, receivedAt: this.options.clock(), payload });
+    this.callbacks.push(done);
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(this.flushSoon);
+    }
+  }
+
+  /** Commits what is queued now; messages queued by the callbacks wait for the next turn. */
+  flush(): void {
+    this.scheduled = false;
+    const queue = this.queue;
+    const callbacks = this.callbacks;
+    this.queue = [];
+    this.callbacks = [];
+    for (let start = 0; start < queue.length; start += this.maxBatch) {
+      const batch = start === 0 && queue.length <= this.maxBatch ? queue : queue.slice(start, start + this.maxBatch);
+      const result = this.commit(batch);
+      this.account(batch, result);
+      for (let i = 0; i < batch.length; i++) callbacks[start + i]!(this.errorOf(result, i));
+    }
+  }
+
+  /** Stops taking messages and commits what is queued. */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.flush();
+    this.options.log.info({ ingest: this.stats }, 'ingest closed');
+  }
+
+  private errorOf(result: BatchResult, index: number): Error | null {
+    const outcome = result.outcomes[index];
+    return outcome === Outcome.STORED || outcome === Outcome.INVALID ? null : new Error(result.reasons[index]);
+  }
+
+  private account(batch: IngestMessage[], result: BatchResult): void {
+    const stats = this.stats;
+    stats.batches++;
+    stats.events += result.events;
+    stats.duplicates += result.duplicates;
+    stats.reports += result.reports;
+    let failed = 0;
+    let firstFailure = -1;
+    for (let i = 0; i < batch.length; i++) {
+      const outcome = result.outcomes[i];
+      if (outcome === Outcome.STORED) continue;
+      if (outcome === Outcome.INVALID) {
+        stats.invalid++;
+        this.logInvalid(batch[i]!.gatewayId, result.reasons[i]!);
+      } else {
+        if (failed++ === 0) firstFailure = i;
+      }
+    }
+    if (failed > 0) {
+      stats.failed += failed;
+      // One line per batch: a full disk fails every message of it for the same reason.
+      this.options.log.error(
+        { messages: failed, gateway_id: batch[firstFailure]!.gatewayId, reason: result.reasons[firstFailure] },
+        'messages not stored and not acknowledged',
+      );
+    }
+  }
+
+  private logInvalid(gatewayId: string, reason: string): void {
+    const now = this.options.clock();
+    const last = this.invalidLogged.get(gatewayId);
+    if (last && now - last.at < INVALID_LOG_INTERVAL) {
+      last.suppressed++;
+      return;
+    }
+    const suppressed = last?.suppressed ?? 0;
+    this.invalidLogged.set(gatewayId, { at: now, suppressed: 0 });
+    this.options.log.warn({ gateway_id: gatewayId, reason, suppressed }, 'invalid message acknowledged and dropped');
+  }
+}
