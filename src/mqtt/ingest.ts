@@ -1,7 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { IngestStore } from '../store/ingest.js';
 import type { Db } from '../store/open.js';
-import { Outcome, createCommitter, type BatchResult, type Committer, type IngestMessage } from './commit.js';
+import { Outcome, createCommitter, type BatchResult, type IngestMessage } from './commit.js';
+import { startIngestThread, type CommitBackend } from './ingest-thread.js';
 
 /** Counters of the ingest since start; tests and the log read them. */
 export interface IngestStats {
@@ -27,6 +28,8 @@ export type IngestLog = Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
 export interface IngestOptions {
   clock: () => number;
   log: IngestLog;
+  /** Commit in a worker thread with its own connection to this file (else in this thread on `db`). */
+  threadDatabaseFile?: string;
   /** Most messages in one transaction (default 4096): bounds the latency one commit adds. */
   maxBatch?: number;
 }
@@ -35,17 +38,20 @@ export interface IngestOptions {
 const INVALID_LOG_INTERVAL = 10_000;
 
 /**
- * The group-commit writer: messages queue up while the event loop reads sockets; one
- * setImmediate later they are stored in one transaction, and only then are their callbacks
- * (the PUBACKs) run. A failed commit calls back with an error, so nothing unstored is acked.
+ * The group-commit writer: messages queue up while the event loop reads sockets; at the next
+ * turn (or as soon as the writer thread is free) they are stored in one transaction, and only
+ * then are their callbacks (the PUBACKs) run. A failed commit calls back with an error, so
+ * nothing unstored is acknowledged.
  */
 export class IngestWriter {
   readonly stats: IngestStats = { messages: 0, events: 0, duplicates: 0, invalid: 0, reports: 0, failed: 0, batches: 0 };
   private queue: IngestMessage[] = [];
   private callbacks: IngestCallback[] = [];
   private scheduled = false;
+  private busy = false;
   private closed = false;
-  private readonly commit: Committer;
+  private drained?: () => void;
+  private readonly backend: CommitBackend;
   private readonly maxBatch: number;
   private readonly invalidLogged = new Map<string, { at: number; suppressed: number }>();
   private readonly flushSoon = () => this.flush();
@@ -54,8 +60,13 @@ export class IngestWriter {
     db: Db,
     private readonly options: IngestOptions,
   ) {
-    this.commit = createCommitter(new IngestStore(db));
     this.maxBatch = options.maxBatch ?? 4096;
+    if (options.threadDatabaseFile) {
+      this.backend = startIngestThread(options.threadDatabaseFile, (error) => options.log.error({ err: error }, 'ingest writer thread failed'));
+    } else {
+      const commit = createCommitter(new IngestStore(db));
+      this.backend = { commit: (batch, done) => done(commit(batch)), close: async () => {} };
+    }
   }
 
   /** Queues one message of the gateway; `done` runs after its transaction committed (or failed). */
@@ -64,31 +75,41 @@ export class IngestWriter {
     this.stats.messages++;
     this.queue.push({ gatewayId, receivedAt: this.options.clock(), payload });
     this.callbacks.push(done);
-    if (!this.scheduled) {
+    if (!this.scheduled && !this.busy) {
       this.scheduled = true;
       setImmediate(this.flushSoon);
     }
   }
 
-  /** Commits what is queued now; messages queued by the callbacks wait for the next turn. */
+  /** Hands what is queued to the backend, a batch at a time, unless a batch is in flight. */
   flush(): void {
     this.scheduled = false;
-    const queue = this.queue;
-    const callbacks = this.callbacks;
-    this.queue = [];
-    this.callbacks = [];
-    for (let start = 0; start < queue.length; start += this.maxBatch) {
-      const batch = start === 0 && queue.length <= this.maxBatch ? queue : queue.slice(start, start + this.maxBatch);
-      const result = this.commit(batch);
-      this.account(batch, result);
-      for (let i = 0; i < batch.length; i++) callbacks[start + i]!(this.errorOf(result, i));
+    while (!this.busy && this.queue.length > 0) {
+      const batch = this.queue.length <= this.maxBatch ? this.queue : this.queue.slice(0, this.maxBatch);
+      const callbacks = this.callbacks.slice(0, batch.length);
+      if (batch === this.queue) this.queue = [];
+      else this.queue = this.queue.slice(batch.length);
+      this.callbacks = this.callbacks.slice(batch.length);
+      this.busy = true;
+      this.backend.commit(batch, (result) => {
+        this.busy = false;
+        this.account(batch, result);
+        for (let i = 0; i < callbacks.length; i++) callbacks[i]!(this.errorOf(result, i));
+        // A thread result arrives on its own turn: send what queued up meanwhile right away.
+        if (!this.scheduled) this.flush();
+      });
     }
+    if (!this.busy && this.queue.length === 0) this.drained?.();
   }
 
-  /** Stops taking messages and commits what is queued. */
+  /** Stops taking messages, commits what is queued, stops the writer thread. */
   async close(): Promise<void> {
     this.closed = true;
-    this.flush();
+    await new Promise<void>((resolve) => {
+      this.drained = resolve;
+      this.flush();
+    });
+    await this.backend.close();
     this.options.log.info({ ingest: this.stats }, 'ingest closed');
   }
 
