@@ -1,5 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { registerFeatureCommands } from './features.js';
+import { registerGatewayCommands } from './gateways.js';
 import { CliError, Exit, describeError } from './io.js';
 import { registerLoginCommands } from './login.js';
 import { registerOperatorCommands } from './operator.js';
@@ -22,6 +23,7 @@ export function buildProgram(): Command {
   registerLoginCommands(program);
   registerUserCommands(program);
   registerFeatureCommands(program);
+  registerGatewayCommands(program);
   registerOperatorCommands(program);
   return program;
 }

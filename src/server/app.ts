@@ -6,7 +6,9 @@ import { installConventions } from './conventions.js';
 import { registerAuthRoutes } from './routes/auth.js';
 import { registerDownloadRoutes } from './routes/downloads.js';
 import { registerFeatureRoutes } from './routes/features.js';
+import { registerGatewayRoutes } from './routes/gateways.js';
 import { registerHealthRoutes, type Readiness } from './routes/health.js';
+import { registerProvisioningRoutes } from './routes/provisioning.js';
 import { registerUserRoutes } from './routes/users.js';
 import { addSharedSchemas } from './schemas.js';
 
@@ -53,6 +55,8 @@ export async function buildApp(ctx: ServerContext, options: AppOptions = {}): Pr
   registerUserRoutes(app, ctx);
   registerFeatureRoutes(app, ctx);
   registerDownloadRoutes(app, ctx);
+  registerGatewayRoutes(app, ctx);
+  registerProvisioningRoutes(app, ctx);
 
   app.get('/openapi.json', {
     schema: { summary: 'This OpenAPI document', tags: ['operations'] },

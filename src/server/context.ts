@@ -2,6 +2,8 @@ import type { IdTokens } from '../auth/idtoken.js';
 import type { Db } from '../store/open.js';
 import { CustomerStore } from '../store/customers.js';
 import { FeatureStore } from '../store/features.js';
+import { GatewayStore } from '../store/gateways.js';
+import { ProvisioningStore } from '../store/provisioning.js';
 import { UserStore } from '../store/users.js';
 
 /** Where the deployment is reachable and keeps its files. */
@@ -25,6 +27,8 @@ export interface ServerContext {
   customers: CustomerStore;
   users: UserStore;
   features: FeatureStore;
+  gateways: GatewayStore;
+  provisioning: ProvisioningStore;
 }
 
 /** The context over an open database; the caller owns the database and keys. */
@@ -44,5 +48,7 @@ export function createContext(
     customers: new CustomerStore(db),
     users: new UserStore(db),
     features: new FeatureStore(db),
+    gateways: new GatewayStore(db),
+    provisioning: new ProvisioningStore(db),
   };
 }

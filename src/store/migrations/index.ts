@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { migration as m0001 } from './0001_foundation.js';
+import { migration as m0002 } from './0002_provisioning.js';
 
 export interface Migration {
   /** File name without extension, e.g. `0001_foundation`; the number orders them. */
@@ -8,7 +9,7 @@ export interface Migration {
 }
 
 /** Every migration, in order. A new one is a new file and one line here. */
-export const migrations: Migration[] = [m0001];
+export const migrations: Migration[] = [m0001, m0002];
 
 /** Applies the pending migrations in one transaction; a failure names the migration and applies none. */
 export function applyMigrations(db: Database.Database): string[] {
