@@ -39,9 +39,16 @@ function commitBatch(store: IngestStore, transaction: typeof applyMessages, batc
   try {
     return transaction(store, batch, parsed);
   } catch (batchError) {
-    // One message the validation let through but SQLite refused must not fail its neighbours:
-    // retry each message alone; only the database's own failures (disk full, I/O) stay failures.
     const result = emptyResult(batch.length);
+    if (!DATA_ERRORS.test((batchError as { code?: string }).code ?? '')) {
+      // The database itself failed (disk full, I/O error, locked too long): nothing is stored,
+      // nothing is acknowledged; the gateways redeliver.
+      result.outcomes.fill(Outcome.FAILED);
+      result.reasons.fill(`commit failed: ${(batchError as Error).message}`);
+      return result;
+    }
+    // One message the validation let through but SQLite refused must not fail its neighbours:
+    // store each message alone; the one SQLite refuses is dropped as invalid.
     for (let i = 0; i < batch.length; i++) {
       try {
         const single = transaction(store, [batch[i]!], [parsed[i]!]);
@@ -53,11 +60,8 @@ function commitBatch(store: IngestStore, transaction: typeof applyMessages, batc
       } catch (error) {
         const code = (error as { code?: string }).code ?? '';
         result.outcomes[i] = DATA_ERRORS.test(code) ? Outcome.INVALID : Outcome.FAILED;
-        result.reasons[i] = `could not be stored: ${code} ${(error as Error).message}`;
+        result.reasons[i] = `could not be stored: ${(error as Error).message}`;
       }
-    }
-    if (result.outcomes.every((outcome) => outcome === Outcome.FAILED)) {
-      result.reasons.fill(`commit failed: ${(batchError as Error).message}`);
     }
     return result;
   }

@@ -114,12 +114,15 @@ function parseEvent(object: Record<string, unknown>, where: string, receivedAt: 
   return values;
 }
 
+// As for gateway fields set over HTTP: shown in tables and tab-separated output.
+const GATEWAY_TEXT = /^[^\u0000-\u001f\u007f]{1,200}$/;
+
 function parseReport(object: Record<string, unknown>, where: string): GatewayReport {
   const report: GatewayReport = {};
   for (const name of ['model', 'manufacturer', 'firmware'] as const) {
     const field = object[name];
-    if (typeof field === 'string') report[name] = field;
-    else if (field != null) fail(where, name, 'a string', field);
+    if (typeof field === 'string' && GATEWAY_TEXT.test(field)) report[name] = field;
+    else if (field != null) fail(where, name, 'a string of 1 to 200 characters without control characters', field);
   }
   const type = object.type;
   if (typeof type === 'string' && GATEWAY_TYPES.has(type)) report.type = type as GatewayReport['type'];
