@@ -124,12 +124,25 @@ export async function startBroker(ctx: ServerContext, options: BrokerOptions): P
     callback(new Error(reason));
   }
 
-  broker.on('client', () => {
+  broker.on('client', (client) => {
     stats.connections++;
     stats.connected++;
+    log.info({ gateway_id: sessions.get(client)?.gatewayId, remote: client.conn && (client.conn as TLSSocket).remoteAddress }, 'gateway connected');
   });
-  broker.on('clientDisconnect', () => stats.connected--);
+  broker.on('clientDisconnect', (client) => {
+    stats.connected--;
+    log.info({ gateway_id: sessions.get(client)?.gatewayId }, 'gateway disconnected');
+  });
+  broker.on('clientError', (client, error) => log.info({ gateway_id: sessions.get(client)?.gatewayId, reason: error.message }, 'gateway connection closed on error'));
   await broker.listen();
+
+  // The counters once a minute while messages arrive: enough to follow ingest from the log.
+  let loggedMessages = 0;
+  const statsTimer = setInterval(() => {
+    if (writer.stats.messages === loggedMessages) return;
+    loggedMessages = writer.stats.messages;
+    log.info({ ingest: writer.stats, mqtt: stats }, 'ingest counters');
+  }, 60_000).unref();
 
   const ca = loadOrCreateCa(ctx.config.dataDir);
   const certificate = issueServerCertificate(ca, ctx.config.dataDir, [options.host, ctx.config.mqttPublicHost]);
@@ -174,6 +187,7 @@ export async function startBroker(ctx: ServerContext, options: BrokerOptions): P
     ingest: writer.stats,
     close: () =>
       (closing ??= (async () => {
+        clearInterval(statsTimer);
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         writer.flush();
         await new Promise<void>((resolve) => broker.close(() => resolve()));
