@@ -5,6 +5,7 @@ import { CliError, Exit, describeError } from './io.js';
 import { registerLoginCommands } from './login.js';
 import { registerOperatorCommands } from './operator.js';
 import { registerServeCommand } from './serve.js';
+import { registerSimulateCommand } from './simulate.js';
 import { registerUserCommands } from './users.js';
 
 /** The `scanhub` program with every command group registered. */
@@ -25,6 +26,7 @@ export function buildProgram(): Command {
   registerFeatureCommands(program);
   registerGatewayCommands(program);
   registerOperatorCommands(program);
+  registerSimulateCommand(program);
   return program;
 }
 
