@@ -64,7 +64,7 @@ function commonNameOf(client: Client): string | undefined {
 export async function startBroker(ctx: ServerContext, options: BrokerOptions): Promise<MqttBroker> {
   const { log } = options;
   const store = new IngestStore(ctx.db);
-  const writer = new IngestWriter(ctx.db, { clock: ctx.clock, log, threadDatabaseFile: process.env.SCANHUB_INGEST_THREAD === '1' ? ctx.db.name : undefined });
+  const writer = new IngestWriter({ databaseFile: ctx.db.name, clock: ctx.clock, log });
   const sessions = new WeakMap<Client, GatewaySession>();
   const stats: BrokerStats = { connected: 0, connections: 0, handshakesRefused: 0, connectsRefused: 0, publishesRefused: 0, subscriptionsRefused: 0 };
 

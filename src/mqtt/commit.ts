@@ -71,7 +71,7 @@ function emptyResult(size: number): BatchResult {
   return { outcomes: new Array<Outcome>(size).fill(Outcome.STORED), reasons: new Array(size), events: 0, duplicates: 0, reports: 0 };
 }
 
-/** The body of the transaction: touch each gateway once, apply reports, insert events per customer. */
+/** The body of the transaction: touch each gateway once, apply reports, insert the events. */
 function applyMessages(store: IngestStore, batch: IngestMessage[], parsed: ParsedMessage[]): BatchResult {
   const result = emptyResult(batch.length);
   // Once per gateway per batch: its last message time and its current usecase/station.
@@ -82,7 +82,7 @@ function applyMessages(store: IngestStore, batch: IngestMessage[], parsed: Parse
   const gateways = new Map<string, IngestGateway | undefined>();
   for (const [id, at] of lastMessage) gateways.set(id, store.touchGateway(id, at));
 
-  const byCustomer = new Map<string, EventValues[]>();
+  const events: EventValues[] = [];
   for (let i = 0; i < batch.length; i++) {
     const { gatewayId, receivedAt } = batch[i]!;
     const gateway = gateways.get(gatewayId);
@@ -95,9 +95,8 @@ function applyMessages(store: IngestStore, batch: IngestMessage[], parsed: Parse
       result.reasons[i] = message.reason;
     } else {
       for (const report of message.reports) if (store.applyReport(gatewayId, report, receivedAt)) result.reports++;
-      let events = byCustomer.get(gateway.customer_id);
-      if (!events) byCustomer.set(gateway.customer_id, (events = []));
       for (const values of message.events) {
+        values[COLUMN.customer_id] = gateway.customer_id;
         values[COLUMN.gateway_id] = gatewayId;
         values[COLUMN.gateway_usecase] = gateway.usecase;
         values[COLUMN.gateway_station] = gateway.station;
@@ -105,10 +104,8 @@ function applyMessages(store: IngestStore, batch: IngestMessage[], parsed: Parse
       }
     }
   }
-  for (const [customerId, events] of byCustomer) {
-    const inserted = store.insertEvents(customerId, events);
-    result.events += inserted;
-    result.duplicates += events.length - inserted;
-  }
+  const inserted = store.insertEvents(events);
+  result.events += inserted;
+  result.duplicates += events.length - inserted;
   return result;
 }

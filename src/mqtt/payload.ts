@@ -8,7 +8,10 @@ import { EVENT_COLUMNS, type EventColumn } from '../store/event-rows.js';
  * Pure functions: no SQL, so the same code runs in the broker thread or a writer thread.
  */
 
-/** An event's column values in EVENT_COLUMNS order; the gateway_* slots are filled at commit. */
+/**
+ * An event's values in INSERT order: customer_id, then EVENT_COLUMNS. customer_id and the
+ * gateway_* slots are filled at commit, from the gateway record.
+ */
 export type EventValues = (string | number | null)[];
 
 /** What a `class: "gateway"` message reports; absent fields stay as stored. */
@@ -23,8 +26,9 @@ export type ParsedMessage =
   | { valid: true; events: EventValues[]; reports: GatewayReport[] }
   | { valid: false; reason: string };
 
-const column = (name: EventColumn) => EVENT_COLUMNS.indexOf(name);
+const column = (name: EventColumn) => 1 + EVENT_COLUMNS.indexOf(name);
 export const COLUMN = {
+  customer_id: 0,
   id: column('id'),
   class: column('class'),
   type: column('type'),
@@ -88,7 +92,7 @@ function parseObject(value: unknown, where: string, receivedAt: number, events: 
 
 // null counts as absent: devices often serialise missing optional fields that way.
 function parseEvent(object: Record<string, unknown>, where: string, receivedAt: number): EventValues {
-  const values: EventValues = new Array(EVENT_COLUMNS.length).fill(null);
+  const values: EventValues = new Array(1 + EVENT_COLUMNS.length).fill(null);
   const { id, class: eventClass, type, created } = object;
   if (id == null) values[COLUMN.id] = randomUUID();
   else if (typeof id === 'string' && UUID.test(id)) values[COLUMN.id] = id;
