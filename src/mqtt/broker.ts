@@ -69,6 +69,10 @@ export async function startBroker(ctx: ServerContext, options: BrokerOptions): P
   const stats: BrokerStats = { connected: 0, connections: 0, handshakesRefused: 0, connectsRefused: 0, publishesRefused: 0, subscriptionsRefused: 0 };
 
   const broker = new Aedes({
+    // Messages in flight through aedes' internal emitter before it queues them. With hundreds of
+    // gateways each keeping QoS 1 messages in flight, 100 queued needlessly (nobody subscribes,
+    // so the slow-subscriber deadlock this bounds cannot happen).
+    concurrency: 1000,
     // The session belongs to the gateway, not to whatever client identifier it sends: one
     // session per certificate, and no gateway can take over another's ([MQTT-3.1.4-2]) by
     // choosing its identifier. The CONNECT packet may be modified here (aedes preConnect).
