@@ -1,10 +1,12 @@
 import { Command, CommanderError, Option } from 'commander';
 import { registerEventCommands } from './events.js';
 import { registerFeatureCommands } from './features.js';
+import { registerGatewayCommands } from './gateways.js';
 import { CliError, Exit, describeError } from './io.js';
 import { registerLoginCommands } from './login.js';
 import { registerOperatorCommands } from './operator.js';
 import { registerServeCommand } from './serve.js';
+import { registerSimulateCommand } from './simulate.js';
 import { registerUserCommands } from './users.js';
 
 /** The `scanhub` program with every command group registered. */
@@ -24,7 +26,9 @@ export function buildProgram(): Command {
   registerUserCommands(program);
   registerFeatureCommands(program);
   registerEventCommands(program);
+  registerGatewayCommands(program);
   registerOperatorCommands(program);
+  registerSimulateCommand(program);
   return program;
 }
 

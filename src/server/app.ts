@@ -8,7 +8,9 @@ import { registerDownloadRoutes } from './routes/downloads.js';
 import { registerEventRoutes } from './routes/events.js';
 import { registerExportRoutes } from './routes/exports.js';
 import { registerFeatureRoutes } from './routes/features.js';
+import { registerGatewayRoutes } from './routes/gateways.js';
 import { registerHealthRoutes, type Readiness } from './routes/health.js';
+import { registerProvisioningRoutes } from './routes/provisioning.js';
 import { registerUserRoutes } from './routes/users.js';
 import { addSharedSchemas } from './schemas.js';
 
@@ -57,6 +59,8 @@ export async function buildApp(ctx: ServerContext, options: AppOptions = {}): Pr
   registerDownloadRoutes(app, ctx);
   registerEventRoutes(app, ctx);
   registerExportRoutes(app, ctx);
+  registerGatewayRoutes(app, ctx);
+  registerProvisioningRoutes(app, ctx);
 
   app.get('/openapi.json', {
     schema: { summary: 'This OpenAPI document', tags: ['operations'] },

@@ -5,6 +5,8 @@ import { CustomerStore } from '../store/customers.js';
 import { EventStore } from '../store/events.js';
 import { ExportTaskStore } from '../store/export-tasks.js';
 import { FeatureStore } from '../store/features.js';
+import { GatewayStore } from '../store/gateways.js';
+import { ProvisioningStore } from '../store/provisioning.js';
 import { UserStore } from '../store/users.js';
 
 /** Where the deployment is reachable and keeps its files. */
@@ -32,6 +34,8 @@ export interface ServerContext {
   exportTasks: ExportTaskStore;
   /** Runs export tasks in worker threads; started and stopped with the app (routes/exports.ts). */
   exporter: Exporter;
+  gateways: GatewayStore;
+  provisioning: ProvisioningStore;
 }
 
 /** The context over an open database; the caller owns the database and keys. */
@@ -55,5 +59,7 @@ export function createContext(
     events: new EventStore(db),
     exportTasks,
     exporter: new Exporter({ db, dataDir: config.dataDir, tasks: exportTasks, clock }),
+    gateways: new GatewayStore(db),
+    provisioning: new ProvisioningStore(db),
   };
 }

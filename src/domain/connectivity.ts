@@ -1,0 +1,24 @@
+/** Spec 3.2: where a gateway stands between creation and regular traffic. */
+export type ConnectivityStatus = 'NOT_REGISTERED' | 'REGISTERING' | 'ACTIVE' | 'INACTIVE';
+
+/** A gateway with a message at most this old is ACTIVE (spec 8: two hours). */
+export const ACTIVE_WINDOW_MS = 2 * 60 * 60 * 1000;
+
+export interface ConnectivityFacts {
+  /** When prepare-provisioning ran, or null. */
+  provisioning_prepared: number | null;
+  /** When the last message from the gateway reached the back end, or null. */
+  last_message: number | null;
+}
+
+/**
+ * The status at `now` (DESIGN.md): NOT_REGISTERED after creation, REGISTERING once
+ * prepare-provisioning ran and until the first message, ACTIVE while the last message is at most
+ * two hours old, INACTIVE after that. A message time ahead of `now` (clock skew) counts as ACTIVE.
+ */
+export function connectivityStatus(gateway: ConnectivityFacts, now: number): ConnectivityStatus {
+  if (gateway.last_message !== null) {
+    return now - gateway.last_message <= ACTIVE_WINDOW_MS ? 'ACTIVE' : 'INACTIVE';
+  }
+  return gateway.provisioning_prepared !== null ? 'REGISTERING' : 'NOT_REGISTERED';
+}

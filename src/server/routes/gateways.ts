@@ -1,0 +1,208 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { decodePageToken, encodePageToken, isCreatedIdKey } from '../../domain/page-token.js';
+import { GatewayNameTaken, type GatewayChanges, type NewGateway } from '../../store/gateways.js';
+import type { ServerContext } from '../context.js';
+import { badRequest, conflict, notFound } from '../errors.js';
+import { customerParams, errorResponses, limitParameter, listBody, listOf } from '../schemas.js';
+import { checkGatewayText, etagOf, gatewayFields, gatewaySchema, parseIfMatch, toApiGateway } from './gateway-view.js';
+
+/** At most this many gateways per bulk-create call. */
+export const BULK_CREATE_MAX = 500;
+
+const gatewayParams = {
+  type: 'object',
+  properties: {
+    customer_id: { type: 'string' },
+    gateway_id: { type: 'string', description: 'The gateway id or, equally, its thing name.' },
+  },
+  required: ['customer_id', 'gateway_id'],
+} as const;
+
+const newGatewayBody = {
+  type: 'object',
+  properties: gatewayFields,
+  required: ['usecase', 'station', 'name'],
+  additionalProperties: false,
+} as const;
+
+const etagHeader = { ETag: { type: 'string', description: 'The gateway version, quoted; send it back in If-Match.' } };
+
+type GatewayParams = { customer_id: string; gateway_id: string };
+
+function checkNewGateway(body: Omit<NewGateway, 'id'>, prefix = ''): void {
+  for (const field of ['name', 'usecase', 'station'] as const) checkGatewayText(prefix + field, body[field]);
+}
+
+function nameTaken(error: GatewayNameTaken) {
+  const names = error.names.map((n) => `"${n}"`).join(', ');
+  return conflict(
+    error.names.length === 1 ? `A gateway named ${names} already exists.` : `Gateways named ${names} already exist.`,
+  );
+}
+
+/** The names that occur more than once in a list, each named once. */
+export function duplicateNames(names: string[]): string[] {
+  return [...new Set(names.filter((n, i) => names.indexOf(n) !== i))];
+}
+
+/** Gateways of spec 4.2: list, create, bulk-create, get, update, and delete (an addition). */
+export function registerGatewayRoutes(app: FastifyInstance, ctx: ServerContext): void {
+  const gatewayOf = (customerId: string, gatewayId: string) => {
+    const gateway = ctx.gateways.byId(customerId, gatewayId);
+    if (!gateway) throw notFound(`Gateway "${gatewayId}" does not exist.`);
+    return gateway;
+  };
+
+  app.get<{ Params: { customer_id: string }; Querystring: { next_token?: string; limit: number } }>('/:customer_id/gateways', {
+    config: { access: { permission: 'gateway.read' } },
+    schema: {
+      summary: 'Gateways of the customer, oldest first, paginated',
+      tags: ['gateways'],
+      params: customerParams,
+      querystring: { type: 'object', properties: { next_token: { type: 'string' }, limit: limitParameter } },
+      response: { 200: listOf(gatewaySchema, 'List of gateways'), ...errorResponses },
+    },
+    handler: async (request) => {
+      const customerId = request.params.customer_id;
+      const { next_token, limit } = request.query;
+      let after = null;
+      if (next_token !== undefined) {
+        const token = decodePageToken(next_token, 'gateways', customerId, isCreatedIdKey);
+        if (!token) throw badRequest('Query parameter "next_token" is not a token of this gateway list.');
+        after = token.after;
+      }
+      const rows = ctx.gateways.page(customerId, after, limit + 1);
+      const page = rows.slice(0, limit);
+      const last = page[page.length - 1];
+      const next =
+        rows.length > limit && last
+          ? `/${encodeURIComponent(customerId)}/gateways?next_token=${encodePageToken({
+              kind: 'gateways',
+              customer: customerId,
+              after: { created: last.created, id: last.id },
+            })}&limit=${limit}`
+          : undefined;
+      const now = ctx.clock();
+      return listBody(page.map((g) => toApiGateway(g, now)), 'Gateways of the customer', next);
+    },
+  });
+
+  app.post<{ Params: { customer_id: string }; Body: Omit<NewGateway, 'id'> }>('/:customer_id/gateways', {
+    config: { access: { permission: 'gateway.write' } },
+    schema: {
+      summary: 'Create a gateway (name unique per customer)',
+      tags: ['gateways'],
+      params: customerParams,
+      body: newGatewayBody,
+      response: { 201: { ...gatewaySchema, headers: etagHeader }, ...errorResponses },
+    },
+    handler: async (request, reply) => {
+      checkNewGateway(request.body);
+      const { name, usecase, station } = request.body;
+      try {
+        const [gateway] = ctx.gateways.createAll(request.params.customer_id, [{ id: randomUUID(), name, usecase, station }], ctx.clock());
+        return reply.code(201).header('etag', etagOf(gateway!)).send(toApiGateway(gateway!, ctx.clock()));
+      } catch (error) {
+        if (error instanceof GatewayNameTaken) throw nameTaken(error);
+        throw error;
+      }
+    },
+  });
+
+  app.post<{ Params: { customer_id: string }; Body: { gateways: Omit<NewGateway, 'id'>[] } }>('/:customer_id/gateways/bulk-create', {
+    config: { access: { permission: 'gateway.write' } },
+    schema: {
+      summary: `Create 1..${BULK_CREATE_MAX} gateways at once: all of them or none`,
+      tags: ['gateways'],
+      params: customerParams,
+      body: {
+        type: 'object',
+        properties: { gateways: { type: 'array', minItems: 1, maxItems: BULK_CREATE_MAX, items: newGatewayBody } },
+        required: ['gateways'],
+        additionalProperties: false,
+      },
+      response: { 201: { type: 'array', items: gatewaySchema }, ...errorResponses },
+    },
+    handler: async (request, reply) => {
+      const { gateways } = request.body;
+      gateways.forEach((g, i) => checkNewGateway(g, `gateways.${i}.`));
+      const repeated = duplicateNames(gateways.map((g) => g.name));
+      if (repeated.length) {
+        throw conflict(`Gateway names must be unique: ${repeated.map((n) => `"${n}"`).join(', ')} appear${repeated.length === 1 ? 's' : ''} more than once in this request.`);
+      }
+      try {
+        const now = ctx.clock();
+        const created = ctx.gateways.createAll(
+          request.params.customer_id,
+          gateways.map((g) => ({ id: randomUUID(), name: g.name, usecase: g.usecase, station: g.station })),
+          now,
+        );
+        return reply.code(201).send(created.map((g) => toApiGateway(g, now)));
+      } catch (error) {
+        if (error instanceof GatewayNameTaken) throw nameTaken(error);
+        throw error;
+      }
+    },
+  });
+
+  app.get<{ Params: GatewayParams }>('/:customer_id/gateways/:gateway_id', {
+    config: { access: { permission: 'gateway.read' } },
+    schema: {
+      summary: 'One gateway, by id or thing name',
+      tags: ['gateways'],
+      params: gatewayParams,
+      response: { 200: { ...gatewaySchema, headers: etagHeader }, ...errorResponses },
+    },
+    handler: async (request, reply) => {
+      const gateway = gatewayOf(request.params.customer_id, request.params.gateway_id);
+      return reply.header('etag', etagOf(gateway)).send(toApiGateway(gateway, ctx.clock()));
+    },
+  });
+
+  app.patch<{ Params: GatewayParams; Body: GatewayChanges; Headers: { 'if-match'?: string } }>('/:customer_id/gateways/:gateway_id', {
+    config: { access: { permission: 'gateway.write' } },
+    schema: {
+      summary: 'Change name, usecase or station; with If-Match, only if nobody changed it meanwhile',
+      tags: ['gateways'],
+      params: gatewayParams,
+      headers: { type: 'object', properties: { 'if-match': { type: 'string' } } },
+      body: { type: 'object', properties: gatewayFields, additionalProperties: false },
+      response: { 200: { ...gatewaySchema, headers: etagHeader }, ...errorResponses },
+    },
+    handler: async (request, reply) => {
+      const { customer_id, gateway_id } = request.params;
+      const changes = request.body;
+      if (Object.keys(changes).length === 0) {
+        throw badRequest('The request body changes nothing: send at least one of "name", "usecase", "station".');
+      }
+      for (const field of ['name', 'usecase', 'station'] as const) checkGatewayText(field, changes[field]);
+      const expected = parseIfMatch(request.headers['if-match']);
+      const outcome = ctx.gateways.update(customer_id, gateway_id, changes, expected, ctx.clock());
+      if (outcome === 'missing') throw notFound(`Gateway "${gateway_id}" does not exist.`);
+      if (outcome === 'stale') {
+        const current = ctx.gateways.byId(customer_id, gateway_id);
+        throw conflict(
+          `Gateway "${gateway_id}" was changed meanwhile: its ETag is now ${current ? etagOf(current) : 'different'}, not ${request.headers['if-match']}; read it again and retry.`,
+        );
+      }
+      if (outcome === 'name-taken') throw conflict(`A gateway named "${changes.name}" already exists.`);
+      return reply.header('etag', etagOf(outcome)).send(toApiGateway(outcome, ctx.clock()));
+    },
+  });
+
+  app.delete<{ Params: GatewayParams }>('/:customer_id/gateways/:gateway_id', {
+    config: { access: { permission: 'gateway.write' } },
+    schema: {
+      summary: 'Delete a gateway: its certificate is refused from then on and its name is free again',
+      tags: ['gateways'],
+      params: gatewayParams,
+      response: { 204: { type: 'null', description: 'Deleted' }, ...errorResponses },
+    },
+    handler: async (request, reply) => {
+      const { customer_id, gateway_id } = request.params;
+      if (!ctx.gateways.markDeleted(customer_id, gateway_id, ctx.clock())) throw notFound(`Gateway "${gateway_id}" does not exist.`);
+      return reply.code(204).send();
+    },
+  });
+}

@@ -1,0 +1,57 @@
+import { X509Certificate, createHash, randomBytes } from 'node:crypto';
+import { issueClientCertificateAsync, loadOrCreateCa, randomSerialHex, type CertificateAuthority } from '../../pki/ca.js';
+import type { Preparation } from '../../store/provisioning.js';
+import type { ServerContext } from '../context.js';
+
+/** Where devices redeem their token (spec 4.2 `registration_path`). */
+export const REGISTRATION_PATH = '/provisioning';
+/** A provisioning token works this long after prepare-provisioning (DESIGN.md: 24 h). */
+export const PROVISIONING_TOKEN_LIFETIME_MS = 24 * 60 * 60 * 1000;
+
+const authorities = new WeakMap<ServerContext, CertificateAuthority>();
+
+/** The deployment CA of the context's data directory, created on first use, then kept per context. */
+export function deploymentCa(ctx: ServerContext): CertificateAuthority {
+  let ca = authorities.get(ctx);
+  if (!ca) {
+    ca = loadOrCreateCa(ctx.config.dataDir);
+    authorities.set(ctx, ca);
+  }
+  return ca;
+}
+
+/** Tokens are stored only as their SHA-256 (hex). */
+export function hashProvisioningToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+/**
+ * Everything prepare-provisioning creates for one gateway, not yet stored: an RSA 2048 key and a
+ * client certificate with CN = thing name (= id), and a token of 256 random bits.
+ */
+export async function createPreparation(ctx: ServerContext, gatewayId: string): Promise<{ preparation: Preparation; token: string }> {
+  const serial = randomSerialHex();
+  const issued = await issueClientCertificateAsync(deploymentCa(ctx), gatewayId, serial);
+  const token = randomBytes(32).toString('base64url');
+  return {
+    token,
+    preparation: {
+      gatewayId,
+      certificate: {
+        serial,
+        commonName: gatewayId,
+        certPem: issued.certPem,
+        keyPem: issued.keyPem,
+        notAfter: Date.parse(new X509Certificate(issued.certPem).validTo),
+      },
+      tokenHash: hashProvisioningToken(token),
+      expiresAt: ctx.clock() + PROVISIONING_TOKEN_LIFETIME_MS,
+    },
+  };
+}
+
+/** `mqtts://host:port`, with an IPv6 address in brackets. */
+export function mqttEndpoint(ctx: ServerContext): string {
+  const host = ctx.config.mqttPublicHost.includes(':') ? `[${ctx.config.mqttPublicHost}]` : ctx.config.mqttPublicHost;
+  return `mqtts://${host}:${ctx.config.mqttPort}`;
+}

@@ -1,0 +1,207 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { GatewayNameTaken, type NewGateway } from '../../store/gateways.js';
+import { PreparationRefused, type Preparation } from '../../store/provisioning.js';
+import type { ServerContext } from '../context.js';
+import { badRequest, conflict, forbidden } from '../errors.js';
+import { customerParams, errorResponses } from '../schemas.js';
+import { signDownloadLink } from './downloads.js';
+import { duplicateNames } from './gateways.js';
+import { checkGatewayText, gatewayText } from './gateway-view.js';
+import { PROVISIONING_TOKEN_LIFETIME_MS, REGISTRATION_PATH, createPreparation } from './preparation.js';
+
+/** At most this many gateways per package call: each costs an RSA key (~0.1-0.2 s of CPU). */
+export const PACKAGE_MAX = 100;
+/** New gateways made by a package call get this use case unless the element names one. */
+export const DEFAULT_PACKAGE_USECASE = 'default';
+/** Keys generated at once: two cores, and libuv's pool is shared with file I/O. */
+const KEYGEN_CONCURRENCY = 2;
+
+interface PackageElement {
+  gateway_id?: string;
+  gateway_name?: string;
+  usecase?: string;
+  station?: string;
+}
+
+interface Wifi {
+  ssid?: string;
+  password?: string;
+  authentication_type?: string;
+}
+
+const wifiText = { type: 'string', maxLength: 200 } as const;
+
+/** Runs `task` over the items with at most `limit` running at once; results in item order. */
+async function mapConcurrently<T, R>(items: T[], limit: number, task: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await task(items[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+/**
+ * Package files hold live tokens: they go once the token (and the link) can no longer work. The
+ * expiry is the first part of the file name, so the sweep needs no reads and follows ctx.clock().
+ */
+function sweepExpiredPackages(dir: string, now: number): void {
+  for (const name of readdirSync(dir)) {
+    const expires = Number(/^(\d+)-[0-9a-f]+\.json$/.exec(name)?.[1]);
+    if (expires <= now) rmSync(join(dir, name), { force: true });
+  }
+}
+
+/** The gateways a package call means, in request order, and which of them to create. */
+interface PackageTargets {
+  ids: string[];
+  fresh: NewGateway[];
+}
+
+/** Which gateway each element means, checked before any key is generated. */
+function resolveElements(ctx: ServerContext, customerId: string, elements: PackageElement[]): PackageTargets {
+  const ids: string[] = [];
+  const fresh: NewGateway[] = [];
+  elements.forEach((element, index) => {
+    const field = `gateways.${index}`;
+    if ((element.gateway_id === undefined) === (element.gateway_name === undefined)) {
+      throw badRequest(`Body field "${field}" must name either "gateway_id" (an existing gateway) or "gateway_name" (a new one), not ${element.gateway_id === undefined ? 'neither' : 'both'}.`);
+    }
+    if (element.gateway_id !== undefined) {
+      if (element.usecase !== undefined || element.station !== undefined) {
+        throw badRequest(`Body field "${field}" names an existing gateway: "usecase" and "station" apply only with "gateway_name"; change an existing gateway with PATCH.`);
+      }
+      const gateway = ctx.gateways.byId(customerId, element.gateway_id);
+      if (!gateway) throw badRequest(`Body field "${field}.gateway_id": gateway "${element.gateway_id}" does not exist.`);
+      if (gateway.provisioning_prepared !== null) {
+        throw badRequest(`Body field "${field}.gateway_id": gateway "${element.gateway_id}" was already prepared for provisioning; a gateway is prepared only once.`);
+      }
+      ids.push(gateway.id);
+      return;
+    }
+    const name = element.gateway_name!;
+    checkGatewayText(`${field}.gateway_name`, name);
+    checkGatewayText(`${field}.usecase`, element.usecase);
+    checkGatewayText(`${field}.station`, element.station);
+    const id = randomUUID();
+    ids.push(id);
+    fresh.push({ id, name, usecase: element.usecase ?? DEFAULT_PACKAGE_USECASE, station: element.station ?? name });
+  });
+  const repeatedIds = duplicateNames(ids);
+  if (repeatedIds.length) throw badRequest(`Gateway "${repeatedIds[0]}" appears more than once in body field "gateways".`);
+  const repeatedNames = duplicateNames(fresh.map((g) => g.name));
+  if (repeatedNames.length) throw conflict(`Gateway names must be unique: "${repeatedNames[0]}" appears more than once in this request.`);
+  const taken = ctx.gateways.takenNames(customerId, fresh.map((g) => g.name));
+  if (taken.length) throw conflict(`A gateway named "${taken[0]}" already exists: name it by "gateway_id" to provision it.`);
+  return { ids, fresh };
+}
+
+/** `POST /{customer_id}/create-provisioning-package` (spec 4.2, extended). */
+export function registerPackageRoutes(app: FastifyInstance, ctx: ServerContext): void {
+  const packageDir = join(ctx.config.dataDir, 'packages');
+  mkdirSync(packageDir, { recursive: true, mode: 0o700 });
+
+  app.post<{ Params: { customer_id: string }; Body: { gateways: PackageElement[]; wifi?: Wifi } }>('/:customer_id/create-provisioning-package', {
+    config: { access: { permission: 'gateway.provision' } },
+    schema: {
+      summary: `Prepare provisioning for 1..${PACKAGE_MAX} existing or new gateways; one signed package link (24 h) each`,
+      tags: ['provisioning'],
+      params: customerParams,
+      body: {
+        type: 'object',
+        properties: {
+          gateways: {
+            type: 'array',
+            minItems: 1,
+            maxItems: PACKAGE_MAX,
+            items: {
+              type: 'object',
+              description: `Either gateway_id (an existing, not yet prepared gateway) or gateway_name (a new gateway; usecase defaults to "${DEFAULT_PACKAGE_USECASE}", station to the name).`,
+              properties: { gateway_id: { type: 'string', minLength: 1 }, gateway_name: gatewayText, usecase: gatewayText, station: gatewayText },
+              additionalProperties: false,
+            },
+          },
+          wifi: {
+            type: 'object',
+            properties: { ssid: wifiText, password: wifiText, authentication_type: wifiText },
+            additionalProperties: false,
+          },
+        },
+        required: ['gateways'],
+        additionalProperties: false,
+      },
+      response: {
+        200: {
+          type: 'object',
+          properties: {
+            gateways: {
+              type: 'array',
+              items: { type: 'object', properties: { gateway_id: { type: 'string' }, package_url: { type: 'string' } }, required: ['gateway_id', 'package_url'] },
+            },
+          },
+          required: ['gateways'],
+        },
+        ...errorResponses,
+      },
+    },
+    handler: async (request) => {
+      const customerId = request.params.customer_id;
+      const { ids, fresh } = resolveElements(ctx, customerId, request.body.gateways);
+      if (fresh.length && !request.principal!.permissions.includes('gateway.write')) {
+        throw forbidden('Creating gateways through a package ("gateway_name") needs the permission "gateway.write" as well; ask an administrator.');
+      }
+      const prepared = await mapConcurrently(ids, KEYGEN_CONCURRENCY, (id) => createPreparation(ctx, id));
+
+      mkdirSync(packageDir, { recursive: true, mode: 0o700 });
+      const now = ctx.clock();
+      sweepExpiredPackages(packageDir, now);
+      const written: string[] = [];
+      try {
+        ctx.db
+          .transaction(() => {
+            ctx.gateways.insert(customerId, fresh, now);
+            for (const { preparation, token } of prepared) {
+              ctx.provisioning.record(customerId, preparation, now);
+              written.push(writePackage(ctx, packageDir, preparation, token, request.body.wifi));
+            }
+          })
+          .immediate();
+      } catch (error) {
+        for (const file of written) rmSync(join(packageDir, file), { force: true });
+        if (error instanceof GatewayNameTaken) throw conflict(`A gateway named "${error.names[0]}" already exists.`);
+        if (error instanceof PreparationRefused) {
+          throw badRequest(`Gateway "${error.gatewayId}" ${error.reason === 'missing' ? 'does not exist' : 'was already prepared for provisioning'}.`);
+        }
+        throw error;
+      }
+      return {
+        gateways: ids.map((gateway_id, i) => ({
+          gateway_id,
+          package_url: signDownloadLink(ctx, `packages/${written[i]}`, PROVISIONING_TOKEN_LIFETIME_MS),
+        })),
+      };
+    },
+  });
+}
+
+/** Writes one package document (mode 0600: it holds a live token and the Wi-Fi password); its file name. */
+function writePackage(ctx: ServerContext, dir: string, preparation: Preparation, token: string, wifi: Wifi | undefined): string {
+  const file = `${preparation.expiresAt}-${randomBytes(16).toString('hex')}.json`;
+  const document = {
+    base_url: ctx.config.publicUrl,
+    registration_path: REGISTRATION_PATH,
+    token,
+    wifi: wifi ?? null,
+    gateway_id: preparation.gatewayId,
+    expires_at: preparation.expiresAt,
+  };
+  writeFileSync(join(dir, file), JSON.stringify(document, null, 2) + '\n', { mode: 0o600, flag: 'wx' });
+  return file;
+}

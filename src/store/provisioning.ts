@@ -1,0 +1,149 @@
+import type { GatewayRecord } from './gateways.js';
+import type { Db } from './open.js';
+
+/** A client certificate issued for a gateway, with its key while the device has not fetched it. */
+export interface IssuedGatewayCertificate {
+  serial: string;
+  commonName: string;
+  certPem: string;
+  keyPem: string;
+  notAfter: number;
+}
+
+/** What prepare-provisioning stores: the certificate and the hash of the token that hands it out. */
+export interface Preparation {
+  gatewayId: string;
+  certificate: IssuedGatewayCertificate;
+  tokenHash: string;
+  expiresAt: number;
+}
+
+export type PrepareOutcome = 'prepared' | 'missing' | 'already-prepared';
+
+/** What a redeemed token yields: the gateway and the certificate with its private key. */
+export interface Redemption {
+  gateway: GatewayRecord;
+  certificate: IssuedGatewayCertificate;
+}
+
+export type RedeemOutcome = Redemption | 'invalid' | 'gateway-gone';
+
+/** Thrown inside a transaction to roll it back when a gateway cannot be prepared. */
+export class PreparationRefused extends Error {
+  constructor(
+    readonly gatewayId: string,
+    readonly reason: Exclude<PrepareOutcome, 'prepared'>,
+  ) {
+    super(`gateway ${gatewayId} cannot be prepared: ${reason}`);
+    this.name = 'PreparationRefused';
+  }
+}
+
+/** Issued certificates and provisioning tokens (migration 0002). */
+export class ProvisioningStore {
+  constructor(private readonly db: Db) {}
+
+  /**
+   * Marks the gateway prepared and stores its certificate and token; throws PreparationRefused
+   * when the gateway is unknown, deleted or already prepared. Call inside a transaction.
+   */
+  record(customerId: string, preparation: Preparation, now: number): void {
+    const marked = this.db
+      .prepare(
+        `UPDATE gateways SET provisioning_prepared = @now
+         WHERE id = @id AND customer_id = @customerId AND deleted IS NULL AND provisioning_prepared IS NULL`,
+      )
+      .run({ id: preparation.gatewayId, customerId, now });
+    if (marked.changes === 0) {
+      const exists = this.db
+        .prepare('SELECT 1 FROM gateways WHERE id = ? AND customer_id = ? AND deleted IS NULL')
+        .get(preparation.gatewayId, customerId);
+      throw new PreparationRefused(preparation.gatewayId, exists ? 'already-prepared' : 'missing');
+    }
+    const { certificate } = preparation;
+    this.db
+      .prepare(
+        `INSERT INTO gateway_certificates (serial, gateway_id, common_name, cert_pem, key_pem, created, not_after)
+         VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(certificate.serial, preparation.gatewayId, certificate.commonName, certificate.certPem, certificate.keyPem, now, certificate.notAfter);
+    this.db
+      .prepare(
+        `INSERT INTO provisioning_tokens (token_hash, gateway_id, certificate_serial, created, expires_at)
+         VALUES (?, ?, ?, ?, ?)`,
+      )
+      .run(preparation.tokenHash, preparation.gatewayId, certificate.serial, now, preparation.expiresAt);
+  }
+
+  /** `record` for one gateway in its own transaction, as an outcome instead of an exception. */
+  prepare(customerId: string, preparation: Preparation, now: number): PrepareOutcome {
+    try {
+      this.db.transaction(() => this.record(customerId, preparation, now)).immediate();
+      return 'prepared';
+    } catch (error) {
+      if (error instanceof PreparationRefused) return error.reason;
+      throw error;
+    }
+  }
+
+  /**
+   * Trades a token for the certificate and key, once: the token is marked used and the stored key
+   * cleared in one transaction, so of two concurrent redemptions exactly one succeeds. A gateway
+   * deleted since preparation makes the token worthless (and leaves it unused).
+   */
+  redeem(tokenHash: string, now: number): RedeemOutcome {
+    try {
+      return this.consume(tokenHash, now);
+    } catch (error) {
+      if (error instanceof RedemptionRefused) return 'gateway-gone';
+      throw error;
+    }
+  }
+
+  /** `redeem`, throwing RedemptionRefused (which rolls the transaction back) for a deleted gateway. */
+  private consume(tokenHash: string, now: number): RedeemOutcome {
+    return this.db
+      .transaction((): RedeemOutcome => {
+        const token = this.db
+          .prepare(
+            `UPDATE provisioning_tokens SET used_at = @now
+             WHERE token_hash = @tokenHash AND used_at IS NULL AND expires_at > @now
+             RETURNING gateway_id, certificate_serial`,
+          )
+          .get({ tokenHash, now }) as { gateway_id: string; certificate_serial: string } | undefined;
+        if (!token) return 'invalid';
+        const gateway = this.db
+          .prepare('SELECT * FROM gateways WHERE id = ? AND deleted IS NULL')
+          .get(token.gateway_id) as GatewayRecord | undefined;
+        // RETURNING yields the updated row, so the key is read before it is cleared.
+        const row = this.db
+          .prepare('SELECT serial, common_name, cert_pem, key_pem, not_after FROM gateway_certificates WHERE serial = ? AND key_pem IS NOT NULL')
+          .get(token.certificate_serial) as
+          | { serial: string; common_name: string; cert_pem: string; key_pem: string; not_after: number }
+          | undefined;
+        this.db
+          .prepare('UPDATE gateway_certificates SET key_pem = NULL, delivered_at = ? WHERE serial = ?')
+          .run(now, token.certificate_serial);
+        if (!gateway || !row) throw new RedemptionRefused();
+        return {
+          gateway,
+          certificate: { serial: row.serial, commonName: row.common_name, certPem: row.cert_pem, keyPem: row.key_pem, notAfter: row.not_after },
+        };
+      })
+      .immediate();
+  }
+
+  /** The certificate with this serial (hex, lower case), without its key. */
+  certificate(serial: string): { serial: string; gateway_id: string; common_name: string; cert_pem: string; not_after: number } | undefined {
+    return this.db
+      .prepare('SELECT serial, gateway_id, common_name, cert_pem, not_after FROM gateway_certificates WHERE serial = ?')
+      .get(serial.toLowerCase()) as ReturnType<ProvisioningStore['certificate']>;
+  }
+}
+
+class RedemptionRefused extends Error {
+  constructor() {
+    super('the gateway of this provisioning token was deleted');
+    this.name = 'RedemptionRefused';
+  }
+}
