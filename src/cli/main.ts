@@ -1,5 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { registerAssetCommands } from './assets.js';
+import { registerEventCommands } from './events.js';
 import { registerFeatureCommands } from './features.js';
 import { registerGatewayCommands } from './gateways.js';
 import { CliError, Exit, describeError } from './io.js';
@@ -8,6 +9,7 @@ import { registerLoginCommands } from './login.js';
 import { registerOperatorAssetCommands } from './operator-assets.js';
 import { registerOperatorCommands } from './operator.js';
 import { registerServeCommand } from './serve.js';
+import { registerSimulateCommand } from './simulate.js';
 import { registerUserCommands } from './users.js';
 
 /** The `scanhub` program with every command group registered. */
@@ -26,15 +28,22 @@ export function buildProgram(): Command {
   registerLoginCommands(program);
   registerUserCommands(program);
   registerFeatureCommands(program);
+  registerEventCommands(program);
   registerGatewayCommands(program);
   registerOperatorAssetCommands(registerOperatorCommands(program));
   registerAssetCommands(program);
   registerJobCommands(program);
+  registerSimulateCommand(program);
   return program;
 }
 
 /** Runs the CLI on argv and sets process.exitCode; never throws. */
 export async function run(argv: string[]): Promise<void> {
+  // `scanhub events list | head`: a reader that stops early is not an error.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? Exit.OK);
+    throw error;
+  });
   const program = buildProgram();
   try {
     await program.parseAsync(argv);

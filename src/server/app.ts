@@ -6,6 +6,8 @@ import { MAX_PARAM_LENGTH, frameworkError, installConventions } from './conventi
 import { registerAssetRoutes } from './routes/assets.js';
 import { registerAuthRoutes } from './routes/auth.js';
 import { registerDownloadRoutes } from './routes/downloads.js';
+import { registerEventRoutes } from './routes/events.js';
+import { registerExportRoutes } from './routes/exports.js';
 import { registerFeatureRoutes } from './routes/features.js';
 import { registerGatewayRoutes } from './routes/gateways.js';
 import { registerHealthRoutes, type Readiness } from './routes/health.js';
@@ -64,6 +66,8 @@ export async function buildApp(ctx: ServerContext, options: AppOptions = {}): Pr
   registerUserRoutes(app, ctx);
   registerFeatureRoutes(app, ctx);
   registerDownloadRoutes(app, ctx);
+  registerEventRoutes(app, ctx);
+  registerExportRoutes(app, ctx);
   registerGatewayRoutes(app, ctx);
   registerProvisioningRoutes(app, ctx);
   registerJobConfigRoutes(app, ctx);

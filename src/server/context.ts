@@ -1,7 +1,10 @@
 import type { IdTokens } from '../auth/idtoken.js';
 import type { Db } from '../store/open.js';
 import { AssetStore } from '../store/assets.js';
+import { Exporter } from '../export/exporter.js';
 import { CustomerStore } from '../store/customers.js';
+import { EventStore } from '../store/events.js';
+import { ExportTaskStore } from '../store/export-tasks.js';
 import { FeatureStore } from '../store/features.js';
 import { GatewayStore } from '../store/gateways.js';
 import { JobAnalysisPool } from '../store/job-analysis-pool.js';
@@ -30,6 +33,10 @@ export interface ServerContext {
   customers: CustomerStore;
   users: UserStore;
   features: FeatureStore;
+  events: EventStore;
+  exportTasks: ExportTaskStore;
+  /** Runs export tasks in worker threads; started and stopped with the app (routes/exports.ts). */
+  exporter: Exporter;
   gateways: GatewayStore;
   provisioning: ProvisioningStore;
   jobConfigs: JobConfigStore;
@@ -46,6 +53,7 @@ export function createContext(
   linkKey: Buffer,
   clock: () => number = Date.now,
 ): ServerContext {
+  const exportTasks = new ExportTaskStore(db);
   return {
     db,
     config,
@@ -55,6 +63,9 @@ export function createContext(
     customers: new CustomerStore(db),
     users: new UserStore(db),
     features: new FeatureStore(db),
+    events: new EventStore(db),
+    exportTasks,
+    exporter: new Exporter({ db, dataDir: config.dataDir, tasks: exportTasks, clock }),
     gateways: new GatewayStore(db),
     provisioning: new ProvisioningStore(db),
     jobConfigs: new JobConfigStore(db),

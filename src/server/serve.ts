@@ -3,6 +3,7 @@ import { chmodSync, mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import { startBroker, type MqttBroker } from '../mqtt/broker.js';
 import { IdTokens } from '../auth/idtoken.js';
 import { MIN_PASSWORD_LENGTH, generatePassword, hashPassword } from '../auth/passwords.js';
 import { loadLinkKey } from '../auth/secrets.js';
@@ -37,7 +38,10 @@ export interface RunningServer {
   ctx: ServerContext;
   /** `http://host:port` as bound (port 0 resolved). */
   url: string;
+  /** The MQTT over TLS port as bound (port 0 resolved). */
   mqttPort: number;
+  /** The embedded broker: its counters and those of ingest (`broker.ingest`). */
+  broker: MqttBroker;
   bootstrap: Bootstrap | undefined;
   /** Stops accepting, drains in-flight requests and messages, closes broker and database. */
   close(): Promise<void>;
@@ -105,21 +109,32 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     if (!config.publicUrl) config.publicUrl = url;
     readiness.http = true;
 
-    // The MQTT broker joins here (gateways issue); until then MQTT counts as ready.
+    let broker: MqttBroker;
+    try {
+      broker = await startBroker(ctx, { host: options.host, port: options.mqttPort, log: app.log.child({ component: 'mqtt' }) });
+    } catch (error) {
+      await app.close();
+      throw new Error(`cannot start the MQTT broker on ${options.host}:${options.mqttPort}: ${(error as Error).message}`, { cause: error });
+    }
+    // mqtt_endpoint (provisioning) names the port as bound.
+    config.mqttPort = broker.port;
     readiness.mqtt = true;
-    app.log.info({ url, publicUrl: config.publicUrl, dataDir }, 'scanhub listening');
+    app.log.info({ url, publicUrl: config.publicUrl, mqttPort: broker.port, dataDir }, 'scanhub listening');
 
     let closing: Promise<void> | undefined;
     return {
       app,
       ctx,
       url,
-      mqttPort: options.mqttPort,
+      mqttPort: broker.port,
+      broker,
       bootstrap: created,
       close: () =>
         (closing ??= (async () => {
           readiness.http = false;
-          await app.close();
+          readiness.mqtt = false;
+          // Both stop accepting first; the broker commits what it received before the database closes.
+          await Promise.all([app.close(), broker.close()]);
           db.close();
         })()),
     };

@@ -1,0 +1,84 @@
+// GET /{customer}/events over 10 million stored events, through HTTP to a real `scanhub serve`
+// process: one client, sequential requests on one keep-alive connection, 500-event pages at
+// random places across the 30 days (a third of them follow links.next of the previous page).
+// Latency is request sent to last body byte received. Then one gateway's whole month as one
+// streamed response, with the server's RSS sampled meanwhile (memory must stay flat).
+// Env: BENCH_EVENTS (10,000,000), BENCH_SAMPLES (600), BENCH_WARMUP (100).
+import { Client } from 'undici';
+import { percentile, report } from './lib.js';
+import { CUSTOMER, login, rssMb, seededDataDir, startServeProcess } from './events-data.js';
+
+const BENCH = 'events';
+const samples = Number(process.env.BENCH_SAMPLES ?? 600);
+const warmup = Number(process.env.BENCH_WARMUP ?? 100);
+const DAY = 24 * 3600 * 1000;
+
+const data = await seededDataDir((metric, value, unit) => report(BENCH, metric, value, unit));
+report(BENCH, 'events_stored', data.events, 'events');
+const server = await startServeProcess(data.dataDir);
+const client = new Client(server.url, { pipelining: 1 });
+try {
+  const token = await login(server.url, data);
+  const headers = { authorization: `Bearer ${token}` };
+
+  const get = async (path) => {
+    const started = performance.now();
+    const response = await client.request({ method: 'GET', path, headers });
+    const body = Buffer.from(await response.body.arrayBuffer());
+    const ms = performance.now() - started;
+    if (response.statusCode !== 200) throw new Error(`${path}: ${response.statusCode} ${body}`);
+    return { ms, body };
+  };
+
+  let seed = 7;
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const latencies = [];
+  let next;
+  for (let i = 0; i < warmup + samples; i++) {
+    let path;
+    if (next && i % 3 !== 0) path = next;
+    else {
+      const end = data.start + DAY + Math.floor(random() * (data.end - data.start - DAY));
+      path = `/${CUSTOMER}/events?start_time_millis=${end - DAY}&end_time_millis=${end}&limit=500`;
+    }
+    const { ms, body } = await get(path);
+    const page = JSON.parse(body);
+    if (page.items.length !== 500) throw new Error(`${path}: ${page.items.length} items`);
+    next = page.links.next;
+    if (i >= warmup) latencies.push(ms);
+  }
+  report(BENCH, 'page_500_p50', percentile(latencies, 50), 'ms');
+  report(BENCH, 'page_500_p99', percentile(latencies, 99), 'ms', 5, '<=');
+  report(BENCH, 'page_500_max', Math.max(...latencies), 'ms');
+  report(BENCH, 'page_500_samples', latencies.length, 'requests');
+
+  // One gateway's month in one streamed response: count bytes as they come, sample the server's RSS.
+  const gateway = data.gateways[0];
+  const rssBefore = rssMb(server.pid);
+  let rssMax = rssBefore;
+  const sampler = setInterval(() => (rssMax = Math.max(rssMax, rssMb(server.pid))), 20);
+  const started = performance.now();
+  const response = await client.request({
+    method: 'GET',
+    path: `/${CUSTOMER}/events?gateway_id=${gateway}&start_time_millis=${data.start}&end_time_millis=${data.end}`,
+    headers,
+  });
+  let bytes = 0;
+  let tail = '';
+  for await (const chunk of response.body) {
+    bytes += chunk.length;
+    tail = (tail + chunk.toString()).slice(-300);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  clearInterval(sampler);
+  const size = Number(/"size":(\d+)/.exec(tail)[1]);
+  if (size !== data.events / 20) throw new Error(`gateway stream had ${size} events, expected ${data.events / 20}`);
+  report(BENCH, 'gateway_stream_events', size, 'events');
+  report(BENCH, 'gateway_stream_rate', size / seconds, 'events/s');
+  report(BENCH, 'gateway_stream_mb', bytes / 1024 / 1024, 'MB');
+  report(BENCH, 'gateway_stream_server_rss_before', rssBefore, 'MB');
+  report(BENCH, 'gateway_stream_server_rss_max', rssMax, 'MB', 300, '<=');
+} finally {
+  await client.close();
+  await server.stop();
+}

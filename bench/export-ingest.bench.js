@@ -1,0 +1,120 @@
+// Ingest while an export runs: over the 10-million-event data set (bench/events-data.js), GATEWAYS
+// gateways publish QoS 1 over mutual TLS through the load generator of the ingest benchmark
+// (bench/mqtt-load.js, its own process) to a server in this process, first alone (baseline), then
+// while an export task of 21 days (about 7 million rows) runs in its worker thread. Reports
+// events/s acknowledged (= committed) in both phases, the export's rate under ingest, and this
+// process's RSS (server, broker with its TLS connections, ingest writer, export worker) in both.
+// The events and gateways it adds are deleted at the end, so the cached data set stays as seeded.
+// Env: BENCH_EVENTS (10,000,000), BENCH_GATEWAYS (200), BENCH_WINDOW (16), BENCH_SECONDS (10).
+import { fork } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { request } from 'undici';
+import { startServer } from '../dist/server/serve.js';
+import { issueClientCertificateAsync, loadOrCreateCa, randomSerialHex } from '../dist/pki/ca.js';
+import { report } from './lib.js';
+import { CUSTOMER, removeExports, seededDataDir } from './events-data.js';
+
+const BENCH = 'export-ingest';
+const DAY = 24 * 3600 * 1000;
+const gatewayCount = Number(process.env.BENCH_GATEWAYS ?? 200);
+const window = Number(process.env.BENCH_WINDOW ?? 16);
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+
+const data = await seededDataDir((metric, value, unit) => report(BENCH, metric, value, unit));
+const server = await startServer({
+  dataDir: data.dataDir,
+  host: '127.0.0.1',
+  port: 0,
+  mqttPort: 0,
+  mqttPublicHost: 'localhost',
+  customerId: CUSTOMER,
+  adminEmail: data.email,
+  adminPassword: data.password,
+  logger: false,
+});
+const db = server.ctx.db;
+// What earlier runs may have left: ingested events are all after the seeded month.
+const cleanUp = () => {
+  db.prepare('DELETE FROM events WHERE customer_id = ? AND created >= ?').run(CUSTOMER, data.end);
+  db.prepare("DELETE FROM gateways WHERE customer_id = ? AND name LIKE 'bench-ingest-%'").run(CUSTOMER);
+};
+try {
+  cleanUp();
+  const ca = loadOrCreateCa(data.dataDir);
+  const now = Date.now();
+  const insert = db.prepare('INSERT INTO gateways (id, customer_id, name, usecase, station, created, last_updated) VALUES (?, ?, ?, ?, ?, ?, ?)');
+  const gateways = await Promise.all(
+    Array.from({ length: gatewayCount }, async (_, i) => {
+      const id = randomUUID();
+      insert.run(id, CUSTOMER, `bench-ingest-${i}`, 'picking', `station-${i % 10}`, now, now);
+      const issued = await issueClientCertificateAsync(ca, id, randomSerialHex());
+      return { id, topic: `scanhub/${CUSTOMER}/gateway/${id}`, keyPem: issued.keyPem, certPem: issued.certPem };
+    }),
+  );
+
+  /** One run of the load generator: connect, then publish for warm-up + duration; its result. */
+  const runLoad = async (durationMs, onStart = () => {}) => {
+    const load = fork(new URL('./mqtt-load.js', import.meta.url), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const messages = [];
+    let waiting;
+    load.on('message', (message) => (waiting ? (waiting(message), (waiting = undefined)) : messages.push(message)));
+    const next = () => (messages.length ? Promise.resolve(messages.shift()) : new Promise((resolve) => (waiting = resolve)));
+    load.send({ host: '127.0.0.1', port: server.mqttPort, caPem: ca.certPem, gateways, window, eventsPerMessage: 1, warmupMs: 2000, durationMs });
+    const connected = await next();
+    if (connected.type !== 'connected') throw new Error(`load generator: ${JSON.stringify(connected)}`);
+    await onStart();
+    load.send('start');
+    const result = await next();
+    load.kill();
+    return result.ackedInWindow / (result.elapsedMs / 1000);
+  };
+
+  let rssMax = 0;
+  let sampler;
+  const sampleRss = () => {
+    rssMax = 0;
+    sampler = setInterval(() => (rssMax = Math.max(rssMax, process.memoryUsage.rss() / 1024 / 1024)), 25);
+  };
+  // A first run warms the JIT, the TLS sessions and the pages of the id index; not reported.
+  await runLoad(3000);
+  const alone = await runLoad(seconds * 1000, sampleRss);
+  clearInterval(sampler);
+  report(BENCH, 'ingest_alone', alone, 'events/s');
+  report(BENCH, 'process_rss_max_ingest_alone', rssMax, 'MB');
+
+  // The export: 21 days of the month, long enough to outlast the second load run.
+  const token = (await (await request(`${server.url}/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: data.email, password: data.password }),
+  })).body.json()).id_token;
+  const start = data.start + DAY;
+  const end = start + 21 * DAY;
+  const rows = db.prepare('SELECT count(*) FROM events WHERE customer_id = ? AND created >= ? AND created < ?').pluck().get(CUSTOMER, start, end);
+  let task;
+  let exportStarted;
+  const during = await runLoad(seconds * 1000, async () => {
+    const response = await request(`${server.url}/${CUSTOMER}/events/export/tasks?start_time_millis=${start}&end_time_millis=${end}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    task = (await response.body.json()).task;
+    exportStarted = performance.now();
+    sampleRss();
+  });
+  const record = server.ctx.exportTasks.byId(CUSTOMER, task);
+  const stillRunning = record.status === 'PENDING';
+  const done = await server.ctx.exporter.finished(record);
+  const exportSeconds = (performance.now() - exportStarted) / 1000;
+  clearInterval(sampler);
+  if (done.status !== 'SUCCESSFUL' || done.rows !== rows) throw new Error(`export ended ${done.status} with ${done.rows} of ${rows} rows`);
+  if (!stillRunning) console.error('export-ingest: the export finished before the load run did; raise the export range');
+  report(BENCH, 'ingest_during_export', during, 'events/s', 15_000, '>=');
+  report(BENCH, 'export_rows', rows, 'rows');
+  report(BENCH, 'export_rate_under_ingest', rows / exportSeconds, 'rows/s');
+  report(BENCH, 'process_rss_max_during_export', rssMax, 'MB');
+} finally {
+  cleanUp();
+  await server.close();
+  removeExports(data.dataDir);
+}

@@ -1,0 +1,209 @@
+// The load generator of ingest.bench.js, run as its own process so the server process is measured
+// alone. A minimal MQTT 3.1.1 client over tls.connect: CONNECT, then PUBLISH QoS 1 from
+// pre-encoded packets, keeping `window` messages in flight per connection and refilling as PUBACKs
+// arrive. Each event gets a unique id (written in place into the packet) so every acknowledged
+// message is one stored event. Talks to the parent over IPC: config in, 'connected', 'start',
+// results out.
+import { connect } from 'node:tls';
+
+const HEX = '0123456789abcdef';
+
+/** The remaining-length field of MQTT (variable byte integer). */
+function varint(n) {
+  const bytes = [];
+  do {
+    let byte = n % 128;
+    n = Math.floor(n / 128);
+    if (n > 0) byte |= 128;
+    bytes.push(byte);
+  } while (n > 0);
+  return Buffer.from(bytes);
+}
+
+function connectPacket(clientId) {
+  const id = Buffer.from(clientId);
+  // Protocol "MQTT" level 4, clean session, keep alive 60 s.
+  const variable = Buffer.from([0, 4, 77, 81, 84, 84, 4, 0x02, 0, 60]);
+  const body = Buffer.concat([variable, Buffer.from([id.length >> 8, id.length & 255]), id]);
+  return Buffer.concat([Buffer.from([0x10]), varint(body.length), body]);
+}
+
+/** A PUBLISH QoS 1 template with offsets of the packet id, the event id's counter and `created`. */
+function publishTemplate(topic, gatewayIndex, eventsPerMessage) {
+  const events = [];
+  for (let e = 0; e < eventsPerMessage; e++) {
+    events.push({
+      id: `RRRRRRRR-0000-4000-8${String(gatewayIndex).padStart(3, '0')}-${String(e).padStart(2, '0')}CCCCCCCCCC`,
+      class: 'event',
+      type: 'scan',
+      created: 1700000000000,
+      scan_code: `4006381333931-${gatewayIndex}`,
+      scan_duration: 142,
+      scan_decode_symbology: 'EAN-13',
+      device_id: `scanner-${gatewayIndex}-a`,
+      device_battery: 87,
+      device_firmware: '2.4.1',
+      device_temperature: 31.5,
+    });
+  }
+  const json = JSON.stringify(eventsPerMessage === 1 ? events[0] : events);
+  const payload = Buffer.from(json);
+  const topicBytes = Buffer.from(topic);
+  const remaining = 2 + topicBytes.length + 2 + payload.length;
+  const header = Buffer.concat([Buffer.from([0x32]), varint(remaining)]);
+  const packet = Buffer.concat([header, Buffer.from([topicBytes.length >> 8, topicBytes.length & 255]), topicBytes, Buffer.from([0, 0]), payload]);
+  const payloadStart = header.length + 2 + topicBytes.length + 2;
+  const counters = [];
+  const randoms = [];
+  const created = [];
+  let at = 0;
+  while ((at = json.indexOf('RRRRRRRR', at)) !== -1) randoms.push(payloadStart + at), (at += 8);
+  at = 0;
+  while ((at = json.indexOf('CCCCCCCCCC', at)) !== -1) counters.push(payloadStart + at), (at += 10);
+  at = 0;
+  while ((at = json.indexOf('1700000000000', at)) !== -1) created.push(payloadStart + at), (at += 13);
+  return { packet, packetIdAt: payloadStart - 2, counters, randoms, created };
+}
+
+function writeHex(buffer, offset, value, digits) {
+  for (let i = digits - 1; i >= 0; i--) {
+    buffer[offset + i] = HEX.charCodeAt(value & 15);
+    value = Math.floor(value / 16);
+  }
+}
+
+function runConnection(config, gateway, index, shared) {
+  const template = publishTemplate(gateway.topic, index, config.eventsPerMessage);
+  const size = template.packet.length;
+  const window = config.window;
+  const sentAt = new Float64Array(window);
+  let counter = 0;
+  let inFlight = 0;
+  let pending = Buffer.alloc(0);
+  let ready;
+  const connected = new Promise((resolve, reject) => (ready = { resolve, reject }));
+  const socket = connect({
+    host: config.host,
+    port: config.port,
+    key: gateway.keyPem,
+    cert: gateway.certPem,
+    ca: config.caPem,
+    servername: 'localhost',
+  });
+  socket.setNoDelay(true);
+  socket.on('error', (error) => ready.reject(error));
+  socket.once('secureConnect', () => socket.write(connectPacket(gateway.id)));
+
+  // Sends PUBLISHes for the free slots (all packet ids in `slots`) in one write.
+  function send(slots) {
+    if (!shared.sending || slots.length === 0) return;
+    const out = Buffer.allocUnsafe(size * slots.length);
+    const now = performance.now();
+    const created = Date.now();
+    for (let s = 0; s < slots.length; s++) {
+      const base = s * size;
+      template.packet.copy(out, base);
+      const packetId = slots[s];
+      out[base + template.packetIdAt] = packetId >> 8;
+      out[base + template.packetIdAt + 1] = packetId & 255;
+      for (const offset of template.counters) writeHex(out, base + offset, counter, 10);
+      // Scatter the ids over the key space like random UUIDs, so the unique index sees realistic inserts.
+      for (let r = 0; r < template.randoms.length; r++) {
+        writeHex(out, base + template.randoms[r], (Math.imul(counter * 31 + r, 2654435761) ^ (index * 40503)) >>> 0, 8);
+      }
+      for (const offset of template.created) out.write(String(created), base + offset, 'latin1');
+      counter++;
+      sentAt[packetId - 1] = now;
+    }
+    inFlight += slots.length;
+    shared.sent += slots.length;
+    socket.write(out);
+  }
+
+  let connackSeen = false;
+  socket.on('data', (chunk) => {
+    let data = pending.length ? Buffer.concat([pending, chunk]) : chunk;
+    let offset = 0;
+    const free = [];
+    const now = performance.now();
+    while (data.length - offset >= 2) {
+      const type = data[offset] >> 4;
+      const length = data[offset + 1]; // PUBACK and CONNACK are 2 bytes long: one length byte.
+      if (data.length - offset < 2 + length) break;
+      if (type === 4) {
+        const packetId = (data[offset + 2] << 8) | data[offset + 3];
+        inFlight--;
+        shared.acked++;
+        if (shared.measuring) {
+          shared.ackedInWindow++;
+          if (shared.latencyCount < shared.latencies.length) shared.latencies[shared.latencyCount++] = now - sentAt[packetId - 1];
+        }
+        free.push(packetId);
+      } else if (type === 2 && !connackSeen) {
+        connackSeen = true;
+        if (data[offset + 3] !== 0) ready.reject(new Error(`CONNACK ${data[offset + 3]} for ${gateway.id}`));
+        else ready.resolve();
+      }
+      offset += 2 + length;
+    }
+    pending = offset < data.length ? data.subarray(offset) : Buffer.alloc(0);
+    send(free);
+    if (inFlight === 0 && !shared.sending) shared.onIdle();
+  });
+  return {
+    connected,
+    start: () => send(Array.from({ length: window }, (_, i) => i + 1)),
+    inFlight: () => inFlight,
+    close: () => socket.destroy(),
+  };
+}
+
+process.once('message', async (config) => {
+  const shared = {
+    sending: false,
+    measuring: false,
+    sent: 0,
+    acked: 0,
+    ackedInWindow: 0,
+    latencies: new Float64Array(4_000_000),
+    latencyCount: 0,
+    onIdle: () => {},
+  };
+  const connections = config.gateways.map((gateway, i) => runConnection(config, gateway, i, shared));
+  await Promise.all(connections.map((c) => c.connected));
+  process.send({ type: 'connected' });
+  await new Promise((resolve) => process.once('message', resolve));
+
+  const cpuStart = process.cpuUsage();
+  shared.sending = true;
+  connections.forEach((c) => c.start());
+  await new Promise((resolve) => setTimeout(resolve, config.warmupMs));
+  shared.measuring = true;
+  const started = performance.now();
+  await new Promise((resolve) => setTimeout(resolve, config.durationMs));
+  shared.measuring = false;
+  const elapsedMs = performance.now() - started;
+  shared.sending = false;
+  // Drain: wait until every message sent has been acknowledged.
+  await new Promise((resolve) => {
+    const check = () => connections.every((c) => c.inFlight() === 0) && resolve();
+    shared.onIdle = check;
+    check();
+  });
+  const cpu = process.cpuUsage(cpuStart);
+  const latencies = shared.latencies.subarray(0, shared.latencyCount).sort();
+  const at = (p) => latencies[Math.min(latencies.length - 1, Math.max(0, Math.ceil((p / 100) * latencies.length) - 1))];
+  process.send({
+    type: 'result',
+    sent: shared.sent,
+    acked: shared.acked,
+    ackedInWindow: shared.ackedInWindow,
+    elapsedMs,
+    p50: at(50),
+    p99: at(99),
+    max: latencies[latencies.length - 1],
+    cpuMs: (cpu.user + cpu.system) / 1000,
+  });
+  connections.forEach((c) => c.close());
+  process.disconnect();
+});

@@ -1,0 +1,116 @@
+import { rename, rm, stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { connect, type Session } from './connect.js';
+import { rangeQuery, type RangeOptions } from './event-output.js';
+import { CliError, Exit, success } from './io.js';
+
+interface ExportOptions extends RangeOptions {
+  output?: string;
+  async?: boolean;
+}
+
+interface ExportTask {
+  task: string;
+  completed: boolean;
+  status: 'PENDING' | 'SUCCESSFUL' | 'FAILED';
+  download_link?: string;
+}
+
+/** Polls no faster than this at first, backing off to the maximum. */
+const POLL_FIRST_MS = 200;
+const POLL_MAX_MS = 5000;
+
+/** A one-line progress display on stderr when it is a terminal; silent otherwise. */
+function progressLine(enabled: boolean) {
+  let shown = false;
+  return {
+    show(text: string) {
+      if (!enabled) return;
+      process.stderr.write(`\r\u001b[2K${text}`);
+      shown = true;
+    },
+    clear() {
+      if (shown) process.stderr.write('\r\u001b[2K');
+      shown = false;
+    },
+  };
+}
+
+function stamp(millis: number): string {
+  return new Date(millis).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ['KiB', 'MiB', 'GiB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) (value /= 1024), unit++;
+  return `${value.toFixed(1)} ${units[unit]}`;
+}
+
+/** Waits for the task, polling with backoff; the link of the finished export. */
+async function waitForTask(session: Session, task: string, progress: ReturnType<typeof progressLine>): Promise<ExportTask> {
+  const started = Date.now();
+  let delay = POLL_FIRST_MS;
+  for (;;) {
+    const state = await session.client.get<ExportTask>(`${session.base}/events/export/tasks/${encodeURIComponent(task)}`);
+    if (state.completed) return state;
+    progress.show(`Exporting (task ${task}, ${Math.round((Date.now() - started) / 1000)} s)…`);
+    await new Promise((done) => setTimeout(done, delay));
+    delay = Math.min(POLL_MAX_MS, delay * 2);
+  }
+}
+
+/** `scanhub events export`: a CSV of a range of events, written to a file. */
+export function registerEventExportCommand(events: Command): void {
+  events
+    .command('export')
+    .description('export events as CSV (oldest first) and download the file (default: the last 24 hours)')
+    .option('--since <duration>', 'events of the last DURATION, e.g. 30m, 2h, 7d')
+    .option('--from <time>', 'start of the range, included (default: a day before --to)')
+    .option('--to <time>', 'end of the range, excluded (default: now)')
+    .option('-o, --output <file>', 'where to write the CSV (default: events-<from>-<to>.csv here)')
+    .option('--async', 'run as an export task and poll it (for large ranges: no long-held request)')
+    .action(async (options: ExportOptions, command: Command) => {
+      const session = connect(command);
+      const { io, client } = session;
+      const range = rangeQuery(options, Date.now(), true);
+      const file = resolve(options.output ?? `events-${stamp(range.start_time_millis!)}-${stamp(range.end_time_millis!)}.csv`);
+      const progress = progressLine(Boolean(process.stderr.isTTY));
+
+      let response: ExportTask | { download_link: string };
+      if (options.async) {
+        const { task } = await client.post<{ task: string; requested: string }>(`${session.base}/events/export/tasks`, undefined, range);
+        const state = await waitForTask(session, task, progress);
+        progress.clear();
+        if (state.status === 'FAILED') throw new CliError(`export task ${task} failed; the server log says why`, Exit.ERROR);
+        if (!state.download_link) throw new CliError(`export task ${task} finished but its file is no longer kept`, Exit.ERROR);
+        response = state;
+      } else {
+        progress.show('Exporting…');
+        response = await client.get<{ download_link: string }>(`${session.base}/events/export`, range);
+      }
+
+      // Downloaded under a temporary name: an interrupted download never looks like a complete export.
+      const partial = `${file}.partial`;
+      try {
+        await client.download(response.download_link!, partial, (received, total) =>
+          progress.show(`Downloading ${formatBytes(received)}${total ? ` of ${formatBytes(total)} (${Math.floor((received / total) * 100)}%)` : ''}`),
+        );
+        await rename(partial, file);
+      } catch (error) {
+        await rm(partial, { force: true });
+        throw error;
+      } finally {
+        progress.clear();
+      }
+      const { size } = await stat(file);
+      if (io.json) io.out(JSON.stringify(response, null, 2));
+      success(
+        io,
+        `Wrote the events of ${new Date(range.start_time_millis!).toISOString()} to ${new Date(range.end_time_millis!).toISOString()} to ${file} (${formatBytes(size)}).`,
+      );
+    });
+}

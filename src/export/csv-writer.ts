@@ -1,0 +1,43 @@
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { csvRecord } from '../domain/csv.js';
+import type { TimeRange } from '../domain/event-listing.js';
+import { EVENT_COLUMNS } from '../store/event-rows.js';
+import { CREATED_INDEX, ID_INDEX, exportChunkStatement, readChunk, startKey } from '../store/events.js';
+import type { Db } from '../store/open.js';
+
+/** Rows per read: one short read transaction each, so WAL checkpoints keep up with ingest meanwhile. */
+export const EXPORT_CHUNK_ROWS = 5000;
+
+/**
+ * Writes the customer's events of the range to `file` as CSV (header, then oldest first), one
+ * chunk at a time, so memory stays flat whatever the count. Synchronous: run it in a worker.
+ * Returns the number of events written.
+ */
+export function writeEventsCsv(
+  db: Db,
+  customerId: string,
+  range: TimeRange,
+  file: string,
+): number {
+  const statement = exportChunkStatement(db);
+  const fd = openSync(file, 'w', 0o600);
+  try {
+    writeSync(fd, csvRecord(EVENT_COLUMNS));
+    let after = startKey(range.start);
+    let rows = 0;
+    for (;;) {
+      const chunk = readChunk(statement, customerId, after, range.end, EXPORT_CHUNK_ROWS);
+      if (chunk.length === 0) break;
+      let text = '';
+      for (const row of chunk) text += csvRecord(row);
+      writeSync(fd, text);
+      rows += chunk.length;
+      const last = chunk[chunk.length - 1]!;
+      after = { created: last[CREATED_INDEX] as number, id: last[ID_INDEX] as string };
+      if (chunk.length < EXPORT_CHUNK_ROWS) break;
+    }
+    return rows;
+  } finally {
+    closeSync(fd);
+  }
+}

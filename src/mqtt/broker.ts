@@ -1,0 +1,204 @@
+import { createServer, type Server, type TLSSocket } from 'node:tls';
+import type { AddressInfo, Socket } from 'node:net';
+import { Aedes, type AuthenticateError, type Client, type PublishPacket } from 'aedes';
+import { issueServerCertificate, loadOrCreateCa } from '../pki/ca.js';
+import type { ServerContext } from '../server/context.js';
+import { IngestStore } from '../store/ingest.js';
+import { IngestWriter, type IngestLog, type IngestStats } from './ingest.js';
+
+/** Largest payload a gateway may publish; bigger ones close the connection. */
+export const MAX_PAYLOAD_BYTES = 256 * 1024;
+
+/** Counters of the broker since start (connections and refusals); ingest has its own. */
+export interface BrokerStats {
+  /** Gateways connected now. */
+  connected: number;
+  /** CONNECTs accepted. */
+  connections: number;
+  /** TLS handshakes refused: no client certificate, or one the deployment CA did not sign. */
+  handshakesRefused: number;
+  /** CONNECTs refused with "not authorized": unknown or deleted gateway. */
+  connectsRefused: number;
+  /** PUBLISHes refused (connection closed): foreign topic or payload over 256 KiB. */
+  publishesRefused: number;
+  /** SUBSCRIBE topic filters refused with 0x80. */
+  subscriptionsRefused: number;
+}
+
+export interface MqttBroker {
+  /** The bound port (resolved when 0 was asked for). */
+  port: number;
+  stats: BrokerStats;
+  ingest: IngestStats;
+  /** Stops accepting, commits queued messages, disconnects gateways. */
+  close(): Promise<void>;
+}
+
+export interface BrokerOptions {
+  host: string;
+  port: number;
+  log: IngestLog;
+}
+
+/** The gateway behind a connection, known from its certificate once authenticated. */
+interface GatewaySession {
+  gatewayId: string;
+  topic: string;
+}
+
+const notAuthorized = (message: string): AuthenticateError =>
+  // [MQTT-3.2.2-5]: CONNACK with return code 5 "not authorized", then the server closes.
+  Object.assign(new Error(message), { returnCode: 5 as AuthenticateError['returnCode'] });
+
+function commonNameOf(client: Client): string | undefined {
+  const subject = (client.conn as TLSSocket).getPeerCertificate?.()?.subject;
+  const cn = subject?.CN as string | string[] | undefined;
+  return typeof cn === 'string' ? cn : undefined;
+}
+
+/**
+ * Starts the embedded broker: aedes behind a TLS listener that requires a client certificate
+ * signed by the deployment CA, whose CN names the gateway. All protocol decisions are in the
+ * hooks below; durable ingest is in IngestWriter.
+ */
+export async function startBroker(ctx: ServerContext, options: BrokerOptions): Promise<MqttBroker> {
+  const { log } = options;
+  const store = new IngestStore(ctx.db);
+  const writer = new IngestWriter({ databaseFile: ctx.db.name, clock: ctx.clock, log });
+  const sessions = new WeakMap<Client, GatewaySession>();
+  const stats: BrokerStats = { connected: 0, connections: 0, handshakesRefused: 0, connectsRefused: 0, publishesRefused: 0, subscriptionsRefused: 0 };
+
+  const broker = new Aedes({
+    // Messages in flight through aedes' internal emitter before it queues them. With hundreds of
+    // gateways each keeping QoS 1 messages in flight, 100 queued needlessly (nobody subscribes,
+    // so the slow-subscriber deadlock this bounds cannot happen).
+    concurrency: 1000,
+    // The session belongs to the gateway, not to whatever client identifier it sends: one
+    // session per certificate, and no gateway can take over another's ([MQTT-3.1.4-2]) by
+    // choosing its identifier. The CONNECT packet may be modified here (aedes preConnect).
+    preConnect(client, packet, callback) {
+      const cn = commonNameOf(client);
+      if (cn) packet.clientId = cn;
+      callback(null, true);
+    },
+
+    // Username and password are ignored: the TLS client certificate is the credential.
+    authenticate(client, _username, _password, callback) {
+      const cn = commonNameOf(client);
+      const gateway = cn ? store.gateway(cn) : undefined;
+      if (!gateway || gateway.deleted !== null) {
+        stats.connectsRefused++;
+        log.warn({ certificate_cn: cn, deleted: Boolean(gateway) }, 'MQTT connect refused: unknown or deleted gateway');
+        return callback(notAuthorized(`gateway ${cn ?? '(no CN)'} is unknown or deleted`), false);
+      }
+      sessions.set(client, { gatewayId: gateway.id, topic: `scanhub/${gateway.customer_id}/gateway/${gateway.id}` });
+      callback(null, true);
+    },
+
+    authorizePublish(client, packet, callback) {
+      const session = client ? sessions.get(client) : undefined;
+      if (!session || packet.topic !== session.topic) {
+        // [MQTT-3.3.5-2]: a PUBLISH the server does not authorize is either acknowledged or the
+        // connection is closed; we close, so a misconfigured gateway notices at once.
+        return refusePublish(session, packet, `topic ${JSON.stringify(packet.topic)} is not ${session?.topic ?? 'allowed'}`, callback);
+      }
+      if (packet.payload.length > MAX_PAYLOAD_BYTES) {
+        return refusePublish(session, packet, `payload of ${packet.payload.length} bytes exceeds ${MAX_PAYLOAD_BYTES}`, callback);
+      }
+      // Nobody can subscribe, so a retained copy could never be delivered: keep none in memory
+      // (the store is the database). Deviates from [MQTT-3.3.1-5] with no observable difference.
+      packet.retain = false;
+      // The callback runs after the transaction holding the message committed. aedes writes the
+      // QoS 1 PUBACK ([MQTT-4.3.2-2]) right after it, so an acknowledged event is durable.
+      writer.submit(session.gatewayId, packet.payload as Buffer, callback);
+    },
+
+    // [MQTT-3.8.4-3] / [MQTT-3.9.3-2]: the SUBACK carries 0x80 (failure) for a refused filter;
+    // the connection stays open. Gateways only publish.
+    authorizeSubscribe(client, subscription, callback) {
+      stats.subscriptionsRefused++;
+      log.warn({ gateway_id: sessions.get(client)?.gatewayId, topic: subscription.topic }, 'MQTT subscription refused');
+      callback(null, null);
+    },
+  });
+
+  function refusePublish(session: GatewaySession | undefined, packet: PublishPacket, reason: string, callback: (error?: Error | null) => void) {
+    stats.publishesRefused++;
+    log.warn({ gateway_id: session?.gatewayId, topic: packet.topic, reason }, 'MQTT publish refused, connection closed');
+    callback(new Error(reason));
+  }
+
+  broker.on('client', (client) => {
+    stats.connections++;
+    stats.connected++;
+    log.info({ gateway_id: sessions.get(client)?.gatewayId, remote: client.conn && (client.conn as TLSSocket).remoteAddress }, 'gateway connected');
+  });
+  broker.on('clientDisconnect', (client) => {
+    stats.connected--;
+    log.info({ gateway_id: sessions.get(client)?.gatewayId }, 'gateway disconnected');
+  });
+  broker.on('clientError', (client, error) => log.info({ gateway_id: sessions.get(client)?.gatewayId, reason: error.message }, 'gateway connection closed on error'));
+  await broker.listen();
+
+  // The counters once a minute while messages arrive: enough to follow ingest from the log.
+  let loggedMessages = 0;
+  const statsTimer = setInterval(() => {
+    if (writer.stats.messages === loggedMessages) return;
+    loggedMessages = writer.stats.messages;
+    log.info({ ingest: writer.stats, mqtt: stats }, 'ingest counters');
+  }, 60_000).unref();
+
+  const ca = loadOrCreateCa(ctx.config.dataDir);
+  const certificate = issueServerCertificate(ca, ctx.config.dataDir, [options.host, ctx.config.mqttPublicHost]);
+  const server: Server = createServer(
+    {
+      key: certificate.keyPem,
+      cert: certificate.certPem,
+      ca: [ca.certPem],
+      // Mutual TLS: no certificate, or one the deployment CA did not sign, fails the handshake.
+      requestCert: true,
+      rejectUnauthorized: true,
+      minVersion: 'TLSv1.2',
+      handshakeTimeout: 10_000,
+      // PUBACKs are tiny: without this Nagle holds them back until the client's delayed ACK.
+      noDelay: true,
+    },
+    (socket) => broker.handle(socket),
+  );
+  // Every TCP connection, so that close() can end those still in the TLS handshake.
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  server.on('tlsClientError', (error, socket) => {
+    stats.handshakesRefused++;
+    log.warn({ remote: socket.remoteAddress, reason: error.message }, 'MQTT TLS handshake refused');
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+
+  let closing: Promise<void> | undefined;
+  return {
+    port,
+    stats,
+    ingest: writer.stats,
+    close: () =>
+      (closing ??= (async () => {
+        clearInterval(statsTimer);
+        const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+        writer.flush();
+        await new Promise<void>((resolve) => broker.close(() => resolve()));
+        for (const socket of sockets) socket.destroy();
+        await writer.close();
+        await stopped;
+        log.info({ mqtt: stats }, 'MQTT broker closed');
+      })()),
+  };
+}

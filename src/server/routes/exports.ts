@@ -1,0 +1,127 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { resolveTimeRange, type EventRangeParams } from '../../domain/event-listing.js';
+import type { ExportTaskRecord } from '../../store/export-tasks.js';
+import type { ServerContext } from '../context.js';
+import { badRequest, internalError, notFound } from '../errors.js';
+import { customerParams, errorResponses } from '../schemas.js';
+import { signDownloadLink } from './downloads.js';
+import { rangeProperties } from './events.js';
+
+/** Lifetime of an export's download link (spec 4.1: about 5 minutes; a new one on every call). */
+export const EXPORT_LINK_MS = 5 * 60 * 1000;
+
+const rangeQuery = { type: 'object', properties: rangeProperties, additionalProperties: false } as const;
+
+const taskParams = {
+  type: 'object',
+  properties: { customer_id: { type: 'string' }, task: { type: 'string', minLength: 1, maxLength: 100 } },
+  required: ['customer_id', 'task'],
+} as const;
+
+const taskSchema = {
+  type: 'object',
+  properties: {
+    task: { type: 'string' },
+    completed: { type: 'boolean', description: 'True once processing has finished, whatever the outcome.' },
+    status: { type: 'string', enum: ['PENDING', 'SUCCESSFUL', 'FAILED'] },
+    download_link: { type: 'string', description: 'Only when SUCCESSFUL and the file is still kept (24 h); valid 5 minutes, newly signed on every call.' },
+  },
+  required: ['task', 'completed', 'status'],
+} as const;
+
+type RangeRequest = FastifyRequest<{ Params: { customer_id: string }; Querystring: EventRangeParams }>;
+
+/** Exports of spec 4.1 (CSV, DESIGN.md "Events"); the exporter lives as long as the app. */
+export function registerExportRoutes(app: FastifyInstance, ctx: ServerContext): void {
+  app.addHook('onReady', async () => ctx.exporter.start(app.log));
+  app.addHook('onClose', async () => ctx.exporter.close());
+
+  const requestExport = (request: RangeRequest): ExportTaskRecord => {
+    const range = resolveTimeRange(request.query, ctx.clock());
+    if ('invalid' in range) throw badRequest(range.invalid);
+    return ctx.exporter.request(request.params.customer_id, request.principal!.user.id, range);
+  };
+
+  /** The signed link of a task's file, when it is SUCCESSFUL and the file is still kept. */
+  const linkOf = (task: ExportTaskRecord): string | undefined =>
+    task.status === 'SUCCESSFUL' && task.file && existsSync(join(ctx.config.dataDir, task.file))
+      ? signDownloadLink(ctx, task.file, EXPORT_LINK_MS)
+      : undefined;
+
+  app.get<{ Params: { customer_id: string }; Querystring: EventRangeParams }>('/:customer_id/events/export', {
+    config: { access: { permission: 'event.export' } },
+    schema: {
+      summary: 'Export the events of a range as CSV and answer with a download link once the file is written',
+      tags: ['events'],
+      params: customerParams,
+      querystring: rangeQuery,
+      response: {
+        201: {
+          type: 'object',
+          properties: { download_link: { type: 'string', description: 'Signed link to the CSV, valid 5 minutes.' } },
+          required: ['download_link'],
+        },
+        ...errorResponses,
+      },
+    },
+    handler: async (request, reply) => {
+      const task = await ctx.exporter.finished(requestExport(request));
+      const link = linkOf(task);
+      if (!link) {
+        request.log.error({ task: task.id, failure: task.failure }, 'synchronous export failed');
+        throw internalError();
+      }
+      return reply.code(201).send({ download_link: link });
+    },
+  });
+
+  app.post<{ Params: { customer_id: string }; Querystring: EventRangeParams }>('/:customer_id/events/export/tasks', {
+    config: { access: { permission: 'event.export' } },
+    schema: {
+      summary: 'Start an export of the events of a range; poll the task for its download link',
+      tags: ['events'],
+      params: customerParams,
+      querystring: rangeQuery,
+      response: {
+        202: {
+          type: 'object',
+          properties: {
+            task: { type: 'string' },
+            requested: { type: 'string', format: 'date-time', description: 'When the task was accepted.' },
+          },
+          required: ['task', 'requested'],
+        },
+        ...errorResponses,
+      },
+    },
+    handler: async (request, reply) => {
+      // A body is refused rather than ignored: a range sent there would silently export the default day.
+      if (request.body !== undefined) {
+        throw badRequest('This call takes no body: pass start_time_millis and end_time_millis as query parameters.');
+      }
+      const task = requestExport(request);
+      return reply
+        .code(202)
+        .header('location', `/${encodeURIComponent(task.customer_id)}/events/export/tasks/${task.id}`)
+        .send({ task: task.id, requested: new Date(task.requested).toISOString() });
+    },
+  });
+
+  app.get<{ Params: { customer_id: string; task: string } }>('/:customer_id/events/export/tasks/:task', {
+    config: { access: { permission: 'event.export' } },
+    schema: {
+      summary: 'State of an export task, with a fresh download link once it is SUCCESSFUL',
+      tags: ['events'],
+      params: taskParams,
+      response: { 200: taskSchema, ...errorResponses },
+    },
+    handler: async (request) => {
+      const task = ctx.exportTasks.byId(request.params.customer_id, request.params.task);
+      if (!task) throw notFound(`Export task "${request.params.task}" does not exist.`);
+      const link = linkOf(task);
+      return { task: task.id, completed: task.status !== 'PENDING', status: task.status, ...(link ? { download_link: link } : {}) };
+    },
+  });
+}

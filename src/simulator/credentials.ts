@@ -1,0 +1,48 @@
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { configDir } from '../cli/profile.js';
+
+/**
+ * What POST /provisioning handed a simulated gateway. prepare-provisioning works once per
+ * gateway, so the simulator keeps these (mode 0600: they hold a private key) to run again later.
+ */
+export interface GatewayCredentials {
+  gateway_id: string;
+  mqtt_endpoint: string;
+  mqtt_topic_prefix: string;
+  certificate_common_name: string;
+  /** Base64 of the PKCS#12 bundle (key, certificate, CA certificate; empty password). */
+  pkcs12: string;
+}
+
+/** `<config dir>/simulator/<deployment>`: one folder per deployment URL. */
+export function credentialsDir(baseUrl: string, env: NodeJS.ProcessEnv = process.env): string {
+  const url = new URL(baseUrl);
+  const deployment = `${url.protocol}${url.host}${url.pathname}`.replace(/[^A-Za-z0-9.-]+/g, '_').replace(/_+$/, '');
+  return join(configDir(env), 'simulator', deployment);
+}
+
+function credentialsFile(baseUrl: string, gatewayId: string, env: NodeJS.ProcessEnv): string {
+  if (!/^[A-Za-z0-9-]+$/.test(gatewayId)) throw new Error(`unexpected gateway id ${JSON.stringify(gatewayId)}`);
+  return join(credentialsDir(baseUrl, env), `${gatewayId}.json`);
+}
+
+/** The stored credentials of the gateway at this deployment, if the simulator provisioned it. */
+export function loadCredentials(baseUrl: string, gatewayId: string, env: NodeJS.ProcessEnv = process.env): GatewayCredentials | undefined {
+  try {
+    return JSON.parse(readFileSync(credentialsFile(baseUrl, gatewayId, env), 'utf8')) as GatewayCredentials;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new Error(`cannot read the stored credentials of gateway ${gatewayId}: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+/** Stores the credentials with mode 0600 in a 0700 folder; returns the file. */
+export function saveCredentials(baseUrl: string, credentials: GatewayCredentials, env: NodeJS.ProcessEnv = process.env): string {
+  const dir = credentialsDir(baseUrl, env);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const file = credentialsFile(baseUrl, credentials.gateway_id, env);
+  writeFileSync(file, JSON.stringify(credentials, null, 2) + '\n', { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return file;
+}

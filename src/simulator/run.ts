@@ -1,0 +1,158 @@
+import type { ConnectionOptions } from 'node:tls';
+import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
+import { GatewayDevice, type JobBarcodes, type SimulatedEvent } from './events.js';
+import type { SimulatedGateway } from './gateways.js';
+
+export interface SimulationOptions {
+  gateways: SimulatedGateway[];
+  /** Events per second, per gateway. */
+  rate: number;
+  durationMs: number;
+  jobs?: JobBarcodes;
+  /** Overrides the mqtt_endpoint the service handed out (e.g. from another network). */
+  mqttEndpoint?: string;
+  /** Called about once a second while publishing. */
+  onProgress?: (progress: Progress) => void;
+}
+
+export interface Progress {
+  elapsedMs: number;
+  sent: number;
+  acknowledged: number;
+}
+
+/** What the run sent and what the broker acknowledged (printed by `scanhub simulate`). */
+export interface SimulationSummary {
+  gateways: { id: string; name: string }[];
+  duration_ms: number;
+  messages_sent: number;
+  messages_acknowledged: number;
+  messages_failed: number;
+  events_sent: number;
+  scans: number;
+  telemetry: number;
+  gateway_reports: number;
+  jobs: number;
+  acknowledged_per_second: number;
+}
+
+// Unacknowledged messages per gateway before the simulator waits (it then falls behind the rate).
+const MAX_IN_FLIGHT = 1000;
+const TICK_MS = 50;
+const DRAIN_TIMEOUT_MS = 30_000;
+
+interface Publisher {
+  device: GatewayDevice;
+  client: MqttClient;
+  topic: string;
+  generated: number;
+}
+
+/** Connects every gateway over mqtts with its PKCS#12, publishes at the rate for the duration, waits for the PUBACKs. */
+export async function runSimulation(options: SimulationOptions): Promise<SimulationSummary> {
+  const counts = { sent: 0, acknowledged: 0, failed: 0, reports: 0 };
+  let settled: (() => void) | undefined;
+  const outstanding = () => counts.sent - counts.acknowledged - counts.failed;
+  const publish = (publisher: Publisher, message: SimulatedEvent) => {
+    counts.sent++;
+    publisher.client.publish(publisher.topic, JSON.stringify(message), { qos: 1 }, (error) => {
+      if (error) counts.failed++;
+      else counts.acknowledged++;
+      if (outstanding() === 0) settled?.();
+    });
+  };
+
+  const publishers = await Promise.all(options.gateways.map((gateway) => connectPublisher(gateway, options)));
+  try {
+    const started = Date.now();
+    for (const publisher of publishers) {
+      publish(publisher, publisher.device.report());
+      counts.reports++;
+    }
+    let lastProgress = 0;
+    await new Promise<void>((resolve) => {
+      const timer = setInterval(() => {
+        const now = Date.now();
+        const elapsed = Math.min(now - started, options.durationMs);
+        // Events due so far: the first at once, then one every 1/rate seconds.
+        const due = Math.floor((elapsed / 1000) * options.rate) + 1;
+        for (const publisher of publishers) {
+          while (publisher.generated < due && outstanding() < MAX_IN_FLIGHT * publishers.length) {
+            publisher.generated++;
+            publish(publisher, publisher.device.next(now));
+          }
+        }
+        if (now - lastProgress >= 1000) {
+          lastProgress = now;
+          options.onProgress?.({ elapsedMs: elapsed, sent: counts.sent, acknowledged: counts.acknowledged });
+        }
+        if (now - started >= options.durationMs) {
+          clearInterval(timer);
+          resolve();
+        }
+      }, TICK_MS);
+    });
+    for (const publisher of publishers) {
+      const end = publisher.device.finish(Date.now());
+      if (end) publish(publisher, end);
+    }
+    if (outstanding() > 0) {
+      const drained = new Promise<void>((resolve) => (settled = resolve));
+      await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, DRAIN_TIMEOUT_MS).unref())]);
+    }
+    const durationMs = Date.now() - started;
+    const devices = publishers.map((p) => p.device.counts);
+    const sum = (key: keyof GatewayDevice['counts']) => devices.reduce((total, c) => total + c[key], 0);
+    return {
+      gateways: options.gateways.map(({ id, name }) => ({ id, name })),
+      duration_ms: durationMs,
+      messages_sent: counts.sent,
+      messages_acknowledged: counts.acknowledged,
+      messages_failed: counts.failed,
+      events_sent: sum('scans') + sum('telemetry'),
+      scans: sum('scans'),
+      telemetry: sum('telemetry'),
+      gateway_reports: counts.reports,
+      jobs: sum('jobs'),
+      acknowledged_per_second: Math.round((counts.acknowledged / (durationMs / 1000)) * 10) / 10,
+    };
+  } finally {
+    await Promise.all(publishers.map((p) => p.client.endAsync(true).catch(() => undefined)));
+  }
+}
+
+async function connectPublisher(gateway: SimulatedGateway, options: SimulationOptions): Promise<Publisher> {
+  const { credentials } = gateway;
+  const endpoint = options.mqttEndpoint ?? credentials.mqtt_endpoint;
+  // mqtt.js hands its options to tls.connect, so the PKCS#12 goes in as it is (`pfx`).
+  const clientOptions: IClientOptions & Pick<ConnectionOptions, 'pfx' | 'passphrase'> = {
+    pfx: Buffer.from(credentials.pkcs12, 'base64'),
+    passphrase: '',
+    clientId: gateway.id,
+    protocolVersion: 4,
+    clean: true,
+    connectTimeout: 10_000,
+    // Reconnect after a broker restart; mqtt.js resends what was not acknowledged.
+    reconnectPeriod: 1000,
+  };
+  const client = mqtt.connect(endpoint, clientOptions);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      client.once('connect', () => resolve());
+      client.once('error', reject);
+      client.once('close', () => reject(new Error('connection closed before CONNACK (certificate refused?)')));
+    });
+  } catch (error) {
+    await client.endAsync(true);
+    throw new Error(`gateway ${gateway.name} could not connect to ${endpoint}: ${(error as Error).message}`, { cause: error });
+  }
+  client.removeAllListeners('close');
+  // Once connected, a broken connection only reconnects: errors are not fatal for the run.
+  client.on('error', () => undefined);
+  return {
+    device: new GatewayDevice(gateway.name, options.jobs),
+    client,
+    topic: `${credentials.mqtt_topic_prefix}/gateway/${gateway.id}`,
+    generated: 0,
+  };
+}

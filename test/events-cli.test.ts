@@ -1,0 +1,134 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insertEvents } from '../src/store/event-rows.js';
+import { BIN, runCli } from './helpers/cli.js';
+import { eventRow, newestFirst } from './helpers/events.js';
+import { exportFixture } from './helpers/fixtures.js';
+import { CUSTOMER, startTestServer, type TestServer } from './helpers/server.js';
+
+const fixture = exportFixture();
+const inRange = fixture.rows.filter((row) => row.created >= fixture.start && row.created < fixture.end);
+const FROM = new Date(fixture.start).toISOString();
+const TO = new Date(fixture.end).toISOString();
+const GATEWAY = '7b0e7c64-3c4f-4c39-9d0f-0a1c2b3d4e5f';
+
+let t: TestServer;
+let env: NodeJS.ProcessEnv;
+let workDir: string;
+
+beforeAll(async () => {
+  t = await startTestServer();
+  insertEvents(t.server.ctx.db, CUSTOMER, fixture.rows);
+  env = { SCANHUB_URL: t.url, SCANHUB_TOKEN: t.adminToken, SCANHUB_CUSTOMER: CUSTOMER };
+  workDir = mkdtempSync(join(tmpdir(), 'scanhub-cli-'));
+});
+afterAll(async () => {
+  await t.close();
+  rmSync(workDir, { recursive: true, force: true });
+});
+
+/** The fixture CSV's records (after the header), split where a record starts. */
+const [csvHeader, ...csvRecords] = fixture.csv.split(/\r\n(?=00000000-)/);
+
+describe('scanhub events list', () => {
+  it('prints tab-separated rows, newest first, when piped', async () => {
+    const result = await runCli(['events', 'list', '--from', FROM, '--to', TO], { env });
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout).toBe(
+      newestFirst(inRange)
+        .map((e) => [new Date(e.created).toISOString(), e.type, e.gateway_id ?? '', e.device_id ?? '', (e.scan_code ?? '').replace(/[\t\r\n]/g, ' '), e.id].join('\t') + '\n')
+        .join(''),
+    );
+  });
+
+  it('prints the API items with --json', async () => {
+    const result = await runCli(['events', 'list', '--json', '--from', FROM, '--to', TO, '--limit', '3', '--all'], { env });
+    expect(result.code).toBe(0);
+    const api = await t.admin.get<{ items: unknown[] }>(`/${CUSTOMER}/events`, { start_time_millis: fixture.start, end_time_millis: fixture.end });
+    expect(result.stdout).toBe(JSON.stringify(api.items, null, 2) + '\n');
+  });
+
+  it('prints the export format with --csv, in list order', async () => {
+    const result = await runCli(['events', 'list', '--csv', '--from', String(fixture.start), '--to', String(fixture.end)], { env });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe([csvHeader, ...csvRecords.map((r) => r.replace(/\r\n$/, '')).reverse()].join('\r\n') + '\r\n');
+  });
+
+  it('prints at most --limit events and says how to get the rest', async () => {
+    const result = await runCli(['events', 'list', '--from', FROM, '--to', TO, '--limit', '2'], { env });
+    expect(result.code).toBe(0);
+    expect(result.stdout.trimEnd().split('\n').map((line) => line.split('\t').pop())).toEqual(newestFirst(inRange).slice(0, 2).map((e) => e.id));
+    expect(result.stderr).toBe('Printed the newest 2 events of the range; --all prints every one.\n');
+  });
+
+  it('filters by gateway', async () => {
+    const result = await runCli(['events', 'list', '--from', FROM, '--to', TO, '--gateway', GATEWAY], { env });
+    expect(result.stdout.trimEnd().split('\n').map((line) => line.split('\t').pop())).toEqual(
+      newestFirst(inRange.filter((e) => e.gateway_id === GATEWAY)).map((e) => e.id),
+    );
+  });
+
+  it.each([
+    [['--since', '2x'], 'scanhub: --since: "2x" is not a duration: use a number and a unit, e.g. 30s, 30m, 2h, 7d or 2w\n'],
+    [['--since', '2h', '--from', FROM], 'scanhub: --since cannot be combined with --from or --to: use one or the other\n'],
+    [['--from', 'yesterday'], 'scanhub: --from: "yesterday" is not a time: use ISO 8601 (2024-05-01, 2024-05-01T08:00:00Z), epoch milliseconds, now, or a relative form such as 2h or 7d\n'],
+    [['--from', TO, '--to', FROM], `scanhub: the range starts (${TO}) after it ends (${FROM})\n`],
+  ])('refuses %j with exit code 2', async (args, stderr) => {
+    expect(await runCli(['events', 'list', ...args], { env })).toEqual({ code: 2, stdout: '', stderr });
+  });
+});
+
+describe('scanhub events export', () => {
+  it.each([[[]], [['--async']]])('writes the exact CSV to -o %j', async (extra) => {
+    const file = join(workDir, `export${extra.length}.csv`);
+    const result = await runCli(['events', 'export', '--from', FROM, '--to', TO, '-o', file, ...extra], { env });
+    expect(result).toMatchObject({ code: 0, stdout: '' });
+    expect(readFileSync(file, 'utf8')).toBe(fixture.csv);
+    expect(result.stderr).toBe(`Wrote the events of ${FROM} to ${TO} to ${file} (${(Buffer.byteLength(fixture.csv) / 1024).toFixed(1)} KiB).\n`);
+    expect(readdirSync(workDir).filter((f) => f.endsWith('.partial'))).toEqual([]);
+  });
+
+  it('names the file after the range when -o is not given', async () => {
+    const result = await runCli(['events', 'export', '--from', FROM, '--to', TO], { env, cwd: workDir });
+    expect(result.code).toBe(0);
+    expect(readFileSync(join(workDir, 'events-20240501T100000Z-20240501T100100Z.csv'), 'utf8')).toBe(fixture.csv);
+  });
+});
+
+describe('scanhub events tail', () => {
+  it('prints events as they arrive, each once, until interrupted', async () => {
+    const child = spawn(process.execPath, [BIN, 'events', 'tail', '--interval', '100ms'], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    const waiters: (() => void)[] = [];
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      waiters.splice(0).forEach((wake) => wake());
+    });
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const printed = async (id: string) => {
+      while (!stdout.includes(id)) await new Promise<void>((wake) => waiters.push(wake));
+    };
+
+    const first = eventRow({ created: Date.now(), scan_code: 'first', gateway_id: GATEWAY });
+    insertEvents(t.server.ctx.db, CUSTOMER, [first]);
+    await printed(first.id);
+    const second = eventRow({ created: Date.now(), scan_code: 'second' });
+    insertEvents(t.server.ctx.db, CUSTOMER, [second]);
+    await printed(second.id);
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+    expect(stderr).toBe('');
+    expect(stdout.split('\n').filter(Boolean).map((line) => line.split('\t').slice(1))).toEqual([
+      ['scan', GATEWAY, '', 'first', first.id],
+      ['scan', '', '', 'second', second.id],
+    ]);
+  });
+});

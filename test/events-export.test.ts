@@ -1,0 +1,218 @@
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { hashPassword } from '../src/auth/passwords.js';
+import { ApiClient, ApiError } from '../src/client/api.js';
+import { startServer } from '../src/server/serve.js';
+import { insertEvents } from '../src/store/event-rows.js';
+import { eventRow } from './helpers/events.js';
+import { exportFixture } from './helpers/fixtures.js';
+import { CUSTOMER, startTestServer, type TestServer } from './helpers/server.js';
+
+const START = Date.UTC(2024, 4, 2, 0, 0, 0);
+const DAY = 24 * 3600 * 1000;
+const fixture = exportFixture();
+
+interface Task {
+  task: string;
+  completed: boolean;
+  status: string;
+  download_link?: string;
+}
+
+let now = START;
+let t: TestServer;
+let other: ApiClient;
+
+/** Status and body of a refused call. */
+async function refusal(call: Promise<unknown>): Promise<{ status: number; body: object }> {
+  try {
+    await call;
+  } catch (error) {
+    if (error instanceof ApiError) return { status: error.status, body: { title: error.title, details: error.details } };
+    throw error;
+  }
+  throw new Error('the call was accepted');
+}
+
+async function download(link: string): Promise<{ status: number; headers: Headers; text: string }> {
+  const response = await fetch(link);
+  return { status: response.status, headers: response.headers, text: await response.text() };
+}
+
+beforeAll(async () => {
+  t = await startTestServer({ clock: () => now });
+  insertEvents(t.server.ctx.db, CUSTOMER, fixture.rows);
+  // A second customer with its own administrator, for the 404 across customers.
+  const ctx = t.server.ctx;
+  ctx.customers.create('other', now);
+  ctx.users.create({ id: randomUUID(), customer_id: 'other', email: 'admin@other.example', roles: ['ADMIN_ROLE'], password_hash: await hashPassword('other-password-123'), created: now });
+  other = new ApiClient(t.url, await t.login('admin@other.example', 'other-password-123'));
+});
+afterAll(async () => t.close());
+afterEach(() => {
+  now = START;
+});
+
+/** A client of the administrator logged in at the current (injected) time: tokens live an hour. */
+async function adminNow(): Promise<ApiClient> {
+  return new ApiClient(t.url, await t.login('admin@example.com', 'admin-password-123'));
+}
+
+/** Where two long texts first differ, with some context; undefined when equal. */
+function firstDifference(actual: string, expected: string): object | undefined {
+  if (actual === expected) return undefined;
+  let at = 0;
+  while (at < Math.min(actual.length, expected.length) && actual[at] === expected[at]) at++;
+  return { at, lengths: [actual.length, expected.length], actual: actual.slice(at - 40, at + 80), expected: expected.slice(at - 40, at + 80) };
+}
+
+const range = { start_time_millis: fixture.start, end_time_millis: fixture.end };
+
+describe('GET /{customer_id}/events/export', () => {
+  it('writes the CSV of the range, oldest first, and links to it for 5 minutes', async () => {
+    const response = await t.admin.request<{ download_link: string }>('GET', `/${CUSTOMER}/events/export`, { query: range });
+    expect(response.status).toBe(201);
+    const link = new URL(response.body.download_link);
+    expect(link.origin).toBe(t.url);
+    expect(link.pathname).toMatch(/^\/downloads\/exports\/[0-9a-f-]{36}\.csv$/);
+    expect(link.searchParams.get('expires')).toBe(String(now + 5 * 60 * 1000));
+
+    const file = await download(response.body.download_link);
+    expect(file.status).toBe(200);
+    expect(file.text).toBe(fixture.csv);
+    const name = link.pathname.split('/').pop()!;
+    expect(file.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    expect(file.headers.get('content-length')).toBe(String(Buffer.byteLength(fixture.csv)));
+    expect(file.headers.get('content-disposition')).toBe(`attachment; filename="${name}"; filename*=UTF-8''${name}`);
+    // Written under a temporary name and renamed: nothing partial is left behind.
+    expect(readdirSync(join(t.dataDir, 'exports')).filter((f) => !f.endsWith('.csv'))).toEqual([]);
+  });
+
+  it('exports the last 24 hours by default', async () => {
+    // Now is the end of the fixture range: the event at now is out, the one a millisecond before the range is in.
+    now = fixture.end;
+    const { download_link } = await (await adminNow()).get<{ download_link: string }>(`/${CUSTOMER}/events/export`);
+    const [header, ...records] = fixture.csv.split(/\r\n(?=00000000-)/);
+    const before = '00000000-0000-4000-8000-000000000010,event,scan,1714557599999,before the start of the range: outside it,,,,,,,,,,';
+    expect((await download(download_link)).text).toBe([header, before, ...records].join('\r\n'));
+  });
+
+  it.each([
+    [{ start_time_millis: 10, end_time_millis: 5 }, 'Query parameter "start_time_millis" (10) is after "end_time_millis" (5): the range must not end before it starts.'],
+    [{ start_time_millis: 'soon' }, 'Query parameter "start_time_millis" must be integer.'],
+    [{ limit: 5 }, 'Unknown query parameter "limit": it is not part of this call.'],
+  ])('refuses %j with 400', async (query, details) => {
+    expect(await refusal(t.admin.get(`/${CUSTOMER}/events/export`, query))).toEqual({ status: 400, body: { title: 'Bad Request', details } });
+    expect(await refusal(t.admin.post(`/${CUSTOMER}/events/export/tasks`, undefined, query))).toEqual({ status: 400, body: { title: 'Bad Request', details } });
+  });
+});
+
+describe('export tasks', () => {
+  it('move from PENDING to SUCCESSFUL and link to the file, with a new link on every call', async () => {
+    // Enough events that the export is still running when the first poll arrives.
+    const bulk = Array.from({ length: 100_000 }, (_, i) => eventRow({ created: fixture.end + 1000 + i, scan_code: `bulk ${i}` }));
+    insertEvents(t.server.ctx.db, CUSTOMER, bulk);
+    const query = { start_time_millis: fixture.end + 1000, end_time_millis: fixture.end + 1000 + bulk.length };
+    const accepted = await t.admin.request<{ task: string; requested: string }>('POST', `/${CUSTOMER}/events/export/tasks`, { query });
+    expect(accepted.status).toBe(202);
+    expect(accepted.body).toEqual({ task: expect.stringMatching(/^[0-9a-f-]{36}$/), requested: new Date(now).toISOString() });
+    expect(accepted.headers.location).toBe(`/${CUSTOMER}/events/export/tasks/${accepted.body.task}`);
+    const path = `/${CUSTOMER}/events/export/tasks/${accepted.body.task}`;
+
+    expect(await t.admin.get<Task>(path)).toEqual({ task: accepted.body.task, completed: false, status: 'PENDING' });
+    await t.server.ctx.exporter.finished(t.server.ctx.exportTasks.byId(CUSTOMER, accepted.body.task)!);
+
+    const done = await t.admin.get<Task>(path);
+    expect(done).toEqual({ task: accepted.body.task, completed: true, status: 'SUCCESSFUL', download_link: expect.any(String) });
+    now += 1000;
+    const again = await (await adminNow()).get<Task>(path);
+    expect(again.download_link).not.toBe(done.download_link);
+    expect(new URL(again.download_link!).searchParams.get('expires')).toBe(String(now + 5 * 60 * 1000));
+
+    const text = (await download(again.download_link!)).text;
+    const header = fixture.csv.split('\r\n')[0] + '\r\n';
+    const bulkCsv = bulk.map((row) => `${row.id},event,scan,${row.created},bulk ${row.created - fixture.end - 1000},,,,,,,,,,\r\n`).join('');
+    expect(firstDifference(text, header + bulkCsv)).toBeUndefined();
+  });
+
+  it('are 404 to another customer, and an unknown task is 404', async () => {
+    const { task } = await t.admin.post<{ task: string }>(`/${CUSTOMER}/events/export/tasks`, undefined, range);
+    const notFound = (id: string) => ({ status: 404, body: { title: 'Not Found', details: `Export task "${id}" does not exist.` } });
+    expect(await refusal(other.get(`/other/events/export/tasks/${task}`))).toEqual(notFound(task));
+    expect(await refusal(t.admin.get(`/${CUSTOMER}/events/export/tasks/no-such-task`))).toEqual(notFound('no-such-task'));
+    const { task: theirs } = await other.post<{ task: string }>(`/other/events/export/tasks`);
+    expect(await refusal(t.admin.get(`/${CUSTOMER}/events/export/tasks/${theirs}`))).toEqual(notFound(theirs));
+    expect(await refusal(other.get(`/${CUSTOMER}/events/export/tasks/${task}`))).toMatchObject({ status: 403 });
+  });
+
+  it('refuse a body: the range goes in the query', async () => {
+    expect(await refusal(t.admin.post(`/${CUSTOMER}/events/export/tasks`, { start_time_millis: 1 }))).toEqual({
+      status: 400,
+      body: { title: 'Bad Request', details: 'This call takes no body: pass start_time_millis and end_time_millis as query parameters.' },
+    });
+  });
+
+  it('keep their file 24 hours, then the sweeper deletes it and the task shows no link', async () => {
+    const { task } = await t.admin.post<{ task: string }>(`/${CUSTOMER}/events/export/tasks`, undefined, range);
+    const record = await t.server.ctx.exporter.finished(t.server.ctx.exportTasks.byId(CUSTOMER, task)!);
+    const file = join(t.dataDir, 'exports', `${task}.csv`);
+    expect(readFileSync(file, 'utf8')).toBe(fixture.csv);
+    const completed = record.completed!;
+    const path = `/${CUSTOMER}/events/export/tasks/${task}`;
+    now = completed + DAY - 1;
+    t.server.ctx.exporter.sweep();
+    expect(existsSync(file)).toBe(true);
+    expect((await (await adminNow()).get<Task>(path)).download_link).toEqual(expect.any(String));
+    now = completed + DAY;
+    t.server.ctx.exporter.sweep();
+    expect(existsSync(file)).toBe(false);
+    expect(await (await adminNow()).get<Task>(path)).toEqual({ task, completed: true, status: 'SUCCESSFUL' });
+  });
+});
+
+describe('export tasks across a restart', () => {
+  it('fail when left PENDING, lose partial files, and have old files swept at start-up', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'scanhub-test-'));
+    let clock = START;
+    const options = {
+      dataDir,
+      host: '127.0.0.1',
+      port: 0,
+      mqttPort: 0,
+      customerId: CUSTOMER,
+      adminEmail: 'admin@example.com',
+      adminPassword: 'admin-password-123',
+      clock: () => clock,
+    };
+    try {
+      const first = await startServer(options);
+      const ctx = first.ctx;
+      const admin = ctx.users.byEmail('admin@example.com')!;
+      const abandoned = ctx.exportTasks.create({ id: 'abandoned', customer_id: CUSTOMER, requested_by: admin.id, start_time: 0, end_time: 1, requested: clock });
+      const finished = ctx.exporter.request(CUSTOMER, admin.id, { start: 0, end: 1 });
+      await ctx.exporter.finished(finished);
+      writeFileSync(join(dataDir, 'exports', 'abandoned.csv.partial'), 'id,cl');
+      expect(abandoned.status).toBe('PENDING');
+      await first.close();
+
+      clock = START + DAY + 1;
+      const second = await startServer(options);
+      try {
+        expect(second.ctx.exportTasks.byId(CUSTOMER, 'abandoned')).toMatchObject({
+          status: 'FAILED',
+          completed: clock,
+          failure: 'the server stopped before the export finished',
+        });
+        expect(second.ctx.exportTasks.byId(CUSTOMER, finished.id)).toMatchObject({ status: 'SUCCESSFUL', file: null });
+        expect(readdirSync(join(dataDir, 'exports'))).toEqual([]);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});

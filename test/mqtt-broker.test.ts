@@ -1,0 +1,205 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import mqtt, { type MqttClient } from 'mqtt';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { issueClientCertificate, loadOrCreateCa, randomSerialHex } from '../src/pki/ca.js';
+import { connectGateway, provisionGateway, type TestGateway } from './helpers/mqtt.js';
+import { CUSTOMER, startTestServer, type TestServer } from './helpers/server.js';
+
+// The broker as a gateway meets it: TLS with the certificate the service issued, real sockets.
+
+let t: TestServer;
+const clients: MqttClient[] = [];
+beforeEach(async () => {
+  t = await startTestServer();
+});
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((client) => client.endAsync(true)));
+  await t.close();
+});
+
+async function connect(gateway: TestGateway, options: Parameters<typeof connectGateway>[1] = {}): Promise<MqttClient> {
+  const client = await connectGateway(gateway, options);
+  clients.push(client);
+  return client;
+}
+
+const closed = (client: MqttClient) => new Promise<void>((resolve) => client.once('close', () => resolve()));
+const eventCount = () => (t.server.ctx.db.prepare('SELECT count(*) AS n FROM events').get() as { n: number }).n;
+const scan = (id: string, extra: Record<string, unknown> = {}) => JSON.stringify({ id, type: 'scan', scan_code: 'A-1', created: 1_700_000_000_000, ...extra });
+const ID = ['0b7e3a52-5f0e-4a7d-9c61-3b1f2d4e5a01', '0b7e3a52-5f0e-4a7d-9c61-3b1f2d4e5a02', '0b7e3a52-5f0e-4a7d-9c61-3b1f2d4e5a03'];
+
+/** How a connection attempt ends: 'connected', the error it raised, or 'closed' without a word. */
+function attempt(options: mqtt.IClientOptions): Promise<string> {
+  const client = mqtt.connect(`mqtts://localhost:${t.server.mqttPort}`, { reconnectPeriod: 0, connectTimeout: 5000, ...options });
+  return new Promise<string>((resolve) => {
+    client.once('connect', () => resolve('connected'));
+    client.once('error', (error) => resolve(error.message));
+    client.once('close', () => resolve('closed'));
+  }).finally(() => client.end(true));
+}
+
+/** Publishes QoS 1 and resolves with whether a PUBACK came before the connection closed. */
+function publishUnlessClosed(client: MqttClient, topic: string, payload: string | Buffer): Promise<'acknowledged' | 'closed'> {
+  return new Promise((resolve) => {
+    client.once('close', () => resolve('closed'));
+    client.publish(topic, payload, { qos: 1 }, (error) => !error && resolve('acknowledged'));
+  });
+}
+
+describe('publishing', () => {
+  it('stores the event of a QoS 1 PUBLISH, with the gateway fields, before the PUBACK', async () => {
+    const gateway = await provisionGateway(t, { usecase: 'inbound', station: 'dock-4' });
+    const client = await connect(gateway);
+    await client.publishAsync(
+      gateway.topic,
+      JSON.stringify({
+        id: ID[0],
+        class: 'event',
+        type: 'scan',
+        created: 1_700_000_000_123,
+        scan_code: '4006381333931',
+        scan_duration: 142,
+        scan_decode_symbology: 'EAN-13',
+        device_id: 'scanner-7',
+        device_battery: 87,
+        device_firmware: '2.4.1',
+        device_temperature: 31.5,
+        metrics_worker_steps: 1200,
+        gateway_id: 'forged',
+      }),
+      { qos: 1 },
+    );
+    // The PUBACK has arrived: the row must already be committed.
+    expect(t.server.ctx.db.prepare('SELECT * FROM events WHERE id = ?').get(ID[0])).toEqual({
+      seq: 1,
+      id: ID[0],
+      customer_id: CUSTOMER,
+      class: 'event',
+      type: 'scan',
+      created: 1_700_000_000_123,
+      scan_code: '4006381333931',
+      scan_duration: 142,
+      scan_decode_symbology: 'EAN-13',
+      device_id: 'scanner-7',
+      device_battery: 87,
+      device_firmware: '2.4.1',
+      device_temperature: 31.5,
+      gateway_id: gateway.id,
+      gateway_usecase: 'inbound',
+      gateway_station: 'dock-4',
+      metrics_worker_steps: 1200,
+    });
+    expect(t.server.broker.ingest).toMatchObject({ messages: 1, events: 1, duplicates: 0, invalid: 0, failed: 0 });
+    const api = await t.admin.get<{ connectivity_status: string }>(`/${CUSTOMER}/gateways/${gateway.id}`);
+    expect(api.connectivity_status).toBe('ACTIVE');
+  });
+
+  it('stores a repeated event id once (QoS 1 redelivery) and counts the duplicate', async () => {
+    const gateway = await provisionGateway(t);
+    const client = await connect(gateway);
+    await client.publishAsync(gateway.topic, scan(ID[0]), { qos: 1 });
+    await client.publishAsync(gateway.topic, scan(ID[0], { scan_code: 'changed' }), { qos: 1 });
+    await client.publishAsync(gateway.topic, JSON.stringify([JSON.parse(scan(ID[0])), JSON.parse(scan(ID[1]))]), { qos: 1 });
+    expect(t.server.ctx.db.prepare('SELECT id, scan_code FROM events ORDER BY seq').all()).toEqual([
+      { id: ID[0], scan_code: 'A-1' },
+      { id: ID[1], scan_code: 'A-1' },
+    ]);
+    expect(t.server.broker.ingest).toMatchObject({ messages: 3, events: 2, duplicates: 2 });
+  });
+
+  it('stores nothing published to another gateway’s topic, and closes that connection', async () => {
+    const [gateway, other] = [await provisionGateway(t), await provisionGateway(t)];
+    const client = await connect(gateway);
+    // [MQTT-3.3.5-2]: the broker may not acknowledge an unauthorized PUBLISH; it closes instead.
+    expect(await publishUnlessClosed(client, other.topic, scan(ID[0]))).toBe('closed');
+    const again = await connect(gateway);
+    expect(await publishUnlessClosed(again, `scanhub/other-customer/gateway/${gateway.id}`, scan(ID[1]))).toBe('closed');
+    expect(eventCount()).toBe(0);
+    expect(t.server.broker.stats.publishesRefused).toBe(2);
+  });
+
+  it('refuses a payload over 256 KiB (closing the connection) and stores one of exactly 256 KiB', async () => {
+    const gateway = await provisionGateway(t);
+    const client = await connect(gateway);
+    const exactly = (size: number) => {
+      const body = scan(ID[0], { scan_code: '' });
+      return body.replace('"scan_code":""', `"scan_code":"${'x'.repeat(size - body.length)}"`);
+    };
+    expect(Buffer.byteLength(exactly(256 * 1024))).toBe(262_144);
+    expect(await publishUnlessClosed(client, gateway.topic, exactly(256 * 1024 + 1))).toBe('closed');
+    expect(eventCount()).toBe(0);
+    const again = await connect(gateway);
+    expect(await publishUnlessClosed(again, gateway.topic, exactly(256 * 1024))).toBe('acknowledged');
+    expect(eventCount()).toBe(1);
+  });
+
+  it('answers a SUBSCRIBE with failure 0x80 and keeps the connection', async () => {
+    const gateway = await provisionGateway(t);
+    const client = await connect(gateway);
+    // mqtt.js turns a SUBACK with failure codes into an error that carries the packet.
+    await expect(client.subscribeAsync([gateway.topic, '#'], { qos: 1 })).rejects.toMatchObject({
+      packet: { cmd: 'suback', granted: [128, 128] },
+    });
+    await client.publishAsync(gateway.topic, scan(ID[0]), { qos: 1 });
+    expect(eventCount()).toBe(1);
+    expect(t.server.broker.stats.subscriptionsRefused).toBe(2);
+  });
+});
+
+describe('connecting', () => {
+  it('refuses a client without a certificate in the TLS handshake', async () => {
+    const ca = readFileSync(join(t.dataDir, 'pki', 'ca.crt'));
+    // TLS 1.3: the server's "certificate required" alert reaches the client as the error.
+    expect(await attempt({ ca })).toMatch(/alert certificate required/);
+    expect(t.server.broker.stats).toMatchObject({ handshakesRefused: 1, connections: 0 });
+  });
+
+  it('refuses a certificate of another CA, even with the CN of a real gateway', async () => {
+    const gateway = await provisionGateway(t);
+    const otherDir = mkdtempSync(join(tmpdir(), 'scanhub-other-ca-'));
+    try {
+      const otherCa = loadOrCreateCa(otherDir);
+      const forged = issueClientCertificate(otherCa, gateway.id, randomSerialHex());
+      const ca = readFileSync(join(t.dataDir, 'pki', 'ca.crt'));
+      // Node verifies the chain after the handshake and closes the socket without an alert.
+      expect(await attempt({ ca, key: forged.keyPem, cert: forged.certPem })).toBe('closed');
+    } finally {
+      rmSync(otherDir, { recursive: true, force: true });
+    }
+    expect(t.server.broker.stats).toMatchObject({ handshakesRefused: 1, connections: 0 });
+  });
+
+  it('refuses a deleted gateway’s certificate with CONNACK "not authorized"', async () => {
+    const gateway = await provisionGateway(t);
+    await t.admin.delete(`/${CUSTOMER}/gateways/${gateway.id}`);
+    await expect(connectGateway(gateway)).rejects.toMatchObject({ code: 5 });
+    expect(t.server.broker.stats).toMatchObject({ connectsRefused: 1, connections: 0 });
+  });
+
+  it('stops acknowledging a connected gateway once it is deleted', async () => {
+    const gateway = await provisionGateway(t);
+    const client = await connect(gateway);
+    await client.publishAsync(gateway.topic, scan(ID[0]), { qos: 1 });
+    await t.admin.delete(`/${CUSTOMER}/gateways/${gateway.id}`);
+    expect(await publishUnlessClosed(client, gateway.topic, scan(ID[1]))).toBe('closed');
+    expect(eventCount()).toBe(1);
+    expect(t.server.broker.ingest).toMatchObject({ events: 1, failed: 1 });
+  });
+
+  it('identifies the session by the certificate: a second connection of a gateway takes over, another gateway cannot', async () => {
+    const [gateway, other] = [await provisionGateway(t), await provisionGateway(t)];
+    const first = await connect(gateway, { clientId: 'scanner-gateway' });
+    const firstClosed = closed(first);
+    // Same client identifier, other certificate: a separate session, the first stays connected.
+    const stranger = await connect(other, { clientId: 'scanner-gateway' });
+    await stranger.publishAsync(other.topic, scan(ID[0]), { qos: 1 });
+    await first.publishAsync(gateway.topic, scan(ID[1]), { qos: 1 });
+    // [MQTT-3.1.4-2]: the same gateway again replaces its own earlier connection.
+    const second = await connect(gateway, { clientId: 'anything' });
+    await firstClosed;
+    await second.publishAsync(gateway.topic, scan(ID[2]), { qos: 1 });
+    expect(t.server.ctx.db.prepare('SELECT gateway_id FROM events ORDER BY seq').pluck().all()).toEqual([other.id, gateway.id, gateway.id]);
+  });
+});

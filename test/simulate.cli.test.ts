@@ -1,0 +1,113 @@
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from './helpers/cli.js';
+import { CUSTOMER, startTestServer, type TestServer } from './helpers/server.js';
+
+// `scanhub simulate` as a process against a real server: provisioning through the API, mqtts with
+// the issued PKCS#12, and the events in the database afterwards. Needs `npx tsc -p .` first.
+
+let t: TestServer;
+let config: string;
+let env: NodeJS.ProcessEnv;
+beforeAll(async () => {
+  t = await startTestServer();
+  config = mkdtempSync(join(tmpdir(), 'scanhub-sim-config-'));
+  env = { SCANHUB_URL: t.url, SCANHUB_TOKEN: t.adminToken, SCANHUB_CUSTOMER: CUSTOMER, XDG_CONFIG_HOME: config };
+});
+afterAll(async () => {
+  await t.close();
+  rmSync(config, { recursive: true, force: true });
+});
+
+interface Summary {
+  gateways: { id: string; name: string }[];
+  messages_sent: number;
+  messages_acknowledged: number;
+  messages_failed: number;
+  events_sent: number;
+  scans: number;
+  telemetry: number;
+  gateway_reports: number;
+  jobs: number;
+}
+
+const db = () => t.server.ctx.db;
+const storedEvents = (gatewayId: string) =>
+  (db().prepare('SELECT count(*) AS n FROM events WHERE gateway_id = ?').get(gatewayId) as { n: number }).n;
+
+describe('scanhub simulate', () => {
+  let first: Summary;
+
+  it('creates and provisions the gateways, publishes, and every message sent is acknowledged and stored', async () => {
+    const args = ['simulate', '--gateways', '2', '--rate', '10', '--duration', '2s', '--job-start', 'JOB-', '--job-end', 'END-', '--json'];
+    const result = await runCli(args, { env });
+    expect(result.stderr).toContain('Provisioned gateway sim-1');
+    expect(result.code).toBe(0);
+    first = JSON.parse(result.stdout) as Summary;
+    expect(first.gateways.map((g) => g.name)).toEqual(['sim-1', 'sim-2']);
+    expect(first.messages_acknowledged).toBe(first.messages_sent);
+    expect(first.messages_failed).toBe(0);
+    expect(first.gateway_reports).toBe(2);
+    expect(first.messages_sent).toBe(first.events_sent + first.gateway_reports);
+    expect(first.scans + first.telemetry).toBe(first.events_sent);
+    // 10 events/s for 2 s from each gateway: 21 due (the first at once), plus the end of an open job.
+    expect(first.events_sent).toBeGreaterThanOrEqual(2 * 21);
+    const ids = first.gateways.map((g) => g.id);
+    expect(ids.reduce((total, id) => total + storedEvents(id), 0)).toBe(first.events_sent);
+    expect(db().prepare(`SELECT DISTINCT model, manufacturer FROM gateways WHERE id IN (?, ?)`).all(...ids)).toEqual([
+      { model: 'SIM-GW-100', manufacturer: 'scanhub simulator' },
+    ]);
+
+    // The certificates are kept per deployment, readable by the owner only.
+    const [deployment] = readdirSync(join(config, 'scanhub', 'simulator'));
+    const files = readdirSync(join(config, 'scanhub', 'simulator', deployment!)).sort();
+    expect(files).toEqual(ids.map((id) => `${id}.json`).sort());
+    for (const file of files) expect(statSync(join(config, 'scanhub', 'simulator', deployment!, file)).mode & 0o777).toBe(0o600);
+  });
+
+  it('mixes complete jobs into the scans: start, items, end, in created order per gateway', () => {
+    let jobs = 0;
+    for (const { id } of first.gateways) {
+      const codes = db()
+        .prepare(`SELECT scan_code FROM events WHERE gateway_id = ? AND type = 'scan' ORDER BY created, id`)
+        .pluck()
+        .all(id) as string[];
+      const marks = codes.filter((code) => /^(JOB|END)-/.test(code));
+      // Strictly alternating JOB-n, END-n with the same n, ending with an END.
+      marks.forEach((code, i) => expect(code).toBe(`${i % 2 ? 'END' : 'JOB'}-${Math.floor(i / 2) + 1}`));
+      expect(marks.length % 2).toBe(0);
+      jobs += marks.length / 2;
+    }
+    expect(jobs).toBe(first.jobs);
+    expect(jobs).toBeGreaterThanOrEqual(2);
+  });
+
+  it('reuses the gateways and their stored certificates on a second run', async () => {
+    const result = await runCli(['simulate', '--gateways', '2', '--rate', '5', '--duration', '1s', '--json'], { env });
+    expect(result.code).toBe(0);
+    expect(result.stderr).not.toContain('Provisioned');
+    expect(result.stderr).not.toContain('Created');
+    const second = JSON.parse(result.stdout) as Summary;
+    expect(second.gateways).toEqual(first.gateways);
+    expect(second.messages_acknowledged).toBe(second.messages_sent);
+    const total = first.gateways.reduce((sum, g) => sum + storedEvents(g.id), 0);
+    expect(total).toBe(first.events_sent + second.events_sent);
+  });
+
+  it('explains that a gateway provisioned elsewhere cannot be simulated', async () => {
+    const gateway = await t.admin.post<{ id: string }>(`/${CUSTOMER}/gateways`, { name: 'field-1', usecase: 'picking', station: 'A' });
+    await t.admin.post(`/${CUSTOMER}/gateways/${gateway.id}/prepare-provisioning`);
+    const result = await runCli(['simulate', '--prefix', 'field', '--gateways', '1', '--duration', '1s'], { env });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`scanhub: gateway field-1 (${gateway.id}) was provisioned before, but not by this simulator on this machine`);
+    expect(result.stdout).toBe('');
+  });
+
+  it('refuses bad flags with exit code 2', async () => {
+    expect(await runCli(['simulate', '--rate', 'fast'], { env })).toMatchObject({ code: 2, stderr: expect.stringContaining('"fast" is not a rate') });
+    expect(await runCli(['simulate', '--duration', '5 minutes'], { env })).toMatchObject({ code: 2, stderr: expect.stringContaining('is not a duration') });
+    expect(await runCli(['simulate', '--job-start', 'JOB-'], { env })).toMatchObject({ code: 2, stderr: 'scanhub: --job-start and --job-end go together\n' });
+  });
+});
