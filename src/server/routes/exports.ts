@@ -97,10 +97,7 @@ export function registerExportRoutes(app: FastifyInstance, ctx: ServerContext): 
       },
     },
     handler: async (request, reply) => {
-      // A body is refused rather than ignored: a range sent there would silently export the default day.
-      if (request.body !== undefined) {
-        throw badRequest('This call takes no body: pass start_time_millis and end_time_millis as query parameters.');
-      }
+      // A body is refused (conventions.ts) rather than ignored: a range sent there would silently export the default day.
       const task = requestExport(request);
       return reply
         .code(202)
