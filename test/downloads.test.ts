@@ -42,6 +42,17 @@ describe('GET /downloads/*', () => {
     expect(file.headers.get('access-control-allow-origin')).toBe('*');
   });
 
+  it('names a file outside Latin-1 with an ASCII fallback and the exact UTF-8 name', async () => {
+    now = START;
+    writeFileSync(join(t.dataDir, 'exports', 'Prüfbericht ✓ "Q1".csv'), 'x');
+    const file = await fetchLink(signDownloadLink(t.server.ctx, 'exports/Prüfbericht ✓ "Q1".csv', LIFETIME));
+    expect(file.status).toBe(200);
+    expect(file.text).toBe('x');
+    expect(file.headers.get('content-disposition')).toBe(
+      `attachment; filename="Pr_fbericht _ _Q1_.csv"; filename*=UTF-8''Pr%C3%BCfbericht%20%E2%9C%93%20%22Q1%22.csv`,
+    );
+  });
+
   it('refuses a link once its expiry has come (injected clock), with the error body', async () => {
     now = START;
     const link = signDownloadLink(t.server.ctx, 'exports/report.csv', LIFETIME);

@@ -25,6 +25,15 @@ export function signDownloadLink(ctx: ServerContext, path: string, lifetimeMs: n
   return ctx.config.publicUrl + signedLinkPath(ctx.linkKey, path, ctx.clock() + lifetimeMs);
 }
 
+/**
+ * `attachment` with an ASCII fallback name (a header value outside Latin-1 would make Node throw)
+ * and the exact name in RFC 5987 form for clients that read it.
+ */
+export function contentDisposition(name: string): string {
+  const fallback = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  return `attachment; filename="${fallback}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+}
+
 function isServable(path: string): boolean {
   const clean = normalize(path);
   return clean === path && !clean.startsWith('..') && SERVED_FOLDERS.includes(clean.split('/')[0]!) && clean.split('/').length >= 2;
@@ -60,7 +69,7 @@ export function registerDownloadRoutes(app: FastifyInstance, ctx: ServerContext)
       return reply
         .header('content-type', CONTENT_TYPES[extname(name).toLowerCase()] ?? 'application/octet-stream')
         .header('content-length', size)
-        .header('content-disposition', `attachment; filename="${name.replace(/["\\\r\n]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(name)}`)
+        .header('content-disposition', contentDisposition(name))
         .header('cache-control', 'private, no-store')
         .send(createReadStream(file));
     },
