@@ -12,6 +12,9 @@ import { buildApp } from './app.js';
 import { createContext, type ServerContext } from './context.js';
 import type { Readiness } from './routes/health.js';
 
+/** How long close() lets in-flight HTTP requests finish before it cuts their connections. */
+const DRAIN_GRACE_MS = 3000;
+
 export interface ServeOptions {
   dataDir: string;
   host: string;
@@ -133,8 +136,13 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         (closing ??= (async () => {
           readiness.http = false;
           readiness.mqtt = false;
+          // A keep-alive connection whose response Node does not yet count as finished (a large
+          // download) would hold close() until its keep-alive timeout: after a grace period for
+          // in-flight requests, such connections are cut.
+          const cut = setTimeout(() => app.server.closeAllConnections(), DRAIN_GRACE_MS);
           // Both stop accepting first; the broker commits what it received before the database closes.
           await Promise.all([app.close(), broker.close()]);
+          clearTimeout(cut);
           db.close();
         })()),
     };
