@@ -65,6 +65,9 @@ export async function startBroker(ctx: ServerContext, options: BrokerOptions): P
   const { log } = options;
   const store = new IngestStore(ctx.db);
   const writer = new IngestWriter({ databaseFile: ctx.db.name, clock: ctx.clock, log });
+  // The writer's checkpointer thread keeps the WAL short: an HTTP write on this connection must
+  // not copy it back (and sync) on the event loop that serves TLS and MQTT.
+  ctx.db.pragma('wal_autocheckpoint = 0');
   const sessions = new WeakMap<Client, GatewaySession>();
   const stats: BrokerStats = { connected: 0, connections: 0, handshakesRefused: 0, connectsRefused: 0, publishesRefused: 0, subscriptionsRefused: 0 };
 
