@@ -7,7 +7,7 @@
 // BENCH_EVENTS_PER_MESSAGE (1).
 import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer } from '../dist/server/serve.js';
@@ -92,6 +92,7 @@ try {
   report(BENCH, 'messages_per_transaction', (ingest.messages - statsStart.messages) / Math.max(1, batches), 'messages');
   report(BENCH, 'server_cpu', ((cpu.user + cpu.system) / 1000 / wallMs) * 100, '% of one core');
   report(BENCH, 'load_generator_cpu', (result.cpuMs / wallMs) * 100, '% of one core');
+  report(BENCH, 'wal_size_at_end', statSync(join(dataDir, 'scanhub.db-wal')).size / 1048576, 'MiB');
   report(BENCH, 'server_cpu_per_message', ((cpu.user + cpu.system) / result.acked), 'µs');
   report(BENCH, 'load_generator_cpu_per_message', (result.cpuMs * 1000) / result.acked, 'µs');
 } finally {

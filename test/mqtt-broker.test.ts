@@ -188,6 +188,12 @@ describe('connecting', () => {
     expect(t.server.broker.ingest).toMatchObject({ events: 1, failed: 1 });
   });
 
+  it('fails the start of a second server on a taken MQTT port, naming it', async () => {
+    await expect(startTestServer({ mqttPort: t.server.mqttPort })).rejects.toThrow(
+      `cannot start the MQTT broker on 127.0.0.1:${t.server.mqttPort}: listen EADDRINUSE: address already in use 127.0.0.1:${t.server.mqttPort}`,
+    );
+  });
+
   it('identifies the session by the certificate: a second connection of a gateway takes over, another gateway cannot', async () => {
     const [gateway, other] = [await provisionGateway(t), await provisionGateway(t)];
     const first = await connect(gateway, { clientId: 'scanner-gateway' });

@@ -63,8 +63,13 @@ function commonNameOf(client: Client): string | undefined {
  */
 export async function startBroker(ctx: ServerContext, options: BrokerOptions): Promise<MqttBroker> {
   const { log } = options;
+  const ca = loadOrCreateCa(ctx.config.dataDir);
+  const certificate = issueServerCertificate(ca, ctx.config.dataDir, [options.host, ctx.config.mqttPublicHost]);
   const store = new IngestStore(ctx.db);
   const writer = new IngestWriter({ databaseFile: ctx.db.name, clock: ctx.clock, log });
+  // The writer's checkpointer thread keeps the WAL short: an HTTP write on this connection must
+  // not copy it back (and sync) on the event loop that serves TLS and MQTT.
+  ctx.db.pragma('wal_autocheckpoint = 0');
   const sessions = new WeakMap<Client, GatewaySession>();
   const stats: BrokerStats = { connected: 0, connections: 0, handshakesRefused: 0, connectsRefused: 0, publishesRefused: 0, subscriptionsRefused: 0 };
 
@@ -148,8 +153,6 @@ export async function startBroker(ctx: ServerContext, options: BrokerOptions): P
     log.info({ ingest: writer.stats, mqtt: stats }, 'ingest counters');
   }, 60_000).unref();
 
-  const ca = loadOrCreateCa(ctx.config.dataDir);
-  const certificate = issueServerCertificate(ca, ctx.config.dataDir, [options.host, ctx.config.mqttPublicHost]);
   const server: Server = createServer(
     {
       key: certificate.keyPem,
@@ -175,13 +178,21 @@ export async function startBroker(ctx: ServerContext, options: BrokerOptions): P
     stats.handshakesRefused++;
     log.warn({ remote: socket.remoteAddress, reason: error.message }, 'MQTT TLS handshake refused');
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port, options.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
+  } catch (error) {
+    // Port taken, address unknown: the threads must not keep the process alive.
+    clearInterval(statsTimer);
+    await new Promise<void>((resolve) => broker.close(() => resolve()));
+    await writer.close();
+    throw error;
+  }
   const port = (server.address() as AddressInfo).port;
 
   let closing: Promise<void> | undefined;

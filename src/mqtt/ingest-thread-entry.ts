@@ -7,7 +7,8 @@ import { unpackBatch, type PackedBatch } from './ingest-thread.js';
 // The writer thread: its own connection to the deployment database (WAL lets the HTTP API read
 // meanwhile); commits each batch it is sent and answers with the result.
 const db = openDatabase((workerData as { databaseFile: string }).databaseFile, { migrate: false });
-tuneForIngest(db);
+// 20,000 pages = 80 MiB of WAL before the writer checkpoints itself (the checkpointer normally keeps up).
+tuneForIngest(db, 20_000);
 const commit = createCommitter(new IngestStore(db));
 
 parentPort!.on('message', (message: PackedBatch | 'close') => {

@@ -49,17 +49,20 @@ export function unpackBatch(packed: PackedBatch): IngestMessage[] {
 }
 
 // Tests run the TypeScript sources; the thread then runs the compiled entry (npm test builds first).
-const entry = import.meta.url.endsWith('.ts')
-  ? new URL('../../dist/mqtt/ingest-thread-entry.js', import.meta.url)
-  : new URL('./ingest-thread-entry.js', import.meta.url);
+const compiled = (file: string) =>
+  import.meta.url.endsWith('.ts') ? new URL(`../../dist/mqtt/${file}`, import.meta.url) : new URL(`./${file}`, import.meta.url);
 
 /**
  * Commits in a worker thread with its own connection to the database file, so that TLS and MQTT
- * (this thread) and SQLite (that one) run on two cores. One batch is in the thread at a time;
- * the next one fills up meanwhile.
+ * (this thread) and SQLite (that one) run on two cores, with a checkpointer thread beside it.
+ * One batch is in the writer thread at a time; the next one fills up meanwhile.
  */
 export function startIngestThread(databaseFile: string, onError: (error: Error) => void): CommitBackend {
-  const worker = new Worker(entry, { workerData: { databaseFile } });
+  const worker = new Worker(compiled('ingest-thread-entry.js'), { workerData: { databaseFile } });
+  // The checkpointer keeps WAL copying and syncing off the writer's path (docs/gateways-mqtt.md).
+  const checkpointer = new Worker(compiled('checkpoint-thread-entry.js'), { workerData: { databaseFile } });
+  checkpointer.on('message', (message: { checkpointError?: string }) => message.checkpointError && onError(new Error(`checkpoint failed: ${message.checkpointError}`)));
+  checkpointer.on('error', onError);
   let pending: ((result: BatchResult) => void) | undefined;
   let size = 0;
   let failure: Error | undefined;
@@ -93,8 +96,9 @@ export function startIngestThread(databaseFile: string, onError: (error: Error) 
       worker.postMessage(packed, [packed.bytes.buffer, packed.ends.buffer, packed.receivedAt.buffer] as ArrayBuffer[]);
     },
     async close() {
+      checkpointer.postMessage('close');
       worker.postMessage('close');
-      await new Promise((resolve) => worker.once('exit', resolve));
+      await Promise.all([worker, checkpointer].map((thread) => new Promise((resolve) => thread.once('exit', resolve))));
     },
   };
 }

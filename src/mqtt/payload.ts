@@ -27,6 +27,7 @@ export type ParsedMessage =
   | { valid: false; reason: string };
 
 const column = (name: EventColumn) => 1 + EVENT_COLUMNS.indexOf(name);
+/** Positions in EventValues of the slots ingest fills in or defaults. */
 export const COLUMN = {
   customer_id: 0,
   id: column('id'),

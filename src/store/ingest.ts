@@ -18,12 +18,13 @@ export interface ConnectingGateway {
 
 /**
  * Settings of the connection that commits ingest batches. A batch of random event ids touches
- * about one page of the id index per event: a bigger page cache spares re-reading them, and a
- * larger WAL before the automatic checkpoint lets a page changed by many batches be copied back once.
+ * about one page of the id index per event: a bigger page cache spares re-reading them. The
+ * checkpointer thread copies the WAL back into the database; this connection checkpoints itself
+ * only when the WAL grows past `walLimitPages` anyway (so that it is restarted and stays bounded).
  */
-export function tuneForIngest(db: Db): void {
+export function tuneForIngest(db: Db, walLimitPages: number): void {
   db.pragma('cache_size = -65536');
-  db.pragma('wal_autocheckpoint = 10000');
+  db.pragma(`wal_autocheckpoint = ${walLimitPages}`);
 }
 
 /** The statements of MQTT ingest, prepared once per connection (main thread or writer thread). */

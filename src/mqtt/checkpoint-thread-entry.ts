@@ -1,0 +1,25 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { openDatabase } from '../store/open.js';
+
+// The checkpointer thread: copies committed WAL frames back into the database file (and syncs
+// it) every CHECKPOINT_INTERVAL_MS, so that the writer thread does not stall on that copying and
+// syncing between two batches. PASSIVE never blocks the writer or readers.
+const CHECKPOINT_INTERVAL_MS = 200;
+
+const db = openDatabase((workerData as { databaseFile: string }).databaseFile, { migrate: false });
+const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
+const timer = setInterval(() => {
+  try {
+    checkpoint.run();
+  } catch (error) {
+    // Busy or failed this time: the next round, or the writer's own checkpoint, catches up.
+    parentPort!.postMessage({ checkpointError: (error as Error).message });
+  }
+}, CHECKPOINT_INTERVAL_MS);
+
+parentPort!.on('message', (message: 'close') => {
+  if (message !== 'close') return;
+  clearInterval(timer);
+  db.close();
+  parentPort!.close();
+});
