@@ -30,7 +30,7 @@ describe('the stored analysis', () => {
     for (const query of [JOB_MARKER_QUERY, JOB_MARKER_QUERY_SUBSTR]) {
       const plan = db.prepare(`EXPLAIN QUERY PLAN ${query}`).all({ gateway: 'g', from: 0, to: 1, start: 'a', end: 'b', startEnd: 'b', endEnd: 'c' });
       expect((plan as { detail: string }[]).map((step) => step.detail)).toEqual([
-        'SEARCH events USING COVERING INDEX events_gateway_scans (gateway_id=? AND created>? AND created<?)',
+        'SEARCH events USING COVERING INDEX events_gateway_created (gateway_id=? AND created>? AND created<?)',
       ]);
     }
   });

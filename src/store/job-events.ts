@@ -14,8 +14,8 @@ const SELECT_SCANS = `
 
 /**
  * Per gateway, the scans in the range whose code begins with either prefix, in (created, id)
- * order, read from the covering index events_gateway_scans (gateway_id, created, id, scan_code)
- * WHERE type = 'scan': no table row is read. Other scans cannot change the outcome, so SQLite
+ * order, read from the covering index events_gateway_created (gateway_id, created, id, type, scan_code):
+ * no table row is read. Other scans cannot change the outcome, so SQLite
  * drops them. "Begins with P" is the range P <= code < prefixEnd(P) (BINARY collation orders
  * UTF-8 by code point), cheaper per row than substr and, unlike LIKE, case-sensitive.
  *

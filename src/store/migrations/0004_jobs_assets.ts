@@ -21,10 +21,6 @@ export const migration: Migration = {
       ) STRICT;
       CREATE INDEX job_configs_customer ON job_configs(customer_id, created, id);
 
-      -- Job analysis reads only this index: per gateway the scans in (created, id) order with
-      -- their codes, without a lookup of the table row per event (1,000,000 events in < 0.5 s).
-      CREATE INDEX events_gateway_scans ON events(gateway_id, created, id, scan_code) WHERE type = 'scan';
-
       -- Raised by every create, update and delete of a customer's job configurations: the list's ETag.
       CREATE TABLE job_config_revisions (
         customer_id TEXT PRIMARY KEY REFERENCES customers(id) ON DELETE CASCADE,
