@@ -6,12 +6,10 @@
 // process's RSS (server, broker with its TLS connections, ingest writer, export worker) in both.
 // The events and gateways it adds are deleted at the end, so the cached data set stays as seeded.
 // Env: BENCH_EVENTS (10,000,000), BENCH_GATEWAYS (200), BENCH_WINDOW (16), BENCH_SECONDS (10).
-import { fork } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { request } from 'undici';
 import { startServer } from '../dist/server/serve.js';
-import { issueClientCertificateAsync, loadOrCreateCa, randomSerialHex } from '../dist/pki/ca.js';
 import { report } from './lib.js';
+import { loadGateways, runLoad } from './load-run.js';
 import { CUSTOMER, removeExports, seededDataDir } from './events-data.js';
 
 const BENCH = 'export-ingest';
@@ -40,34 +38,8 @@ const cleanUp = () => {
 };
 try {
   cleanUp();
-  const ca = loadOrCreateCa(data.dataDir);
-  const now = Date.now();
-  const insert = db.prepare('INSERT INTO gateways (id, customer_id, name, usecase, station, created, last_updated) VALUES (?, ?, ?, ?, ?, ?, ?)');
-  const gateways = await Promise.all(
-    Array.from({ length: gatewayCount }, async (_, i) => {
-      const id = randomUUID();
-      insert.run(id, CUSTOMER, `bench-ingest-${i}`, 'picking', `station-${i % 10}`, now, now);
-      const issued = await issueClientCertificateAsync(ca, id, randomSerialHex());
-      return { id, topic: `scanhub/${CUSTOMER}/gateway/${id}`, keyPem: issued.keyPem, certPem: issued.certPem };
-    }),
-  );
-
-  /** One run of the load generator: connect, then publish for warm-up + duration; its result. */
-  const runLoad = async (durationMs, onStart = () => {}) => {
-    const load = fork(new URL('./mqtt-load.js', import.meta.url), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    const messages = [];
-    let waiting;
-    load.on('message', (message) => (waiting ? (waiting(message), (waiting = undefined)) : messages.push(message)));
-    const next = () => (messages.length ? Promise.resolve(messages.shift()) : new Promise((resolve) => (waiting = resolve)));
-    load.send({ host: '127.0.0.1', port: server.mqttPort, caPem: ca.certPem, gateways, window, eventsPerMessage: 1, warmupMs: 2000, durationMs });
-    const connected = await next();
-    if (connected.type !== 'connected') throw new Error(`load generator: ${JSON.stringify(connected)}`);
-    await onStart();
-    load.send('start');
-    const result = await next();
-    load.kill();
-    return result.ackedInWindow / (result.elapsedMs / 1000);
-  };
+  const fleet = await loadGateways(server, CUSTOMER, gatewayCount, 'bench-ingest');
+  const load = (durationMs, onStart) => runLoad(server, fleet, durationMs, { window, onStart });
 
   let rssMax = 0;
   let sampler;
@@ -76,8 +48,8 @@ try {
     sampler = setInterval(() => (rssMax = Math.max(rssMax, process.memoryUsage.rss() / 1024 / 1024)), 25);
   };
   // A first run warms the JIT, the TLS sessions and the pages of the id index; not reported.
-  await runLoad(3000);
-  const alone = await runLoad(seconds * 1000, sampleRss);
+  await load(3000);
+  const alone = await load(seconds * 1000, sampleRss);
   clearInterval(sampler);
   report(BENCH, 'ingest_alone', alone, 'events/s');
   report(BENCH, 'process_rss_max_ingest_alone', rssMax, 'MB');
@@ -93,7 +65,7 @@ try {
   const rows = db.prepare('SELECT count(*) FROM events WHERE customer_id = ? AND created >= ? AND created < ?').pluck().get(CUSTOMER, start, end);
   let task;
   let exportStarted;
-  const during = await runLoad(seconds * 1000, async () => {
+  const during = await load(seconds * 1000, async () => {
     const response = await request(`${server.url}/${CUSTOMER}/events/export/tasks?start_time_millis=${start}&end_time_millis=${end}`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}` },

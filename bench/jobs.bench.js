@@ -1,11 +1,8 @@
 // Job analysis over 1,000,000 events on 50 gateways, through HTTP against a real `serve` process:
-// the analysis time (target <= 0.5 s), how long other requests wait meanwhile, and how fast
-// events can be written to the database while analyses run (SQLite level; MQTT ingest is
-// measured by the broker's own benchmark).
+// the analysis time (target <= 0.5 s) and how long other requests wait meanwhile. MQTT ingest
+// while analyses run is bench/jobs-ingest.bench.js.
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import { request } from 'undici';
 import { SEED, gatewayId, seededDataDir, seededRange } from './jobs-seed.js';
 import { percentile, report } from './lib.js';
@@ -103,25 +100,6 @@ async function probeLatency(url, done) {
   return latencies;
 }
 
-/** Inserts events from a worker thread for `seconds`, in transactions of `batch`; resolves with the rate. */
-function writeEvents(dataDir, seconds, batch = 250) {
-  const worker = new Worker(new URL('./jobs-writer.js', import.meta.url), {
-    workerData: {
-      file: join(dataDir, 'scanhub.db'),
-      customer: SEED.customer,
-      gatewayIds: Array.from({ length: SEED.gateways }, (_, g) => gatewayId(g)),
-      seconds,
-      batch,
-      // After the seeded range, so the analysed range and its result stay as seeded.
-      after: seededRange().end_time + 86_400_000,
-    },
-  });
-  return new Promise((resolve, reject) => {
-    worker.once('message', resolve);
-    worker.once('error', reject);
-  });
-}
-
 const dataDir = await seededDataDir();
 const { child, url } = await startServe(dataDir);
 try {
@@ -143,18 +121,6 @@ try {
   report(BENCH, 'healthz_latency_during_analysis_p99', percentile(latencies, 99), 'ms', 50);
   report(BENCH, 'healthz_latency_during_analysis_max', Math.max(...latencies), 'ms');
 
-  // Writes while analyses run back to back: WAL readers must not hold the writer up.
-  const alone = await writeEvents(dataDir, 2);
-  report(BENCH, 'sqlite_event_writes_alone', alone.rate, 'events/s');
-  let writing = true;
-  const during = writeEvents(dataDir, 3).finally(() => (writing = false));
-  let analysesDuringWrites = 0;
-  while (writing && analysesDuringWrites < 100) {
-    await timedAnalysis(url, token, id);
-    analysesDuringWrites++;
-  }
-  report(BENCH, 'sqlite_event_writes_during_analyses', (await during).rate, 'events/s', 15_000, '>=');
-  report(BENCH, 'analyses_during_writes', analysesDuringWrites, 'count');
 } finally {
   await stopServe(child);
 }
