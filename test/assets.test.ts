@@ -85,7 +85,8 @@ describe('generate-download-url refusals', () => {
       status: 400,
       details: 'Body field "eula_checksum" must match pattern "^[A-Z0-9]+$".',
     },
-    { name: 'agreed_by that is not an e-mail address', body: { agreed_by: 'tech' }, status: 400, details: 'Body field "agreed_by" must match format "email".' },
+    { name: 'agreed_by that is not an e-mail address', body: { agreed_by: 'tech' }, status: 400, details: 'Body field "agreed_by" must be an e-mail address, not "tech".' },
+    { name: 'agreed_by with a space', body: { agreed_by: 'ada lovelace@example.com' }, status: 400, details: 'Body field "agreed_by" must be an e-mail address, not "ada lovelace@example.com".' },
     { name: 'a missing agreed_by', body: { agreed_by: undefined }, status: 400, details: 'Missing body field "agreed_by".' },
     {
       name: 'an unknown asset_type',
@@ -124,6 +125,13 @@ describe('generate-download-url refusals', () => {
 });
 
 describe('generate-download-url', () => {
+  it('accepts an address without a dot in its domain, like the default administrator admin@localhost', async () => {
+    const answer = await call(ts.admin, 'POST', path, { ...agreement, agreed_by: 'admin@localhost' });
+    expect(answer.status).toBe(200);
+    expect(agreements().map((a) => a.agreed_by)).toEqual(['admin@localhost']);
+    ts.server.ctx.db.prepare('DELETE FROM asset_agreements').run();
+  });
+
   it('records the agreement and links the latest version, byte for byte', async () => {
     const user = await ts.createUser('USER_ROLE', 'tech@example.com');
     now = T0 + 5_000;

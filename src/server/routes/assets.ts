@@ -6,6 +6,9 @@ import { badRequest, notFound } from '../errors.js';
 import { customerParams, errorResponses, listBody, listOf } from '../schemas.js';
 import { signDownloadLink } from './downloads.js';
 
+/** local@domain, as the operator commands accept it (user accounts such as admin@localhost included). */
+const EMAIL_ADDRESS = /^[^\s@]+@[^\s@]+$/;
+
 const assetSchema = {
   type: 'object',
   properties: {
@@ -63,7 +66,9 @@ export function registerAssetRoutes(app: FastifyInstance, ctx: ServerContext): v
           eula_version: { type: 'string', minLength: 1, maxLength: 100 },
           eula_checksum: { type: 'string', pattern: '^[A-Z0-9]+$', maxLength: 128, description: 'Upper-case hex SHA-256 of the EULA text.' },
           asset_type: { type: 'string', enum: [...ASSET_TYPES] },
-          agreed_by: { type: 'string', format: 'email', maxLength: 320 },
+          // Checked in the handler: the JSON-schema "email" format refuses addresses without a dot
+          // in the domain, such as the default administrator admin@localhost.
+          agreed_by: { type: 'string', minLength: 1, maxLength: 320, description: 'E-mail address of who agreed.' },
           asset_version: { type: 'string', minLength: 1, maxLength: 100, description: 'Default: the latest version of the type.' },
         },
         required: ['eula_version', 'asset_type', 'agreed_by'],
@@ -76,6 +81,7 @@ export function registerAssetRoutes(app: FastifyInstance, ctx: ServerContext): v
     },
     handler: async (request) => {
       const { eula_version, eula_checksum, asset_type, agreed_by, asset_version } = request.body;
+      if (!EMAIL_ADDRESS.test(agreed_by)) throw badRequest(`Body field "agreed_by" must be an e-mail address, not "${agreed_by}".`);
       const asset = ctx.assets.find(asset_type, asset_version);
       if (!asset) {
         throw notFound(
