@@ -4,25 +4,14 @@
 // seeded range over the 50 seeded gateways run back to back through HTTP. Reports events/s
 // acknowledged (= committed) in both phases and the analyses' times under ingest. What it adds is
 // deleted at the end, so the cached data set stays as seeded.
-import { request } from 'undici';
 import { startServer } from '../dist/server/serve.js';
 import { SEED, gatewayId, seededDataDir, seededRange } from './jobs-seed.js';
-import { percentile, report } from './lib.js';
+import { api, percentile, report } from './lib.js';
 import { loadGateways, runLoad } from './load-run.js';
 
 const BENCH = 'jobs-ingest';
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 
-async function api(url, method, path, token, body) {
-  const response = await request(url + path, {
-    method,
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.body.text();
-  if (response.statusCode >= 400) throw new Error(`${method} ${path}: ${response.statusCode} ${text}`);
-  return text ? JSON.parse(text) : undefined;
-}
 
 const dataDir = await seededDataDir();
 const server = await startServer({

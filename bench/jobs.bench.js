@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { SEED, gatewayId, seededDataDir, seededRange } from './jobs-seed.js';
-import { percentile, report } from './lib.js';
+import { api, percentile, report } from './lib.js';
 
 const BENCH = 'jobs';
 const RUNS = 7;
@@ -50,16 +50,6 @@ function stopServe(child) {
   });
 }
 
-async function api(url, method, path, token, body) {
-  const response = await request(url + path, {
-    method,
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.body.text();
-  if (response.statusCode >= 400) throw new Error(`${method} ${path}: ${response.statusCode} ${text}`);
-  return text ? JSON.parse(text) : undefined;
-}
 
 /** The benchmark's job configuration, created on the first run. */
 async function jobConfigId(url, token) {

@@ -1,4 +1,5 @@
-// Helpers shared by the benchmarks: JSON-line reporting and percentiles.
+// Helpers shared by the benchmarks: JSON-line reporting, percentiles, API calls.
+import { request } from 'undici';
 
 /** Prints one figure as a JSON line; `pass` is set when a target is given (`cmp` says which way). */
 export function report(bench, metric, value, unit, target, cmp = '<=') {
@@ -16,4 +17,16 @@ export function percentile(values, p) {
   if (values.length === 0) return NaN;
   const sorted = Float64Array.from(values).sort();
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+/** One JSON call to the API; throws with the status and body on an error answer. */
+export async function api(url, method, path, token, body) {
+  const response = await request(url + path, {
+    method,
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.body.text();
+  if (response.statusCode >= 400) throw new Error(`${method} ${path}: ${response.statusCode} ${text}`);
+  return text ? JSON.parse(text) : undefined;
 }
