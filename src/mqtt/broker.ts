@@ -1,7 +1,7 @@
 import { createServer, type Server, type TLSSocket } from 'node:tls';
 import type { AddressInfo, Socket } from 'node:net';
 import { Aedes, type AuthenticateError, type Client, type PublishPacket } from 'aedes';
-import { issueServerCertificate, loadOrCreateCa } from '../pki/ca.js';
+import { issueServerCertificate, loadOrCreateCa, type PregeneratedKeys } from '../pki/ca.js';
 import type { ServerContext } from '../server/context.js';
 import { IngestStore } from '../store/ingest.js';
 import { IngestWriter, type IngestLog, type IngestStats } from './ingest.js';
@@ -38,6 +38,8 @@ export interface BrokerOptions {
   host: string;
   port: number;
   log: IngestLog;
+  /** Key pairs a first start generated in the background (pregenerateDeploymentKeys). */
+  keys?: PregeneratedKeys;
 }
 
 /** The gateway behind a connection, known from its certificate once authenticated. */
@@ -63,8 +65,8 @@ function commonNameOf(client: Client): string | undefined {
  */
 export async function startBroker(ctx: ServerContext, options: BrokerOptions): Promise<MqttBroker> {
   const { log } = options;
-  const ca = loadOrCreateCa(ctx.config.dataDir);
-  const certificate = issueServerCertificate(ca, ctx.config.dataDir, [options.host, ctx.config.mqttPublicHost]);
+  const ca = loadOrCreateCa(ctx.config.dataDir, await options.keys?.ca);
+  const certificate = issueServerCertificate(ca, ctx.config.dataDir, [options.host, ctx.config.mqttPublicHost], await options.keys?.server);
   const store = new IngestStore(ctx.db);
   const writer = new IngestWriter({ databaseFile: ctx.db.name, clock: ctx.clock, log });
   // The writer's checkpointer thread keeps the WAL short: an HTTP write on this connection must

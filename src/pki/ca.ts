@@ -65,19 +65,35 @@ function createCaCertificate(keys: KeyPair): string {
   return pki.certificateToPem(cert);
 }
 
+/** Key pairs for the CA and the server certificate, generated off the event loop while a first start does other work. */
+export interface PregeneratedKeys {
+  ca?: Promise<KeyPair>;
+  server?: Promise<KeyPair>;
+}
+
+/** Starts generating the key pairs a first start over `dataDir` will need (none on later starts). */
+export function pregenerateDeploymentKeys(dataDir: string): PregeneratedKeys {
+  const missing = (file: string) => readIfExists(join(dataDir, 'pki', file)) === undefined;
+  return {
+    ...(missing('ca.key') ? { ca: generateRsaKeyPairAsync() } : {}),
+    ...(missing('server.key') ? { server: generateRsaKeyPairAsync() } : {}),
+  };
+}
+
 /**
- * The deployment CA from `pki/ca.key` and `pki/ca.crt`, created on first use. Two processes
+ * The deployment CA from `pki/ca.key` and `pki/ca.crt`, created on first use (with `pregenerated`
+ * as its key when given). Two processes
  * starting together agree on one CA: the key is published with an exclusive link, the loser waits
  * for the winner's certificate.
  */
-export function loadOrCreateCa(dataDir: string): CertificateAuthority {
+export function loadOrCreateCa(dataDir: string, pregenerated?: KeyPair): CertificateAuthority {
   const dir = join(dataDir, 'pki');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const keyFile = join(dir, 'ca.key');
   const certFile = join(dir, 'ca.crt');
   let keyPem = readIfExists(keyFile);
   if (keyPem === undefined) {
-    const keys = generateRsaKeyPair();
+    const keys = pregenerated ?? generateRsaKeyPair();
     if (publishOnce(keyFile, keys.keyPem)) {
       publishOnce(certFile, createCaCertificate(keys));
     }
@@ -135,7 +151,7 @@ function serverCertificateFits(ca: CertificateAuthority, certPem: string, hosts:
  * The MQTT listener's certificate from `pki/server.{crt,key}`, reissued when it does not cover
  * `hosts` (plus localhost and 127.0.0.1), was signed by another CA, or expires within 30 days.
  */
-export function issueServerCertificate(ca: CertificateAuthority, dataDir: string, hosts: string[]): IssuedCertificate {
+export function issueServerCertificate(ca: CertificateAuthority, dataDir: string, hosts: string[], pregenerated?: KeyPair): IssuedCertificate {
   const dir = join(dataDir, 'pki');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const certFile = join(dir, 'server.crt');
@@ -145,7 +161,7 @@ export function issueServerCertificate(ca: CertificateAuthority, dataDir: string
   if (storedCert !== undefined && storedKey !== undefined && serverCertificateFits(ca, storedCert, hosts)) {
     return { certPem: storedCert, keyPem: storedKey };
   }
-  const keys = generateRsaKeyPair();
+  const keys = pregenerated ?? generateRsaKeyPair();
   const cert = pki.createCertificate();
   cert.publicKey = keys.publicKey;
   cert.serialNumber = randomSerialHex();

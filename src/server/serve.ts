@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { startBroker, type MqttBroker } from '../mqtt/broker.js';
+import { pregenerateDeploymentKeys } from '../pki/ca.js';
 import { IdTokens } from '../auth/idtoken.js';
 import { MIN_PASSWORD_LENGTH, generatePassword, hashPassword } from '../auth/passwords.js';
 import { loadLinkKey } from '../auth/secrets.js';
@@ -91,6 +92,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const dataDir = resolve(options.dataDir);
   prepareDataDir(dataDir);
   const clock = options.clock ?? Date.now;
+  // A first start needs RSA keys for the CA and the MQTT server certificate: the thread pool
+  // makes them while this thread opens the database and builds the app.
+  const keys = pregenerateDeploymentKeys(dataDir);
   const db: Db = openDatabase(databaseFile(dataDir));
   try {
     const idTokens = await IdTokens.load(dataDir, clock);
@@ -114,7 +118,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
 
     let broker: MqttBroker;
     try {
-      broker = await startBroker(ctx, { host: options.host, port: options.mqttPort, log: app.log.child({ component: 'mqtt' }) });
+      broker = await startBroker(ctx, { host: options.host, port: options.mqttPort, log: app.log.child({ component: 'mqtt' }), keys });
     } catch (error) {
       await app.close();
       throw new Error(`cannot start the MQTT broker on ${options.host}:${options.mqttPort}: ${(error as Error).message}`, { cause: error });
