@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './helpers/cli.js';
 import { CUSTOMER, startTestServer, type TestServer } from './helpers/server.js';
+import type { SimulationSummary } from '../src/simulator/run.js';
 
 // `scanhub simulate` as a process against a real server: provisioning through the API, mqtts with
 // the issued PKCS#12, and the events in the database afterwards. Needs `npx tsc -p .` first.
@@ -21,17 +22,7 @@ afterAll(async () => {
   rmSync(config, { recursive: true, force: true });
 });
 
-interface Summary {
-  gateways: { id: string; name: string }[];
-  messages_sent: number;
-  messages_acknowledged: number;
-  messages_failed: number;
-  events_sent: number;
-  scans: number;
-  telemetry: number;
-  gateway_reports: number;
-  jobs: number;
-}
+type Summary = SimulationSummary;
 
 const db = () => t.server.ctx.db;
 const storedEvents = (gatewayId: string) =>

@@ -6,18 +6,8 @@ import { analysisCsv, printAnalysis, type JobAnalysis } from './job-report.js';
 import { CliError, Exit, confirmAction, formatTime, printList, printObject, success, type Column, type Io } from './io.js';
 import { collectAll } from './users.js';
 
-/** A job configuration as the API returns it (spec 2.4). */
-export interface JobConfig {
-  job_config_id: string;
-  job_name: string;
-  created: number;
-  last_updated: number;
-  start_barcode: string;
-  end_barcode: string;
-  gateway_ids: string[];
-  class: 'jobconfig';
-  version: number;
-}
+// The API returns job configurations in the store's shape (spec 2.4); a type-only import, nothing of the store loads.
+import type { JobConfig } from '../store/job-configs.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
