@@ -1,12 +1,16 @@
 import { Readable } from 'node:stream';
 import type { CreatedIdKey } from '../domain/page-token.js';
-import { apiEventOf, keyOf, type RawEvent } from '../store/events.js';
+import type { EventItems } from '../store/event-json.js';
+
+const OPEN = Buffer.from('{"items":[');
+const SEPARATOR = Buffer.from(',');
+const EMPTY = Buffer.alloc(0);
 
 /** Rows read per step of a streamed list: about 200 KB of JSON. */
 export const STREAM_CHUNK_ROWS = 500;
 
 /** Reads up to `limit` events before the key, newest first. */
-export type ReadBefore = (before: CreatedIdKey, limit: number) => RawEvent[];
+export type ReadBefore = (before: CreatedIdKey, limit: number) => EventItems;
 
 /**
  * The list wrapper (spec 2.3) written incrementally: `{"items":[` then events a chunk at a
@@ -34,17 +38,17 @@ export class EventListStream extends Readable {
   override _read(): void {
     try {
       while (!this.finished) {
-        const rows = this.readEvents(this.before, STREAM_CHUNK_ROWS);
-        let text = this.started ? '' : '{"items":[';
+        const items = this.readEvents(this.before, STREAM_CHUNK_ROWS);
+        const parts = [this.started ? (items.count > 0 && this.size > 0 ? SEPARATOR : EMPTY) : OPEN, items.json];
         this.started = true;
-        for (const row of rows) text += (this.size++ === 0 ? '' : ',') + JSON.stringify(apiEventOf(row));
-        if (rows.length < STREAM_CHUNK_ROWS) {
-          text += `],"links":{},"metadata":${JSON.stringify(this.metadata(this.size))}}`;
-          this.finished = true;
+        this.size += items.count;
+        if (items.more && items.last) {
+          this.before = items.last;
         } else {
-          this.before = keyOf(rows[rows.length - 1]!);
+          parts.push(Buffer.from(`],"links":{},"metadata":${JSON.stringify(this.metadata(this.size))}}`));
+          this.finished = true;
         }
-        if (!this.push(text)) return;
+        if (!this.push(Buffer.concat(parts))) return;
       }
       this.push(null);
     } catch (error) {
