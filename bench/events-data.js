@@ -6,7 +6,7 @@
 // and reused while its marker matches, so only the first run pays for seeding.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -93,8 +93,10 @@ const BIN = fileURLToPath(new URL('../bin/scanhub.js', import.meta.url));
  * `scanhub serve` as its own process over the data directory; resolves once it listens.
  * `onLog` receives each JSON log line of its stdout.
  */
-export async function startServeProcess(dataDir, onLog = () => {}) {
-  const child = spawn(process.execPath, [BIN, 'serve', '--data-dir', dataDir, '--port', '0', '--mqtt-port', '0'], {
+export async function startServeProcess(dataDir, onLog = () => {}, onOtherLine = () => {}) {
+  // BENCH_SERVE_NODE_ARGS: extra node flags for the server process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+  const nodeArgs = (process.env.BENCH_SERVE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, BIN, 'serve', '--data-dir', dataDir, '--port', '0', '--mqtt-port', '0'], {
     env: { ...process.env, SCANHUB_LOG_LEVEL: process.env.SCANHUB_LOG_LEVEL ?? 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -107,7 +109,7 @@ export async function startServeProcess(dataDir, onLog = () => {}) {
       try {
         onLog(JSON.parse(line));
       } catch {
-        // not a log line
+        onOtherLine(line); // not a log line (e.g. --trace-gc output)
       }
     }
   });
@@ -129,6 +131,27 @@ export async function startServeProcess(dataDir, onLog = () => {}) {
       await exited;
     },
   };
+}
+
+/**
+ * Reads the database file once, so that its pages are in the OS page cache as on a server that
+ * has been answering for a while; a cold cache would measure the disk instead. Seconds taken.
+ */
+export function warmPageCache(dataDir) {
+  const started = performance.now();
+  const fd = openSync(join(dataDir, 'scanhub.db'), 'r');
+  const buffer = Buffer.allocUnsafe(4 * 1024 * 1024);
+  try {
+    while (readSync(fd, buffer, 0, buffer.length, null) > 0);
+  } finally {
+    closeSync(fd);
+  }
+  return (performance.now() - started) / 1000;
+}
+
+/** KB this machine has read from block devices so far (pgpgin of /proc/vmstat): what came from disk, not from the page cache. */
+export function diskReadKb() {
+  return Number(/^pgpgin (\d+)$/m.exec(readFileSync('/proc/vmstat', 'utf8'))?.[1] ?? NaN);
 }
 
 /** Resident memory of a process in MB (VmRSS of /proc/<pid>/status). */
