@@ -5,9 +5,10 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../src/auth/passwords.js';
 import { ApiClient, ApiError } from '../src/client/api.js';
+import { Exporter, splitRange } from '../src/export/exporter.js';
 import { startServer } from '../src/server/serve.js';
 import { insertEvents } from '../src/store/event-rows.js';
-import { eventRow } from './helpers/events.js';
+import { eventRow, oldestFirst } from './helpers/events.js';
 import { exportFixture } from './helpers/fixtures.js';
 import { CUSTOMER, startTestServer, type TestServer } from './helpers/server.js';
 
@@ -170,6 +171,61 @@ describe('export tasks', () => {
     t.server.ctx.exporter.sweep();
     expect(existsSync(file)).toBe(false);
     expect(await (await adminNow()).get<Task>(path)).toEqual({ task, completed: true, status: 'SUCCESSFUL' });
+  });
+});
+
+describe('exports written in parts', () => {
+  it('cut the range into spans that cover it exactly', () => {
+    expect(splitRange({ start: 100, end: 110 }, 3)).toEqual([
+      { start: 100, end: 103 },
+      { start: 103, end: 106 },
+      { start: 106, end: 110 },
+    ]);
+    expect(splitRange({ start: 5, end: 5 }, 2)).toEqual([
+      { start: 5, end: 5 },
+      { start: 5, end: 5 },
+    ]);
+    expect(splitRange({ start: 0, end: 8_640_000_000_000_000 }, 2)).toEqual([
+      { start: 0, end: 4_320_000_000_000_000 },
+      { start: 4_320_000_000_000_000, end: 8_640_000_000_000_000 },
+    ]);
+  });
+
+  it('give the same file in 1, 2 or 3 parts: one header, every event once, oldest first, across the cuts', async () => {
+    // Events on both sides of each cut of [0, 3000) into three, many in the cut's millisecond, and an empty middle part.
+    const customer = 'parts';
+    const rows = [0, 999, 1000, 1000, 1000, 1999, 2000, 2000, 2999].map((created, i) => eventRow({ created: START + created, scan_code: `code ${i}, "${created}"` }));
+    rows.push(...Array.from({ length: 40 }, (_, i) => eventRow({ created: START + 2000, device_id: `same-ms-${i}` })));
+    const noon = rows.filter((row) => row.created !== START + 1999 && row.created !== START + 1000).map((row) => ({ ...row, id: randomUUID() }));
+    const ctx = t.server.ctx;
+    ctx.customers.create(customer, now);
+    insertEvents(ctx.db, customer, rows);
+    const exported = async (parts: number, range: { start: number; end: number }) => {
+      const exporter = new Exporter({ db: ctx.db, dataDir: t.dataDir, tasks: ctx.exportTasks, clock: () => now, parts });
+      const task = await exporter.finished(exporter.request(customer, 'user', range));
+      await exporter.close();
+      expect(task).toMatchObject({ status: 'SUCCESSFUL' });
+      expect(readdirSync(join(t.dataDir, 'exports')).filter((f) => f.includes('partial'))).toEqual([]);
+      return { rows: task.rows, csv: readFileSync(join(t.dataDir, task.file!), 'utf8') };
+    };
+    const whole = await exported(1, { start: START, end: START + 3000 });
+    expect(whole.rows).toBe(49);
+    const lines = whole.csv.split(/\r\n(?=[0-9a-f]{8}-)/);
+    expect(lines).toHaveLength(50);
+    expect(lines.slice(1).map((line) => line.slice(0, 36))).toEqual(oldestFirst(rows).map((row) => row.id));
+    expect(await exported(2, { start: START, end: START + 3000 })).toEqual(whole);
+    expect(await exported(3, { start: START, end: START + 3000 })).toEqual(whole);
+    // A part with no events at all (the middle third here) adds nothing.
+    ctx.customers.create('noon', now);
+    insertEvents(ctx.db, 'noon', noon);
+    const sparse = await (async () => {
+      const exporter = new Exporter({ db: ctx.db, dataDir: t.dataDir, tasks: ctx.exportTasks, clock: () => now, parts: 3 });
+      const task = await exporter.finished(exporter.request('noon', 'user', { start: START, end: START + 3000 }));
+      await exporter.close();
+      return readFileSync(join(t.dataDir, task.file!), 'utf8');
+    })();
+    const sparseIds = sparse.split(/\r\n(?=[0-9a-f]{8}-)/).slice(1).map((line) => line.slice(0, 36));
+    expect(sparseIds).toEqual(oldestFirst(noon).map((row) => row.id));
   });
 });
 

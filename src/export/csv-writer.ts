@@ -9,20 +9,15 @@ import type { Db } from '../store/open.js';
 export const EXPORT_CHUNK_ROWS = 5000;
 
 /**
- * Writes the customer's events of the range to `file` as CSV (header, then oldest first), one
- * chunk at a time, so memory stays flat whatever the count. Synchronous: run it in a worker.
- * Returns the number of events written.
+ * Writes the customer's events of the range to `file` as CSV (the header unless `header` is
+ * false, then oldest first), one chunk at a time, so memory stays flat whatever the count.
+ * Synchronous: run it in a worker. Returns the number of events written.
  */
-export function writeEventsCsv(
-  db: Db,
-  customerId: string,
-  range: TimeRange,
-  file: string,
-): number {
+export function writeEventsCsv(db: Db, customerId: string, range: TimeRange, file: string, header = true): number {
   const statement = exportChunkStatement(db);
   const fd = openSync(file, 'w', 0o600);
   try {
-    writeSync(fd, csvRecord(EVENT_COLUMNS));
+    if (header) writeSync(fd, csvRecord(EVENT_COLUMNS));
     let after = startKey(range.start);
     let rows = 0;
     for (;;) {

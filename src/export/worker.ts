@@ -1,3 +1,5 @@
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase } from '../store/open.js';
 import { writeEventsCsv } from './csv-writer.js';
@@ -8,22 +10,38 @@ export interface ExportJob {
   customerId: string;
   start: number;
   end: number;
-  /** The temporary file to write; the exporter renames it when the worker reports done. */
+  /** The temporary file to write; the exporter joins the parts and renames the result. */
   file: string;
+  /** Whether this part starts the file, with the header row. */
+  header: boolean;
 }
 
 /** What a worker reports when the file is complete. */
 export type ExportMessage = { type: 'done'; rows: number };
 
-// One export per worker thread, on its own read-only connection: WAL lets it read while the
+// One part of an export per worker thread, on its own read-only connection: WAL lets it read while the
 // server's connection keeps writing, and the server's event loop never waits for the export.
 const job = workerData as ExportJob;
+lowerThreadPriority();
 const db = openDatabase(job.databaseFile, { readonly: true });
 // The export reads each page once, in order: a large page cache would only add to the server's RSS.
 db.pragma('cache_size = -2000');
 try {
-  const rows = writeEventsCsv(db, job.customerId, job, job.file);
+  const rows = writeEventsCsv(db, job.customerId, job, job.file, job.header);
   parentPort!.postMessage({ type: 'done', rows } satisfies ExportMessage);
 } finally {
   db.close();
+}
+
+/**
+ * An export gives way to ingest and API requests when they compete for a core: this thread,
+ * not the process, runs at nice 10. On Linux each thread has its own nice value and
+ * /proc/thread-self names it; elsewhere, or if refused, the export runs at normal priority.
+ */
+function lowerThreadPriority(): void {
+  try {
+    setPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()), 10);
+  } catch {
+    // Not Linux, or not permitted: normal priority.
+  }
 }
