@@ -6,7 +6,7 @@
 // Env: BENCH_EVENTS (10,000,000), BENCH_SAMPLES (600), BENCH_WARMUP (100).
 import { Client } from 'undici';
 import { percentile, report } from './lib.js';
-import { CUSTOMER, diskReadKb, login, rssMb, seededDataDir, startServeProcess, warmPageCache } from './events-data.js';
+import { CUSTOMER, diskReadKb, login, rssMb, seededDataDir, startServeProcess } from './events-data.js';
 
 const BENCH = 'events';
 const samples = Number(process.env.BENCH_SAMPLES ?? 600);
@@ -15,7 +15,6 @@ const DAY = 24 * 3600 * 1000;
 
 const data = await seededDataDir((metric, value, unit) => report(BENCH, metric, value, unit));
 report(BENCH, 'events_stored', data.events, 'events');
-report(BENCH, 'page_cache_warm_read', warmPageCache(data.dataDir), 's');
 const server = await startServeProcess(data.dataDir);
 const client = new Client(server.url, { pipelining: 1 });
 try {
