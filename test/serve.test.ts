@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { startServer } from '../src/server/serve.js';
 import { call } from './helpers/http.js';
 import { freePort, spawnServe, stop, type ServeProcess } from './helpers/serve-process.js';
 
@@ -122,5 +123,19 @@ describe('scanhub serve (as a process)', () => {
     const process = spawnServe(['--port', 'eighty']);
     expect(await process.exited).toEqual({ code: 2, signal: null });
     expect(process.stderr()).toBe(`error: option '--port <port>' argument 'eighty' is invalid. "eighty" is not a port number (0-65535).\n(run with --help for usage)\n`);
+  });
+});
+
+describe('serve on every address (0.0.0.0)', () => {
+  it('builds links and the MQTT endpoint on the machine name, not on 0.0.0.0', async () => {
+    const server = await startServer({ dataDir: freshDataDir(), host: '0.0.0.0', port: 0, mqttPort: 0, customerId: 'default', adminEmail: 'admin@example.com', adminPassword: 'admin-password-123' });
+    try {
+      const port = new URL(server.url).port;
+      expect(server.url).toBe(`http://0.0.0.0:${port}`);
+      expect(server.ctx.config.publicUrl).toBe(`http://${hostname()}:${port}`);
+      expect(server.ctx.config.mqttPublicHost).toBe(hostname());
+    } finally {
+      await server.close();
+    }
   });
 });

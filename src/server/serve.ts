@@ -83,7 +83,8 @@ async function bootstrap(ctx: ServerContext, options: ServeOptions): Promise<Boo
   return { customerId: options.customerId, adminEmail: options.adminEmail, generatedPassword };
 }
 
-function defaultMqttHost(host: string): string {
+/** The host that clients should use: the machine's name when listening on every address. */
+function reachableHost(host: string): string {
   return host === '0.0.0.0' || host === '::' ? hostname() : host;
 }
 
@@ -101,7 +102,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     const config = {
       dataDir,
       publicUrl: options.publicUrl?.replace(/\/+$/, '') ?? '',
-      mqttPublicHost: options.mqttPublicHost ?? defaultMqttHost(options.host),
+      mqttPublicHost: options.mqttPublicHost ?? reachableHost(options.host),
       mqttPort: options.mqttPort,
     };
     const ctx = createContext(db, config, idTokens, loadLinkKey(dataDir), clock);
@@ -112,8 +113,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     await app.listen({ host: options.host, port: options.port });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : options.port;
-    const url = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`;
-    if (!config.publicUrl) config.publicUrl = url;
+    const urlOf = (host: string) => `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+    const url = urlOf(options.host);
+    // Links must work from other machines: never http://0.0.0.0:port.
+    if (!config.publicUrl) config.publicUrl = urlOf(reachableHost(options.host));
     readiness.http = true;
 
     let broker: MqttBroker;
