@@ -68,7 +68,8 @@ export function printList<T>(io: Io, items: T[], columns: Column<T>[]): void {
   if (rows.length === 0) return io.err('No results.');
   const table = new Table({
     head: columns.map((c) => c.header),
-    style: { head: io.color ? ['cyan'] : [], border: io.color ? ['grey'] : [] },
+    // compact: one line per row, a rule under the header only (a list of events stays readable).
+    style: { head: io.color ? ['cyan'] : [], border: io.color ? ['grey'] : [], compact: true },
   });
   table.push(...rows);
   io.out(table.toString());
