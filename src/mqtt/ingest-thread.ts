@@ -1,5 +1,5 @@
 import { Outcome, type BatchResult, type IngestMessage } from './commit.js';
-import { SupervisedThread, type RestartPolicy, type ThreadLog, type ThreadStatus } from './supervised-thread.js';
+import { SupervisedThread, type ThreadLog, type ThreadStatus } from './supervised-thread.js';
 
 /** Where a batch is committed: in this thread, or in the writer thread. */
 export interface CommitBackend {
@@ -73,7 +73,7 @@ function failedBatch(size: number, reason: string): BatchResult {
  * dies is replaced (SupervisedThread); the batch it had is answered as failed, and a batch handed
  * over while no writer thread runs waits for the replacement.
  */
-export function startIngestThread(databaseFile: string, log: ThreadLog, policy?: RestartPolicy): CommitBackend & { threads: IngestThreads } {
+export function startIngestThread(databaseFile: string, log: ThreadLog): CommitBackend & { threads: IngestThreads } {
   let pending: ((result: BatchResult) => void) | undefined;
   let size = 0;
   // Handed over while no writer thread runs: goes to the replacement.
@@ -90,7 +90,6 @@ export function startIngestThread(databaseFile: string, log: ThreadLog, policy?:
     entry: compiled('ingest-thread-entry.js'),
     workerData: { databaseFile },
     log,
-    policy,
     onMessage: (result) => answer(result as BatchResult),
     // The batch may have committed or not: either way no PUBACK, the gateways redeliver, and the
     // event ids make a second copy of a committed one a duplicate, not a new event.
@@ -105,7 +104,6 @@ export function startIngestThread(databaseFile: string, log: ThreadLog, policy?:
     entry: compiled('checkpoint-thread-entry.js'),
     workerData: { databaseFile },
     log,
-    policy,
     onMessage: (message) => log.warn({ reason: (message as { checkpointError: string }).checkpointError }, 'WAL checkpoint failed'),
   });
   return {
