@@ -4,6 +4,7 @@ import { Aedes, type AuthenticateError, type Client, type PublishPacket } from '
 import { issueServerCertificate, loadOrCreateCa, type PregeneratedKeys } from '../pki/ca.js';
 import type { ServerContext } from '../server/context.js';
 import { IngestStore } from '../store/ingest.js';
+import type { IngestThreads } from './ingest-thread.js';
 import { IngestWriter, type IngestLog, type IngestStats } from './ingest.js';
 
 /** Largest payload a gateway may publish; bigger ones close the connection. */
@@ -30,6 +31,10 @@ export interface MqttBroker {
   port: number;
   stats: BrokerStats;
   ingest: IngestStats;
+  /** The ingest threads (writer, checkpointer) and their state. */
+  threads: IngestThreads;
+  /** Why MQTT cannot store (and acknowledge) messages right now, for /healthz; undefined when it can. */
+  fault(): { state: string; reason: string } | undefined;
   /** Stops accepting, commits queued messages, disconnects gateways. */
   close(): Promise<void>;
 }
@@ -202,6 +207,11 @@ export async function startBroker(ctx: ServerContext, options: BrokerOptions): P
     port,
     stats,
     ingest: writer.stats,
+    threads: writer.threads,
+    fault() {
+      const { state, cause } = writer.threads.writer;
+      return state === 'restarting' ? { state, reason: `ingest writer restarting after: ${cause?.message}` } : undefined;
+    },
     close: () =>
       (closing ??= (async () => {
         clearInterval(statsTimer);

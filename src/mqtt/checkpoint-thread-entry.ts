@@ -1,5 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase } from '../store/open.js';
+import { THREAD_READY, type TestCrash } from './supervised-thread.js';
 
 // The checkpointer thread: copies committed WAL frames back into the database file (and syncs
 // it) every CHECKPOINT_INTERVAL_MS, so that the writer thread does not stall on that copying and
@@ -17,9 +18,12 @@ const timer = setInterval(() => {
   }
 }, CHECKPOINT_INTERVAL_MS);
 
-parentPort!.on('message', (message: 'close') => {
+parentPort!.on('message', (message: 'close' | { testCrash: TestCrash }) => {
+  // Only crashThreadForTest sends this: the tests make this thread die for real.
+  if (typeof message === 'object' && message.testCrash) throw new Error('test crash of the checkpointer thread');
   if (message !== 'close') return;
   clearInterval(timer);
   db.close();
   parentPort!.close();
 });
+parentPort!.postMessage(THREAD_READY);

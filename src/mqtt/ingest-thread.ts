@@ -1,10 +1,12 @@
-import { Worker } from 'node:worker_threads';
-import type { BatchResult, IngestMessage } from './commit.js';
+import { Outcome, type BatchResult, type IngestMessage } from './commit.js';
+import { SupervisedThread, type ThreadLog, type ThreadStatus } from './supervised-thread.js';
 
 /** Where a batch is committed: in this thread, or in the writer thread. */
 export interface CommitBackend {
   /** Commits the batch and calls `done` once with its result (synchronously or later). */
   commit(batch: IngestMessage[], done: (result: BatchResult) => void): void;
+  /** Shutdown began: a thread that dies now is not replaced; a batch waiting for one fails. */
+  stopRestarts(): void;
   close(): Promise<void>;
 }
 
@@ -52,53 +54,76 @@ export function unpackBatch(packed: PackedBatch): IngestMessage[] {
 const compiled = (file: string) =>
   import.meta.url.endsWith('.ts') ? new URL(`../../dist/mqtt/${file}`, import.meta.url) : new URL(`./${file}`, import.meta.url);
 
+/** The threads behind ingest, for /healthz and tests. */
+export interface IngestThreads {
+  /** Commits the batches: while it is not running, nothing is acknowledged. */
+  writer: ThreadStatus;
+  /** Copies the WAL into the database file; not on the PUBACK path. */
+  checkpointer: ThreadStatus;
+}
+
+function failedBatch(size: number, reason: string): BatchResult {
+  return { outcomes: new Array<Outcome>(size).fill(Outcome.FAILED), reasons: new Array<string>(size).fill(reason), events: 0, duplicates: 0, reports: 0 };
+}
+
 /**
  * Commits in a worker thread with its own connection to the database file, so that TLS and MQTT
  * (this thread) and SQLite (that one) run on two cores, with a checkpointer thread beside it.
- * One batch is in the writer thread at a time; the next one fills up meanwhile.
+ * One batch is in the writer thread at a time; the next one fills up meanwhile. A thread that
+ * dies is replaced (SupervisedThread); the batch it had is answered as failed, and a batch handed
+ * over while no writer thread runs waits for the replacement.
  */
-export function startIngestThread(databaseFile: string, onError: (error: Error) => void): CommitBackend {
-  const worker = new Worker(compiled('ingest-thread-entry.js'), { workerData: { databaseFile } });
-  // The checkpointer keeps WAL copying and syncing off the writer's path (docs/gateways-mqtt.md).
-  const checkpointer = new Worker(compiled('checkpoint-thread-entry.js'), { workerData: { databaseFile } });
-  checkpointer.on('message', (message: { checkpointError?: string }) => message.checkpointError && onError(new Error(`checkpoint failed: ${message.checkpointError}`)));
-  checkpointer.on('error', onError);
+export function startIngestThread(databaseFile: string, log: ThreadLog): CommitBackend & { threads: IngestThreads } {
   let pending: ((result: BatchResult) => void) | undefined;
   let size = 0;
-  let failure: Error | undefined;
-  const failPending = (error: Error) => {
-    failure ??= error;
+  // Handed over while no writer thread runs: goes to the replacement.
+  let waiting: PackedBatch | undefined;
+  const answer = (result: BatchResult) => {
     const done = pending;
     pending = undefined;
-    done?.({ outcomes: new Array(size).fill(3), reasons: new Array(size).fill(`writer thread failed: ${error.message}`), events: 0, duplicates: 0, reports: 0 });
-  };
-  worker.on('message', (result: BatchResult) => {
-    const done = pending;
-    pending = undefined;
+    waiting = undefined;
     done?.(result);
+  };
+  const send = (packed: PackedBatch) => writer.post(packed, [packed.bytes.buffer, packed.ends.buffer, packed.receivedAt.buffer] as ArrayBuffer[]);
+  const writer = new SupervisedThread({
+    name: 'ingest writer',
+    entry: compiled('ingest-thread-entry.js'),
+    workerData: { databaseFile },
+    log,
+    onMessage: (result) => answer(result as BatchResult),
+    // The batch may have committed or not: either way no PUBACK, the gateways redeliver, and the
+    // event ids make a second copy of a committed one a duplicate, not a new event.
+    onCrash: (cause) => answer(failedBatch(size, `writer thread failed: ${cause.message}`)),
+    onRestart: () => {
+      if (waiting && send(waiting)) waiting = undefined;
+    },
   });
-  worker.on('error', (error) => {
-    onError(error);
-    failPending(error);
+  // The checkpointer keeps WAL copying and syncing off the writer's path (docs/gateways-mqtt.md).
+  const checkpointer = new SupervisedThread({
+    name: 'checkpointer',
+    entry: compiled('checkpoint-thread-entry.js'),
+    workerData: { databaseFile },
+    log,
+    onMessage: (message) => log.warn({ reason: (message as { checkpointError: string }).checkpointError }, 'WAL checkpoint failed'),
   });
-  worker.on('exit', (code) => failPending(new Error(`writer thread exited with code ${code}`)));
   return {
+    threads: { writer, checkpointer },
     commit(batch, done) {
-      if (failure) {
-        size = batch.length;
-        pending = done;
-        return failPending(failure);
-      }
       if (pending) throw new Error('one batch at a time');
       pending = done;
       size = batch.length;
+      if (writer.state === 'closed') return answer(failedBatch(size, 'the writer thread is closed'));
       const packed = packBatch(batch);
-      worker.postMessage(packed, [packed.bytes.buffer, packed.ends.buffer, packed.receivedAt.buffer] as ArrayBuffer[]);
+      if (!send(packed)) waiting = packed;
+    },
+    stopRestarts() {
+      writer.stopRestarts();
+      checkpointer.stopRestarts();
+      if (waiting) answer(failedBatch(size, 'shutting down while the writer thread restarts'));
     },
     async close() {
-      checkpointer.postMessage('close');
-      worker.postMessage('close');
-      await Promise.all([worker, checkpointer].map((thread) => new Promise((resolve) => thread.once('exit', resolve))));
+      await Promise.all([writer.close(), checkpointer.close()]);
+      if (pending) answer(failedBatch(size, 'the writer thread is closed'));
     },
   };
 }

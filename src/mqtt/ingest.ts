@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { Outcome, type BatchResult, type IngestMessage } from './commit.js';
-import { startIngestThread, type CommitBackend } from './ingest-thread.js';
+import { startIngestThread, type CommitBackend, type IngestThreads } from './ingest-thread.js';
 
 /** Counters of the ingest since start; tests and the log read them. */
 export interface IngestStats {
@@ -43,6 +43,8 @@ const INVALID_LOG_INTERVAL = 10_000;
  */
 export class IngestWriter {
   readonly stats: IngestStats = { messages: 0, events: 0, duplicates: 0, invalid: 0, reports: 0, failed: 0, batches: 0 };
+  /** The writer and checkpointer threads: their state feeds /healthz. */
+  readonly threads: IngestThreads;
   private queue: IngestMessage[] = [];
   private callbacks: IngestCallback[] = [];
   private scheduled = false;
@@ -58,7 +60,9 @@ export class IngestWriter {
     this.maxBatch = options.maxBatch ?? 4096;
     // Measured (bench/README.md): with SQLite in its own thread, TLS and MQTT in this one, the
     // two run on two cores; in one thread the same load saturated one core well below target.
-    this.backend = startIngestThread(options.databaseFile, (error) => options.log.error({ err: error }, 'ingest writer thread failed'));
+    const backend = startIngestThread(options.databaseFile, options.log);
+    this.backend = backend;
+    this.threads = backend.threads;
   }
 
   /** Queues one message of the gateway; `done` runs after its transaction committed (or failed). */
@@ -97,6 +101,9 @@ export class IngestWriter {
   /** Stops taking messages, commits what is queued, stops the writer thread. */
   async close(): Promise<void> {
     this.closed = true;
+    // A writer thread that dies now is not replaced: what it had and what is queued is not
+    // acknowledged, and the gateways redeliver it to the next start (rather than close() waiting out a back-off).
+    this.backend.stopRestarts();
     await new Promise<void>((resolve) => {
       this.drained = resolve;
       this.flush();

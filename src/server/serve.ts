@@ -129,6 +129,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     // mqtt_endpoint (provisioning) names the port as bound.
     config.mqttPort = broker.port;
     readiness.mqtt = true;
+    readiness.mqttFault = () => broker.fault();
     app.log.info({ url, publicUrl: config.publicUrl, mqttPort: broker.port, dataDir }, 'scanhub listening');
 
     let closing: Promise<void> | undefined;

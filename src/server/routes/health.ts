@@ -6,6 +6,8 @@ import { errorResponses } from '../schemas.js';
 export interface Readiness {
   http: boolean;
   mqtt: boolean;
+  /** Once MQTT is up: what keeps it from storing messages now (its writer thread restarting), if anything. */
+  mqttFault?: () => { state: string; reason: string } | undefined;
 }
 
 /** `GET /healthz`: 200 once HTTP, MQTT and the database are ready, else 503 naming what is not. */
@@ -29,8 +31,11 @@ export function registerHealthRoutes(app: FastifyInstance, ctx: ServerContext, r
       } catch {
         database = 'unavailable';
       }
-      const parts = { http: readiness.http ? 'ok' : 'starting', mqtt: readiness.mqtt ? 'ok' : 'starting', database };
-      const notReady = Object.entries(parts).filter(([, state]) => state !== 'ok').map(([name]) => name);
+      const fault = readiness.mqtt ? readiness.mqttFault?.() : undefined;
+      const parts = { http: readiness.http ? 'ok' : 'starting', mqtt: readiness.mqtt ? (fault?.state ?? 'ok') : 'starting', database };
+      const notReady = Object.entries(parts)
+        .filter(([, state]) => state !== 'ok')
+        .map(([name]) => (name === 'mqtt' && fault ? `mqtt (${fault.reason})` : name));
       if (notReady.length > 0) {
         return reply.code(503).send({ title: 'Service Unavailable', details: `Not ready yet: ${notReady.join(', ')}.` });
       }
