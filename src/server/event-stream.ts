@@ -1,16 +1,12 @@
 import { Readable } from 'node:stream';
 import type { CreatedIdKey } from '../domain/page-token.js';
-import type { EventItems } from '../store/event-json.js';
-
-const OPEN = Buffer.from('{"items":[');
-const SEPARATOR = Buffer.from(',');
-const EMPTY = Buffer.alloc(0);
+import { withText, type EventItems } from '../store/event-json.js';
 
 /** Rows read per step of a streamed list: about 200 KB of JSON. */
 export const STREAM_CHUNK_ROWS = 500;
 
-/** Reads up to `limit` events before the key, newest first. */
-export type ReadBefore = (before: CreatedIdKey, limit: number) => EventItems;
+/** Reads up to `limit` events before the key, newest first, their JSON after `prefix`. */
+export type ReadBefore = (before: CreatedIdKey, limit: number, prefix: string) => EventItems;
 
 /**
  * The list wrapper (spec 2.3) written incrementally: `{"items":[` then events a chunk at a
@@ -38,17 +34,19 @@ export class EventListStream extends Readable {
   override _read(): void {
     try {
       while (!this.finished) {
-        const items = this.readEvents(this.before, STREAM_CHUNK_ROWS);
-        const parts = [this.started ? (items.count > 0 && this.size > 0 ? SEPARATOR : EMPTY) : OPEN, items.json];
+        // Only a chunk that follows items needs a comma, and it has items: its read said so.
+        const prefix = this.size === 0 ? (this.started ? '' : '{"items":[') : ',';
+        const items = this.readEvents(this.before, STREAM_CHUNK_ROWS, prefix);
         this.started = true;
         this.size += items.count;
+        let chunk = items.json;
         if (items.more && items.last) {
           this.before = items.last;
         } else {
-          parts.push(Buffer.from(`],"links":{},"metadata":${JSON.stringify(this.metadata(this.size))}}`));
+          chunk = withText(chunk, `],"links":{},"metadata":${JSON.stringify(this.metadata(this.size))}}`);
           this.finished = true;
         }
-        if (!this.push(Buffer.concat(parts))) return;
+        if (!this.push(chunk)) return;
       }
       this.push(null);
     } catch (error) {

@@ -47,16 +47,19 @@ export class EventStore {
     this.oldestFirst = exportChunkStatement(db);
   }
 
-  /** Up to `limit` events of the customer with `start <= created` and `(created, id) < before`, newest first. */
-  newestBefore(customerId: string, start: number, before: CreatedIdKey, limit: number): EventItems {
-    const row = this.newestFirst.get({ customerId, start, created: before.created, id: before.id, limit: limit + 1 });
-    return itemsOf(row as [Buffer | null, number], limit);
+  /**
+   * Up to `limit` events of the customer with `start <= created` and `(created, id) < before`,
+   * newest first, their JSON after `prefix`.
+   */
+  newestBefore(customerId: string, start: number, before: CreatedIdKey, limit: number, prefix = ''): EventItems {
+    const row = this.newestFirst.get({ customerId, start, created: before.created, id: before.id, limit: limit + 1, prefix });
+    return itemsOf(row as [Buffer | null, number], limit, prefix);
   }
 
   /** As newestBefore, for the events one gateway transmitted. */
-  gatewayNewestBefore(customerId: string, gatewayId: string, start: number, before: CreatedIdKey, limit: number): EventItems {
-    const row = this.gatewayNewestFirst.get({ customerId, gatewayId, start, created: before.created, id: before.id, limit: limit + 1 });
-    return itemsOf(row as [Buffer | null, number], limit);
+  gatewayNewestBefore(customerId: string, gatewayId: string, start: number, before: CreatedIdKey, limit: number, prefix = ''): EventItems {
+    const row = this.gatewayNewestFirst.get({ customerId, gatewayId, start, created: before.created, id: before.id, limit: limit + 1, prefix });
+    return itemsOf(row as [Buffer | null, number], limit, prefix);
   }
 
   /** Up to `limit` raw events of the customer with `(created, id) > after` and `created < end`, oldest first. */

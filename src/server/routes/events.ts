@@ -8,10 +8,9 @@ import {
 } from '../../domain/event-listing.js';
 import type { ServerContext } from '../context.js';
 import { badRequest } from '../errors.js';
+import { withText } from '../../store/event-json.js';
 import { EventListStream } from '../event-stream.js';
 import { customerParams, errorResponses, listOf } from '../schemas.js';
-
-const ITEMS_OPEN = Buffer.from('{"items":[');
 
 /** An event as the API shows it (spec 2.2); absent fields are left out. Also the fast serializer's schema. */
 export const eventSchema = {
@@ -87,20 +86,20 @@ export function registerEventRoutes(app: FastifyInstance, ctx: ServerContext): v
       const gatewayId = query.gatewayId;
       if (gatewayId !== undefined) {
         const stream = new EventListStream(
-          (before, limit) => ctx.events.gatewayNewestBefore(customerId, gatewayId, query.start, before, limit),
+          (before, limit, prefix) => ctx.events.gatewayNewestBefore(customerId, gatewayId, query.start, before, limit, prefix),
           query.before,
           (size) => ({ description, size, filters }),
         );
         return reply.type('application/json; charset=utf-8').send(stream);
       }
 
-      const items = ctx.events.newestBefore(customerId, query.start, query.before, query.limit);
+      const items = ctx.events.newestBefore(customerId, query.start, query.before, query.limit, '{"items":[');
       const links =
         items.more && items.last ? { next: `/${encodeURIComponent(customerId)}/events?next_token=${nextPageToken(customerId, query, items.last)}` } : {};
-      // The items come as JSON bytes (see store/event-json.ts): the page is written around them,
-      // so neither a serializer nor the HTTP layer walks 500 events again.
-      const tail = Buffer.from(`],"links":${JSON.stringify(links)},"metadata":${JSON.stringify({ description, size: items.count, filters })}}`);
-      return reply.type('application/json; charset=utf-8').send(Buffer.concat([ITEMS_OPEN, items.json, tail]));
+      // SQLite writes the page's start and its items as JSON bytes (see store/event-json.ts); the
+      // rest goes behind them: no serializer and no re-encoding walks 500 events again.
+      const tail = `],"links":${JSON.stringify(links)},"metadata":${JSON.stringify({ description, size: items.count, filters })}}`;
+      return reply.type('application/json; charset=utf-8').send(withText(items.json, tail));
     },
   });
 }
