@@ -43,7 +43,7 @@ export class EventListStream extends Readable {
         if (items.more && items.last) {
           this.before = items.last;
         } else {
-          chunk = withText(chunk, `],"links":{},"metadata":${JSON.stringify(this.metadata(this.size))}}`);
+          chunk = withText(items, `],"links":{},"metadata":${JSON.stringify(this.metadata(this.size))}}`);
           this.finished = true;
         }
         if (!this.push(chunk)) return;

@@ -23,7 +23,11 @@ export const ITEMS_JSON = `CAST(@prefix || group_concat(item, ',') AS BLOB), cou
 
 /** Up to `limit` events, newest first. */
 export interface EventItems {
-  /** The prefix, then the items' JSON texts joined by commas, without members for absent fields. */
+  /**
+   * The prefix, then the items' JSON texts joined by commas, without members for absent fields.
+   * It starts a buffer of its own (better-sqlite3 allocates each blob alone, never from Node's
+   * shared pool): the bytes behind it belong to nobody else, which withText relies on.
+   */
   json: Buffer;
   count: number;
   /** More events follow in the range. */
@@ -46,7 +50,7 @@ const QUOTE = 0x22;
  */
 export function itemsOf(row: [Buffer | null, number], limit: number, prefix: string): EventItems {
   let [json, count] = row;
-  if (json === null || count === 0) return { json: Buffer.from(prefix), count: 0, more: false };
+  if (json === null || count === 0) return { json: ownBuffer(prefix), count: 0, more: false };
   const more = count > limit;
   if (more) {
     json = json.subarray(0, json.lastIndexOf(ITEM_SEPARATOR));
@@ -90,14 +94,23 @@ function isPlainName(json: Buffer, start: number, end: number): boolean {
 }
 
 /**
- * The JSON followed by `text`. Cutting out absent fields leaves unused room behind the JSON in
- * its buffer (tens of KB for a page): the text goes there when it fits, so a page costs no
- * second buffer of its size (each large buffer brings V8's next full collection closer).
+ * The items' JSON followed by `text`. Cutting out absent fields leaves unused room behind the
+ * JSON in its buffer (tens of KB for a page): the text goes there when it fits, so a page costs
+ * no second buffer of its size (each large buffer brings V8's next full collection closer).
+ * Only for EventItems: another Buffer may share its memory with others (Node's pool).
  */
-export function withText(json: Buffer, text: string): Buffer {
+export function withText(items: EventItems, text: string): Buffer {
+  const { json } = items;
   const length = Buffer.byteLength(text);
   if (json.byteOffset + json.length + length > json.buffer.byteLength) return Buffer.concat([json, Buffer.from(text)]);
   const whole = Buffer.from(json.buffer, json.byteOffset, json.length + length);
   whole.write(text, json.length);
   return whole;
+}
+
+/** The text in a buffer of its own (Buffer.from would take small ones from the shared pool). */
+function ownBuffer(text: string): Buffer {
+  const buffer = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
+  buffer.write(text);
+  return buffer;
 }

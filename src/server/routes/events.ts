@@ -99,7 +99,7 @@ export function registerEventRoutes(app: FastifyInstance, ctx: ServerContext): v
       // SQLite writes the page's start and its items as JSON bytes (see store/event-json.ts); the
       // rest goes behind them: no serializer and no re-encoding walks 500 events again.
       const tail = `],"links":${JSON.stringify(links)},"metadata":${JSON.stringify({ description, size: items.count, filters })}}`;
-      return reply.type('application/json; charset=utf-8').send(withText(items.json, tail));
+      return reply.type('application/json; charset=utf-8').send(withText(items, tail));
     },
   });
 }
