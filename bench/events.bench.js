@@ -1,9 +1,11 @@
 // GET /{customer}/events over 10 million stored events, through HTTP to a real `scanhub serve`
 // process: one client, sequential requests on one keep-alive connection, 500-event pages at
-// random places across the 30 days (a third of them follow links.next of the previous page).
+// random places across the 30 days (two in three follow links.next of the previous page).
 // Latency is request sent to last body byte received. Then one gateway's whole month as one
-// streamed response, with the server's RSS sampled meanwhile (memory must stay flat).
+// streamed response, with the server's RSS sampled meanwhile (memory must stay flat). For scale,
+// the same client against a bare node:http process that answers as many bytes from memory.
 // Env: BENCH_EVENTS (10,000,000), BENCH_SAMPLES (600), BENCH_WARMUP (100).
+import { spawn } from 'node:child_process';
 import { Client } from 'undici';
 import { percentile, report } from './lib.js';
 import { CUSTOMER, diskReadKb, login, rssMb, seededDataDir, startServeProcess } from './events-data.js';
@@ -37,12 +39,13 @@ try {
     if (bytes !== Number(response.headers['content-length'])) throw new Error(`${path}: ${bytes} bytes, content-length ${response.headers['content-length']}`);
     const size = /"metadata":\{.*"size":(\d+)/.exec(tail)?.[1];
     if (size !== '500') throw new Error(`${path}: page of ${size} items`);
-    return { ms, next: /"links":\{"next":"([^"]+)"\}/.exec(tail)?.[1] };
+    return { ms, bytes, next: /"links":\{"next":"([^"]+)"\}/.exec(tail)?.[1] };
   };
 
   let seed = 7;
   const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   const latencies = [];
+  let pageBytes = 0;
   let readKb;
   let next;
   for (let i = 0; i < warmup + samples; i++) {
@@ -56,6 +59,7 @@ try {
     next = page.next;
     if (i === warmup - 1) readKb = diskReadKb();
     if (i >= warmup) latencies.push(page.ms);
+    pageBytes = Math.max(pageBytes, page.bytes);
   }
   readKb = diskReadKb() - readKb;
   // One whole page, parsed, to check what the counted ones carried.
@@ -67,6 +71,11 @@ try {
   report(BENCH, 'page_500_samples', latencies.length, 'requests');
   // Reads that missed the page cache during the measured pages (the machine's, not only the server's).
   report(BENCH, 'page_500_disk_read', readKb, 'KB');
+  // What this machine takes for the same exchange without scanhub: a bare node:http process
+  // answering a page's number of bytes from memory, asked by the same client the same way.
+  const floor = await bareServerLatencies(pageBytes);
+  report(BENCH, 'bare_http_same_bytes_p50', percentile(floor, 50), 'ms');
+  report(BENCH, 'bare_http_same_bytes_p99', percentile(floor, 99), 'ms');
 
   // One gateway's month in one streamed response: count bytes as they come, sample the server's RSS.
   const gateway = data.gateways[0];
@@ -97,4 +106,32 @@ try {
 } finally {
   await client.close();
   await server.stop();
+}
+
+/** Latencies of `warmup + samples` sequential GETs (the warm-up dropped) from a bare node:http process that answers `bytes` bytes. */
+async function bareServerLatencies(bytes) {
+  const script = `const body = Buffer.alloc(${bytes}, 97);
+    const server = require('node:http').createServer((request, response) => response.end(body));
+    server.listen(0, '127.0.0.1', () => console.log(server.address().port));`;
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    const port = await new Promise((resolve, reject) => {
+      child.stdout.once('data', (chunk) => resolve(Number(String(chunk).trim())));
+      child.once('exit', (code) => reject(new Error(`bare server exited with ${code}`)));
+    });
+    const bare = new Client(`http://127.0.0.1:${port}`, { pipelining: 1 });
+    const latencies = [];
+    for (let i = 0; i < warmup + samples; i++) {
+      const started = performance.now();
+      const response = await bare.request({ method: 'GET', path: '/' });
+      let received = 0;
+      for await (const chunk of response.body) received += chunk.length;
+      if (received !== bytes) throw new Error(`bare server sent ${received} bytes`);
+      if (i >= warmup) latencies.push(performance.now() - started);
+    }
+    await bare.close();
+    return latencies;
+  } finally {
+    child.kill();
+  }
 }
