@@ -1,7 +1,8 @@
 // GET /{customer}/events over 10 million stored events, through HTTP to a real `scanhub serve`
 // process: one client, sequential requests on one keep-alive connection, 500-event pages at
 // random places across the 30 days (two in three follow links.next of the previous page).
-// Latency is request sent to last body byte received. Then one gateway's whole month as one
+// Latency is request sent to last body byte received. Then 600 pages as a client paging from the
+// newest event takes them (links.next only). Then one gateway's whole month as one
 // streamed response, with the server's RSS sampled meanwhile (memory must stay flat). For scale,
 // the same client against a bare node:http process that answers as many bytes from memory.
 // Env: BENCH_EVENTS (10,000,000), BENCH_SAMPLES (600), BENCH_WARMUP (100).
@@ -71,6 +72,17 @@ try {
   report(BENCH, 'page_500_samples', latencies.length, 'requests');
   // Reads that missed the page cache during the measured pages (the machine's, not only the server's).
   report(BENCH, 'page_500_disk_read', readKb, 'KB');
+  // A client paging through the month from its newest event, as `scanhub events list --all` does.
+  const paging = [];
+  let path = `/${CUSTOMER}/events?start_time_millis=${data.start}&end_time_millis=${data.end}&limit=500`;
+  for (let i = 0; i < warmup + samples; i++) {
+    const page = await getPage(path);
+    if (i >= warmup) paging.push(page.ms);
+    path = page.next;
+  }
+  report(BENCH, 'paging_from_newest_p50', percentile(paging, 50), 'ms');
+  report(BENCH, 'paging_from_newest_p99', percentile(paging, 99), 'ms');
+
   // What this machine takes for the same exchange without scanhub: a bare node:http process
   // answering a page's number of bytes from memory, asked by the same client the same way.
   const floor = await bareServerLatencies(pageBytes);
