@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { EventListStream } from '../src/server/event-stream.js';
 import { itemsOf, withText, withoutNullMembers } from '../src/store/event-json.js';
 
 /** A blob as better-sqlite3 returns it: a buffer of its own. */
@@ -43,6 +44,31 @@ describe('withoutNullMembers', () => {
     ['{"id":"x","b":2}', '{"id":"x","b":2}'],
   ])('%s -> %s', (json, expected) => {
     expect(withoutNullMembers(Buffer.from(json)).toString()).toBe(expected);
+  });
+
+  it('leaves a value made of `":null` thousands of times as it is (and looks back only a name long each time)', () => {
+    const value = JSON.stringify('":null'.repeat(40_000));
+    const json = `{"id":"x","scan_code":${value},"device_id":null,"gateway_id":"g"}`;
+    expect(withoutNullMembers(Buffer.from(json)).toString()).toBe(`{"id":"x","scan_code":${value},"gateway_id":"g"}`);
+  });
+});
+
+describe('EventListStream', () => {
+  it('writes valid JSON when a chunk after the first comes back empty', async () => {
+    const reads = [
+      { json: Buffer.from('{"items":[{"id":"a","created":2}'), count: 1, more: true, last: { created: 2, id: 'a' } },
+      itemsOf([null, 0], 1, ','),
+    ];
+    const prefixes: string[] = [];
+    const stream = new EventListStream(
+      (_before, _limit, prefix) => (prefixes.push(prefix), reads.shift()!),
+      { created: 9, id: '' },
+      (size) => ({ size }),
+    );
+    let text = '';
+    for await (const chunk of stream) text += String(chunk);
+    expect(prefixes).toEqual(['{"items":[', ',']);
+    expect(JSON.parse(text)).toEqual({ items: [{ id: 'a', created: 2 }], links: {}, metadata: { size: 1 } });
   });
 });
 

@@ -108,7 +108,7 @@ function parseEvent(object: Record<string, unknown>, where: string, receivedAt: 
   else fail(where, 'created', 'milliseconds since the epoch (a non-negative integer)', created);
   for (const [name, slot] of STRING_SLOTS) {
     const field = object[name];
-    if (typeof field === 'string') values[slot] = field;
+    if (typeof field === 'string') values[slot] = wellFormed(field);
     else if (field != null) fail(where, name, 'a string', field);
   }
   for (const [name, slot] of NUMBER_SLOTS) {
@@ -117,6 +117,16 @@ function parseEvent(object: Record<string, unknown>, where: string, receivedAt: 
     else if (field != null) fail(where, name, 'a number', field);
   }
   return values;
+}
+
+/**
+ * The string with each lone surrogate (JSON allows `"\ud800"`) replaced by U+FFFD. Stored as
+ * they are, they would become bytes that are not UTF-8, and the event list, whose JSON SQLite
+ * writes from the stored bytes, would carry them to clients that refuse such text.
+ */
+function wellFormed(text: string): string {
+  const string = text as string & { isWellFormed(): boolean; toWellFormed(): string }; // ES2024, in Node 20
+  return string.isWellFormed() ? text : string.toWellFormed();
 }
 
 // As for gateway fields set over HTTP: shown in tables and tab-separated output.

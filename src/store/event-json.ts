@@ -51,6 +51,13 @@ const QUOTE = 0x22;
 export function itemsOf(row: [Buffer | null, number], limit: number, prefix: string): EventItems {
   let [json, count] = row;
   if (json === null || count === 0) return { json: ownBuffer(prefix), count: 0, more: false };
+  // better-sqlite3 gives each blob its own memory; should that ever change, copy once rather
+  // than let withText write into memory another buffer uses.
+  if (json.byteOffset !== 0 || json.buffer.byteLength !== json.length) {
+    const copy = ownBuffer(json.length);
+    json.copy(copy);
+    json = copy;
+  }
   const more = count > limit;
   if (more) {
     json = json.subarray(0, json.lastIndexOf(ITEM_SEPARATOR));
@@ -60,17 +67,22 @@ export function itemsOf(row: [Buffer | null, number], limit: number, prefix: str
   return { json: withoutNullMembers(json), count, more, last: { created, id } };
 }
 
+/** The longest column name: a null member's name is never longer. */
+const LONGEST_NAME = Math.max(...EVENT_COLUMNS.map((column) => column.length));
+
 /**
  * The JSON with its `,"name":null` members removed, in place: the API leaves absent fields out.
- * A match counts only when a comma, a quote and a plain name precede `":null`; inside a string
- * every quote is escaped, so `":null` there is never preceded by `,"name`.
+ * A match counts only when a comma, a quote and a column-like name (`a-z`, `_`) precede
+ * `":null`; inside a string every quote is escaped, so `":null` there is never preceded by
+ * `,"name`. The look back is at most a column name long, so the work stays linear even for a
+ * string made of `":null` repeated (a gateway could send one).
  */
 export function withoutNullMembers(json: Buffer): Buffer {
   let write = -1;
   let from = 0;
   for (let at = json.indexOf(NULL_VALUE); at >= 0; at = json.indexOf(NULL_VALUE, at + NULL_VALUE.length)) {
-    const comma = json.lastIndexOf(COMMA, at);
-    if (comma < 0 || json[comma + 1] !== QUOTE || !isPlainName(json, comma + 2, at)) continue;
+    const comma = nullMemberStart(json, at);
+    if (comma < 0) continue;
     if (write < 0) write = comma;
     else {
       json.copyWithin(write, from, comma);
@@ -83,14 +95,17 @@ export function withoutNullMembers(json: Buffer): Buffer {
   return json.subarray(0, write + json.length - from);
 }
 
-/** Bytes `[start, end)` are a non-empty run of `a-z` and `_`: a column name. */
-function isPlainName(json: Buffer, start: number, end: number): boolean {
-  if (end <= start) return false;
-  for (let i = start; i < end; i++) {
-    const byte = json[i]!;
-    if (!((byte >= 0x61 && byte <= 0x7a) || byte === 0x5f)) return false;
-  }
-  return true;
+/** Where the member `,"name":null` whose `":null` is at `at` starts (its comma), or -1 if `at` is not the end of such a name. */
+function nullMemberStart(json: Buffer, at: number): number {
+  let quote = at - 1;
+  const limit = Math.max(0, at - 1 - LONGEST_NAME);
+  while (quote >= limit && isNameByte(json[quote]!)) quote--;
+  if (quote === at - 1 || quote < 1 || json[quote] !== QUOTE || json[quote - 1] !== COMMA) return -1;
+  return quote - 1;
+}
+
+function isNameByte(byte: number): boolean {
+  return (byte >= 0x61 && byte <= 0x7a) || byte === 0x5f;
 }
 
 /**
@@ -108,9 +123,10 @@ export function withText(items: EventItems, text: string): Buffer {
   return whole;
 }
 
-/** The text in a buffer of its own (Buffer.from would take small ones from the shared pool). */
-function ownBuffer(text: string): Buffer {
-  const buffer = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
-  buffer.write(text);
+/** A buffer of its own with the text, or of the given size (Buffer.from would take small ones from the shared pool). */
+function ownBuffer(content: string | number): Buffer {
+  if (typeof content === 'number') return Buffer.allocUnsafeSlow(content);
+  const buffer = Buffer.allocUnsafeSlow(Buffer.byteLength(content));
+  buffer.write(content);
   return buffer;
 }
