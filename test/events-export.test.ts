@@ -229,6 +229,24 @@ describe('exports written in parts', () => {
   });
 });
 
+describe('a failed export part', () => {
+  it('fails the task, removes every part file, and the exporter goes on with the next task', async () => {
+    const ctx = t.server.ctx;
+    const options = { dataDir: t.dataDir, tasks: ctx.exportTasks, clock: () => now, parts: 2, concurrency: 1 };
+    // The workers open the database by its file name: this one does not exist.
+    const broken = new Exporter({ ...options, db: { name: join(t.dataDir, 'no-such.db') } as typeof ctx.db });
+    // Two tasks, one at a time: the second runs (and fails) after the first failed.
+    const first = broken.request(CUSTOMER, 'user', { start: fixture.start, end: fixture.end });
+    const second = broken.request(CUSTOMER, 'user', { start: fixture.start, end: fixture.end });
+    const [task, next] = await Promise.all([broken.finished(first), broken.finished(second)]);
+    await broken.close();
+    expect(task).toMatchObject({ status: 'FAILED', file: null });
+    expect(task.failure).toMatch(/^writing .*\.csv\.partial failed: SQLITE_CANTOPEN: unable to open database file$/);
+    expect(next).toMatchObject({ status: 'FAILED', file: null });
+    expect(readdirSync(join(t.dataDir, 'exports')).filter((name) => name.startsWith(task.id) || name.startsWith(next.id))).toEqual([]);
+  });
+});
+
 describe('export tasks across a restart', () => {
   it('fail when left PENDING, lose partial files, and have old files swept at start-up', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'scanhub-test-'));

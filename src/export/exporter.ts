@@ -159,30 +159,46 @@ export class Exporter {
     const started = performance.now();
     const ranges = splitRange({ start: task.start_time, end: task.end_time }, this.options.parts ?? EXPORT_PARTS);
     const files = ranges.map((_, part) => join(this.folder(), `${task.id}${part === 0 ? '' : `.${part}`}${TEMP_SUFFIX}`));
-    const workers = ranges.map(
-      (range, part) =>
-        new Worker(workerScript(), {
-          workerData: { databaseFile: this.options.db.name, customerId: task.customer_id, ...range, file: files[part]!, header: part === 0 } satisfies ExportJob,
-          resourceLimits: WORKER_LIMITS,
-        }),
-    );
-    const outcomes = workers.map((worker) => this.outcomeOf(worker));
+    const relative = `exports/${task.id}.csv`;
+    const workers: Worker[] = [];
+    const outcomes: Promise<number>[] = [];
+    for (const [part, range] of ranges.entries()) {
+      try {
+        const job: ExportJob = { databaseFile: this.options.db.name, customerId: task.customer_id, ...range, file: files[part]!, header: part === 0 };
+        const worker = new Worker(workerScript(), { workerData: job, resourceLimits: WORKER_LIMITS });
+        workers.push(worker);
+        outcomes.push(this.outcomeOf(worker));
+      } catch (error) {
+        // No thread (out of threads or memory): the parts started are stopped below.
+        outcomes.push(Promise.reject(new Error(`no export worker could be started: ${(error as Error).message}`)));
+        break;
+      }
+    }
     const finished = Promise.all(outcomes)
       .then(async (counts) => {
-        const rows = counts.reduce((sum, count) => sum + count, 0);
         await appendFiles(files[0]!, files.slice(1));
-        const relative = `exports/${task.id}.csv`;
         renameSync(files[0]!, join(this.options.dataDir, relative));
-        this.log?.info({ task: task.id, rows, parts: ranges.length, ms: Math.round(performance.now() - started) }, 'export written');
-        this.complete(task, undefined, rows, relative);
+        return counts.reduce((sum, count) => sum + count, 0);
       })
-      .catch(async (error: Error) => {
-        // One part failed: stop the others before their files go, so that none is written again.
-        workers.forEach((worker) => void worker.terminate());
-        await Promise.allSettled(outcomes);
-        for (const file of files) rmSync(file, { force: true });
-        this.log?.error({ task: task.id, reason: error.message }, 'export failed');
-        this.complete(task, error.message);
+      .then(
+        (rows) => {
+          this.log?.info({ task: task.id, rows, parts: ranges.length, ms: Math.round(performance.now() - started) }, 'export written');
+          this.complete(task, undefined, rows, relative);
+        },
+        async (error: Error) => {
+          // One part failed: stop the others before their files go, so that none is written again.
+          workers.forEach((worker) => void worker.terminate());
+          await Promise.allSettled(outcomes);
+          for (const file of files) rmSync(file, { force: true });
+          this.log?.error({ task: task.id, reason: error.message }, 'export failed');
+          this.complete(task, error.message);
+        },
+      )
+      .catch((error: Error) => {
+        // The outcome could not be recorded (the database refused): the task stays PENDING and
+        // fails at the next start; its file must not outlive it unrecorded.
+        rmSync(join(this.options.dataDir, relative), { force: true });
+        this.log?.error({ task: task.id, err: error }, 'export outcome could not be recorded');
       })
       .finally(() => {
         this.running.delete(task.id);
@@ -198,8 +214,10 @@ export class Exporter {
       let failure: string | undefined;
       worker.on('message', (message: ExportMessage) => {
         if (message.type === 'done') rows = message.rows;
+        else failure ??= message.reason;
       });
-      worker.on('error', (error) => (failure ??= error.message));
+      // Errors cross threads as plain objects: a SqliteError arrives without its message.
+      worker.on('error', (error) => (failure ??= error.message || `the export worker failed (${String((error as { code?: unknown }).code ?? error)})`));
       worker.on('exit', (code) => {
         if (rows !== undefined && failure === undefined) resolve(rows);
         else reject(new Error(failure ?? (this.closed ? 'the server stopped before the export finished' : `the export worker exited with code ${code}`)));

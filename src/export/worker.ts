@@ -16,21 +16,29 @@ export interface ExportJob {
   header: boolean;
 }
 
-/** What a worker reports when the file is complete. */
-export type ExportMessage = { type: 'done'; rows: number };
+/** What a worker reports: the file is complete, or why it is not. */
+export type ExportMessage = { type: 'done'; rows: number } | { type: 'failed'; reason: string };
 
 // One part of an export per worker thread, on its own read-only connection: WAL lets it read while the
 // server's connection keeps writing, and the server's event loop never waits for the export.
 const job = workerData as ExportJob;
 lowerThreadPriority();
-const db = openDatabase(job.databaseFile, { readonly: true });
-// The export reads each page once, in order: a large page cache would only add to the server's RSS.
-db.pragma('cache_size = -2000');
 try {
-  const rows = writeEventsCsv(db, job.customerId, job, job.file, job.header);
-  parentPort!.postMessage({ type: 'done', rows } satisfies ExportMessage);
-} finally {
-  db.close();
+  const db = openDatabase(job.databaseFile, { readonly: true });
+  try {
+    // The export reads each page once, in order: a large page cache would only add to the server's RSS.
+    db.pragma('cache_size = -2000');
+    const rows = writeEventsCsv(db, job.customerId, job, job.file, job.header);
+    parentPort!.postMessage({ type: 'done', rows } satisfies ExportMessage);
+  } finally {
+    db.close();
+  }
+} catch (error) {
+  // Said here, with the cause: an error thrown out of a worker reaches the exporter without its
+  // message when it is not a plain Error (better-sqlite3's SqliteError).
+  const { code, message } = error as { code?: string; message?: string };
+  parentPort!.postMessage({ type: 'failed', reason: `writing ${job.file} failed: ${code ? `${code}: ` : ''}${message}` } satisfies ExportMessage);
+  process.exitCode = 1;
 }
 
 /**
