@@ -1,18 +1,27 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import mqtt, { type MqttClient } from 'mqtt';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { issueClientCertificate, loadOrCreateCa, randomSerialHex } from '../src/pki/ca.js';
-import { connectGateway, provisionGateway, type TestGateway } from './helpers/mqtt.js';
+import { connectGateway, connectPacket, connectRawTls, mqttString, provisionGateway, readBytes, remainingLength, type TestGateway } from './helpers/mqtt.js';
 import { CUSTOMER, startTestServer, type TestServer } from './helpers/server.js';
 
 // The broker as a gateway meets it: TLS with the certificate the service issued, real sockets.
 
 let t: TestServer;
+let logs: { msg: string; [field: string]: unknown }[];
 const clients: MqttClient[] = [];
 beforeEach(async () => {
-  t = await startTestServer();
+  logs = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logs.push(JSON.parse(chunk.toString()));
+      done();
+    },
+  });
+  t = await startTestServer({ logger: { level: 'warn', stream } });
 });
 afterEach(async () => {
   await Promise.all(clients.splice(0).map((client) => client.endAsync(true)));
@@ -132,6 +141,47 @@ describe('publishing', () => {
     expect(eventCount()).toBe(0);
     const again = await connect(gateway);
     expect(await publishUnlessClosed(again, gateway.topic, exactly(256 * 1024))).toBe('acknowledged');
+    expect(eventCount()).toBe(1);
+  });
+
+  it('closes a connection at a PUBLISH header declaring 10 MB, without waiting for the body, and serves other gateways', async () => {
+    const [gateway, other] = [await provisionGateway(t), await provisionGateway(t)];
+    const socket = await connectRawTls(gateway);
+    socket.write(connectPacket('raw-device'));
+    expect([...(await readBytes(socket, 4))]).toEqual([0x20, 2, 0, 0]);
+    // Read on, so that the server's FIN ends the socket (a reset would end it too).
+    socket.on('error', () => {}).resume();
+    const socketClosed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    // QoS 1 PUBLISH declaring 10 MiB of Remaining Length, then the topic, packet id and a few
+    // payload bytes, and nothing more: only the header can have closed the connection.
+    const header = Buffer.from([0x32, ...remainingLength(10 * 1024 * 1024)]);
+    socket.write(Buffer.concat([header, mqttString(gateway.topic), Buffer.from([0, 1]), Buffer.from('{"id":"')]));
+    await socketClosed;
+    expect(t.server.broker.stats.publishesRefused).toBe(1);
+    const refusals = logs.filter((line) => line.msg === 'MQTT packet over the size limit refused, connection closed');
+    expect(refusals).toEqual([expect.objectContaining({ level: 40, gateway_id: gateway.id, packet_type: 3, declared_bytes: 1 + 4 + 10 * 1024 * 1024, limit_bytes: 327_680 })]);
+    expect(refusals[0]).not.toHaveProperty('certificate_cn');
+
+    const client = await connect(other);
+    await client.publishAsync(other.topic, scan(ID[0]), { qos: 1 });
+    expect(t.server.ctx.db.prepare('SELECT id, gateway_id FROM events').all()).toEqual([{ id: ID[0], gateway_id: other.id }]);
+  });
+
+  it('closes a connection at a Remaining Length of five bytes (malformed), not counted as a refused publish', async () => {
+    const gateway = await provisionGateway(t);
+    const socket = await connectRawTls(gateway);
+    socket.write(connectPacket('raw-device'));
+    expect([...(await readBytes(socket, 4))]).toEqual([0x20, 2, 0, 0]);
+    socket.on('error', () => {}).resume();
+    const socketClosed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    socket.write(Buffer.from([0x32, 0xff, 0xff, 0xff, 0xff, 0x01]));
+    await socketClosed;
+    expect(t.server.broker.stats.publishesRefused).toBe(0);
+    expect(logs.filter((line) => line.msg === 'MQTT packet with a malformed Remaining Length, connection closed')).toEqual([
+      expect.objectContaining({ level: 40, gateway_id: gateway.id, packet_type: 3 }),
+    ]);
+    const client = await connect(gateway);
+    await client.publishAsync(gateway.topic, scan(ID[0]), { qos: 1 });
     expect(eventCount()).toBe(1);
   });
 

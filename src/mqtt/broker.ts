@@ -6,9 +6,17 @@ import type { ServerContext } from '../server/context.js';
 import { IngestStore } from '../store/ingest.js';
 import type { IngestThreads } from './ingest-thread.js';
 import { IngestWriter, type IngestLog, type IngestStats } from './ingest.js';
+import { limitPacketSize, type PacketRefusal } from './packet-size.js';
 
 /** Largest payload a gateway may publish; bigger ones close the connection. */
 export const MAX_PAYLOAD_BYTES = 256 * 1024;
+
+/**
+ * Largest MQTT packet (fixed header included) a gateway may send; the connection closes when a
+ * header declares more, before the body is buffered. 64 KiB over the payload limit: room for the
+ * largest topic MQTT can encode, so only the payload check decides about payload size.
+ */
+export const MAX_PACKET_BYTES = MAX_PAYLOAD_BYTES + 64 * 1024;
 
 /** Counters of the broker since start (connections and refusals); ingest has its own. */
 export interface BrokerStats {
@@ -20,7 +28,7 @@ export interface BrokerStats {
   handshakesRefused: number;
   /** CONNECTs refused with "not authorized": unknown or deleted gateway. */
   connectsRefused: number;
-  /** PUBLISHes refused (connection closed): foreign topic or payload over 256 KiB. */
+  /** PUBLISHes refused (connection closed): foreign topic, payload over 256 KiB, or a packet declaring more than MAX_PACKET_BYTES. */
   publishesRefused: number;
   /** SUBSCRIBE topic filters refused with 0x80. */
   subscriptionsRefused: number;
@@ -140,6 +148,20 @@ export async function startBroker(ctx: ServerContext, options: BrokerOptions): P
     callback(new Error(reason));
   }
 
+  // The packet is refused on its header alone: the body (up to 256 MB) is never buffered.
+  function refusePacket(client: Client, socket: TLSSocket, refusal: PacketRefusal) {
+    const session = sessions.get(client);
+    const fields = { gateway_id: session?.gatewayId, certificate_cn: session ? undefined : commonNameOf(client), packet_type: refusal.packetType };
+    if (refusal.reason === 'oversized') {
+      stats.publishesRefused++;
+      log.warn({ ...fields, declared_bytes: refusal.packetBytes, limit_bytes: MAX_PACKET_BYTES }, 'MQTT packet over the size limit refused, connection closed');
+    } else {
+      // [MQTT-4.8.0-1]: malformed; packet boundaries are lost, so nothing after it can be checked.
+      log.warn(fields, 'MQTT packet with a malformed Remaining Length, connection closed');
+    }
+    socket.destroy();
+  }
+
   broker.on('client', (client) => {
     stats.connections++;
     stats.connected++;
@@ -173,7 +195,11 @@ export async function startBroker(ctx: ServerContext, options: BrokerOptions): P
       // PUBACKs are tiny: without this Nagle holds them back until the client's delayed ACK.
       noDelay: true,
     },
-    (socket) => broker.handle(socket),
+    (socket) => {
+      const client = broker.handle(socket);
+      // Only now: aedes' 'readable' listener has put the socket in the paused mode this needs.
+      limitPacketSize(socket, MAX_PACKET_BYTES, (refusal) => refusePacket(client, socket, refusal));
+    },
   );
   // Every TCP connection, so that close() can end those still in the TLS handshake.
   const sockets = new Set<Socket>();

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import { CUSTOMER, type TestServer } from './server.js';
 
@@ -50,5 +51,55 @@ export function connectGateway(gateway: TestGateway, options: IClientOptions = {
     reconnectPeriod: 0,
     connectTimeout: 5000,
     ...options,
+  });
+}
+
+/** MQTT's Remaining Length encoding ([MQTT-2.2.3]): 7 bits per byte, least significant first. */
+export function remainingLength(value: number): number[] {
+  const bytes: number[] = [];
+  do {
+    const low = value % 0x80;
+    value = Math.floor(value / 0x80);
+    bytes.push(value > 0 ? low | 0x80 : low);
+  } while (value > 0);
+  return bytes;
+}
+
+/** The MQTT 3.1.1 string encoding: two length bytes, then UTF-8. */
+export const mqttString = (text: string) => {
+  const bytes = Buffer.from(text);
+  return Buffer.concat([Buffer.from([bytes.length >> 8, bytes.length & 0xff]), bytes]);
+};
+
+/** A CONNECT of MQTT 3.1.1 (level 4), clean session, keep alive 60, with the client identifier. */
+export function connectPacket(clientId: string): Buffer {
+  const body = Buffer.concat([mqttString('MQTT'), Buffer.from([4, 0x02, 0, 60]), mqttString(clientId)]);
+  return Buffer.concat([Buffer.from([0x10, ...remainingLength(body.length)]), body]);
+}
+
+/** A TLS connection to the broker with the gateway's PKCS#12 and nothing else: MQTT bytes are the test's to write. */
+export async function connectRawTls(gateway: TestGateway): Promise<TLSSocket> {
+  const { hostname, port } = new URL(gateway.endpoint);
+  const socket = tlsConnect({ host: '127.0.0.1', port: Number(port), servername: hostname, pfx: gateway.pkcs12, passphrase: '' });
+  await new Promise<void>((resolve, reject) => socket.once('secureConnect', resolve).once('error', reject));
+  socket.pause();
+  return socket;
+}
+
+/** Reads exactly `length` bytes from a paused socket, then pauses it again. */
+export function readBytes(socket: TLSSocket, length: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    let received = Buffer.alloc(0);
+    const onData = (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+      if (received.length >= length) {
+        socket.off('data', onData);
+        socket.pause();
+        resolve(received.subarray(0, length));
+      }
+    };
+    socket.on('data', onData);
+    socket.once('error', reject);
+    socket.resume();
   });
 }
