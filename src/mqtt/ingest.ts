@@ -30,7 +30,16 @@ export interface IngestOptions {
   log: IngestLog;
   /** Most messages in one transaction (default 4096): bounds the latency one commit adds. */
   maxBatch?: number;
+  /** Most payload bytes queued while no writer thread runs (default MAX_QUEUED_BYTES_WRITER_DOWN). */
+  maxQueuedBytesWriterDown?: number;
 }
+
+/**
+ * While the writer thread restarts (it may keep dying, e.g. on a disk that refuses the
+ * database), messages wait in memory: past this many payload bytes new ones are refused (no
+ * PUBACK, the gateways redeliver later) instead of growing the queue without bound.
+ */
+export const MAX_QUEUED_BYTES_WRITER_DOWN = 64 * 1024 * 1024;
 
 // An invalid message is logged, but a device stuck sending garbage must not flood the log.
 const INVALID_LOG_INTERVAL = 10_000;
@@ -46,6 +55,7 @@ export class IngestWriter {
   /** The writer and checkpointer threads: their state feeds /healthz. */
   readonly threads: IngestThreads;
   private queue: IngestMessage[] = [];
+  private queuedBytes = 0;
   private callbacks: IngestCallback[] = [];
   private scheduled = false;
   private busy = false;
@@ -69,6 +79,12 @@ export class IngestWriter {
   submit(gatewayId: string, payload: Buffer, done: IngestCallback): void {
     if (this.closed) return done(new Error('the broker is shutting down'));
     this.stats.messages++;
+    const writer = this.threads.writer;
+    if (writer.state !== 'running' && this.queuedBytes + payload.length > (this.options.maxQueuedBytesWriterDown ?? MAX_QUEUED_BYTES_WRITER_DOWN)) {
+      this.stats.failed++;
+      return done(new Error(`the ingest writer thread is ${writer.state} and ${this.queuedBytes} bytes already wait for it`));
+    }
+    this.queuedBytes += payload.length;
     this.queue.push({ gatewayId, receivedAt: this.options.clock(), payload });
     this.callbacks.push(done);
     if (!this.scheduled && !this.busy) {
@@ -85,6 +101,7 @@ export class IngestWriter {
       const callbacks = this.callbacks.slice(0, batch.length);
       if (batch === this.queue) this.queue = [];
       else this.queue = this.queue.slice(batch.length);
+      for (const message of batch) this.queuedBytes -= message.payload.length;
       this.callbacks = this.callbacks.slice(batch.length);
       this.busy = true;
       this.backend.commit(batch, (result) => {
