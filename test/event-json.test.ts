@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { EventListStream } from '../src/server/event-stream.js';
 import { itemsOf, withText, withoutNullMembers } from '../src/store/event-json.js';
+import { insertEvents } from '../src/store/event-rows.js';
+import { EventStore } from '../src/store/events.js';
+import { openDatabase } from '../src/store/open.js';
+import { eventRow } from './helpers/events.js';
 
 /** A blob as better-sqlite3 returns it: a buffer of its own. */
 function blob(text: string): Buffer {
@@ -83,5 +87,19 @@ describe('itemsOf', () => {
   it('answers an empty read with the prefix alone, and a short one without more', () => {
     expect(itemsOf([null, 0], 2, '[')).toEqual({ json: Buffer.from('['), count: 0, more: false });
     expect(itemsOf([blob(item('a', 3)), 1], 2, '')).toEqual({ json: Buffer.from('{"id":"a","created":3}'), count: 1, more: false, last: { created: 3, id: 'a' } });
+  });
+});
+
+describe('the JSON SQLite writes for a page', () => {
+  it('writes numbers as JavaScript does (a whole REAL without .0) and leaves absent fields out', () => {
+    const db = openDatabase(':memory:');
+    db.prepare("INSERT INTO customers (id, created) VALUES ('c', 0)").run();
+    const id = '00000000-0000-4000-8000-0000000000aa';
+    insertEvents(db, 'c', [eventRow({ id, created: 1_700_000_000_123, device_battery: 87, device_temperature: -3.5, scan_duration: 0.1 + 0.2, metrics_worker_steps: 0 })]);
+    const items = new EventStore(db).newestBefore('c', 0, { created: 2_000_000_000_000, id: '' }, 5, '[');
+    expect(items.json.toString()).toBe(
+      `[{"id":"${id}","class":"event","type":"scan","created":1700000000123,"scan_duration":0.30000000000000004,"device_battery":87,"device_temperature":-3.5,"metrics_worker_steps":0}`,
+    );
+    db.close();
   });
 });

@@ -10,8 +10,16 @@ import { EVENT_COLUMNS } from './event-rows.js';
  * allocates next to nothing on the JavaScript heap, and is sent as it is (bench/README.md).
  */
 
+/** The REAL columns: SQLite writes a whole REAL as `74.0`, JSON.stringify (and the CSV export) as `74`. */
+const REAL_COLUMNS = new Set<string>(['scan_duration', 'device_battery', 'device_temperature', 'metrics_worker_steps']);
+
+/** A column as json_object should see it: a whole REAL as an INTEGER, so that it is written `74` as JavaScript does. */
+function jsonValue(column: string): string {
+  return REAL_COLUMNS.has(column) ? `iif(${column} = CAST(${column} AS INTEGER), CAST(${column} AS INTEGER), ${column})` : column;
+}
+
 /** An event's JSON text: `json_object` of the columns in EVENT_COLUMNS order; NULL columns become `"name":null`. */
-export const ITEM_JSON = `json_object(${EVENT_COLUMNS.map((column) => `'${column}', ${column}`).join(', ')})`;
+export const ITEM_JSON = `json_object(${EVENT_COLUMNS.map((column) => `'${column}', ${jsonValue(column)}`).join(', ')})`;
 
 /**
  * The select list over a subquery of `item`s: `@prefix` and their JSON joined by commas, and
