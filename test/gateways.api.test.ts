@@ -273,7 +273,7 @@ describe('GET, PATCH and DELETE /{customer_id}/gateways/{gateway_id}', () => {
         path: (f) => `/acme/gateways/${f.ids.g}`,
         as: 'user',
         status: 200,
-        expect: (f) => fresh(f.ids.g!, 'Dock 1', 'inbound', 'dock'),
+        expect: (f: Fixture) => fresh(f.ids.g!, 'Dock 1', 'inbound', 'dock'),
         check: (r) => expect(r.headers.etag).toBe('"1"'),
       },
       {
@@ -282,7 +282,7 @@ describe('GET, PATCH and DELETE /{customer_id}/gateways/{gateway_id}', () => {
         path: (f) => `/acme/gateways/${f.ids.g!.toUpperCase()}`,
         as: 'admin',
         status: 200,
-        expect: (f) => fresh(f.ids.g!, 'Dock 1', 'inbound', 'dock'),
+        expect: (f: Fixture) => fresh(f.ids.g!, 'Dock 1', 'inbound', 'dock'),
       },
       { name: 'GET unknown: 404', method: 'GET', path: '/acme/gateways/nope', as: 'admin', status: 404, expect: { title: 'Not Found', details: 'Gateway "nope" does not exist.' } },
       {
@@ -291,7 +291,7 @@ describe('GET, PATCH and DELETE /{customer_id}/gateways/{gateway_id}', () => {
         path: (f) => `/acme/gateways/${f.ids.foreign}`,
         as: 'admin',
         status: 404,
-        expect: (f) => ({ title: 'Not Found', details: `Gateway "${f.ids.foreign}" does not exist.` }),
+        expect: (f: Fixture) => ({ title: 'Not Found', details: `Gateway "${f.ids.foreign}" does not exist.` }),
       },
       { name: 'GET without Authorization: 401', method: 'GET', path: (f) => `/acme/gateways/${f.ids.g}`, status: 401, expect: UNAUTHORIZED },
       { name: "GET on another customer's path: 403", method: 'GET', path: (f) => `/acme/gateways/${f.ids.g}`, as: 'other', status: 403, expect: OTHER_CUSTOMER },
@@ -305,7 +305,7 @@ describe('GET, PATCH and DELETE /{customer_id}/gateways/{gateway_id}', () => {
         as: 'admin',
         body: { station: 'dock-1a' },
         status: 200,
-        expect: (f) => ({ ...fresh(f.ids.g!, 'Dock 1', 'inbound', 'dock-1a'), last_updated: at(1) }),
+        expect: (f: Fixture) => ({ ...fresh(f.ids.g!, 'Dock 1', 'inbound', 'dock-1a'), last_updated: at(1) }),
         check: (r) => expect(r.headers.etag).toBe('"2"'),
       },
       {
@@ -316,7 +316,7 @@ describe('GET, PATCH and DELETE /{customer_id}/gateways/{gateway_id}', () => {
         headers: { 'if-match': '"2"' },
         body: { name: 'Dock 1 north', usecase: 'outbound' },
         status: 200,
-        expect: (f) => ({ ...fresh(f.ids.g!, 'Dock 1 north', 'outbound', 'dock-1a'), last_updated: at(1) }),
+        expect: (f: Fixture) => ({ ...fresh(f.ids.g!, 'Dock 1 north', 'outbound', 'dock-1a'), last_updated: at(1) }),
         check: (r) => expect(r.headers.etag).toBe('"3"'),
       },
       {
@@ -327,7 +327,7 @@ describe('GET, PATCH and DELETE /{customer_id}/gateways/{gateway_id}', () => {
         headers: { 'if-match': '"2"' },
         body: { station: 'lost update' },
         status: 409,
-        expect: (f) => ({ title: 'Conflict', details: `Gateway "${f.ids.g}" was changed meanwhile: its ETag is now "3", not "2"; read it again and retry.` }),
+        expect: (f: Fixture) => ({ title: 'Conflict', details: `Gateway "${f.ids.g}" was changed meanwhile: its ETag is now "3", not "2"; read it again and retry.` }),
         check: async (_r, f) => {
           const now = await call(f.t.url, 'GET', `/acme/gateways/${f.ids.g}`, { token: f.tokens.admin });
           expect((now.body as { station: string }).station).toBe('dock-1a');
@@ -408,7 +408,7 @@ describe('GET, PATCH and DELETE /{customer_id}/gateways/{gateway_id}', () => {
           expect((list.body as { items: { id: string }[] }).items.map((g) => g.id)).not.toContain(f.ids.h);
         },
       },
-      { name: 'DELETE again: 404', method: 'DELETE', path: (f) => `/acme/gateways/${f.ids.h}`, as: 'admin', status: 404, expect: (f) => ({ title: 'Not Found', details: `Gateway "${f.ids.h}" does not exist.` }) },
+      { name: 'DELETE again: 404', method: 'DELETE', path: (f: Fixture) => `/acme/gateways/${f.ids.h}`, as: 'admin', status: 404, expect: (f: Fixture) => ({ title: 'Not Found', details: `Gateway "${f.ids.h}" does not exist.` }) },
     ],
     fixture,
   );

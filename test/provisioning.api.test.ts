@@ -90,7 +90,7 @@ describe('POST /{customer_id}/gateways/{gateway_id}/prepare-provisioning', () =>
         path: (f) => `/acme/gateways/${f.ids.g}/prepare-provisioning`,
         as: 'admin',
         status: 403,
-        expect: (f) => ({
+        expect: (f: Fixture) => ({
           title: 'Forbidden',
           details: `Gateway "${f.ids.g}" was already prepared for provisioning at ${new Date(T0).toISOString()}; a gateway is prepared only once: create a new gateway for another device.`,
         }),
@@ -109,7 +109,7 @@ describe('POST /{customer_id}/gateways/{gateway_id}/prepare-provisioning', () =>
         path: (f) => `/acme/gateways/${f.ids.foreign}/prepare-provisioning`,
         as: 'admin',
         status: 403,
-        expect: (f) => ({ title: 'Forbidden', details: `Gateway "${f.ids.foreign}" does not exist.` }),
+        expect: (f: Fixture) => ({ title: 'Forbidden', details: `Gateway "${f.ids.foreign}" does not exist.` }),
       },
       { name: "another customer's path: 403", method: 'POST', path: (f) => `/acme/gateways/${f.ids.g}/prepare-provisioning`, as: 'other', status: 403, expect: OTHER_CUSTOMER },
       { name: 'USER_ROLE lacks gateway.provision: 403', method: 'POST', path: (f) => `/acme/gateways/${f.ids.g}/prepare-provisioning`, as: 'user', status: 403, expect: lacks('gateway.provision') },
@@ -144,7 +144,7 @@ describe('POST /provisioning', () => {
         name: 'the token, without Authorization: 200 with MQTT details, the gateway and a PKCS#12',
         method: 'POST',
         path: '/provisioning',
-        body: (f) => ({ token: f.ids.token }),
+        body: (f: Fixture) => ({ token: f.ids.token }),
         status: 200,
         check: (r, f) => {
           const body = r.body as { mqtt_endpoint: string; mqtt_topic_prefix: string; certificate_common_name: string; gateway: unknown; pkcs12: string };
@@ -187,7 +187,7 @@ describe('POST /provisioning', () => {
           expect(row).toEqual({ key_pem: null, delivered_at: T0 });
         },
       },
-      { name: 'the same token again: 403', method: 'POST', path: '/provisioning', body: (f) => ({ token: f.ids.token }), status: 403, expect: used },
+      { name: 'the same token again: 403', method: 'POST', path: '/provisioning', body: (f: Fixture) => ({ token: f.ids.token }), status: 403, expect: used },
     ],
     fixture,
   );

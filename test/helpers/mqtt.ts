@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { connect as tlsConnect, type TLSSocket } from 'node:tls';
+import { connect as tlsConnect, type ConnectionOptions, type TLSSocket } from 'node:tls';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import { CUSTOMER, type TestServer } from './server.js';
 
@@ -44,9 +44,10 @@ export async function provisionGateway(
 
 /** Connects with the gateway's PKCS#12 (which also holds the CA that signed the broker); no reconnects. */
 export function connectGateway(gateway: TestGateway, options: IClientOptions = {}): Promise<MqttClient> {
+  // mqtt.js hands these to tls.connect; its option type does not name them.
+  const tls: Pick<ConnectionOptions, 'pfx' | 'passphrase'> = { pfx: gateway.pkcs12, passphrase: '' };
   return mqtt.connectAsync(gateway.endpoint, {
-    pfx: gateway.pkcs12,
-    passphrase: '',
+    ...tls,
     protocolVersion: 4,
     reconnectPeriod: 0,
     connectTimeout: 5000,
