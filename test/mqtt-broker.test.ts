@@ -1,12 +1,11 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import mqtt, { type MqttClient } from 'mqtt';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { issueClientCertificate, loadOrCreateCa, randomSerialHex } from '../src/pki/ca.js';
 import { connectGateway, connectPacket, connectRawTls, mqttString, provisionGateway, readBytes, remainingLength, type TestGateway } from './helpers/mqtt.js';
-import { CUSTOMER, startTestServer, type TestServer } from './helpers/server.js';
+import { CUSTOMER, collectedLogs, startTestServer, type TestServer } from './helpers/server.js';
 
 // The broker as a gateway meets it: TLS with the certificate the service issued, real sockets.
 
@@ -14,14 +13,9 @@ let t: TestServer;
 let logs: { msg: string; [field: string]: unknown }[];
 const clients: MqttClient[] = [];
 beforeEach(async () => {
-  logs = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      logs.push(JSON.parse(chunk.toString()));
-      done();
-    },
-  });
-  t = await startTestServer({ logger: { level: 'warn', stream } });
+  const collected = collectedLogs('warn');
+  logs = collected.lines;
+  t = await startTestServer({ logger: collected.logger });
 });
 afterEach(async () => {
   await Promise.all(clients.splice(0).map((client) => client.endAsync(true)));

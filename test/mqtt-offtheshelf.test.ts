@@ -2,9 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect, type TLSSocket } from 'node:tls';
+import { connect } from 'node:tls';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { provisionGateway } from './helpers/mqtt.js';
+import { mqttString, provisionGateway, readBytes } from './helpers/mqtt.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 // What an off-the-shelf device does (docs/gateways-mqtt.md shows it with mosquitto_pub): take the
@@ -23,27 +23,6 @@ afterEach(async () => {
 });
 
 const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
-
-/** The MQTT 3.1.1 string encoding: two length bytes, then UTF-8. */
-const mqttString = (text: string) => Buffer.concat([Buffer.from([0, Buffer.byteLength(text)]), Buffer.from(text)]);
-
-/** Reads exactly `length` bytes from the socket. */
-function readBytes(socket: TLSSocket, length: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    let received = Buffer.alloc(0);
-    const onData = (chunk: Buffer) => {
-      received = Buffer.concat([received, chunk]);
-      if (received.length >= length) {
-        socket.off('data', onData);
-        socket.pause();
-        resolve(received.subarray(0, length));
-      }
-    };
-    socket.on('data', onData);
-    socket.once('error', reject);
-    socket.resume();
-  });
-}
 
 it('accepts an MQTT client that only has the PEM files openssl extracted from the PKCS#12', async () => {
   const gateway = await provisionGateway(t, { usecase: 'outbound', station: 'gate-2' });

@@ -1,10 +1,9 @@
-import { Writable } from 'node:stream';
 import type { MqttClient } from 'mqtt';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { crashThreadForTest, type TestCrash } from '../src/mqtt/supervised-thread.js';
 import { call } from './helpers/http.js';
 import { connectGateway, provisionGateway, type TestGateway } from './helpers/mqtt.js';
-import { startTestServer, type TestServer } from './helpers/server.js';
+import { collectedLogs, startTestServer, type TestServer } from './helpers/server.js';
 
 // The SQLite threads of MQTT ingest die for real (an uncaught error thrown by the thread entry on
 // a test-only message, crashThreadForTest): the service replaces them, acknowledges nothing that
@@ -14,14 +13,9 @@ let t: TestServer;
 let logs: { msg: string; [field: string]: unknown }[];
 const clients: MqttClient[] = [];
 beforeEach(async () => {
-  logs = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      logs.push(JSON.parse(chunk.toString()));
-      done();
-    },
-  });
-  t = await startTestServer({ logger: { level: 'info', stream } });
+  const collected = collectedLogs('info');
+  logs = collected.lines;
+  t = await startTestServer({ logger: collected.logger });
   await t.server.broker.threads.writer.reached('running');
 });
 afterEach(async () => {

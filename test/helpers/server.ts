@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { ApiClient } from '../../src/client/api.js';
 import { startServer, type RunningServer, type ServeOptions } from '../../src/server/serve.js';
 
@@ -65,4 +66,16 @@ export async function startTestServer(options: Partial<ServeOptions> = {}): Prom
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** A logger option for startTestServer that keeps each JSON log line, parsed, in `lines`. */
+export function collectedLogs(level: string): { lines: { msg: string; [field: string]: unknown }[]; logger: ServeOptions['logger'] } {
+  const lines: { msg: string; [field: string]: unknown }[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(JSON.parse(chunk.toString()));
+      done();
+    },
+  });
+  return { lines, logger: { level, stream } };
 }
