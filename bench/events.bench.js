@@ -1,13 +1,16 @@
 // GET /{customer}/events over 10 million stored events, through HTTP to a real `scanhub serve`
 // process: one client, sequential requests on one keep-alive connection, 500-event pages at
 // random places across the 30 days (two in three follow links.next of the previous page).
-// Latency is request sent to last body byte received. Then 600 pages as a client paging from the
-// newest event takes them (links.next only). Then one gateway's whole month as one
-// streamed response, with the server's RSS sampled meanwhile (memory must stay flat). For scale,
-// the same client against a bare node:http process that answers as many bytes from memory.
+// Latency is request sent to last body byte received, taken by a lean client (http-client.js)
+// that reads into one reused buffer, so that the client's own garbage collector stays out of the
+// figures. Then 600 pages as a client paging from the newest event takes them (links.next only).
+// Then one gateway's whole month as one streamed response, with the server's RSS sampled
+// meanwhile (memory must stay flat). For scale, the same client against a bare node:http process
+// that answers as many bytes from memory.
 // Env: BENCH_EVENTS (10,000,000), BENCH_SAMPLES (600), BENCH_WARMUP (100).
 import { spawn } from 'node:child_process';
 import { Client } from 'undici';
+import { LeanHttpClient } from './http-client.js';
 import { percentile, report } from './lib.js';
 import { CUSTOMER, diskReadKb, login, rssMb, seededDataDir, startServeProcess } from './events-data.js';
 
@@ -18,8 +21,20 @@ const DAY = 24 * 3600 * 1000;
 
 const data = await seededDataDir((metric, value, unit) => report(BENCH, metric, value, unit));
 report(BENCH, 'events_stored', data.events, 'events');
-const server = await startServeProcess(data.dataDir);
+// The server's own time per request (fastify's responseTime: request received to response
+// handed to the socket), from its log: the part of the latency that is scanhub's.
+const serverTimes = [];
+let whenLogged;
+const server = await startServeProcess(data.dataDir, (log) => {
+  if (log.responseTime === undefined) return;
+  serverTimes.push(log.responseTime);
+  if (whenLogged && serverTimes.length >= whenLogged.count) whenLogged.resolve();
+});
+/** Resolves once the server has logged `count` responses (its log lines trail the responses). */
+const logged = (count) =>
+  serverTimes.length >= count ? Promise.resolve() : new Promise((resolve) => (whenLogged = { count, resolve }));
 const client = new Client(server.url, { pipelining: 1 });
+const lean = await LeanHttpClient.connect(server.url);
 try {
   const token = await login(server.url, data);
   const headers = { authorization: `Bearer ${token}` };
@@ -28,19 +43,12 @@ try {
   // own garbage collector part of the figures. The tail holds links and metadata, which are checked.
   const getPage = async (path) => {
     const started = performance.now();
-    const response = await client.request({ method: 'GET', path, headers });
-    let bytes = 0;
-    let tail = '';
-    for await (const chunk of response.body) {
-      bytes += chunk.length;
-      tail = chunk.length >= 1024 ? chunk.latin1Slice(chunk.length - 1024) : (tail + chunk.latin1Slice()).slice(-1024);
-    }
+    const response = await lean.get(path, headers);
     const ms = performance.now() - started;
-    if (response.statusCode !== 200) throw new Error(`${path}: ${response.statusCode} ${tail}`);
-    if (bytes !== Number(response.headers['content-length'])) throw new Error(`${path}: ${bytes} bytes, content-length ${response.headers['content-length']}`);
-    const size = /"metadata":\{.*"size":(\d+)/.exec(tail)?.[1];
+    if (response.status !== 200) throw new Error(`${path}: ${response.status} ${response.tail}`);
+    const size = /"metadata":\{.*"size":(\d+)/.exec(response.tail)?.[1];
     if (size !== '500') throw new Error(`${path}: page of ${size} items`);
-    return { ms, bytes, next: /"links":\{"next":"([^"]+)"\}/.exec(tail)?.[1] };
+    return { ms, bytes: response.length, next: /"links":\{"next":"([^"]+)"\}/.exec(response.tail)?.[1] };
   };
 
   let seed = 7;
@@ -63,12 +71,17 @@ try {
     pageBytes = Math.max(pageBytes, page.bytes);
   }
   readKb = diskReadKb() - readKb;
+  // The login, the warm-up pages, then the measured ones: one log line each, in that order.
+  await logged(1 + warmup + samples);
+  const serverPageTimes = serverTimes.slice(1 + warmup, 1 + warmup + samples);
   // One whole page, parsed, to check what the counted ones carried.
   const sample = await (await client.request({ method: 'GET', path: `/${CUSTOMER}/events?start_time_millis=${data.start}&end_time_millis=${data.end}&limit=500`, headers })).body.json();
   if (sample.items.length !== 500 || typeof sample.items[499].id !== 'string') throw new Error('a parsed page lacks its 500 events');
   report(BENCH, 'page_500_p50', percentile(latencies, 50), 'ms');
   report(BENCH, 'page_500_p99', percentile(latencies, 99), 'ms', 5, '<=');
   report(BENCH, 'page_500_max', Math.max(...latencies), 'ms');
+  report(BENCH, 'page_500_server_time_p50', percentile(serverPageTimes, 50), 'ms');
+  report(BENCH, 'page_500_server_time_p99', percentile(serverPageTimes, 99), 'ms');
   report(BENCH, 'page_500_samples', latencies.length, 'requests');
   // Reads that missed the page cache during the measured pages (the machine's, not only the server's).
   report(BENCH, 'page_500_disk_read', readKb, 'KB');
@@ -80,8 +93,14 @@ try {
     if (i >= warmup) paging.push(page.ms);
     path = page.next;
   }
+  // Log lines so far: the login, warm-up and measured pages, the parsed page, this warm-up.
+  const pagingFrom = 1 + warmup + samples + 1 + warmup;
+  await logged(pagingFrom + samples);
+  const serverPagingTimes = serverTimes.slice(pagingFrom, pagingFrom + samples);
   report(BENCH, 'paging_from_newest_p50', percentile(paging, 50), 'ms');
   report(BENCH, 'paging_from_newest_p99', percentile(paging, 99), 'ms');
+  report(BENCH, 'paging_from_newest_server_time_p50', percentile(serverPagingTimes, 50), 'ms');
+  report(BENCH, 'paging_from_newest_server_time_p99', percentile(serverPagingTimes, 99), 'ms');
 
   // What this machine takes for the same exchange without scanhub: a bare node:http process
   // answering a page's number of bytes from memory, asked by the same client the same way.
@@ -116,6 +135,7 @@ try {
   report(BENCH, 'gateway_stream_server_rss_before', rssBefore, 'MB');
   report(BENCH, 'gateway_stream_server_rss_max', rssMax, 'MB', 300, '<=');
 } finally {
+  lean.close();
   await client.close();
   await server.stop();
 }
@@ -131,17 +151,15 @@ async function bareServerLatencies(bytes) {
       child.stdout.once('data', (chunk) => resolve(Number(String(chunk).trim())));
       child.once('exit', (code) => reject(new Error(`bare server exited with ${code}`)));
     });
-    const bare = new Client(`http://127.0.0.1:${port}`, { pipelining: 1 });
+    const bare = await LeanHttpClient.connect(`http://127.0.0.1:${port}`);
     const latencies = [];
     for (let i = 0; i < warmup + samples; i++) {
       const started = performance.now();
-      const response = await bare.request({ method: 'GET', path: '/' });
-      let received = 0;
-      for await (const chunk of response.body) received += chunk.length;
-      if (received !== bytes) throw new Error(`bare server sent ${received} bytes`);
+      const response = await bare.get('/');
+      if (response.length !== bytes) throw new Error(`bare server sent ${response.length} bytes`);
       if (i >= warmup) latencies.push(performance.now() - started);
     }
-    await bare.close();
+    bare.close();
     return latencies;
   } finally {
     child.kill();
