@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -117,6 +117,37 @@ describe('scanhub serve (as a process)', () => {
     started.push(clash);
     expect(await clash.exited).toEqual({ code: 1, signal: null });
     expect(clash.stderr()).toContain(`scanhub: listen EADDRINUSE: address already in use 127.0.0.1:${port}\n`);
+  });
+
+  it.each([
+    ['SCANHUB_CUSTOMER_ID', 'bad id!', 'scanhub: SCANHUB_CUSTOMER_ID: "bad id!" is not a valid customer id: use 1-64 letters, digits, ".", "_" or "-"\n'],
+    ['SCANHUB_ADMIN_EMAIL', 'notanemail', 'scanhub: SCANHUB_ADMIN_EMAIL: "notanemail" is not an e-mail address\n'],
+    ['SCANHUB_LOG_LEVEL', 'banana', 'scanhub: SCANHUB_LOG_LEVEL: "banana" is not one of fatal, error, warn, info, debug, trace, silent\n'],
+    [
+      'SCANHUB_PUBLIC_URL',
+      'notaurl',
+      `error: option '--public-url <url>' value 'notaurl' from env 'SCANHUB_PUBLIC_URL' is invalid. "notaurl" is not an absolute URL such as https://scanhub.example.com.\n(run with --help for usage)\n`,
+    ],
+    [
+      'SCANHUB_PUBLIC_URL',
+      'ftp://files.example.com',
+      `error: option '--public-url <url>' value 'ftp://files.example.com' from env 'SCANHUB_PUBLIC_URL' is invalid. "ftp://files.example.com" is not an http or https URL.\n(run with --help for usage)\n`,
+    ],
+  ])('%s=%s: exit 2 before the data directory is created', async (name, value, message) => {
+    const dataDir = freshDataDir();
+    const process = spawnServe(['--data-dir', dataDir, '--port', String(await freePort()), '--mqtt-port', String(await freePort())], { [name]: value });
+    started.push(process);
+    expect(await process.exited).toEqual({ code: 2, signal: null });
+    expect(process.stderr()).toBe(message);
+    expect(existsSync(dataDir)).toBe(false);
+  });
+
+  it('a --public-url with a query: exit 2', async () => {
+    const process = spawnServe(['--public-url', 'https://scanhub.example.com/?a=1']);
+    expect(await process.exited).toEqual({ code: 2, signal: null });
+    expect(process.stderr()).toBe(
+      `error: option '--public-url <url>' argument 'https://scanhub.example.com/?a=1' is invalid. "https://scanhub.example.com/?a=1" must not carry a query, a fragment or credentials.\n(run with --help for usage)\n`,
+    );
   });
 
   it('a bad --port: exit 2', async () => {

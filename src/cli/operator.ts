@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { MIN_PASSWORD_LENGTH, hashPassword } from '../auth/passwords.js';
+import { customerIdProblem, isCustomerId, isEmailAddress } from '../domain/identifiers.js';
 import { CustomerStore } from '../store/customers.js';
 import { FeatureStore } from '../store/features.js';
 import { databaseFile, openDatabase, type Db } from '../store/open.js';
@@ -37,9 +38,7 @@ export async function withOperatorDatabase<T>(command: Command, work: (db: Db, i
 }
 
 function customerId(value: string): string {
-  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(value)) {
-    throw new CliError(`"${value}" is not a valid customer id: use 1-64 letters, digits, ".", "_" or "-"`, Exit.USAGE);
-  }
+  if (!isCustomerId(value)) throw new CliError(customerIdProblem(value), Exit.USAGE);
   return value;
 }
 
@@ -58,7 +57,7 @@ export function registerOperatorCommands(program: Command): Command {
     .option('--password-stdin', 'read the administrator password from standard input (else prompted)')
     .action(async (id: string, options: { adminEmail: string; passwordStdin?: boolean }, command: Command) => {
       customerId(id);
-      if (!/^[^\s@]+@[^\s@]+$/.test(options.adminEmail)) {
+      if (!isEmailAddress(options.adminEmail)) {
         throw new CliError(`"${options.adminEmail}" is not an e-mail address`, Exit.USAGE);
       }
       const io = createIo(globalsOf(command));

@@ -1,9 +1,44 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { customerIdProblem, isCustomerId, isEmailAddress } from '../domain/identifiers.js';
+import { CliError, Exit } from './io.js';
 
 function port(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError(`"${value}" is not a port number (0-65535).`);
   return n;
+}
+
+/** The base of every link the service hands out: an absolute http(s) URL without query or fragment. */
+function publicUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError(`"${value}" is not an absolute URL such as https://scanhub.example.com.`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError(`"${value}" is not an http or https URL.`);
+  if (url.search || url.hash || url.username || url.password) {
+    throw new InvalidArgumentError(`"${value}" must not carry a query, a fragment or credentials.`);
+  }
+  return value;
+}
+
+/** pino's levels; SCANHUB_LOG_LEVEL names one. */
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/**
+ * The environment's settings for the first start (customer, administrator) and the log level,
+ * checked as `scanhub operator customers add` checks its arguments: a bad value is refused before
+ * anything is created.
+ */
+function environmentSettings(env: NodeJS.ProcessEnv) {
+  const customerId = env.SCANHUB_CUSTOMER_ID || 'default';
+  if (!isCustomerId(customerId)) throw new CliError(`SCANHUB_CUSTOMER_ID: ${customerIdProblem(customerId)}`, Exit.USAGE);
+  const adminEmail = env.SCANHUB_ADMIN_EMAIL || 'admin@localhost';
+  if (!isEmailAddress(adminEmail)) throw new CliError(`SCANHUB_ADMIN_EMAIL: "${adminEmail}" is not an e-mail address`, Exit.USAGE);
+  const level = env.SCANHUB_LOG_LEVEL || 'info';
+  if (!LOG_LEVELS.includes(level)) throw new CliError(`SCANHUB_LOG_LEVEL: "${level}" is not one of ${LOG_LEVELS.join(', ')}`, Exit.USAGE);
+  return { customerId, adminEmail, adminPassword: env.SCANHUB_ADMIN_PASSWORD || undefined, logger: { level } };
 }
 
 /** `scanhub serve`: the whole service in this process (DESIGN.md runtime contract). */
@@ -15,7 +50,7 @@ export function registerServeCommand(program: Command): void {
     .addOption(new Option('--host <host>', 'address to listen on').env('SCANHUB_HOST').default('127.0.0.1'))
     .addOption(new Option('--port <port>', 'HTTP port').env('SCANHUB_PORT').default(8080).argParser(port))
     .addOption(new Option('--mqtt-port <port>', 'MQTT over TLS port').env('SCANHUB_MQTT_PORT').default(8883).argParser(port))
-    .addOption(new Option('--public-url <url>', 'base URL for links (default http://<host>:<port>)').env('SCANHUB_PUBLIC_URL'))
+    .addOption(new Option('--public-url <url>', 'base URL for links (default http://<host>:<port>)').env('SCANHUB_PUBLIC_URL').argParser(publicUrl))
     .addOption(new Option('--mqtt-public-host <host>', 'host put into mqtt_endpoint (default: --host)').env('SCANHUB_MQTT_PUBLIC_HOST'))
     .action(async (options: {
       dataDir: string;
@@ -25,16 +60,10 @@ export function registerServeCommand(program: Command): void {
       publicUrl?: string;
       mqttPublicHost?: string;
     }) => {
-      const env = process.env;
+      const settings = environmentSettings(process.env);
       // Loaded here: the server (fastify and friends) would slow every client command's start.
       const { startServer } = await import('../server/serve.js');
-      const server = await startServer({
-        ...options,
-        customerId: env.SCANHUB_CUSTOMER_ID || 'default',
-        adminEmail: env.SCANHUB_ADMIN_EMAIL || 'admin@localhost',
-        adminPassword: env.SCANHUB_ADMIN_PASSWORD || undefined,
-        logger: { level: env.SCANHUB_LOG_LEVEL || 'info' },
-      });
+      const server = await startServer({ ...options, ...settings });
       const { bootstrap } = server;
       if (bootstrap) {
         process.stderr.write(`Created customer "${bootstrap.customerId}" with administrator ${bootstrap.adminEmail}.\n`);
