@@ -84,6 +84,14 @@ describe('scanhub gateways', () => {
     expect(JSON.parse(json.stdout)).toEqual(api.items);
   });
 
+  it('get takes a gateway name too; a name no gateway has: exit 1 naming gateways list', async () => {
+    const byName = await cli(['gateways', 'get', 'Dock 1']);
+    expect(byName.code).toBe(0);
+    expect(fieldsOf(byName.stdout).id).toBe(id);
+    const unknown = await cli(['gateways', 'get', 'Dock 9']);
+    expect(unknown).toEqual({ code: 1, stdout: '', stderr: 'scanhub: no gateway is named "Dock 9": see `scanhub gateways list`\n' });
+  });
+
   it('get shows the version; update --if-match changes it and refuses a stale version', async () => {
     expect(fieldsOf((await cli(['gateways', 'get', id])).stdout).version).toBe('1');
     const updated = await cli(['gateways', 'update', id, '--station', 'dock-1a', '--if-match', '1']);

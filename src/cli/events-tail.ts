@@ -1,8 +1,19 @@
-import type { Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { NetworkError } from '../client/api.js';
 import { TailCursor } from '../domain/tail-cursor.js';
 import { connect, type Session } from './connect.js';
 import { durationArgument, eventColumns, type ApiEvent, type EventPage } from './event-output.js';
+import { gatewayIdOf } from './gateway-refs.js';
+
+/** The shortest time between polls: each poll is a request, and a tail may run for hours. */
+const MIN_INTERVAL_MS = 100;
+
+/** commander parser for `--interval`: a duration of at least MIN_INTERVAL_MS. */
+function intervalArgument(text: string): number {
+  const ms = durationArgument(text);
+  if (ms < MIN_INTERVAL_MS) throw new InvalidArgumentError(`"${text}" is shorter than the minimum of ${MIN_INTERVAL_MS}ms.`);
+  return ms;
+}
 
 interface TailOptions {
   gateway?: string;
@@ -32,12 +43,13 @@ export function registerEventTailCommand(events: Command): void {
   events
     .command('tail')
     .description('print new events as they arrive, oldest first, until interrupted (--json: one object per line)')
-    .option('--gateway <id>', 'only events of this gateway')
-    .option('--interval <duration>', 'time between polls', durationArgument, 2000)
+    .option('--gateway <gateway>', 'only events of this gateway (id or name)')
+    .addOption(new Option('--interval <duration>', `time between polls, at least ${MIN_INTERVAL_MS}ms`).argParser(intervalArgument).default(2000, '2s'))
     .action(async (options: TailOptions, command: Command) => {
       const session = connect(command);
       const { io } = session;
       const columns = eventColumns(io);
+      const gateway = options.gateway === undefined ? undefined : await gatewayIdOf(session, options.gateway);
       const cursor = new TailCursor(await serverNow(session));
       let stopped = false;
       let wake: () => void = () => {};
@@ -52,7 +64,7 @@ export function registerEventTailCommand(events: Command): void {
       let offline = false;
       while (!stopped) {
         try {
-          const fresh = cursor.accept(await poll(session, cursor.start, options.gateway));
+          const fresh = cursor.accept(await poll(session, cursor.start, gateway));
           if (offline) io.err('Connection restored.');
           offline = false;
           for (const event of fresh) {
@@ -65,7 +77,7 @@ export function registerEventTailCommand(events: Command): void {
         }
         if (stopped) break;
         await new Promise<void>((done) => {
-          const timer = setTimeout(done, Math.max(100, options.interval));
+          const timer = setTimeout(done, options.interval);
           wake = () => (clearTimeout(timer), done());
         });
       }

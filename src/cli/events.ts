@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { gatewayIdOf } from './gateway-refs.js';
 import { connect } from './connect.js';
 import { EventPrinter, limitArgument, rangeQuery, type EventPage, type RangeOptions } from './event-output.js';
 import { registerEventExportCommand } from './events-export.js';
@@ -29,7 +30,7 @@ export function registerEventCommands(program: Command): void {
     .option('--since <duration>', 'events of the last DURATION, e.g. 30m, 2h, 7d')
     .option('--from <time>', 'start of the range, included (default: a day before --to)')
     .option('--to <time>', 'end of the range, excluded (default: now)')
-    .option('--gateway <id>', 'only events of this gateway')
+    .option('--gateway <gateway>', 'only events of this gateway (id or name)')
     .option('--limit <n>', 'print at most N events, 1..500 (default 500); with --all, events per request', limitArgument)
     .option('--all', 'print every event of the range, following the pages')
     .option('--csv', 'print CSV: a header and every field, as `events export` writes it')
@@ -37,7 +38,9 @@ export function registerEventCommands(program: Command): void {
       const session = connect(command);
       const { io, client } = session;
       if (options.csv && io.json) throw new CliError('--csv and --json exclude each other: choose one', Exit.USAGE);
-      const query = { ...rangeQuery(options, Date.now()), gateway_id: options.gateway, limit: options.limit };
+      const range = rangeQuery(options, Date.now());
+      const gateway = options.gateway === undefined ? undefined : await gatewayIdOf(session, options.gateway);
+      const query = { ...range, gateway_id: gateway, limit: options.limit };
       const printer = new EventPrinter(io, io.json ? 'json' : options.csv ? 'csv' : 'text');
       const max = options.limit ?? 500;
 

@@ -3,6 +3,7 @@ import qrcode from 'qrcode-terminal';
 import { seg } from '../client/api.js';
 import { connect } from './connect.js';
 import { readGatewayFile } from './gateway-file.js';
+import { gatewayIdOf, gatewayIds } from './gateway-refs.js';
 import { CliError, Exit, confirmAction, formatTime, printList, printObject, readStdin, success, type Column, type Io } from './io.js';
 import { collectAll } from './users.js';
 
@@ -74,10 +75,11 @@ export function registerGatewayCommands(program: Command): void {
     });
 
   gateways
-    .command('get <gateway-id>')
-    .description('show one gateway (by id or thing name), with its version for --if-match')
-    .action(async (gatewayId: string, _options: unknown, command: Command) => {
+    .command('get <gateway>')
+    .description('show one gateway (by id, thing name or name), with its version for --if-match')
+    .action(async (ref: string, _options: unknown, command: Command) => {
       const session = connect(command);
+      const gatewayId = await gatewayIdOf(session, ref);
       const response = await session.client.request<Gateway>('GET', `${session.base}/gateways/${seg(gatewayId)}`);
       printObject(session.io, response.body, fields(session.io, versionOf(response.headers.etag)));
     });
@@ -98,13 +100,13 @@ export function registerGatewayCommands(program: Command): void {
     });
 
   gateways
-    .command('update <gateway-id>')
+    .command('update <gateway>')
     .description('change name, use case or station')
     .option('--name <name>', 'new displayed name')
     .option('--usecase <usecase>', 'new use case')
     .option('--station <station>', 'new station')
     .option('--if-match <version>', 'change only if the gateway is still at this version (from `gateways get`)')
-    .action(async (gatewayId: string, options: { name?: string; usecase?: string; station?: string; ifMatch?: string }, command: Command) => {
+    .action(async (ref: string, options: { name?: string; usecase?: string; station?: string; ifMatch?: string }, command: Command) => {
       const session = connect(command);
       const body = Object.fromEntries(
         (['name', 'usecase', 'station'] as const).filter((f) => options[f] !== undefined).map((f) => [f, options[f]]),
@@ -112,6 +114,7 @@ export function registerGatewayCommands(program: Command): void {
       if (Object.keys(body).length === 0) throw new CliError('nothing to change: pass --name, --usecase or --station', Exit.USAGE);
       const headers: Record<string, string> = {};
       if (options.ifMatch !== undefined) headers['if-match'] = `"${options.ifMatch.replace(/"/g, '')}"`;
+      const gatewayId = await gatewayIdOf(session, ref);
       const response = await session.client.request<Gateway>('PATCH', `${session.base}/gateways/${seg(gatewayId)}`, { body, headers });
       const version = versionOf(response.headers.etag);
       printObject(session.io, response.body, fields(session.io, version));
@@ -119,11 +122,12 @@ export function registerGatewayCommands(program: Command): void {
     });
 
   gateways
-    .command('delete <gateway-id>')
-    .description('delete a gateway: its certificate stops working')
+    .command('delete <gateway>')
+    .description('delete a gateway (by id or name): its certificate stops working')
     .option('--yes', 'do not ask for confirmation')
-    .action(async (gatewayId: string, options: { yes?: boolean }, command: Command) => {
+    .action(async (ref: string, options: { yes?: boolean }, command: Command) => {
       const session = connect(command);
+      const gatewayId = await gatewayIdOf(session, ref);
       await confirmAction(session.io, `Delete gateway ${gatewayId}? Its device can no longer connect.`, options.yes);
       await session.client.delete(`${session.base}/gateways/${seg(gatewayId)}`);
       success(session.io, `Deleted gateway ${gatewayId}.`);
@@ -150,12 +154,13 @@ export function registerGatewayCommands(program: Command): void {
 /** `gateways provision` and `gateways package`. */
 function registerProvisioningCommands(gateways: Command): void {
   gateways
-    .command('provision <gateway-id>')
-    .description('issue the gateway certificate and a single-use token (24 h) for the device; once per gateway')
+    .command('provision <gateway>')
+    .description('issue the gateway certificate and a single-use token (24 h) for the device (by id or name); once per gateway')
     .option('--qr', 'print the token as a QR code even when stdout is not a terminal')
-    .action(async (gatewayId: string, options: { qr?: boolean }, command: Command) => {
+    .action(async (ref: string, options: { qr?: boolean }, command: Command) => {
       const session = connect(command);
       const { io } = session;
+      const gatewayId = await gatewayIdOf(session, ref);
       const preparation = await session.client.post<{ registration_path: string; token: string; registration_url?: string }>(
         `${session.base}/gateways/${seg(gatewayId)}/prepare-provisioning`,
       );
@@ -173,7 +178,7 @@ function registerProvisioningCommands(gateways: Command): void {
   gateways
     .command('package')
     .description('prepare several gateways (existing or new) and print one signed package link (24 h) each')
-    .option('--gateway <id...>', 'existing gateway to include (repeatable)')
+    .option('--gateway <gateway...>', 'existing gateway to include, by id or name (repeatable)')
     .option('--new <name...>', 'new gateway to create and include (repeatable; use case "default", station = name)')
     .option('--wifi-ssid <ssid>', 'Wi-Fi network the devices join')
     .option('--wifi-password-stdin', 'read the Wi-Fi password from stdin')
@@ -181,7 +186,7 @@ function registerProvisioningCommands(gateways: Command): void {
     .action(async (options: { gateway?: string[]; new?: string[]; wifiSsid?: string; wifiPasswordStdin?: boolean; wifiAuth?: string }, command: Command) => {
       const session = connect(command);
       const elements = [
-        ...(options.gateway ?? []).map((gateway_id) => ({ gateway_id })),
+        ...(await gatewayIds(session, options.gateway ?? [])).map((gateway_id) => ({ gateway_id })),
         ...(options.new ?? []).map((gateway_name) => ({ gateway_name })),
       ];
       if (elements.length === 0) throw new CliError('no gateways: pass --gateway ID or --new NAME', Exit.USAGE);

@@ -2,14 +2,13 @@ import type { Command } from 'commander';
 import { seg } from '../client/api.js';
 import { resolveTimeRange } from '../domain/time-range.js';
 import { connect, type Session } from './connect.js';
+import { UUID, gatewayIds } from './gateway-refs.js';
 import { analysisCsv, printAnalysis, type JobAnalysis } from './job-report.js';
 import { CliError, Exit, confirmAction, formatTime, printList, printObject, success, type Column, type Io } from './io.js';
-import { collectAll } from './users.js';
 
 // The API returns job configurations in the store's shape (spec 2.4); a type-only import, nothing of the store loads.
 import type { JobConfig } from '../store/job-configs.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const columns = (io: Io): Column<JobConfig>[] => [
   { header: 'ID', value: (j) => j.job_config_id },
@@ -43,18 +42,6 @@ async function resolveJob(session: Session, ref: string): Promise<JobConfig> {
   return job;
 }
 
-/** Gateway ids for `--gateway` values that are ids or gateway names; the list is read only when a name is given. */
-async function resolveGateways(session: Session, refs: string[]): Promise<string[]> {
-  if (refs.every((ref) => UUID.test(ref))) return refs;
-  const gateways = await collectAll<{ id: string; name: string }>(session, `${session.base}/gateways`);
-  return refs.map((ref) => {
-    if (UUID.test(ref)) return ref;
-    const gateway = gateways.find((g) => g.name === ref);
-    if (!gateway) throw new CliError(`no gateway is named "${ref}": see \`scanhub gateways list\``);
-    return gateway.id;
-  });
-}
-
 interface ConfigOptions {
   name?: string;
   start?: string;
@@ -68,7 +55,7 @@ async function configBody(session: Session, options: ConfigOptions): Promise<Rec
     ...(options.name !== undefined ? { job_name: options.name } : {}),
     ...(options.start !== undefined ? { start_barcode: options.start } : {}),
     ...(options.end !== undefined ? { end_barcode: options.end } : {}),
-    ...(options.gateway !== undefined ? { gateway_ids: await resolveGateways(session, options.gateway) } : {}),
+    ...(options.gateway !== undefined ? { gateway_ids: await gatewayIds(session, options.gateway) } : {}),
   };
 }
 
