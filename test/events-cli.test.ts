@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -71,6 +71,18 @@ describe('scanhub events list', () => {
     );
   });
 
+  it('takes a gateway name for --gateway; a name no gateway has: exit 1 naming gateways list', async () => {
+    const gateway = await t.admin.post<{ id: string }>(`/${CUSTOMER}/gateways`, { name: 'Dock A', usecase: 'inbound', station: 'dock-a' });
+    // After the fixture's range, so that the other tests' ranges do not see it.
+    const event = eventRow({ created: fixture.end + 1000, scan_code: 'by-name', gateway_id: gateway.id });
+    insertEvents(t.server.ctx.db, CUSTOMER, [event]);
+    const range = ['--from', String(fixture.end), '--to', String(fixture.end + 2000)];
+    const result = await runCli(['events', 'list', ...range, '--gateway', 'Dock A'], { env });
+    expect(result).toEqual({ code: 0, stderr: '', stdout: [new Date(event.created).toISOString(), 'scan', gateway.id, event.device_id ?? '', 'by-name', event.id].join('\t') + '\n' });
+    const unknown = await runCli(['events', 'list', ...range, '--gateway', 'Dock Z'], { env });
+    expect(unknown).toEqual({ code: 1, stdout: '', stderr: 'scanhub: no gateway is named "Dock Z": see `scanhub gateways list`\n' });
+  });
+
   it.each([
     [['--since', '2x'], 'scanhub: --since: "2x" is not a duration: use a number and a unit, e.g. 30s, 30m, 2h, 7d or 2w\n'],
     [['--since', '2h', '--from', FROM], 'scanhub: --since cannot be combined with --from or --to: use one or the other\n'],
@@ -91,6 +103,24 @@ describe('scanhub events export', () => {
     expect(readdirSync(workDir).filter((f) => f.endsWith('.partial'))).toEqual([]);
   });
 
+  it('refuses an existing file unless --force, and a missing folder, before asking the server (exit 2)', async () => {
+    const exportsOnServer = () => readdirSync(join(t.dataDir, 'exports')).length;
+    const before = exportsOnServer();
+    const file = join(workDir, 'taken.csv');
+    writeFileSync(file, 'keep me');
+    const refused = await runCli(['events', 'export', '--from', FROM, '--to', TO, '-o', file], { env });
+    expect(refused).toEqual({ code: 2, stdout: '', stderr: `scanhub: ${file} exists: pass --force to overwrite it or -o for another file\n` });
+    expect(readFileSync(file, 'utf8')).toBe('keep me');
+    const nowhere = join(workDir, 'missing', 'x.csv');
+    const missing = await runCli(['events', 'export', '--from', FROM, '--to', TO, '-o', nowhere], { env });
+    expect(missing).toEqual({ code: 2, stdout: '', stderr: `scanhub: cannot write ${nowhere}: ${join(workDir, 'missing')} is not a folder\n` });
+    expect(exportsOnServer()).toBe(before);
+    const forced = await runCli(['events', 'export', '--from', FROM, '--to', TO, '-o', file, '--force'], { env });
+    expect(forced.code).toBe(0);
+    expect(readFileSync(file, 'utf8')).toBe(fixture.csv);
+    expect(exportsOnServer()).toBe(before + 1);
+  });
+
   it('names the file after the range when -o is not given', async () => {
     const result = await runCli(['events', 'export', '--from', FROM, '--to', TO], { env, cwd: workDir });
     expect(result.code).toBe(0);
@@ -99,6 +129,14 @@ describe('scanhub events export', () => {
 });
 
 describe('scanhub events tail', () => {
+  it('refuses an --interval under 100ms (exit 2)', async () => {
+    expect(await runCli(['events', 'tail', '--interval', '0s'], { env })).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `error: option '--interval <duration>' argument '0s' is invalid. "0s" is shorter than the minimum of 100ms.\n(run with --help for usage)\n`,
+    });
+  });
+
   it('prints events as they arrive, each once, until interrupted', async () => {
     const child = spawn(process.execPath, [BIN, 'events', 'tail', '--interval', '100ms'], {
       env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...env },

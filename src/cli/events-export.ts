@@ -1,5 +1,6 @@
-import { rename, rm, stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { constants } from 'node:fs';
+import { access, rename, rm, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { connect, type Session } from './connect.js';
 import { rangeQuery, type RangeOptions } from './event-output.js';
@@ -8,6 +9,7 @@ import { CliError, Exit, success } from './io.js';
 interface ExportOptions extends RangeOptions {
   output?: string;
   async?: boolean;
+  force?: boolean;
 }
 
 interface ExportTask {
@@ -50,6 +52,22 @@ function formatBytes(bytes: number): string {
   return `${value.toFixed(1)} ${units[unit]}`;
 }
 
+/**
+ * Refuses, before the server runs the export, a file that exists (unless `force`) or a folder
+ * that cannot take it: the export would otherwise be done for nothing, or overwrite another one.
+ */
+async function checkOutput(file: string, force: boolean): Promise<void> {
+  if (!force && (await stat(file).catch(() => undefined))) {
+    throw new CliError(`${file} exists: pass --force to overwrite it or -o for another file`, Exit.USAGE);
+  }
+  const folder = dirname(file);
+  const kind = await stat(folder).catch(() => undefined);
+  if (!kind?.isDirectory()) throw new CliError(`cannot write ${file}: ${folder} is not a folder`, Exit.USAGE);
+  await access(folder, constants.W_OK).catch(() => {
+    throw new CliError(`cannot write ${file}: ${folder} is not writable`, Exit.USAGE);
+  });
+}
+
 /** Waits for the task, polling with backoff; the link of the finished export. */
 async function waitForTask(session: Session, task: string, progress: ReturnType<typeof progressLine>): Promise<ExportTask> {
   const started = Date.now();
@@ -73,11 +91,13 @@ export function registerEventExportCommand(events: Command): void {
     .option('--to <time>', 'end of the range, excluded (default: now)')
     .option('-o, --output <file>', 'where to write the CSV (default: events-<from>-<to>.csv here)')
     .option('--async', 'run as an export task and poll it (for large ranges: no long-held request)')
+    .option('--force', 'overwrite the output file if it exists')
     .action(async (options: ExportOptions, command: Command) => {
       const session = connect(command);
       const { io, client } = session;
       const range = rangeQuery(options, Date.now(), true);
       const file = resolve(options.output ?? `events-${stamp(range.start_time_millis!)}-${stamp(range.end_time_millis!)}.csv`);
+      await checkOutput(file, Boolean(options.force));
       const progress = progressLine(Boolean(process.stderr.isTTY));
 
       let response: ExportTask | { download_link: string };
