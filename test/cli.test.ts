@@ -85,7 +85,7 @@ describe('scanhub login / whoami / logout', () => {
     expect(outcome(result)).toEqual({
       code: 4,
       stdout: '',
-      stderr: 'scanhub: not authenticated: The e-mail address or password is wrong; run `scanhub login`\n',
+      stderr: 'scanhub: not authenticated: The e-mail address or password is wrong\n',
     });
     expect(() => statSync(env.profile)).toThrow();
   });
@@ -126,6 +126,19 @@ describe('scanhub login / whoami / logout', () => {
       code: 4,
       stdout: '',
       stderr: `scanhub: not logged in to ${w.url}: run \`scanhub login\` or set SCANHUB_TOKEN\n`,
+    });
+  });
+
+  it('a URL that is not http(s): exit 2 in a sentence, before any request', async () => {
+    expect(outcome(await cli(freshHome(), ['users', 'list', '--url', 'notaurl', '--token', 'x']))).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'scanhub: "notaurl" is not a deployment URL: use one such as http://127.0.0.1:8080 (--url, SCANHUB_URL or the profile)\n',
+    });
+    expect(outcome(await cli({ ...freshHome(), SCANHUB_URL: 'ftp://files.example.com' }, ['login', '--email', 'a@b.c', '--password-stdin'], 'x\n'))).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'scanhub: "ftp://files.example.com" is not an http or https URL (--url, SCANHUB_URL or the profile)\n',
     });
   });
 
@@ -197,7 +210,7 @@ describe('scanhub users', () => {
       code: 4,
       stdout: '',
       stderr:
-        'scanhub: not authenticated: The invitation token is unknown, already used or expired: ask an administrator for a new invitation; run `scanhub login`\n',
+        'scanhub: not authenticated: The invitation token is unknown, already used or expired: ask an administrator for a new invitation\n',
     });
 
     expect(outcome(await cli(admin, ['users', 'delete', user.id]))).toEqual({

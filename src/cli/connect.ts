@@ -30,6 +30,7 @@ export function connect(command: Command, env: NodeJS.ProcessEnv = process.env):
   const profileToken = profile && url === profile.url.replace(/\/+$/, '') ? profile.token : undefined;
   const token = options.token ?? env.SCANHUB_TOKEN ?? profileToken;
   if (!url) throw new CliError('no deployment configured: run `scanhub login --url URL` or set SCANHUB_URL', Exit.AUTH);
+  checkUrl(url);
   if (!token) throw new CliError(`not logged in to ${url}: run \`scanhub login\` or set SCANHUB_TOKEN`, Exit.AUTH);
   const customer = options.customer ?? env.SCANHUB_CUSTOMER ?? claimsOf(token)?.customer_id ?? profile?.customer;
   if (!customer) throw new CliError('no customer known: pass --customer or set SCANHUB_CUSTOMER', Exit.USAGE);
@@ -52,11 +53,25 @@ export function claimsOf(token: string): { customer_id?: string; email?: string;
   }
 }
 
+/** A deployment URL must be absolute http(s), such as http://127.0.0.1:8080: refused in a sentence otherwise. */
+function checkUrl(url: string): void {
+  let protocol: string;
+  try {
+    protocol = new URL(url).protocol;
+  } catch {
+    throw new CliError(`"${url}" is not a deployment URL: use one such as http://127.0.0.1:8080 (--url, SCANHUB_URL or the profile)`, Exit.USAGE);
+  }
+  if (protocol !== 'http:' && protocol !== 'https:') {
+    throw new CliError(`"${url}" is not an http or https URL (--url, SCANHUB_URL or the profile)`, Exit.USAGE);
+  }
+}
+
 /** Like connect, but needs only the URL (login, provisioning). */
 export function connectAnonymous(command: Command, env: NodeJS.ProcessEnv = process.env): { io: Io; client: ApiClient } {
   const options = globalsOf(command);
   const io = createIo(options, env);
   const url = options.url ?? env.SCANHUB_URL ?? readProfile(env)?.url;
   if (!url) throw new CliError('no deployment URL: pass --url or set SCANHUB_URL', Exit.USAGE);
+  checkUrl(url);
   return { io, client: new ApiClient(url) };
 }

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { claimsOf, connect, connectAnonymous, globalsOf } from './connect.js';
 import { CliError, Exit, createIo, formatTime, printObject, promptSecret, promptText, readStdin, success, type Io } from './io.js';
 import { profileFile, removeProfile, saveProfile } from './profile.js';
-import { ApiClient } from '../client/api.js';
+import { ApiClient, ApiError } from '../client/api.js';
 
 interface LoginResponse {
   id_token: string;
@@ -15,6 +15,19 @@ interface LoginOptions {
   email?: string;
   passwordStdin?: boolean;
   invitation?: string | boolean;
+}
+
+/**
+ * `post`, with a refused login said as it is: the general advice for a 401 ("run scanhub login")
+ * would send the user back to the command that just failed.
+ */
+async function authenticate(client: ApiClient, path: string, body: object): Promise<LoginResponse> {
+  try {
+    return await client.post<LoginResponse>(path, body);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) throw new CliError(`not authenticated: ${error.details.replace(/\.$/, '')}`, Exit.AUTH);
+    throw error;
+  }
 }
 
 async function readPassword(io: Io, options: LoginOptions, message: string): Promise<string> {
@@ -44,11 +57,11 @@ export function registerLoginCommands(program: Command): void {
             ? options.invitation
             : process.env.SCANHUB_INVITATION_TOKEN || (await promptText(io, 'Invitation token:', '--invitation TOKEN'));
         const password = await readPassword(io, options, 'New password (at least 12 characters):');
-        response = await client.post<LoginResponse>('/auth/accept-invitation', { invitation_token: token, password });
+        response = await authenticate(client, '/auth/accept-invitation', { invitation_token: token, password });
       } else {
         email ??= await promptText(io, 'E-mail:', '--email');
         const password = await readPassword(io, options, 'Password:');
-        response = await client.post<LoginResponse>('/auth/login', { email, password });
+        response = await authenticate(client, '/auth/login', { email, password });
       }
       const me = await new ApiClient(client.baseUrl, response.id_token).get<{ email: string }>(
         `/${encodeURIComponent(response.customer_id)}/me`,

@@ -1,4 +1,4 @@
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { setUpGateways } from '../simulator/gateways.js';
 import { runSimulation, type SimulationSummary } from '../simulator/run.js';
 import { connect } from './connect.js';
@@ -14,7 +14,7 @@ function positiveInteger(max: number) {
 
 function rate(value: string): number {
   const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0 || n > 10_000) throw new InvalidArgumentError(`"${value}" is not a rate from 0 to 10000 events per second.`);
+  if (!Number.isFinite(n) || n <= 0 || n > 10_000) throw new InvalidArgumentError(`"${value}" is not a rate above 0 and at most 10000 events per second.`);
   return n;
 }
 
@@ -46,7 +46,7 @@ export function registerSimulateCommand(program: Command): void {
     .description('simulate gateways: create or reuse them, provision them, publish scans and telemetry over MQTT (QoS 1)')
     .option('--gateways <n>', 'number of gateways, named {prefix}-1 ... {prefix}-n', positiveInteger(1000), 2)
     .option('--rate <r>', 'events per second, per gateway', rate, 1)
-    .option('--duration <d>', 'how long to publish: 30s, 5m, 1h', duration, 30_000)
+    .addOption(new Option('--duration <d>', 'how long to publish: 30s, 5m, 1h').argParser(duration).default(30_000, '30s'))
     .option('--prefix <name>', 'gateway name prefix', 'sim')
     .option('--usecase <usecase>', 'use case of gateways it creates', 'simulation')
     .option('--station <station>', 'station of gateways it creates (default {prefix}-station)')
