@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, renameSync, rmSync } from 'node:fs';
+import { createReadStream, renameSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { ASSET_TYPES } from '../domain/assets.js';
 import { connect, type Session } from './connect.js';
-import { CliError, Exit, formatTime, printList, success, type Io } from './io.js';
+import { CliError, Exit, checkOutputFile, formatTime, printList, success, type Io } from './io.js';
 
 /** An item of `GET /{customer_id}/assets`. */
 interface AssetItem {
@@ -106,7 +106,7 @@ export function registerAssetCommands(program: Command): void {
         );
       }
       const file = resolve(options.output ?? asset.file_name);
-      if (existsSync(file) && !options.force) throw new CliError(`${file} exists: pass --force to overwrite it or -o for another file`, Exit.USAGE);
+      await checkOutputFile(file, Boolean(options.force));
       await agreeToEula(io, asset, options.acceptEula);
       const agreedBy = options.agreedBy ?? (await client.get<{ email: string }>(`${base}/me`)).email;
       const answer = await client.post<{ download_url: string }>(`${base}/generate-download-url`, {

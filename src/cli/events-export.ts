@@ -1,10 +1,9 @@
-import { constants } from 'node:fs';
-import { access, rename, rm, stat } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { rename, rm, stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { connect, type Session } from './connect.js';
 import { rangeQuery, type RangeOptions } from './event-output.js';
-import { CliError, Exit, success } from './io.js';
+import { CliError, Exit, checkOutputFile, success } from './io.js';
 
 interface ExportOptions extends RangeOptions {
   output?: string;
@@ -52,22 +51,6 @@ function formatBytes(bytes: number): string {
   return `${value.toFixed(1)} ${units[unit]}`;
 }
 
-/**
- * Refuses, before the server runs the export, a file that exists (unless `force`) or a folder
- * that cannot take it: the export would otherwise be done for nothing, or overwrite another one.
- */
-async function checkOutput(file: string, force: boolean): Promise<void> {
-  if (!force && (await stat(file).catch(() => undefined))) {
-    throw new CliError(`${file} exists: pass --force to overwrite it or -o for another file`, Exit.USAGE);
-  }
-  const folder = dirname(file);
-  const kind = await stat(folder).catch(() => undefined);
-  if (!kind?.isDirectory()) throw new CliError(`cannot write ${file}: ${folder} is not a folder`, Exit.USAGE);
-  await access(folder, constants.W_OK).catch(() => {
-    throw new CliError(`cannot write ${file}: ${folder} is not writable`, Exit.USAGE);
-  });
-}
-
 /** Waits for the task, polling with backoff; the link of the finished export. */
 async function waitForTask(session: Session, task: string, progress: ReturnType<typeof progressLine>): Promise<ExportTask> {
   const started = Date.now();
@@ -97,7 +80,7 @@ export function registerEventExportCommand(events: Command): void {
       const { io, client } = session;
       const range = rangeQuery(options, Date.now(), true);
       const file = resolve(options.output ?? `events-${stamp(range.start_time_millis!)}-${stamp(range.end_time_millis!)}.csv`);
-      await checkOutput(file, Boolean(options.force));
+      await checkOutputFile(file, Boolean(options.force));
       const progress = progressLine(Boolean(process.stderr.isTTY));
 
       let response: ExportTask | { download_link: string };

@@ -1,3 +1,6 @@
+import { constants } from 'node:fs';
+import { access, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import Table from 'cli-table3';
 import { ApiError, NetworkError } from '../client/api.js';
 
@@ -155,4 +158,21 @@ export function describeError(error: unknown): { message: string; exitCode: Exit
   }
   if (error instanceof Error && error.name === 'ExitPromptError') return { message: 'cancelled', exitCode: Exit.USAGE };
   return { message: error instanceof Error ? error.message : String(error), exitCode: Exit.ERROR };
+}
+
+/**
+ * Refuses an output file that exists (unless `force`, the commands' `--force`) or whose folder
+ * cannot take it. Downloads call it before the work it would waste: no export is run, and no
+ * EULA agreed to, for a file that could not be written or that would replace another.
+ */
+export async function checkOutputFile(file: string, force: boolean): Promise<void> {
+  if (!force && (await stat(file).catch(() => undefined))) {
+    throw new CliError(`${file} exists: pass --force to overwrite it or -o for another file`, Exit.USAGE);
+  }
+  const folder = dirname(file);
+  const kind = await stat(folder).catch(() => undefined);
+  if (!kind?.isDirectory()) throw new CliError(`cannot write ${file}: ${folder} is not a folder`, Exit.USAGE);
+  await access(folder, constants.W_OK).catch(() => {
+    throw new CliError(`cannot write ${file}: ${folder} is not writable`, Exit.USAGE);
+  });
 }
