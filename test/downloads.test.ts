@@ -42,6 +42,13 @@ describe('GET /downloads/*', () => {
     expect(file.headers.get('access-control-allow-origin')).toBe('*');
   });
 
+  it('serves the link with its path as one %2F-encoded parameter, as a client generated from /downloads/{path} sends it', async () => {
+    now = START;
+    const link = signDownloadLink(t.server.ctx, 'exports/report.csv', LIFETIME).replace('/downloads/exports/report.csv', '/downloads/exports%2Freport.csv');
+    const file = await fetchLink(link);
+    expect({ status: file.status, text: file.text }).toEqual({ status: 200, text: CONTENT });
+  });
+
   it('names a file outside Latin-1 with an ASCII fallback and the exact UTF-8 name', async () => {
     now = START;
     writeFileSync(join(t.dataDir, 'exports', 'Prüfbericht ✓ "Q1".csv'), 'x');

@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { installAccessGuard } from './access.js';
 import type { ServerContext } from './context.js';
 import { MAX_PARAM_LENGTH, frameworkError, installConventions } from './conventions.js';
+import { openApiOptions, requireOperationDocs } from './openapi.js';
 import { registerAssetRoutes } from './routes/assets.js';
 import { registerAuthRoutes } from './routes/auth.js';
 import { registerDownloadRoutes } from './routes/downloads.js';
@@ -44,22 +45,11 @@ export async function buildApp(ctx: ServerContext, options: AppOptions = {}): Pr
   });
 
   // Order matters: the OpenAPI collector and the guards must see every route registered after them.
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.0.3',
-      info: {
-        title: 'scanhub API',
-        version: '1.0.1',
-        description: 'Events, gateways, provisioning, job analysis, features, assets and users (spec v1.0.1).',
-      },
-      components: {
-        securitySchemes: { IdToken: { type: 'apiKey', in: 'header', name: 'Authorization' } },
-      },
-    },
-  });
+  await app.register(swagger, openApiOptions(ctx));
   addSharedSchemas(app);
   await installConventions(app);
   installAccessGuard(app, ctx);
+  requireOperationDocs(app);
 
   registerHealthRoutes(app, ctx, options.readiness ?? { http: true, mqtt: true });
   registerAuthRoutes(app, ctx);
@@ -75,7 +65,11 @@ export async function buildApp(ctx: ServerContext, options: AppOptions = {}): Pr
   registerAssetRoutes(app, ctx);
 
   app.get('/openapi.json', {
-    schema: { summary: 'This OpenAPI document', tags: ['operations'] },
+    schema: {
+      summary: 'This OpenAPI document',
+      tags: ['operations'],
+      response: { 200: { type: 'object', additionalProperties: true, description: 'The document' } },
+    },
     handler: async () => app.swagger(),
   });
 

@@ -91,7 +91,8 @@ function recordRoutes(app: FastifyInstance): RegisteredRoute[] {
   return routes;
 }
 
-const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/** The methods whose requests may carry a body (parsed, size-limited, refused where the route takes none). */
+export const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
  * A route without a body schema takes no body: fields sent to it are refused like unknown fields

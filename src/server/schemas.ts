@@ -11,7 +11,7 @@ export function addSharedSchemas(app: FastifyInstance): void {
   });
 }
 
-/** The error responses every route may give, for the OpenAPI document and the serializer. */
+/** The error responses every route may give, for the serializer; the OpenAPI document lists each status instead (openapi.ts). */
 export const errorResponses = {
   '4xx': { $ref: 'Error#' },
   '5xx': { $ref: 'Error#' },

@@ -34,6 +34,11 @@ export function contentDisposition(name: string): string {
   return `attachment; filename="${fallback}"; filename*=UTF-8''${encodeURIComponent(name)}`;
 }
 
+/** The 200 of the OpenAPI document: a file in any of the types above (streamed, never serialized). */
+const fileContent = Object.fromEntries(
+  [...new Set([...Object.values(CONTENT_TYPES), 'application/octet-stream'])].map((type) => [type.split(';')[0]!, { schema: { type: 'string', format: 'binary' } }]),
+);
+
 function isServable(path: string): boolean {
   const clean = normalize(path);
   return clean === path && !clean.startsWith('..') && SERVED_FOLDERS.includes(clean.split('/')[0]!) && clean.split('/').length >= 2;
@@ -49,7 +54,7 @@ export function registerDownloadRoutes(app: FastifyInstance, ctx: ServerContext)
         type: 'object',
         properties: { expires: { type: 'string' }, signature: { type: 'string' } },
       },
-      response: { 200: { type: 'string', format: 'binary', description: 'The file' }, ...errorResponses },
+      response: { 200: { description: 'The file', content: fileContent }, ...errorResponses },
     },
     handler: async (request, reply) => {
       const path = request.params['*'];

@@ -1,0 +1,199 @@
+/**
+ * What the OpenAPI document says of each operation beyond its route's schema (openapi.ts applies
+ * it). operationIds are a contract: generated clients name their methods after them, and
+ * test/openapi.test.ts pins the full list, so a rename is a deliberate change.
+ */
+export interface OperationDoc {
+  operationId: string;
+  /** What the summary leaves out; a route may say it in its own schema instead. */
+  description?: string;
+  /** Refusals particular to the operation, status -> when; rewords a shared one (openapi.ts) of the same status. */
+  errors?: Record<number, string>;
+  /** The name and meaning of the route's `*` (OpenAPI has no wildcard parameter). */
+  wildcard?: { name: string; description: string };
+}
+
+/** The tags the routes use, in the order a reader meets them. */
+export const TAGS = [
+  { name: 'auth', description: 'Log in for an IdToken, accept an invitation, and the keys that verify IdTokens.' },
+  { name: 'users', description: 'Users of a customer, their roles and invitations.' },
+  { name: 'events', description: 'Scan and telemetry events the gateways sent, listed or exported as CSV.' },
+  { name: 'gateways', description: 'Gateways (the wearables\' base stations) of a customer.' },
+  { name: 'provisioning', description: 'Certificates and single-use tokens that bring a gateway onto the MQTT broker.' },
+  { name: 'job configurations', description: 'Job configurations (start and end barcodes over some gateways) and the job analysis over them.' },
+  { name: 'assets', description: 'Apps and firmware to download after agreeing to their EULA.' },
+  { name: 'features', description: 'Feature flags of a customer.' },
+  { name: 'downloads', description: 'Files handed out through signed, expiring links: exports, assets, provisioning packages.' },
+  { name: 'operations', description: 'Health and this document, for operators and tools.' },
+];
+
+const NO_USER = 'No user with this id in the customer.';
+const NO_GATEWAY = 'No gateway with this id or thing name in the customer.';
+const NO_JOB_CONFIG = 'No job configuration with this id in the customer.';
+
+/** Keyed by method and fastify URL, as the routes register them. */
+export const OPERATIONS: Record<string, OperationDoc> = {
+  'GET /healthz': {
+    operationId: 'getHealth',
+    description: 'For load balancers and monitoring: 200 when HTTP, MQTT and the database are all ready, else 503 naming the parts that are not.',
+    errors: { 503: 'Not ready: details names the parts that are not (starting, or the MQTT writer restarting), or the server is shutting down.' },
+  },
+  'GET /openapi.json': {
+    operationId: 'getOpenApiDocument',
+    description: 'OpenAPI 3.0, generated from the routes\' schemas; each operation has a stable operationId for client generators.',
+  },
+  'POST /auth/login': {
+    operationId: 'login',
+    description: 'Send the id_token in the Authorization header of every customer-scoped call, and customer_id in its path; it is valid expires_in seconds.',
+    errors: { 401: 'The e-mail address or password is wrong.' },
+  },
+  'POST /auth/accept-invitation': {
+    operationId: 'acceptInvitation',
+    description: 'Redeems the token of POST /{customer_id}/users/{user_id}/invitation: sets the user\'s password and logs them in. Each token works once, within 24 hours.',
+    errors: { 401: 'The invitation token is unknown, already used or expired.' },
+  },
+  'GET /.well-known/jwks.json': {
+    operationId: 'getJwks',
+    description: 'A JSON Web Key Set, for services that verify IdTokens themselves.',
+  },
+  'GET /:customer_id/me': {
+    operationId: 'getCurrentUser',
+    description: 'The user the IdToken belongs to, with their roles; any user of the customer may call it.',
+    errors: { 403: 'The IdToken\'s user belongs to another customer.' },
+  },
+  'POST /:customer_id/users': {
+    operationId: 'createUser',
+    description: 'The user has one role and no password: create an invitation next, with which they set one. Answers 200, as the spec says.',
+    errors: { 409: 'A user with this e-mail address already exists.' },
+  },
+  'GET /:customer_id/users': {
+    operationId: 'listUsers',
+    description: 'Up to limit users per page; links.next continues the list.',
+  },
+  'GET /:customer_id/users/:user_id': {
+    operationId: 'getUser',
+    description: 'Needs user.read, except for the caller\'s own user.',
+    errors: { 404: NO_USER },
+  },
+  'DELETE /:customer_id/users/:user_id': {
+    operationId: 'deleteUser',
+    description: 'The user\'s IdTokens stop working at once.',
+    errors: { 404: NO_USER, 409: 'The user is the last administrator of the customer.' },
+  },
+  'POST /:customer_id/users/:user_id/invitation': {
+    operationId: 'createInvitation',
+    description: 'Hand the token to the user: they set their password with it at POST /auth/accept-invitation.',
+    errors: { 404: NO_USER },
+  },
+  'GET /:customer_id/features': {
+    operationId: 'listFeatures',
+    description: 'Non-standard or pre-release features available to the customer, each enabled or not, with its additional properties.',
+  },
+  'GET /downloads/*': {
+    operationId: 'downloadFile',
+    description:
+      'Follow the link as the API gave it: path, expires and signature belong together and any change invalidates it. Needs no IdToken: the signature authorizes the call.',
+    errors: { 403: 'The link has expired, or was altered or is incomplete.', 404: 'The file of the link is no longer kept.' },
+    wildcard: { name: 'path', description: 'The file in the data directory, e.g. exports/<task>.csv; its "/" may be sent as is or as %2F.' },
+  },
+  'GET /:customer_id/events': {
+    operationId: 'listEvents',
+    description:
+      'Events with start_time_millis <= created < end_time_millis (default: the last 24 hours); links.next continues the query. With gateway_id, all events of that gateway in the range come in one streamed response.',
+  },
+  'GET /:customer_id/events/export': {
+    operationId: 'exportEvents',
+    description: 'Answers once the file is written, with a signed link valid 5 minutes; for large ranges an export task does not hold the request open.',
+  },
+  'POST /:customer_id/events/export/tasks': {
+    operationId: 'createExportTask',
+    description: 'Answers at once with the task id (Location names the task); poll GET /{customer_id}/events/export/tasks/{task} until it is completed. Takes no body.',
+  },
+  'GET /:customer_id/events/export/tasks/:task': {
+    operationId: 'getExportTask',
+    description: 'The download link comes with SUCCESSFUL while the file is kept (24 h); it is valid 5 minutes and signed anew on every call.',
+    errors: { 404: 'No export task with this id in the customer.' },
+  },
+  'GET /:customer_id/gateways': {
+    operationId: 'listGateways',
+    description: 'Up to limit gateways per page, each with its connectivity status; links.next continues the list.',
+  },
+  'POST /:customer_id/gateways': {
+    operationId: 'createGateway',
+    description: 'The ETag is its version, for If-Match on a later change. Bring the device on next with prepare-provisioning or create-provisioning-package.',
+    errors: { 409: 'A gateway of this name already exists.' },
+  },
+  'POST /:customer_id/gateways/bulk-create': {
+    operationId: 'bulkCreateGateways',
+    description: 'In one transaction: when one gateway is refused, none is created.',
+    errors: { 409: 'A name repeats in the list or belongs to an existing gateway.' },
+  },
+  'GET /:customer_id/gateways/:gateway_id': {
+    operationId: 'getGateway',
+    description: 'The ETag is its version, for If-Match on a later change.',
+    errors: { 404: NO_GATEWAY },
+  },
+  'PATCH /:customer_id/gateways/:gateway_id': {
+    operationId: 'updateGateway',
+    description: 'Changes the fields sent. With If-Match (the ETag last read) a change made meanwhile is not overwritten: 409. The ETag of the answer is the new version.',
+    errors: { 404: NO_GATEWAY, 409: 'The gateway changed since the If-Match version, or the new name is taken.' },
+  },
+  'DELETE /:customer_id/gateways/:gateway_id': {
+    operationId: 'deleteGateway',
+    description: 'The MQTT broker refuses the gateway\'s certificate from the next connection on.',
+    errors: { 404: NO_GATEWAY },
+  },
+  'POST /:customer_id/gateways/:gateway_id/prepare-provisioning': {
+    operationId: 'prepareProvisioning',
+    description: 'The device redeems the token, valid 24 hours, at registration_path (POST /provisioning). A gateway is prepared once.',
+    errors: { 403: 'The caller lacks the permission or belongs to another customer, or the gateway does not exist or was already prepared.' },
+  },
+  'POST /provisioning': {
+    operationId: 'redeemProvisioningToken',
+    description: 'Called by the device with the token of prepare-provisioning, once. Needs no IdToken: the token authorizes the call.',
+    errors: { 403: 'The token is unknown, already used or expired, or its gateway was deleted.' },
+  },
+  'POST /:customer_id/create-provisioning-package': {
+    operationId: 'createProvisioningPackage',
+    description:
+      'Each package is a document with the registration token and the optional Wi-Fi settings. New gateways (gateway_name) need gateway.write as well. All gateways or none.',
+    errors: { 409: 'A new gateway\'s name repeats in the list or is taken.' },
+  },
+  'GET /:customer_id/job-configs': {
+    operationId: 'listJobConfigs',
+    description: 'All of them in one list. Send the ETag in If-None-Match for a 304 while nothing changed.',
+  },
+  'POST /:customer_id/job-configs': {
+    operationId: 'createJobConfig',
+    description: 'A job on one of gateway_ids begins with a scan starting with start_barcode and ends with one starting with end_barcode. The ETag is its version.',
+    errors: { 409: 'A job configuration of this name already exists.' },
+  },
+  'GET /:customer_id/job-configs/:job_config_id': {
+    operationId: 'getJobConfig',
+    description: 'Send the ETag in If-Match on a later change.',
+    errors: { 404: NO_JOB_CONFIG },
+  },
+  'PATCH /:customer_id/job-configs/:job_config_id': {
+    operationId: 'updateJobConfig',
+    errors: { 404: NO_JOB_CONFIG, 409: 'The job configuration changed since the If-Match version, or the new name is taken.' },
+  },
+  'DELETE /:customer_id/job-configs/:job_config_id': {
+    operationId: 'deleteJobConfig',
+    description: 'Job analyses can no longer name it; the events stay.',
+    errors: { 404: NO_JOB_CONFIG },
+  },
+  'POST /:customer_id/job-analysis': {
+    operationId: 'runJobAnalysis',
+    description: 'For each gateway of the job configuration, the jobs its events show between the barcodes; computed in a worker thread.',
+    errors: { 404: NO_JOB_CONFIG },
+  },
+  'GET /:customer_id/assets': {
+    operationId: 'listAssets',
+    description: 'Agree to an asset\'s EULA (its version and checksum) with generate-download-url to download it.',
+  },
+  'POST /:customer_id/generate-download-url': {
+    operationId: 'generateDownloadUrl',
+    description: 'Records who agreed to which EULA; eula_version, and eula_checksum when sent, must be those of the asset.',
+    errors: { 404: 'No asset of this type, or of this version.' },
+  },
+};
