@@ -9,6 +9,17 @@ export interface IngestGateway {
   station: string;
 }
 
+/** A message kept for the operator instead of being stored (docs/gateways-mqtt.md "Quarantine"). */
+export interface DeadLetter {
+  gatewayId: string;
+  /** When the broker received the message, ms. */
+  received: number;
+  /** When it was quarantined, ms. */
+  quarantined: number;
+  reason: string;
+  payload: Uint8Array;
+}
+
 /** A gateway as the broker sees it at connect: its customer, and whether it was deleted. */
 export interface ConnectingGateway {
   id: string;
@@ -33,6 +44,7 @@ export class IngestStore {
   private readonly report;
   private readonly lookup;
   private readonly insert;
+  private readonly deadLetter;
 
   constructor(readonly db: Db) {
     // The last message feeds connectivity_status; RETURNING gives the current usecase and station,
@@ -59,6 +71,10 @@ export class IngestStore {
       `INSERT INTO events (customer_id, ${EVENT_SELECT}) VALUES (?, ${EVENT_COLUMNS.map(() => '?').join(', ')})
        ON CONFLICT (id) DO NOTHING`,
     );
+    this.deadLetter = db.prepare(
+      `INSERT INTO dead_letters (gateway_id, customer_id, received, quarantined, reason, payload)
+       VALUES (@gatewayId, (SELECT customer_id FROM gateways WHERE id = @gatewayId), @received, @quarantined, @reason, @payload)`,
+    );
   }
 
   /** The gateway a client certificate names, deleted or not; undefined when unknown. */
@@ -75,6 +91,12 @@ export class IngestStore {
   applyReport(id: string, report: GatewayReport, at: number): boolean {
     const { model = null, manufacturer = null, firmware = null, type = null } = report;
     return this.report.run({ id, at, model, manufacturer, firmware, type }).changes === 1;
+  }
+
+  /** Keeps a quarantined message; returns its seq, which the log line names. */
+  insertDeadLetter(letter: DeadLetter): number {
+    const payload = Buffer.from(letter.payload.buffer, letter.payload.byteOffset, letter.payload.byteLength);
+    return Number(this.deadLetter.run({ ...letter, payload }).lastInsertRowid);
   }
 
   /**
