@@ -1,4 +1,5 @@
 import type { GatewayReport, EventValues } from '../mqtt/payload.js';
+import { DeadLetterStore, type DeadLetter } from './dead-letters.js';
 import { EVENT_COLUMNS, EVENT_SELECT } from './event-rows.js';
 import type { Db } from './open.js';
 
@@ -7,17 +8,6 @@ export interface IngestGateway {
   customer_id: string;
   usecase: string;
   station: string;
-}
-
-/** A message kept for the operator instead of being stored (docs/gateways-mqtt.md "Quarantine"). */
-export interface DeadLetter {
-  gatewayId: string;
-  /** When the broker received the message, ms. */
-  received: number;
-  /** When it was quarantined, ms. */
-  quarantined: number;
-  reason: string;
-  payload: Uint8Array;
 }
 
 /** A gateway as the broker sees it at connect: its customer, and whether it was deleted. */
@@ -44,7 +34,7 @@ export class IngestStore {
   private readonly report;
   private readonly lookup;
   private readonly insert;
-  private readonly deadLetter;
+  private readonly deadLetters;
 
   constructor(readonly db: Db) {
     // The last message feeds connectivity_status; RETURNING gives the current usecase and station,
@@ -71,10 +61,7 @@ export class IngestStore {
       `INSERT INTO events (customer_id, ${EVENT_SELECT}) VALUES (?, ${EVENT_COLUMNS.map(() => '?').join(', ')})
        ON CONFLICT (id) DO NOTHING`,
     );
-    this.deadLetter = db.prepare(
-      `INSERT INTO dead_letters (gateway_id, customer_id, received, quarantined, reason, payload)
-       VALUES (@gatewayId, (SELECT customer_id FROM gateways WHERE id = @gatewayId), @received, @quarantined, @reason, @payload)`,
-    );
+    this.deadLetters = new DeadLetterStore(db);
   }
 
   /** The gateway a client certificate names, deleted or not; undefined when unknown. */
@@ -93,10 +80,9 @@ export class IngestStore {
     return this.report.run({ id, at, model, manufacturer, firmware, type }).changes === 1;
   }
 
-  /** Keeps a quarantined message; returns its seq, which the log line names. */
+  /** Keeps a quarantined message; returns its seq. */
   insertDeadLetter(letter: DeadLetter): number {
-    const payload = Buffer.from(letter.payload.buffer, letter.payload.byteOffset, letter.payload.byteLength);
-    return Number(this.deadLetter.run({ ...letter, payload }).lastInsertRowid);
+    return this.deadLetters.add(letter);
   }
 
   /**
