@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_EVENTS_PER_MESSAGE, MAX_NESTING, nestsDeeperThan } from '../src/mqtt/payload-limits.js';
+import { MAX_EVENTS_PER_MESSAGE, MAX_NESTING, structureProblem } from '../src/mqtt/payload-limits.js';
 import { parsePayload } from '../src/mqtt/payload.js';
 import { EVENT_COLUMNS, type EventColumn } from '../src/store/event-rows.js';
 
@@ -65,17 +65,26 @@ describe('parsePayload', () => {
   });
 });
 
-describe('nestsDeeperThan', () => {
-  const deeper = (text: string, limit: number) => nestsDeeperThan(Buffer.from(text), limit);
+describe('structureProblem', () => {
+  const problem = (text: string) => structureProblem(Buffer.from(text), { depth: 3, elements: 4 });
+  const TOO_DEEP = 'payload nests arrays or objects deeper than 3 levels';
 
-  it('counts arrays and objects outside strings, escapes included', () => {
-    expect(deeper('[[[]]]', 3)).toBe(false);
-    expect(deeper('[[[[]]]]', 3)).toBe(true);
-    expect(deeper('[{"a":[{}]}]', 3)).toBe(true);
+  it('counts the nesting of arrays and objects outside strings, escapes included', () => {
+    expect(problem('[[[]]]')).toBeUndefined();
+    expect(problem('[[[[]]]]')).toBe(TOO_DEEP);
+    expect(problem('[{"a":[{}]}]')).toBe(TOO_DEEP);
     // Many brackets side by side are not deep: only nesting counts.
-    expect(deeper(`[${'[],'.repeat(100)}[]]`, 3)).toBe(false);
-    // Inside strings, escaped quotes included, brackets count nothing.
-    expect(deeper(`["\\"[[[[", "\\\\", "{{{{"]`, 1)).toBe(false);
-    expect(deeper(`["\\\\"${'['.repeat(4)}]`, 3)).toBe(true);
+    expect(problem(`{"a":[${'[],'.repeat(100)}[]]}`)).toBeUndefined();
+    // Inside strings, escaped quotes included, brackets and commas count nothing.
+    expect(problem(`{"a":["\\"[[[[,,,,", "\\\\", "{{{{"], "b":[[],[]]}`)).toBeUndefined();
+    expect(problem(`["\\\\"${'['.repeat(4)}]`)).toBe(TOO_DEEP);
+  });
+
+  it('counts the elements of a top-level array only, before parsing', () => {
+    expect(problem('[{},{},[],{}]')).toBeUndefined();
+    expect(problem('[{},{},[],{},{}]')).toBe('a message holds at most 4 events, got an array of 5');
+    // Commas of nested arrays and of a top-level object are no elements.
+    expect(problem('[[1,2,3,4,5],{"a":1,"b":2,"c":3,"d":4,"e":5}]')).toBeUndefined();
+    expect(problem('{"a":[],"b":[],"c":{},"d":{},"e":[]}')).toBeUndefined();
   });
 });

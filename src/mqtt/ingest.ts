@@ -143,13 +143,17 @@ export class IngestWriter {
         this.callbacks = this.callbacks.slice(batch.length);
       } else break;
       this.busy = true;
+      let inline = true;
       this.backend.commit(batch, (result) => {
         this.busy = false;
         if (result.crash) this.suspect(batch, callbacks, result.crash);
         else this.settle(batch, callbacks, result);
-        // A thread result arrives on its own turn: send what queued up meanwhile right away.
-        if (!this.scheduled) this.flush();
+        // A thread result arrives on its own turn: send what queued up meanwhile right away. An
+        // answer given at once (no thread left, at shutdown) lets this loop go on instead, so
+        // that thousands of suspects failing one by one do not recurse.
+        if (!inline && !this.scheduled) this.flush();
       });
+      inline = false;
     }
     if (!this.busy && this.queue.length === 0 && this.suspects.length === 0) this.drained?.();
   }

@@ -5,9 +5,9 @@ import {
   DEFAULT_CREATED_WINDOW,
   MAX_DEVICE_TEXT_LENGTH,
   MAX_EVENTS_PER_MESSAGE,
-  MAX_NESTING,
   MAX_SCAN_CODE_LENGTH,
-  nestsDeeperThan,
+  structureProblem,
+  tooManyEvents,
   type CreatedWindow,
 } from './payload-limits.js';
 
@@ -106,7 +106,8 @@ function parseChecked(payload: Uint8Array, receivedAt: number, window: CreatedWi
   const bytes = Buffer.isBuffer(payload) ? payload : Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
   // toString() would replace bytes that are not UTF-8 with U+FFFD and store what was never sent.
   if (!isUtf8(bytes)) throw new InvalidPayload('payload is not UTF-8');
-  if (nestsDeeperThan(bytes, MAX_NESTING)) throw new InvalidPayload(`payload nests arrays or objects deeper than ${MAX_NESTING} levels`);
+  const problem = structureProblem(bytes);
+  if (problem) throw new InvalidPayload(problem);
   let body: unknown;
   try {
     body = JSON.parse(bytes.toString('utf8'));
@@ -117,9 +118,7 @@ function parseChecked(payload: Uint8Array, receivedAt: number, window: CreatedWi
   const reports: GatewayReport[] = [];
   const latest = receivedAt + window.aheadMs;
   if (Array.isArray(body)) {
-    if (body.length > MAX_EVENTS_PER_MESSAGE) {
-      throw new InvalidPayload(`a message holds at most ${MAX_EVENTS_PER_MESSAGE} events, got an array of ${body.length}`);
-    }
+    if (body.length > MAX_EVENTS_PER_MESSAGE) throw new InvalidPayload(tooManyEvents(body.length));
     for (let i = 0; i < body.length; i++) parseObject(body[i], `element ${i}: `, receivedAt, window.earliest, latest, events, reports);
   } else {
     parseObject(body, '', receivedAt, window.earliest, latest, events, reports);
