@@ -35,7 +35,7 @@ describe('parsePayload', () => {
     ['created 2^53-1', JSON.stringify({ type: 'scan', created: 2 ** 53 - 1 }), `"created" must be milliseconds since the epoch from 2000-01-01T00:00:00.000Z to ${new Date(T0 + DAY).toISOString()}, got 9007199254740991`],
     ['created before 2000', JSON.stringify({ type: 'scan', created: Date.UTC(2000, 0, 1) - 1 }), `"created" must be milliseconds since the epoch from 2000-01-01T00:00:00.000Z to ${new Date(T0 + DAY).toISOString()}, got 946684799999`],
     ['created a day and a millisecond after receipt', JSON.stringify({ type: 'scan', created: T0 + DAY + 1 }), `"created" must be milliseconds since the epoch from 2000-01-01T00:00:00.000Z to ${new Date(T0 + DAY).toISOString()}, got ${T0 + DAY + 1}`],
-    ['a deep value named, not serialised', `{"type":${'['.repeat(MAX_NESTING - 1)}${']'.repeat(MAX_NESTING - 1)}}`, '"type" must be scan or telemetry, got an array of 1 elements'],
+    ['a deep value named, not serialised', `{"type":${'['.repeat(MAX_NESTING - 1)}${']'.repeat(MAX_NESTING - 1)}}`, '"type" must be scan or telemetry, got an array of 1 element'],
     ['an object for a string', '{"type":"scan","device_id":{"a":1}}', '"device_id" must be a string, got an object'],
     ['a long string value cut in the reason', JSON.stringify({ type: 'x'.repeat(100) }), `"type" must be scan or telemetry, got "${'x'.repeat(60)}..."`],
   ];

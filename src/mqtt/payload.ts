@@ -74,7 +74,7 @@ class InvalidPayload extends Error {}
  */
 function show(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}...` : value);
-  if (Array.isArray(value)) return `an array of ${value.length} elements`;
+  if (Array.isArray(value)) return `an array of ${value.length} element${value.length === 1 ? '' : 's'}`;
   if (typeof value === 'object' && value !== null) return 'an object';
   return String(value);
 }
