@@ -99,7 +99,8 @@ async function seeded(report) {
 const BIN = fileURLToPath(new URL('../bin/scanhub.js', import.meta.url));
 
 /**
- * `scanhub serve` as its own process over the data directory; resolves once it listens.
+ * `scanhub serve` as its own process over the data directory; resolves once it listens, with its
+ * URL and MQTT port.
  * `onLog` receives each JSON log line of its stdout.
  */
 export async function startServeProcess(dataDir, onLog = () => {}, onOtherLine = () => {}) {
@@ -122,17 +123,18 @@ export async function startServeProcess(dataDir, onLog = () => {}, onOtherLine =
       }
     }
   });
-  const url = await new Promise((resolve, reject) => {
+  const [url, mqttPort] = await new Promise((resolve, reject) => {
     let stderr = '';
     child.stderr.on('data', (chunk) => {
       stderr += chunk.toString();
-      const match = /serving (http:\/\/\S+?)\s/.exec(stderr);
-      if (match) resolve(match[1]);
+      const match = /serving (http:\/\/\S+?) \(MQTT over TLS on port (\d+)\)/.exec(stderr);
+      if (match) resolve([match[1], Number(match[2])]);
     });
     child.on('exit', (code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
   });
   return {
     url,
+    mqttPort,
     pid: child.pid,
     async stop() {
       const exited = new Promise((resolve) => child.on('exit', resolve));

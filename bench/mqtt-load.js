@@ -5,28 +5,9 @@
 // message is one stored event. Talks to the parent over IPC: config in, 'connected', 'start',
 // results out.
 import { connect } from 'node:tls';
+import { connectPacket, varint } from './mqtt-packets.js';
 
 const HEX = '0123456789abcdef';
-
-/** The remaining-length field of MQTT (variable byte integer). */
-function varint(n) {
-  const bytes = [];
-  do {
-    let byte = n % 128;
-    n = Math.floor(n / 128);
-    if (n > 0) byte |= 128;
-    bytes.push(byte);
-  } while (n > 0);
-  return Buffer.from(bytes);
-}
-
-function connectPacket(clientId) {
-  const id = Buffer.from(clientId);
-  // Protocol "MQTT" level 4, clean session, keep alive 60 s.
-  const variable = Buffer.from([0, 4, 77, 81, 84, 84, 4, 0x02, 0, 60]);
-  const body = Buffer.concat([variable, Buffer.from([id.length >> 8, id.length & 255]), id]);
-  return Buffer.concat([Buffer.from([0x10]), varint(body.length), body]);
-}
 
 /** A PUBLISH QoS 1 template with offsets of the packet id, the event id's counter and `created`. */
 function publishTemplate(topic, gatewayIndex, eventsPerMessage) {

@@ -209,7 +209,7 @@ const errors: Scenario<Foundation>[] = [
     method: 'GET',
     path: '/healthz',
     status: 200,
-    body: { status: 'ok', http: 'ok', mqtt: 'ok', database: 'ok' },
+    fields: { status: 'ok', http: 'ok', mqtt: 'ok', database: 'ok' },
     check: (answer) => expect(answer.headers).toMatchObject(CORS),
   },
 ];
@@ -277,7 +277,7 @@ describe('500: the cause goes to the log, never to the client', () => {
     const health = await call(t.url, 'GET', '/healthz');
     expect({ status: health.status, body: health.body }).toEqual({
       status: 503,
-      body: error('Service Unavailable', 'Not ready yet: database.'),
+      body: error('Service Unavailable', 'Not ready yet: database. Threads: ingest writer running (1 start), checkpointer running (1 start).'),
     });
   });
 });

@@ -26,14 +26,20 @@ function outcome(writer: IngestWriter, payload: Buffer): Promise<string | null> 
   return new Promise((resolve) => writer.submit(GATEWAY, payload, (error) => resolve(error ? error.message : null)));
 }
 
+/** A database with one customer and GATEWAY, and its file. */
+function deployment() {
+  const dir = mkdtempSync(join(tmpdir(), 'scanhub-ingest-'));
+  dirs.push(dir);
+  const file = join(dir, 'scanhub.db');
+  const db = openDatabase(file);
+  new CustomerStore(db).create('acme', 1);
+  new GatewayStore(db).insert('acme', [{ id: GATEWAY, name: 'g', usecase: 'picking', station: 'S1' }], 1);
+  return { db, file };
+}
+
 describe('IngestWriter while the writer thread restarts', () => {
   it('keeps messages up to the byte cap for the new thread and refuses the ones beyond at once', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'scanhub-ingest-'));
-    dirs.push(dir);
-    const file = join(dir, 'scanhub.db');
-    const db = openDatabase(file);
-    new CustomerStore(db).create('acme', 1);
-    new GatewayStore(db).insert('acme', [{ id: GATEWAY, name: 'g', usecase: 'picking', station: 'S1' }], 1);
+    const { db, file } = deployment();
     const writer = new IngestWriter({ databaseFile: file, clock: () => 1_700_000_000_000, log: silent, maxQueuedBytesWriterDown: 600 });
     try {
       await writer.threads.writer.reached('running');
@@ -52,6 +58,28 @@ describe('IngestWriter while the writer thread restarts', () => {
       expect(await Promise.all([first, ...queued])).toEqual([null, null, null]);
       expect(db.prepare('SELECT id FROM events ORDER BY id').pluck().all()).toEqual(ids);
       expect(writer.stats).toMatchObject({ messages: 4, events: 3, failed: 1 });
+    } finally {
+      await writer.close();
+      db.close();
+    }
+  });
+});
+
+describe('IngestWriter when the writer thread dies with a batch', () => {
+  it('commits each of its messages again alone: after a commit, they are duplicates, acknowledged, none quarantined', async () => {
+    const { db, file } = deployment();
+    const writer = new IngestWriter({ databaseFile: file, clock: () => 1_700_000_000_000, log: silent });
+    try {
+      await writer.threads.writer.reached('running');
+      crashThreadForTest(writer.threads.writer, 'after-commit');
+      // Submitted in one turn: one batch.
+      const ids = ['00000000-0000-4000-8000-000000000011', '00000000-0000-4000-8000-000000000012'];
+      const outcomes = Promise.all(ids.map((id) => outcome(writer, scanOf(id, 200))));
+      expect(await outcomes).toEqual([null, null]);
+      expect(db.prepare('SELECT id FROM events ORDER BY id').pluck().all()).toEqual(ids);
+      expect(db.prepare('SELECT count(*) FROM dead_letters').pluck().get()).toBe(0);
+      expect(writer.stats).toMatchObject({ messages: 2, events: 0, duplicates: 2, retriedAlone: 2, quarantined: 0, failed: 0, batches: 2 });
+      expect(writer.threads.writer.starts).toBe(2);
     } finally {
       await writer.close();
       db.close();

@@ -7,6 +7,7 @@ import { CliError, Exit, describeError } from './io.js';
 import { registerJobCommands } from './jobs.js';
 import { registerLoginCommands } from './login.js';
 import { registerOperatorAssetCommands } from './operator-assets.js';
+import { registerOperatorDeadLetterCommands } from './operator-dead-letters.js';
 import { registerOperatorCommands } from './operator.js';
 import { registerServeCommand } from './serve.js';
 import { registerSimulateCommand } from './simulate.js';
@@ -30,7 +31,9 @@ export function buildProgram(): Command {
   registerFeatureCommands(program);
   registerEventCommands(program);
   registerGatewayCommands(program);
-  registerOperatorAssetCommands(registerOperatorCommands(program));
+  const operator = registerOperatorCommands(program);
+  registerOperatorAssetCommands(operator);
+  registerOperatorDeadLetterCommands(operator);
   registerAssetCommands(program);
   registerJobCommands(program);
   registerSimulateCommand(program);

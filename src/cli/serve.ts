@@ -1,5 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { customerIdProblem, isCustomerId, isEmailAddress } from '../domain/identifiers.js';
+import { parseDuration, parseTimeInput } from '../domain/time-input.js';
+import { DEFAULT_CREATED_WINDOW, MAX_CREATED_AHEAD_MS } from '../mqtt/payload-limits.js';
 import { CliError, Exit } from './io.js';
 
 function port(value: string): number {
@@ -21,6 +23,40 @@ function publicUrl(value: string): string {
     throw new InvalidArgumentError(`"${value}" must not carry a query, a fragment or credentials.`);
   }
   return value;
+}
+
+function isDuration(value: string): boolean {
+  try {
+    parseDuration(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The earliest `created` of an MQTT event: a fixed time (relative forms would move with each start). */
+function earliestCreated(value: string): number {
+  if (value.trim().toLowerCase() === 'now' || isDuration(value)) throw new InvalidArgumentError(`"${value}" is relative; give a date such as 2000-01-01 or epoch milliseconds.`);
+  let millis: number;
+  try {
+    millis = parseTimeInput(value, Date.now());
+  } catch {
+    throw new InvalidArgumentError(`"${value}" is not a time: use ISO 8601 (2000-01-01, 2000-01-01T00:00:00Z) or epoch milliseconds.`);
+  }
+  if (millis < 0 || millis >= Date.now()) throw new InvalidArgumentError(`"${value}" must lie between 1970 and now.`);
+  return millis;
+}
+
+/** How far past its receipt an MQTT event's `created` may be. */
+function createdAhead(value: string): number {
+  let millis: number;
+  try {
+    millis = parseDuration(value);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+  if (millis > MAX_CREATED_AHEAD_MS) throw new InvalidArgumentError(`"${value}" is more than ${MAX_CREATED_AHEAD_MS / 86_400_000}d.`);
+  return millis;
 }
 
 /** pino's levels; SCANHUB_LOG_LEVEL names one. */
@@ -52,6 +88,18 @@ export function registerServeCommand(program: Command): void {
     .addOption(new Option('--mqtt-port <port>', 'MQTT over TLS port').env('SCANHUB_MQTT_PORT').default(8883).argParser(port))
     .addOption(new Option('--public-url <url>', 'base URL for links (default http://<host>:<port>)').env('SCANHUB_PUBLIC_URL').argParser(publicUrl))
     .addOption(new Option('--mqtt-public-host <host>', 'host put into mqtt_endpoint (default: --host)').env('SCANHUB_MQTT_PUBLIC_HOST'))
+    .addOption(
+      new Option('--min-created <time>', 'earliest created an MQTT event may have (ISO 8601 or epoch ms)')
+        .env('SCANHUB_MIN_CREATED')
+        .default(DEFAULT_CREATED_WINDOW.earliest, '2000-01-01T00:00:00Z')
+        .argParser(earliestCreated),
+    )
+    .addOption(
+      new Option('--max-created-ahead <duration>', "how far past its receipt an MQTT event's created may be (at most 366d)")
+        .env('SCANHUB_MAX_CREATED_AHEAD')
+        .default(DEFAULT_CREATED_WINDOW.aheadMs, '1d')
+        .argParser(createdAhead),
+    )
     .action(async (options: {
       dataDir: string;
       host: string;
@@ -59,11 +107,14 @@ export function registerServeCommand(program: Command): void {
       mqttPort: number;
       publicUrl?: string;
       mqttPublicHost?: string;
+      minCreated: number;
+      maxCreatedAhead: number;
     }) => {
       const settings = environmentSettings(process.env);
       // Loaded here: the server (fastify and friends) would slow every client command's start.
       const { startServer } = await import('../server/serve.js');
-      const server = await startServer({ ...options, ...settings });
+      const { minCreated, maxCreatedAhead, ...listen } = options;
+      const server = await startServer({ ...listen, ...settings, createdWindow: { earliest: minCreated, aheadMs: maxCreatedAhead } });
       const { bootstrap } = server;
       if (bootstrap) {
         process.stderr.write(`Created customer "${bootstrap.customerId}" with administrator ${bootstrap.adminEmail}.\n`);

@@ -7,6 +7,7 @@ import { IngestStore } from '../store/ingest.js';
 import type { IngestThreads } from './ingest-thread.js';
 import { IngestWriter, type IngestLog, type IngestStats } from './ingest.js';
 import { limitPacketSize, type PacketRefusal } from './packet-size.js';
+import type { CreatedWindow } from './payload-limits.js';
 
 /** Largest payload a gateway may publish; bigger ones close the connection. */
 export const MAX_PAYLOAD_BYTES = 256 * 1024;
@@ -53,6 +54,8 @@ export interface BrokerOptions {
   log: IngestLog;
   /** Key pairs a first start generated in the background (pregenerateDeploymentKeys). */
   keys?: PregeneratedKeys;
+  /** What an event's `created` may be (serve --min-created, --max-created-ahead). */
+  createdWindow?: CreatedWindow;
 }
 
 /** The gateway behind a connection, known from its certificate once authenticated. */
@@ -81,7 +84,7 @@ export async function startBroker(ctx: ServerContext, options: BrokerOptions): P
   const ca = loadOrCreateCa(ctx.config.dataDir, await options.keys?.ca);
   const certificate = issueServerCertificate(ca, ctx.config.dataDir, [options.host, ctx.config.mqttPublicHost], await options.keys?.server);
   const store = new IngestStore(ctx.db);
-  const writer = new IngestWriter({ databaseFile: ctx.db.name, clock: ctx.clock, log });
+  const writer = new IngestWriter({ databaseFile: ctx.db.name, clock: ctx.clock, log, createdWindow: options.createdWindow });
   // The writer's checkpointer thread keeps the WAL short: an HTTP write on this connection must
   // not copy it back (and sync) on the event loop that serves TLS and MQTT.
   ctx.db.pragma('wal_autocheckpoint = 0');

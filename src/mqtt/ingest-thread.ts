@@ -1,4 +1,5 @@
-import { Outcome, type BatchResult, type IngestMessage } from './commit.js';
+import { Outcome, type BatchResult, type IngestMessage, type Quarantine } from './commit.js';
+import type { CreatedWindow } from './payload-limits.js';
 import { SupervisedThread, type ThreadLog, type ThreadStatus } from './supervised-thread.js';
 
 /** Where a batch is committed: in this thread, or in the writer thread. */
@@ -17,6 +18,14 @@ export interface PackedBatch {
   /** Payload i is bytes.subarray(ends[i - 1] ?? 0, ends[i]). */
   ends: Uint32Array;
   bytes: Uint8Array;
+  /** The quarantined messages by index; absent when there is none (nearly always). */
+  quarantines?: [number, Quarantine][];
+}
+
+/** What the writer thread is started with. */
+export interface WriterThreadData {
+  databaseFile: string;
+  createdWindow?: CreatedWindow;
 }
 
 /** Packs the batch into transferable arrays. */
@@ -25,7 +34,12 @@ export function packBatch(batch: IngestMessage[]): PackedBatch {
   const receivedAt = new Float64Array(batch.length);
   const gatewayIds = new Array<string>(batch.length);
   let total = 0;
-  for (let i = 0; i < batch.length; i++) ends[i] = total += batch[i]!.payload.length;
+  let quarantines: [number, Quarantine][] | undefined;
+  for (let i = 0; i < batch.length; i++) {
+    const { payload, quarantine } = batch[i]!;
+    ends[i] = total += payload.length;
+    if (quarantine) (quarantines ??= []).push([i, quarantine]);
+  }
   const bytes = new Uint8Array(total);
   let offset = 0;
   for (let i = 0; i < batch.length; i++) {
@@ -35,7 +49,7 @@ export function packBatch(batch: IngestMessage[]): PackedBatch {
     receivedAt[i] = message.receivedAt;
     gatewayIds[i] = message.gatewayId;
   }
-  return { gatewayIds, receivedAt, ends, bytes };
+  return quarantines ? { gatewayIds, receivedAt, ends, bytes, quarantines } : { gatewayIds, receivedAt, ends, bytes };
 }
 
 /** The messages of a packed batch (payloads are views, not copies). */
@@ -47,6 +61,7 @@ export function unpackBatch(packed: PackedBatch): IngestMessage[] {
     batch[i] = { gatewayId: packed.gatewayIds[i]!, receivedAt: packed.receivedAt[i]!, payload: packed.bytes.subarray(start, end) };
     start = end;
   }
+  for (const [index, quarantine] of packed.quarantines ?? []) batch[index]!.quarantine = quarantine;
   return batch;
 }
 
@@ -62,18 +77,24 @@ export interface IngestThreads {
   checkpointer: ThreadStatus;
 }
 
-function failedBatch(size: number, reason: string): BatchResult {
-  return { outcomes: new Array<Outcome>(size).fill(Outcome.FAILED), reasons: new Array<string>(size).fill(reason), events: 0, duplicates: 0, reports: 0 };
+function failedBatch(size: number, reason: string, outcome: Outcome = Outcome.FAILED): BatchResult {
+  return { outcomes: new Array<Outcome>(size).fill(outcome), reasons: new Array<string>(size).fill(reason), events: 0, duplicates: 0, reports: 0 };
+}
+
+/** The answer for a batch the writer thread died with: IngestWriter retries its messages alone. */
+function crashedBatch(size: number, cause: Error, whileRunning: boolean): BatchResult {
+  const reason = `writer thread failed: ${cause.message}`;
+  return { ...failedBatch(size, reason, Outcome.CRASHED), crash: { cause: cause.message, whileRunning } };
 }
 
 /**
  * Commits in a worker thread with its own connection to the database file, so that TLS and MQTT
  * (this thread) and SQLite (that one) run on two cores, with a checkpointer thread beside it.
  * One batch is in the writer thread at a time; the next one fills up meanwhile. A thread that
- * dies is replaced (SupervisedThread); the batch it had is answered as failed, and a batch handed
+ * dies is replaced (SupervisedThread); the batch it had is answered as crashed, and a batch handed
  * over while no writer thread runs waits for the replacement.
  */
-export function startIngestThread(databaseFile: string, log: ThreadLog): CommitBackend & { threads: IngestThreads } {
+export function startIngestThread(data: WriterThreadData, log: ThreadLog): CommitBackend & { threads: IngestThreads } {
   let pending: ((result: BatchResult) => void) | undefined;
   let size = 0;
   // Handed over while no writer thread runs: goes to the replacement.
@@ -88,12 +109,12 @@ export function startIngestThread(databaseFile: string, log: ThreadLog): CommitB
   const writer = new SupervisedThread({
     name: 'ingest writer',
     entry: compiled('ingest-thread-entry.js'),
-    workerData: { databaseFile },
+    workerData: data,
     log,
     onMessage: (result) => answer(result as BatchResult),
-    // The batch may have committed or not: either way no PUBACK, the gateways redeliver, and the
-    // event ids make a second copy of a committed one a duplicate, not a new event.
-    onCrash: (cause) => answer(failedBatch(size, `writer thread failed: ${cause.message}`)),
+    // The batch may have committed or not: IngestWriter commits its messages again, one by one,
+    // and the event ids make a second copy of a committed one a duplicate, not a new event.
+    onCrash: (cause, whileRunning) => answer(crashedBatch(size, cause, whileRunning)),
     onRestart: () => {
       if (waiting && send(waiting)) waiting = undefined;
     },
@@ -102,7 +123,7 @@ export function startIngestThread(databaseFile: string, log: ThreadLog): CommitB
   const checkpointer = new SupervisedThread({
     name: 'checkpointer',
     entry: compiled('checkpoint-thread-entry.js'),
-    workerData: { databaseFile },
+    workerData: { databaseFile: data.databaseFile },
     log,
     onMessage: (message) => log.warn({ reason: (message as { checkpointError: string }).checkpointError }, 'WAL checkpoint failed'),
   });

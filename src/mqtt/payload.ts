@@ -1,5 +1,15 @@
+import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import { EVENT_COLUMNS, type EventColumn } from '../store/event-rows.js';
+import {
+  DEFAULT_CREATED_WINDOW,
+  MAX_DEVICE_TEXT_LENGTH,
+  MAX_EVENTS_PER_MESSAGE,
+  MAX_SCAN_CODE_LENGTH,
+  structureProblem,
+  tooManyEvents,
+  type CreatedWindow,
+} from './payload-limits.js';
 
 /**
  * What a gateway publishes (DESIGN.md "Events"): one event object or an array of them, each with
@@ -39,9 +49,15 @@ export const COLUMN = {
   gateway_station: column('gateway_station'),
 } as const;
 
-const STRING_FIELDS: EventColumn[] = ['scan_code', 'scan_decode_symbology', 'device_id', 'device_firmware'];
+// Each string field with its longest value in characters (payload-limits.ts).
+const STRING_FIELDS: [EventColumn, number][] = [
+  ['scan_code', MAX_SCAN_CODE_LENGTH],
+  ['scan_decode_symbology', MAX_DEVICE_TEXT_LENGTH],
+  ['device_id', MAX_DEVICE_TEXT_LENGTH],
+  ['device_firmware', MAX_DEVICE_TEXT_LENGTH],
+];
 const NUMBER_FIELDS: EventColumn[] = ['scan_duration', 'device_battery', 'device_temperature', 'metrics_worker_steps'];
-const STRING_SLOTS = STRING_FIELDS.map((name) => [name, column(name)] as const);
+const STRING_SLOTS = STRING_FIELDS.map(([name, longest]) => [name, column(name), longest] as const);
 const NUMBER_SLOTS = NUMBER_FIELDS.map((name) => [name, column(name)] as const);
 // Spec 2.2 `class`; "gateway" is the report, never stored.
 const EVENT_CLASSES = new Set(['device', 'event', 'job_config', 'device_config']);
@@ -51,48 +67,84 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 class InvalidPayload extends Error {}
 
-const show = (value: unknown) => (typeof value === 'string' ? JSON.stringify(value.slice(0, 60)) : String(JSON.stringify(value)).slice(0, 60));
+/**
+ * A value as a reason quotes it: strings cut to 60 characters, arrays and objects only named.
+ * Never serialises a structure: one nested deep enough overflows the stack, one large enough
+ * costs its size.
+ */
+function show(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}...` : value);
+  if (Array.isArray(value)) return `an array of ${value.length} element${value.length === 1 ? '' : 's'}`;
+  if (typeof value === 'object' && value !== null) return 'an object';
+  return String(value);
+}
 
 function fail(where: string, field: string, expected: string, value: unknown): never {
   throw new InvalidPayload(`${where}"${field}" must be ${expected}, got ${show(value)}`);
 }
 
-/** Parses and validates one MQTT payload; `receivedAt` is the default `created`. Never throws. */
-export function parsePayload(payload: Uint8Array, receivedAt: number): ParsedMessage {
+/** The longest reason kept: it goes to the log, once per message. */
+const MAX_REASON_LENGTH = 300;
+
+/**
+ * Parses and validates one MQTT payload; `receivedAt` is the default `created` and the reference
+ * of `window`. Never throws: whatever goes wrong with one message makes that message invalid.
+ */
+export function parsePayload(payload: Uint8Array, receivedAt: number, window: CreatedWindow = DEFAULT_CREATED_WINDOW): ParsedMessage {
+  try {
+    return parseChecked(payload, receivedAt, window);
+  } catch (error) {
+    // Not a refusal of ours (those are InvalidPayload): a bug or a limit of the runtime that this
+    // message reached. The message is dropped like an invalid one, not its whole batch.
+    const reason = error instanceof InvalidPayload ? error.message : `payload could not be validated: ${String(error)}`;
+    return { valid: false, reason: reason.length > MAX_REASON_LENGTH ? `${reason.slice(0, MAX_REASON_LENGTH)}...` : reason };
+  }
+}
+
+function parseChecked(payload: Uint8Array, receivedAt: number, window: CreatedWindow): ParsedMessage {
   // A Buffer from the broker, or a plain Uint8Array after crossing to a worker thread.
   const bytes = Buffer.isBuffer(payload) ? payload : Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
+  // toString() would replace bytes that are not UTF-8 with U+FFFD and store what was never sent.
+  if (!isUtf8(bytes)) throw new InvalidPayload('payload is not UTF-8');
+  const problem = structureProblem(bytes);
+  if (problem) throw new InvalidPayload(problem);
   let body: unknown;
   try {
     body = JSON.parse(bytes.toString('utf8'));
   } catch (error) {
-    return { valid: false, reason: `payload is not JSON: ${(error as Error).message}` };
+    throw new InvalidPayload(`payload is not JSON: ${(error as Error).message}`);
   }
   const events: EventValues[] = [];
   const reports: GatewayReport[] = [];
-  try {
-    if (Array.isArray(body)) {
-      for (let i = 0; i < body.length; i++) parseObject(body[i], `element ${i}: `, receivedAt, events, reports);
-    } else {
-      parseObject(body, '', receivedAt, events, reports);
-    }
-  } catch (error) {
-    if (error instanceof InvalidPayload) return { valid: false, reason: error.message };
-    throw error;
+  const latest = receivedAt + window.aheadMs;
+  if (Array.isArray(body)) {
+    if (body.length > MAX_EVENTS_PER_MESSAGE) throw new InvalidPayload(tooManyEvents(body.length));
+    for (let i = 0; i < body.length; i++) parseObject(body[i], `element ${i}: `, receivedAt, window.earliest, latest, events, reports);
+  } else {
+    parseObject(body, '', receivedAt, window.earliest, latest, events, reports);
   }
   return { valid: true, events, reports };
 }
 
-function parseObject(value: unknown, where: string, receivedAt: number, events: EventValues[], reports: GatewayReport[]): void {
+function parseObject(
+  value: unknown,
+  where: string,
+  receivedAt: number,
+  earliest: number,
+  latest: number,
+  events: EventValues[],
+  reports: GatewayReport[],
+): void {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new InvalidPayload(`${where}expected an event object, got ${show(value)}`);
   }
   const object = value as Record<string, unknown>;
   if (object.class === 'gateway') reports.push(parseReport(object, where));
-  else events.push(parseEvent(object, where, receivedAt));
+  else events.push(parseEvent(object, where, receivedAt, earliest, latest));
 }
 
 // null counts as absent: devices often serialise missing optional fields that way.
-function parseEvent(object: Record<string, unknown>, where: string, receivedAt: number): EventValues {
+function parseEvent(object: Record<string, unknown>, where: string, receivedAt: number, earliest: number, latest: number): EventValues {
   const values: EventValues = new Array(1 + EVENT_COLUMNS.length).fill(null);
   const { id, class: eventClass, type, created } = object;
   if (id == null) values[COLUMN.id] = randomUUID();
@@ -104,12 +156,14 @@ function parseEvent(object: Record<string, unknown>, where: string, receivedAt: 
   if (typeof type === 'string' && EVENT_TYPES.has(type)) values[COLUMN.type] = type;
   else fail(where, 'type', 'scan or telemetry', type);
   if (created == null) values[COLUMN.created] = receivedAt;
-  else if (typeof created === 'number' && Number.isSafeInteger(created) && created >= 0) values[COLUMN.created] = created;
-  else fail(where, 'created', 'milliseconds since the epoch (a non-negative integer)', created);
-  for (const [name, slot] of STRING_SLOTS) {
+  else if (typeof created === 'number' && Number.isSafeInteger(created) && created >= earliest && created <= latest) values[COLUMN.created] = created;
+  else fail(where, 'created', `milliseconds since the epoch from ${isoTime(earliest)} to ${isoTime(latest)}`, created);
+  for (const [name, slot, longest] of STRING_SLOTS) {
     const field = object[name];
-    if (typeof field === 'string') values[slot] = wellFormed(field);
-    else if (field != null) fail(where, name, 'a string', field);
+    if (typeof field === 'string') {
+      if (field.length > longest) throw new InvalidPayload(`${where}"${name}" must be at most ${longest} characters, got ${field.length}`);
+      values[slot] = wellFormed(field);
+    } else if (field != null) fail(where, name, 'a string', field);
   }
   for (const [name, slot] of NUMBER_SLOTS) {
     const field = object[name];
@@ -118,6 +172,9 @@ function parseEvent(object: Record<string, unknown>, where: string, receivedAt: 
   }
   return values;
 }
+
+/** A time for a reason, in ISO 8601 (the window's bounds are always valid dates). */
+const isoTime = (millis: number) => new Date(millis).toISOString();
 
 /**
  * The string with each lone surrogate (JSON allows `"\ud800"`) replaced by U+FFFD. Stored as

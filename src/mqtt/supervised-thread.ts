@@ -8,9 +8,11 @@ export const THREAD_READY = 'ready';
 
 /**
  * Tests only: when a thread entry throws on purpose. 'now' at once; the writer also knows
- * 'before-commit' and 'after-commit' (around the next batch it receives).
+ * 'before-commit' and 'after-commit' (around the next batch it receives), and `payloadContains`:
+ * before committing any batch with a message (not a dead letter) whose payload holds that text,
+ * in this thread and every replacement (a message that kills the writer whenever it sees it).
  */
-export type TestCrash = 'now' | 'before-commit' | 'after-commit';
+export type TestCrash = 'now' | 'before-commit' | 'after-commit' | { payloadContains: string };
 
 /**
  * starting: the first thread is not ready yet; running: the thread said it is ready;
@@ -39,6 +41,8 @@ export interface ThreadStatus {
   readonly state: ThreadState;
   /** Why the last thread died; set while restarting. */
   readonly cause: Error | undefined;
+  /** Why the last thread died, kept after its replacement runs; undefined until one died. */
+  readonly lastCause: Error | undefined;
   /** Threads started so far: 1 + restarts. */
   readonly starts: number;
   /** Resolves when the thread is next in `state` (at once if it is now). */
@@ -54,8 +58,11 @@ export interface SupervisedThreadOptions {
   log: ThreadLog;
   /** Any message of the thread but THREAD_READY. */
   onMessage(message: unknown): void;
-  /** The thread died unexpectedly: the work it had in hand is lost. Runs after the state changed. */
-  onCrash?(cause: Error): void;
+  /**
+   * The thread died unexpectedly: the work it had in hand is lost. Runs after the state changed;
+   * `whileRunning`: the thread had said it was ready (so its start did not kill it).
+   */
+  onCrash?(cause: Error, whileRunning: boolean): void;
   /** A replacement thread was started: it may be sent work (it queues messages until it is ready). */
   onRestart?(): void;
   policy?: RestartPolicy;
@@ -63,6 +70,8 @@ export interface SupervisedThreadOptions {
 
 // crashThreadForTest({ holdRestart }) parks the next restart here until the test releases it.
 const heldRestarts = new WeakMap<SupervisedThread, Promise<void>>();
+// crashThreadForTest({ payloadContains }) is sent to every thread started after it, too.
+const stickyTestCrashes = new WeakMap<SupervisedThread, TestCrash>();
 
 /**
  * A worker thread that is replaced when it dies (an uncaught error, an exit) instead of leaving
@@ -72,6 +81,7 @@ const heldRestarts = new WeakMap<SupervisedThread, Promise<void>>();
 export class SupervisedThread extends EventEmitter implements ThreadStatus {
   state: ThreadState = 'starting';
   cause: Error | undefined;
+  lastCause: Error | undefined;
   starts = 0;
   private worker: Worker | undefined;
   private closing = false;
@@ -135,6 +145,8 @@ export class SupervisedThread extends EventEmitter implements ThreadStatus {
     this.startedAt = performance.now();
     const worker = new Worker(this.options.entry, { workerData: this.options.workerData });
     this.worker = worker;
+    const sticky = stickyTestCrashes.get(this);
+    if (sticky) worker.postMessage({ testCrash: sticky });
     let error: Error | undefined;
     worker.on('message', (message: unknown) => (message === THREAD_READY ? this.ready() : this.options.onMessage(message)));
     // An uncaught error in the thread: 'error', then 'exit' (code 1).
@@ -154,7 +166,9 @@ export class SupervisedThread extends EventEmitter implements ThreadStatus {
   private exited(cause: Error): void {
     this.worker = undefined;
     if (this.closing) return;
+    const whileRunning = this.state === 'running';
     this.cause = cause;
+    this.lastCause = cause;
     let restartInMs: number | undefined;
     if (this.restartsStopped) {
       this.options.log.error({ err: cause, thread: this.name }, `${this.name} thread crashed during shutdown, not restarted`);
@@ -167,7 +181,7 @@ export class SupervisedThread extends EventEmitter implements ThreadStatus {
       this.setState('restarting');
       this.timer = setTimeout(() => void this.restart(), (restartInMs = this.delayMs));
     }
-    this.options.onCrash?.(cause);
+    this.options.onCrash?.(cause, whileRunning);
     this.emit('crash', cause, restartInMs);
   }
 
@@ -204,6 +218,7 @@ export function crashThreadForTest(status: ThreadStatus, moment: TestCrash, opti
   if (!(status instanceof SupervisedThread)) throw new TypeError(`${status.name} is not a supervised thread`);
   let release = () => {};
   if (options.holdRestart) heldRestarts.set(status, new Promise<void>((resolve) => (release = resolve)));
+  if (typeof moment === 'object') stickyTestCrashes.set(status, moment);
   if (!status.post({ testCrash: moment })) throw new Error(`the ${status.name} thread is not running`);
   return release;
 }

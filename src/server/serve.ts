@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { startBroker, type MqttBroker } from '../mqtt/broker.js';
+import type { CreatedWindow } from '../mqtt/payload-limits.js';
 import { pregenerateDeploymentKeys } from '../pki/ca.js';
 import { IdTokens } from '../auth/idtoken.js';
 import { MIN_PASSWORD_LENGTH, generatePassword, hashPassword } from '../auth/passwords.js';
@@ -28,6 +29,8 @@ export interface ServeOptions {
   adminPassword?: string;
   logger?: FastifyServerOptions['logger'];
   clock?: () => number;
+  /** What an MQTT event's `created` may be (default DEFAULT_CREATED_WINDOW). */
+  createdWindow?: CreatedWindow;
 }
 
 export interface Bootstrap {
@@ -121,7 +124,13 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
 
     let broker: MqttBroker;
     try {
-      broker = await startBroker(ctx, { host: options.host, port: options.mqttPort, log: app.log.child({ component: 'mqtt' }), keys });
+      broker = await startBroker(ctx, {
+        host: options.host,
+        port: options.mqttPort,
+        log: app.log.child({ component: 'mqtt' }),
+        keys,
+        createdWindow: options.createdWindow,
+      });
     } catch (error) {
       await app.close();
       throw new Error(`cannot start the MQTT broker on ${options.host}:${options.mqttPort}: ${(error as Error).message}`, { cause: error });
@@ -130,6 +139,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     config.mqttPort = broker.port;
     readiness.mqtt = true;
     readiness.mqttFault = () => broker.fault();
+    readiness.threads = () => [broker.threads.writer, broker.threads.checkpointer];
     app.log.info({ url, publicUrl: config.publicUrl, mqttPort: broker.port, dataDir }, 'scanhub listening');
 
     let closing: Promise<void> | undefined;

@@ -1,4 +1,5 @@
 import type { GatewayReport, EventValues } from '../mqtt/payload.js';
+import { DeadLetterStore, type DeadLetter } from './dead-letters.js';
 import { EVENT_COLUMNS, EVENT_SELECT } from './event-rows.js';
 import type { Db } from './open.js';
 
@@ -33,6 +34,7 @@ export class IngestStore {
   private readonly report;
   private readonly lookup;
   private readonly insert;
+  private readonly deadLetters;
 
   constructor(readonly db: Db) {
     // The last message feeds connectivity_status; RETURNING gives the current usecase and station,
@@ -59,6 +61,7 @@ export class IngestStore {
       `INSERT INTO events (customer_id, ${EVENT_SELECT}) VALUES (?, ${EVENT_COLUMNS.map(() => '?').join(', ')})
        ON CONFLICT (id) DO NOTHING`,
     );
+    this.deadLetters = new DeadLetterStore(db);
   }
 
   /** The gateway a client certificate names, deleted or not; undefined when unknown. */
@@ -75,6 +78,11 @@ export class IngestStore {
   applyReport(id: string, report: GatewayReport, at: number): boolean {
     const { model = null, manufacturer = null, firmware = null, type = null } = report;
     return this.report.run({ id, at, model, manufacturer, firmware, type }).changes === 1;
+  }
+
+  /** Keeps a quarantined message; returns its seq. */
+  insertDeadLetter(letter: DeadLetter): number {
+    return this.deadLetters.add(letter);
   }
 
   /**

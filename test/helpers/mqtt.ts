@@ -22,7 +22,7 @@ export interface TestGateway {
 
 /** Creates a gateway, prepares provisioning and redeems the token, as a technician and device would. */
 export async function provisionGateway(
-  t: TestServer,
+  t: Pick<TestServer, 'admin' | 'anonymous'>,
   fields: { name?: string; usecase?: string; station?: string } = {},
 ): Promise<TestGateway> {
   const gateway = await t.admin.post<{ id: string }>(`/${CUSTOMER}/gateways`, {
@@ -103,4 +103,13 @@ export function readBytes(socket: TLSSocket, length: number): Promise<Buffer> {
     socket.once('error', reject);
     socket.resume();
   });
+}
+
+/** Resolves once the broker has handed `count` messages to ingest (no event says so: checks each turn, for at most 5 s). */
+export async function messagesSubmitted(t: TestServer, count: number): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (t.server.broker.ingest.messages < count) {
+    if (Date.now() > deadline) throw new Error(`the broker received ${t.server.broker.ingest.messages} messages, not ${count}`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
 }

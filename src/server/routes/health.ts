@@ -2,15 +2,54 @@ import type { FastifyInstance } from 'fastify';
 import type { ServerContext } from '../context.js';
 import { errorResponses } from '../schemas.js';
 
+/** What /healthz shows of a supervised thread (src/mqtt/supervised-thread.ts ThreadStatus). */
+export interface ThreadHealth {
+  readonly name: string;
+  readonly state: string;
+  readonly starts: number;
+  readonly lastCause: Error | undefined;
+}
+
 /** Readiness of the parts `/healthz` reports on; `serve` flips them as they come up. */
 export interface Readiness {
   http: boolean;
   mqtt: boolean;
   /** Once MQTT is up: what keeps it from storing messages now (its writer thread restarting), if anything. */
   mqttFault?: () => { state: string; reason: string } | undefined;
+  /** Once MQTT is up: the supervised threads (ingest writer, checkpointer). */
+  threads?: () => ThreadHealth[];
 }
 
-/** `GET /healthz`: 200 once HTTP, MQTT and the database are ready, else 503 naming what is not. */
+const threadSchema = {
+  type: 'object',
+  properties: {
+    state: { type: 'string', enum: ['starting', 'running', 'restarting', 'closed'] },
+    starts: { type: 'integer', description: 'Threads started so far: 1 + restarts.' },
+    last_cause: { type: ['string', 'null'], description: 'Why the last thread died; null while none has.' },
+  },
+} as const;
+
+/** `{ "ingest writer": { state, starts, last_cause }, ... }` */
+function threadsOf(readiness: Readiness) {
+  const threads: Record<string, { state: string; starts: number; last_cause: string | null }> = {};
+  for (const thread of readiness.threads?.() ?? []) {
+    threads[thread.name] = { state: thread.state, starts: thread.starts, last_cause: thread.lastCause?.message ?? null };
+  }
+  return threads;
+}
+
+/** The threads in a sentence, for the 503 details: "ingest writer restarting (2 starts, last cause: x)". */
+function describeThreads(threads: ReturnType<typeof threadsOf>): string {
+  return Object.entries(threads)
+    .map(([name, { state, starts, last_cause }]) => `${name} ${state} (${starts} start${starts === 1 ? '' : 's'}${last_cause ? `, last cause: ${last_cause}` : ''})`)
+    .join(', ');
+}
+
+/**
+ * `GET /healthz`: 200 once HTTP, MQTT and the database are ready, else 503 naming what is not;
+ * both show every supervised thread. A restarting checkpointer keeps the 200: it is not on the
+ * PUBACK path (README "Runtime contract").
+ */
 export function registerHealthRoutes(app: FastifyInstance, ctx: ServerContext, readiness: Readiness): void {
   app.get('/healthz', {
     schema: {
@@ -19,7 +58,13 @@ export function registerHealthRoutes(app: FastifyInstance, ctx: ServerContext, r
       response: {
         200: {
           type: 'object',
-          properties: { status: { type: 'string' }, http: { type: 'string' }, mqtt: { type: 'string' }, database: { type: 'string' } },
+          properties: {
+            status: { type: 'string' },
+            http: { type: 'string' },
+            mqtt: { type: 'string' },
+            database: { type: 'string' },
+            threads: { type: 'object', additionalProperties: threadSchema },
+          },
         },
         ...errorResponses,
       },
@@ -33,13 +78,15 @@ export function registerHealthRoutes(app: FastifyInstance, ctx: ServerContext, r
       }
       const fault = readiness.mqtt ? readiness.mqttFault?.() : undefined;
       const parts = { http: readiness.http ? 'ok' : 'starting', mqtt: readiness.mqtt ? (fault?.state ?? 'ok') : 'starting', database };
+      const threads = threadsOf(readiness);
       const notReady = Object.entries(parts)
         .filter(([, state]) => state !== 'ok')
         .map(([name]) => (name === 'mqtt' && fault ? `mqtt (${fault.reason})` : name));
       if (notReady.length > 0) {
-        return reply.code(503).send({ title: 'Service Unavailable', details: `Not ready yet: ${notReady.join(', ')}.` });
+        const shown = Object.keys(threads).length > 0 ? ` Threads: ${describeThreads(threads)}.` : '';
+        return reply.code(503).send({ title: 'Service Unavailable', details: `Not ready yet: ${notReady.join(', ')}.${shown}` });
       }
-      return { status: 'ok', ...parts };
+      return { status: 'ok', ...parts, threads };
     },
   });
 }

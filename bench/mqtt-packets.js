@@ -1,0 +1,36 @@
+// MQTT 3.1.1 packets as the benchmarks' load generators write them (bench/mqtt-load.js,
+// bench/poison-load.js): just enough to CONNECT and PUBLISH QoS 1 over a raw TLS socket.
+
+/** The remaining-length field of MQTT (variable byte integer). */
+export function varint(n) {
+  const bytes = [];
+  do {
+    let byte = n % 128;
+    n = Math.floor(n / 128);
+    if (n > 0) byte |= 128;
+    bytes.push(byte);
+  } while (n > 0);
+  return Buffer.from(bytes);
+}
+
+/** CONNECT: protocol "MQTT" level 4, clean session, keep alive 60 s. */
+export function connectPacket(clientId) {
+  const id = Buffer.from(clientId);
+  const variable = Buffer.from([0, 4, 77, 81, 84, 84, 4, 0x02, 0, 60]);
+  const body = Buffer.concat([variable, Buffer.from([id.length >> 8, id.length & 255]), id]);
+  return Buffer.concat([Buffer.from([0x10]), varint(body.length), body]);
+}
+
+/** PUBLISH QoS 1 of the payload to the topic with the packet id. */
+export function publishPacket(topic, packetId, payload) {
+  const topicBytes = Buffer.from(topic);
+  const remaining = 2 + topicBytes.length + 2 + payload.length;
+  return Buffer.concat([
+    Buffer.from([0x32]),
+    varint(remaining),
+    Buffer.from([topicBytes.length >> 8, topicBytes.length & 255]),
+    topicBytes,
+    Buffer.from([packetId >> 8, packetId & 255]),
+    payload,
+  ]);
+}
