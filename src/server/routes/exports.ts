@@ -56,7 +56,7 @@ export function registerExportRoutes(app: FastifyInstance, ctx: ServerContext): 
   app.addHook('onReady', async () => ctx.exporter.start(app.log));
   app.addHook('onClose', async () => ctx.exporter.close());
 
-  const requestExport = (request: RangeRequest, cells: CellMode = 'safe'): ExportTaskRecord => {
+  const requestExport = (request: RangeRequest, cells: CellMode | undefined): ExportTaskRecord => {
     const range = resolveTimeRange(request.query, ctx.clock());
     if ('invalid' in range) throw badRequest(range.invalid);
     return ctx.exporter.request(request.params.customer_id, request.principal!.user.id, range, cells);
