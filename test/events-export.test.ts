@@ -1,5 +1,6 @@
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
+import Database from 'better-sqlite3';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +9,8 @@ import { ApiClient, ApiError } from '../src/client/api.js';
 import { Exporter, splitRange } from '../src/export/exporter.js';
 import { startServer } from '../src/server/serve.js';
 import { insertEvents } from '../src/store/event-rows.js';
+import { ExportTaskStore } from '../src/store/export-tasks.js';
+import { applyMigrations, migrations } from '../src/store/migrations/index.js';
 import { eventRow, oldestFirst } from './helpers/events.js';
 import { exportFixture } from './helpers/fixtures.js';
 import { CUSTOMER, startTestServer, type TestServer } from './helpers/server.js';
@@ -329,6 +332,29 @@ describe('export tasks across a restart', () => {
       }
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('migration 0006_export_cells', () => {
+  it('says raw for the tasks of earlier versions (their files were written as stored) and keeps the mode of new ones', () => {
+    const db = new Database(':memory:');
+    try {
+      db.exec('CREATE TABLE schema_migrations (name TEXT PRIMARY KEY, applied INTEGER NOT NULL)');
+      for (const migration of migrations.filter((m) => m.name < '0006')) {
+        migration.up(db);
+        db.prepare('INSERT INTO schema_migrations VALUES (?, 0)').run(migration.name);
+      }
+      db.exec(`INSERT INTO customers (id, created) VALUES ('c', 0)`);
+      db.exec(`INSERT INTO export_tasks (id, customer_id, requested_by, start_time, end_time, status, requested) VALUES ('old', 'c', 'u', 0, 1, 'SUCCESSFUL', 0)`);
+      expect(applyMigrations(db)).toEqual(['0006_export_cells']);
+      expect(db.prepare(`SELECT cells FROM export_tasks WHERE id = 'old'`).pluck().get()).toBe('raw');
+      const tasks = new ExportTaskStore(db);
+      const task = { customer_id: 'c', requested_by: 'u', start_time: 0, end_time: 1, requested: 0 };
+      expect(tasks.create({ ...task, id: 'new', cells: 'safe' }).cells).toBe('safe');
+      expect(() => tasks.create({ ...task, id: 'bad', cells: 'unsafe' as 'safe' })).toThrow(/CHECK constraint failed/);
+    } finally {
+      db.close();
     }
   });
 });
