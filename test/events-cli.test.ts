@@ -57,6 +57,18 @@ describe('scanhub events list', () => {
     expect(result.stdout).toBe([csvHeader, ...csvRecords.map((r) => r.replace(/\r\n$/, '')).reverse()].join('\r\n') + '\r\n');
   });
 
+  it('prints the cells as stored with --csv --raw-cells; --raw-cells without --csv is exit 2', async () => {
+    const range = ['--from', String(fixture.start), '--to', String(fixture.end)];
+    const result = await runCli(['events', 'list', '--csv', '--raw-cells', ...range], { env });
+    const [rawHeader, ...rawRecords] = fixture.rawCsv.split(/\r\n(?=00000000-)/);
+    expect(result).toEqual({ code: 0, stderr: '', stdout: [rawHeader, ...rawRecords.map((r) => r.replace(/\r\n$/, '')).reverse()].join('\r\n') + '\r\n' });
+    expect(await runCli(['events', 'list', '--raw-cells', ...range], { env })).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'scanhub: --raw-cells applies to --csv only: add --csv or leave it out\n',
+    });
+  });
+
   it('prints at most --limit events and says how to get the rest', async () => {
     const result = await runCli(['events', 'list', '--from', FROM, '--to', TO, '--limit', '2'], { env });
     expect(result.code).toBe(0);
@@ -101,6 +113,13 @@ describe('scanhub events export', () => {
     expect(readFileSync(file, 'utf8')).toBe(fixture.csv);
     expect(result.stderr).toBe(`Wrote the events of ${FROM} to ${TO} to ${file} (${(Buffer.byteLength(fixture.csv) / 1024).toFixed(1)} KiB).\n`);
     expect(readdirSync(workDir).filter((f) => f.endsWith('.partial'))).toEqual([]);
+  });
+
+  it.each([[[]], [['--async']]])('writes the cells as stored with --raw-cells %j', async (extra) => {
+    const file = join(workDir, `raw${extra.length}.csv`);
+    const result = await runCli(['events', 'export', '--from', FROM, '--to', TO, '-o', file, '--raw-cells', ...extra], { env });
+    expect(result).toMatchObject({ code: 0, stdout: '' });
+    expect(readFileSync(file, 'utf8')).toBe(fixture.rawCsv);
   });
 
   it('refuses an existing file unless --force, and a missing folder, before asking the server (exit 2)', async () => {

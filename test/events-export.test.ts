@@ -1,5 +1,6 @@
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
+import Database from 'better-sqlite3';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +9,8 @@ import { ApiClient, ApiError } from '../src/client/api.js';
 import { Exporter, splitRange } from '../src/export/exporter.js';
 import { startServer } from '../src/server/serve.js';
 import { insertEvents } from '../src/store/event-rows.js';
+import { ExportTaskStore } from '../src/store/export-tasks.js';
+import { applyMigrations, migrations } from '../src/store/migrations/index.js';
 import { eventRow, oldestFirst } from './helpers/events.js';
 import { exportFixture } from './helpers/fixtures.js';
 import { CUSTOMER, startTestServer, type TestServer } from './helpers/server.js';
@@ -101,6 +104,20 @@ describe('GET /{customer_id}/events/export', () => {
     expect((await download(download_link)).text).toBe([header, before, ...records].join('\r\n'));
   });
 
+  it('writes cells as stored with cells=raw, and safe ones with cells=safe', async () => {
+    const raw = await t.admin.get<{ download_link: string }>(`/${CUSTOMER}/events/export`, { ...range, cells: 'raw' });
+    expect((await download(raw.download_link)).text).toBe(fixture.rawCsv);
+    const safe = await t.admin.get<{ download_link: string }>(`/${CUSTOMER}/events/export`, { ...range, cells: 'safe' });
+    expect((await download(safe.download_link)).text).toBe(fixture.csv);
+  });
+
+  it.each(['RAW', 'unsafe', ''])('refuses cells=%j with 400 naming the parameter', async (cells) => {
+    expect(await refusal(t.admin.get(`/${CUSTOMER}/events/export`, { ...range, cells }))).toEqual({
+      status: 400,
+      body: { title: 'Bad Request', details: 'Query parameter "cells" must be one of safe, raw.' },
+    });
+  });
+
   it.each([
     [{ start_time_millis: 10, end_time_millis: 5 }, 'Query parameter "start_time_millis" (10) is after "end_time_millis" (5): the range must not end before it starts.'],
     [{ start_time_millis: 'soon' }, 'Query parameter "start_time_millis" must be integer.'],
@@ -149,10 +166,38 @@ describe('export tasks', () => {
     expect(await refusal(other.get(`/${CUSTOMER}/events/export/tasks/${task}`))).toMatchObject({ status: 403 });
   });
 
-  it('refuse a body: the range goes in the query', async () => {
-    expect(await refusal(t.admin.post(`/${CUSTOMER}/events/export/tasks`, { start_time_millis: 1 }))).toEqual({
+  it('write cells as stored with a body of cells "raw", safe ones with "safe", {} or no body', async () => {
+    const exported = async (body: object | undefined) => {
+      const { task } = await t.admin.post<{ task: string }>(`/${CUSTOMER}/events/export/tasks`, body, range);
+      const record = await t.server.ctx.exporter.finished(t.server.ctx.exportTasks.byId(CUSTOMER, task)!);
+      // The task's representation is that of spec 2.8: its parameters are not part of it.
+      expect(await t.admin.get<Task>(`/${CUSTOMER}/events/export/tasks/${task}`)).toEqual({ task, completed: true, status: 'SUCCESSFUL', download_link: expect.any(String) });
+      return { cells: record.cells, csv: readFileSync(join(t.dataDir, record.file!), 'utf8') };
+    };
+    expect(await exported({ cells: 'raw' })).toEqual({ cells: 'raw', csv: fixture.rawCsv });
+    expect(await exported({ cells: 'safe' })).toEqual({ cells: 'safe', csv: fixture.csv });
+    expect(await exported({})).toEqual({ cells: 'safe', csv: fixture.csv });
+    expect(await exported(undefined)).toEqual({ cells: 'safe', csv: fixture.csv });
+  });
+
+  it.each([
+    [{ cells: 'RAW' }, 'Body field "cells" must be one of safe, raw.'],
+    [{ cells: true }, 'Body field "cells" must be string.'],
+    [{ cells: null }, 'Body field "cells" must be string.'],
+    // The range goes in the query: one sent in the body would otherwise silently export the default day.
+    [{ start_time_millis: 1 }, 'Unknown body field "start_time_millis": it is not part of this call.'],
+    [['raw'], 'The request body must be a JSON object.'],
+  ])('refuse the body %j with 400 naming the field', async (body, details) => {
+    const tasks = () => t.server.ctx.db.prepare('SELECT count(*) FROM export_tasks').pluck().get();
+    const before = tasks();
+    expect(await refusal(t.admin.post(`/${CUSTOMER}/events/export/tasks`, body, range))).toEqual({ status: 400, body: { title: 'Bad Request', details } });
+    expect(tasks()).toBe(before);
+  });
+
+  it('refuse cells in the query: it is a field of the body', async () => {
+    expect(await refusal(t.admin.post(`/${CUSTOMER}/events/export/tasks`, undefined, { ...range, cells: 'raw' }))).toEqual({
       status: 400,
-      body: { title: 'Bad Request', details: 'Unknown body field "start_time_millis": this call takes no request body.' },
+      body: { title: 'Bad Request', details: 'Unknown query parameter "cells": it is not part of this call.' },
     });
   });
 
@@ -265,7 +310,7 @@ describe('export tasks across a restart', () => {
       const first = await startServer(options);
       const ctx = first.ctx;
       const admin = ctx.users.byEmail('admin@example.com')!;
-      const abandoned = ctx.exportTasks.create({ id: 'abandoned', customer_id: CUSTOMER, requested_by: admin.id, start_time: 0, end_time: 1, requested: clock });
+      const abandoned = ctx.exportTasks.create({ id: 'abandoned', customer_id: CUSTOMER, requested_by: admin.id, start_time: 0, end_time: 1, cells: 'safe', requested: clock });
       const finished = ctx.exporter.request(CUSTOMER, admin.id, { start: 0, end: 1 });
       await ctx.exporter.finished(finished);
       writeFileSync(join(dataDir, 'exports', 'abandoned.csv.partial'), 'id,cl');
@@ -287,6 +332,29 @@ describe('export tasks across a restart', () => {
       }
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('migration 0006_export_cells', () => {
+  it('says raw for the tasks of earlier versions (their files were written as stored) and keeps the mode of new ones', () => {
+    const db = new Database(':memory:');
+    try {
+      db.exec('CREATE TABLE schema_migrations (name TEXT PRIMARY KEY, applied INTEGER NOT NULL)');
+      for (const migration of migrations.filter((m) => m.name < '0006')) {
+        migration.up(db);
+        db.prepare('INSERT INTO schema_migrations VALUES (?, 0)').run(migration.name);
+      }
+      db.exec(`INSERT INTO customers (id, created) VALUES ('c', 0)`);
+      db.exec(`INSERT INTO export_tasks (id, customer_id, requested_by, start_time, end_time, status, requested) VALUES ('old', 'c', 'u', 0, 1, 'SUCCESSFUL', 0)`);
+      expect(applyMigrations(db)).toEqual(['0006_export_cells']);
+      expect(db.prepare(`SELECT cells FROM export_tasks WHERE id = 'old'`).pluck().get()).toBe('raw');
+      const tasks = new ExportTaskStore(db);
+      const task = { customer_id: 'c', requested_by: 'u', start_time: 0, end_time: 1, requested: 0 };
+      expect(tasks.create({ ...task, id: 'new', cells: 'safe' }).cells).toBe('safe');
+      expect(() => tasks.create({ ...task, id: 'bad', cells: 'unsafe' as 'safe' })).toThrow(/CHECK constraint failed/);
+    } finally {
+      db.close();
     }
   });
 });

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from 'commander';
-import { csvRecord } from '../domain/csv.js';
+import { csvRecord, type CellMode } from '../domain/csv.js';
 import { DEFAULT_RANGE_MS } from '../domain/event-listing.js';
 import { parseDuration, parseTimeInput } from '../domain/time-input.js';
 import { EVENT_COLUMNS } from '../store/event-rows.js';
@@ -77,7 +77,7 @@ export const eventColumns = (io: Io): Column<ApiEvent>[] => [
 
 /**
  * Prints events page by page as they arrive: `--json` one array (the API items), `--csv` the
- * export format, a pipe tab-separated rows, a TTY one table at the end.
+ * export format (text cells as `cells` says), a pipe tab-separated rows, a TTY one table at the end.
  */
 export class EventPrinter {
   private count = 0;
@@ -88,6 +88,7 @@ export class EventPrinter {
   constructor(
     private readonly io: Io,
     private readonly format: 'json' | 'csv' | 'text',
+    private readonly cells: CellMode = 'safe',
   ) {
     if (format === 'csv') io.out(csvRecord(EVENT_COLUMNS));
   }
@@ -101,7 +102,7 @@ export class EventPrinter {
       this.held = items.pop();
       this.io.out([...lines, ...items.map((item) => item + ',')].join('\n'));
     } else if (this.format === 'csv') {
-      this.io.out(events.map((e) => csvRecord(EVENT_COLUMNS.map((c) => e[c]))).join(''));
+      this.io.out(events.map((e) => csvRecord(EVENT_COLUMNS.map((c) => e[c]), this.cells)).join(''));
     } else if (this.io.tty) {
       this.table.push(...events);
     } else {

@@ -9,6 +9,7 @@ interface ExportOptions extends RangeOptions {
   output?: string;
   async?: boolean;
   force?: boolean;
+  rawCells?: boolean;
 }
 
 interface ExportTask {
@@ -75,6 +76,7 @@ export function registerEventExportCommand(events: Command): void {
     .option('-o, --output <file>', 'where to write the CSV (default: events-<from>-<to>.csv here)')
     .option('--async', 'run as an export task and poll it (for large ranges: no long-held request)')
     .option('--force', 'overwrite the output file if it exists')
+    .option('--raw-cells', "write cells as stored: no leading ' before text that begins with =, +, -, @, tab or CR (for programs, not spreadsheets)")
     .action(async (options: ExportOptions, command: Command) => {
       const session = connect(command);
       const { io, client } = session;
@@ -83,9 +85,11 @@ export function registerEventExportCommand(events: Command): void {
       await checkOutputFile(file, Boolean(options.force));
       const progress = progressLine(Boolean(process.stderr.isTTY));
 
+      // Only raw is sent: safe is the server's default, and a server that predates `cells` then still answers.
+      const cells = options.rawCells ? { cells: 'raw' } : undefined;
       let response: ExportTask | { download_link: string };
       if (options.async) {
-        const { task } = await client.post<{ task: string; requested: string }>(`${session.base}/events/export/tasks`, undefined, range);
+        const { task } = await client.post<{ task: string; requested: string }>(`${session.base}/events/export/tasks`, cells, range);
         const state = await waitForTask(session, task, progress);
         progress.clear();
         if (state.status === 'FAILED') throw new CliError(`export task ${task} failed; the server log says why`, Exit.ERROR);
@@ -93,7 +97,7 @@ export function registerEventExportCommand(events: Command): void {
         response = state;
       } else {
         progress.show('Exporting…');
-        response = await client.get<{ download_link: string }>(`${session.base}/events/export`, range);
+        response = await client.get<{ download_link: string }>(`${session.base}/events/export`, { ...range, ...cells });
       }
 
       // Downloaded under a temporary name: an interrupted download never looks like a complete export.

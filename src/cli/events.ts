@@ -11,6 +11,7 @@ interface ListOptions extends RangeOptions {
   limit?: number;
   all?: boolean;
   csv?: boolean;
+  rawCells?: boolean;
 }
 
 /** `scanhub events list|export|tail`. */
@@ -34,14 +35,16 @@ export function registerEventCommands(program: Command): void {
     .option('--limit <n>', 'print at most N events, 1..500 (default 500); with --all, events per request', limitArgument)
     .option('--all', 'print every event of the range, following the pages')
     .option('--csv', 'print CSV: a header and every field, as `events export` writes it')
+    .option('--raw-cells', "with --csv: cells as stored, no leading ' before text that begins with =, +, -, @, tab or CR")
     .action(async (options: ListOptions, command: Command) => {
       const session = connect(command);
       const { io, client } = session;
       if (options.csv && io.json) throw new CliError('--csv and --json exclude each other: choose one', Exit.USAGE);
+      if (options.rawCells && !options.csv) throw new CliError('--raw-cells applies to --csv only: add --csv or leave it out', Exit.USAGE);
       const range = rangeQuery(options, Date.now());
       const gateway = options.gateway === undefined ? undefined : await gatewayIdOf(session, options.gateway);
       const query = { ...range, gateway_id: gateway, limit: options.limit };
-      const printer = new EventPrinter(io, io.json ? 'json' : options.csv ? 'csv' : 'text');
+      const printer = new EventPrinter(io, io.json ? 'json' : options.csv ? 'csv' : 'text', options.rawCells ? 'raw' : 'safe');
       const max = options.limit ?? 500;
 
       let page = await client.get<EventPage>(`${session.base}/events`, query);

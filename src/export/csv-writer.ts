@@ -1,5 +1,5 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
-import { csvRecord } from '../domain/csv.js';
+import { csvRecord, type CellMode } from '../domain/csv.js';
 import type { TimeRange } from '../domain/event-listing.js';
 import { EVENT_COLUMNS } from '../store/event-rows.js';
 import { CREATED_INDEX, ID_INDEX, exportChunkStatement, readChunk, startKey } from '../store/events.js';
@@ -10,10 +10,10 @@ export const EXPORT_CHUNK_ROWS = 5000;
 
 /**
  * Writes the customer's events of the range to `file` as CSV (the header unless `header` is
- * false, then oldest first), one chunk at a time, so memory stays flat whatever the count.
- * Synchronous: run it in a worker. Returns the number of events written.
+ * false, then oldest first, text cells as `cells` says), one chunk at a time, so memory stays
+ * flat whatever the count. Synchronous: run it in a worker. Returns the number of events written.
  */
-export function writeEventsCsv(db: Db, customerId: string, range: TimeRange, file: string, header = true): number {
+export function writeEventsCsv(db: Db, customerId: string, range: TimeRange, file: string, header: boolean, cells: CellMode): number {
   const statement = exportChunkStatement(db);
   const fd = openSync(file, 'w', 0o600);
   try {
@@ -24,7 +24,7 @@ export function writeEventsCsv(db: Db, customerId: string, range: TimeRange, fil
       const chunk = readChunk(statement, customerId, after, range.end, EXPORT_CHUNK_ROWS);
       if (chunk.length === 0) break;
       let text = '';
-      for (const row of chunk) text += csvRecord(row);
+      for (const row of chunk) text += csvRecord(row, cells);
       writeSync(fd, text);
       rows += chunk.length;
       const last = chunk[chunk.length - 1]!;

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import type { CellMode } from '../domain/csv.js';
 import type { TimeRange } from '../domain/event-listing.js';
 import type { ExportTaskRecord, ExportTaskStore } from '../store/export-tasks.js';
 import type { Db } from '../store/open.js';
@@ -94,8 +95,11 @@ export class Exporter {
     }, SWEEP_INTERVAL_MS).unref();
   }
 
-  /** Accepts an export of the customer's events in the range; it runs as soon as a slot is free. */
-  request(customerId: string, requestedBy: string, range: TimeRange): ExportTaskRecord {
+  /**
+   * Accepts an export of the customer's events in the range, its text cells safe from spreadsheet
+   * formulas unless `cells` is `raw`; it runs as soon as a slot is free.
+   */
+  request(customerId: string, requestedBy: string, range: TimeRange, cells: CellMode = 'safe'): ExportTaskRecord {
     if (this.closed) throw new Error('the exporter is closed');
     const task = this.options.tasks.create({
       id: randomUUID(),
@@ -103,6 +107,7 @@ export class Exporter {
       requested_by: requestedBy,
       start_time: range.start,
       end_time: range.end,
+      cells,
       requested: this.options.clock(),
     });
     this.queue.push(task);
@@ -164,7 +169,14 @@ export class Exporter {
     const outcomes: Promise<number>[] = [];
     for (const [part, range] of ranges.entries()) {
       try {
-        const job: ExportJob = { databaseFile: this.options.db.name, customerId: task.customer_id, ...range, file: files[part]!, header: part === 0 };
+        const job: ExportJob = {
+          databaseFile: this.options.db.name,
+          customerId: task.customer_id,
+          ...range,
+          file: files[part]!,
+          header: part === 0,
+          cells: task.cells,
+        };
         const worker = new Worker(workerScript(), { workerData: job, resourceLimits: WORKER_LIMITS });
         workers.push(worker);
         outcomes.push(this.outcomeOf(worker));

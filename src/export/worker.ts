@@ -1,6 +1,7 @@
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
+import type { CellMode } from '../domain/csv.js';
 import { openDatabase } from '../store/open.js';
 import { writeEventsCsv } from './csv-writer.js';
 
@@ -14,6 +15,8 @@ export interface ExportJob {
   file: string;
   /** Whether this part starts the file, with the header row. */
   header: boolean;
+  /** How text cells are written (the task's `cells`). */
+  cells: CellMode;
 }
 
 /** What a worker reports: the file is complete, or why it is not. */
@@ -28,7 +31,7 @@ try {
   try {
     // The export reads each page once, in order: a large page cache would only add to the server's RSS.
     db.pragma('cache_size = -2000');
-    const rows = writeEventsCsv(db, job.customerId, job, job.file, job.header);
+    const rows = writeEventsCsv(db, job.customerId, job, job.file, job.header, job.cells);
     parentPort!.postMessage({ type: 'done', rows } satisfies ExportMessage);
   } finally {
     db.close();

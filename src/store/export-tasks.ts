@@ -1,3 +1,4 @@
+import type { CellMode } from '../domain/csv.js';
 import type { Db } from './open.js';
 
 export type ExportStatus = 'PENDING' | 'SUCCESSFUL' | 'FAILED';
@@ -9,6 +10,8 @@ export interface ExportTaskRecord {
   requested_by: string;
   start_time: number;
   end_time: number;
+  /** How the file writes text cells (migration 0006). */
+  cells: CellMode;
   status: ExportStatus;
   requested: number;
   completed: number | null;
@@ -24,6 +27,7 @@ export interface NewExportTask {
   requested_by: string;
   start_time: number;
   end_time: number;
+  cells: CellMode;
   requested: number;
 }
 
@@ -34,8 +38,8 @@ export class ExportTaskStore {
   create(task: NewExportTask): ExportTaskRecord {
     return this.db
       .prepare(
-        `INSERT INTO export_tasks (id, customer_id, requested_by, start_time, end_time, status, requested)
-         VALUES (@id, @customer_id, @requested_by, @start_time, @end_time, 'PENDING', @requested) RETURNING *`,
+        `INSERT INTO export_tasks (id, customer_id, requested_by, start_time, end_time, cells, status, requested)
+         VALUES (@id, @customer_id, @requested_by, @start_time, @end_time, @cells, 'PENDING', @requested) RETURNING *`,
       )
       .get(task) as ExportTaskRecord;
   }

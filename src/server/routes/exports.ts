@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { CELL_MODES, type CellMode } from '../../domain/csv.js';
 import { resolveTimeRange, type EventRangeParams } from '../../domain/event-listing.js';
 import type { ExportTaskRecord } from '../../store/export-tasks.js';
 import type { ServerContext } from '../context.js';
@@ -13,6 +14,23 @@ import { rangeProperties } from './events.js';
 export const EXPORT_LINK_MS = 5 * 60 * 1000;
 
 const rangeQuery = { type: 'object', properties: rangeProperties, additionalProperties: false } as const;
+
+/** `cells` of DESIGN.md "Events": a query parameter of the synchronous export, a body field of a task. */
+const cellsProperty = {
+  type: 'string',
+  enum: CELL_MODES,
+  description:
+    'safe (default): text cells that begin with =, +, -, @, tab or CR get a leading \' so that a spreadsheet shows them as text (CSV injection). raw: every cell as stored, for programs that read the file.',
+} as const;
+
+const exportQuery = { ...rangeQuery, properties: { ...rangeProperties, cells: cellsProperty } } as const;
+
+// Optional: a POST without a body (or with `{}`) is a safe export, as before the body existed.
+const taskBody = { type: 'object', nullable: true, properties: { cells: cellsProperty }, additionalProperties: false } as const;
+
+interface ExportQuery extends EventRangeParams {
+  cells?: CellMode;
+}
 
 const taskParams = {
   type: 'object',
@@ -38,10 +56,10 @@ export function registerExportRoutes(app: FastifyInstance, ctx: ServerContext): 
   app.addHook('onReady', async () => ctx.exporter.start(app.log));
   app.addHook('onClose', async () => ctx.exporter.close());
 
-  const requestExport = (request: RangeRequest): ExportTaskRecord => {
+  const requestExport = (request: RangeRequest, cells: CellMode | undefined): ExportTaskRecord => {
     const range = resolveTimeRange(request.query, ctx.clock());
     if ('invalid' in range) throw badRequest(range.invalid);
-    return ctx.exporter.request(request.params.customer_id, request.principal!.user.id, range);
+    return ctx.exporter.request(request.params.customer_id, request.principal!.user.id, range, cells);
   };
 
   /** The signed link of a task's file, when it is SUCCESSFUL and the file is still kept. */
@@ -50,13 +68,13 @@ export function registerExportRoutes(app: FastifyInstance, ctx: ServerContext): 
       ? signDownloadLink(ctx, task.file, EXPORT_LINK_MS)
       : undefined;
 
-  app.get<{ Params: { customer_id: string }; Querystring: EventRangeParams }>('/:customer_id/events/export', {
+  app.get<{ Params: { customer_id: string }; Querystring: ExportQuery }>('/:customer_id/events/export', {
     config: { access: { permission: 'event.export' } },
     schema: {
       summary: 'Export the events of a range as CSV and answer with a download link once the file is written',
       tags: ['events'],
       params: customerParams,
-      querystring: rangeQuery,
+      querystring: exportQuery,
       response: {
         201: {
           type: 'object',
@@ -67,7 +85,7 @@ export function registerExportRoutes(app: FastifyInstance, ctx: ServerContext): 
       },
     },
     handler: async (request, reply) => {
-      const task = await ctx.exporter.finished(requestExport(request));
+      const task = await ctx.exporter.finished(requestExport(request, request.query.cells));
       const link = linkOf(task);
       if (!link) {
         request.log.error({ task: task.id, failure: task.failure }, 'synchronous export failed');
@@ -77,13 +95,14 @@ export function registerExportRoutes(app: FastifyInstance, ctx: ServerContext): 
     },
   });
 
-  app.post<{ Params: { customer_id: string }; Querystring: EventRangeParams }>('/:customer_id/events/export/tasks', {
+  app.post<{ Params: { customer_id: string }; Querystring: EventRangeParams; Body: { cells?: CellMode } | null | undefined }>('/:customer_id/events/export/tasks', {
     config: { access: { permission: 'event.export' } },
     schema: {
       summary: 'Start an export of the events of a range; poll the task for its download link',
       tags: ['events'],
       params: customerParams,
       querystring: rangeQuery,
+      body: taskBody,
       response: {
         202: {
           type: 'object',
@@ -97,8 +116,8 @@ export function registerExportRoutes(app: FastifyInstance, ctx: ServerContext): 
       },
     },
     handler: async (request, reply) => {
-      // A body is refused (conventions.ts) rather than ignored: a range sent there would silently export the default day.
-      const task = requestExport(request);
+      // The range goes in the query; one sent in the body is an unknown field (400), never silently the default day.
+      const task = requestExport(request, request.body?.cells);
       return reply
         .code(202)
         .header('location', `/${encodeURIComponent(task.customer_id)}/events/export/tasks/${task.id}`)

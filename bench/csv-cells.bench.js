@@ -1,0 +1,100 @@
+// The CSV writer of exports in one thread, without a server: what the formula rule of
+// src/domain/csv.ts costs (DESIGN.md "Events": safe cells by default, cells=raw as stored).
+// 1. csvRecord alone over rows shaped as the export statement returns them (15 values, the
+//    bench data set's mix, one scan code in 1,000 planted with a formula), safe and raw.
+// 2. writeEventsCsv (SQLite chunks, cells, file) over one day of the bench data set, safe and raw.
+// The modes alternate round by round and the best round of each is reported, so that a busy
+// machine slows both alike; also rows per CPU second (process.cpuUsage: this thread and V8's
+// helper threads), which waiting for a core does not lower. Run against an older dist/ it measures the
+// code before the rule (its csvRecord ignores the mode).
+// Env: BENCH_CELLS_ROWS (500,000), BENCH_CELLS_ROUNDS (7).
+import { randomUUID } from 'node:crypto';
+import { rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { csvRecord } from '../dist/domain/csv.js';
+import { writeEventsCsv } from '../dist/export/csv-writer.js';
+import { openDatabase } from '../dist/store/open.js';
+import { report } from './lib.js';
+import { CUSTOMER, seededDataDir } from './events-data.js';
+
+const BENCH = 'csv-cells';
+const DAY = 24 * 3600 * 1000;
+const CHUNK = 5000;
+const count = Number(process.env.BENCH_CELLS_ROWS ?? 500_000);
+const rounds = Number(process.env.BENCH_CELLS_ROUNDS ?? 7);
+const MODES = ['safe', 'raw'];
+
+/** Best and median rows/s, and best rows per CPU second, of each mode over the rounds, the modes alternating. */
+function measure(run) {
+  const rates = { safe: [], raw: [] };
+  const cpuRates = { safe: [], raw: [] };
+  for (const mode of MODES) run(mode); // warm-up: optimised code, caches and page cache for both
+  for (let round = 0; round < rounds; round++) {
+    for (const mode of round % 2 ? [...MODES].reverse() : MODES) {
+      const began = performance.now();
+      const cpu = process.cpuUsage();
+      const written = run(mode);
+      const { user, system } = process.cpuUsage(cpu);
+      rates[mode].push(written / ((performance.now() - began) / 1000));
+      cpuRates[mode].push(written / ((user + system) / 1e6));
+    }
+  }
+  const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  return Object.fromEntries(
+    MODES.map((mode) => [mode, { best: Math.max(...rates[mode]), median: median(rates[mode]), cpu: Math.max(...cpuRates[mode]) }]),
+  );
+}
+
+// 1. The cell writer alone.
+const gateways = Array.from({ length: 20 }, () => randomUUID());
+const rows = Array.from({ length: count }, (_, i) => {
+  const telemetry = i % 10 === 0;
+  const scanCode = telemetry ? null : i % 1000 === 1 ? `=HYPERLINK("http://x/${i}","y")` : `40063813${10000 + (i % 90000)}`;
+  return [
+    randomUUID(), 'event', telemetry ? 'telemetry' : 'scan', 1704067200000 + i * 259,
+    scanCode, telemetry ? null : 80 + (i % 100), telemetry ? null : 'EAN_13', `M001-${100000 + (i % 400)}`,
+    telemetry ? 20 + (i % 80) : null, '2.4.1', telemetry ? -5.5 + (i % 10) : null,
+    gateways[i % 20], 'picking', `Station ${i % 20}`, telemetry ? i % 5000 : null,
+  ];
+});
+let bytes = 0;
+const cells = measure((mode) => {
+  for (let from = 0; from < rows.length; from += CHUNK) {
+    let text = '';
+    for (let i = from; i < Math.min(rows.length, from + CHUNK); i++) text += csvRecord(rows[i], mode);
+    bytes += text.length; // used, so that the loop is not optimised away
+  }
+  return rows.length;
+});
+for (const mode of MODES) {
+  report(BENCH, `csv_record_${mode}_best`, cells[mode].best, 'rows/s');
+  report(BENCH, `csv_record_${mode}_median`, cells[mode].median, 'rows/s');
+  report(BENCH, `csv_record_${mode}_cpu_best`, cells[mode].cpu, 'rows per CPU s');
+}
+report(BENCH, 'csv_record_rows', rows.length, 'rows');
+report(BENCH, 'csv_record_chars_written', bytes, 'chars');
+
+// 2. The export writer of one worker over one day of the data set (about 333,000 rows at 10 M events).
+const data = await seededDataDir((metric, value, unit) => report(BENCH, metric, value, unit));
+const db = openDatabase(join(data.dataDir, 'scanhub.db'), { readonly: true });
+const file = join(tmpdir(), `scanhub-csv-cells-${process.pid}.csv`);
+const range = { start: data.start + DAY, end: data.start + 2 * DAY };
+const sizes = {};
+try {
+  db.pragma('cache_size = -2000');
+  const writer = measure((mode) => {
+    const written = writeEventsCsv(db, CUSTOMER, range, file, true, mode);
+    sizes[mode] = statSync(file).size;
+    return written;
+  });
+  for (const mode of MODES) {
+    report(BENCH, `write_events_csv_${mode}_best`, writer[mode].best, 'rows/s');
+    report(BENCH, `write_events_csv_${mode}_median`, writer[mode].median, 'rows/s');
+    report(BENCH, `write_events_csv_${mode}_cpu_best`, writer[mode].cpu, 'rows per CPU s');
+    report(BENCH, `write_events_csv_${mode}_file_mb`, sizes[mode] / 1024 / 1024, 'MB');
+  }
+} finally {
+  db.close();
+  rmSync(file, { force: true });
+}
