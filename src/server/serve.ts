@@ -3,6 +3,7 @@ import { chmodSync, mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { ConnectionLimits } from '../mqtt/admission.js';
 import { startBroker, type MqttBroker } from '../mqtt/broker.js';
 import { pregenerateDeploymentKeys } from '../pki/ca.js';
 import { IdTokens } from '../auth/idtoken.js';
@@ -28,6 +29,8 @@ export interface ServeOptions {
   adminPassword?: string;
   logger?: FastifyServerOptions['logger'];
   clock?: () => number;
+  /** Deadlines and caps for MQTT connections not yet authenticated (tests shorten them). */
+  mqttLimits?: Partial<ConnectionLimits>;
 }
 
 export interface Bootstrap {
@@ -121,7 +124,13 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
 
     let broker: MqttBroker;
     try {
-      broker = await startBroker(ctx, { host: options.host, port: options.mqttPort, log: app.log.child({ component: 'mqtt' }), keys });
+      broker = await startBroker(ctx, {
+        host: options.host,
+        port: options.mqttPort,
+        log: app.log.child({ component: 'mqtt' }),
+        keys,
+        limits: options.mqttLimits,
+      });
     } catch (error) {
       await app.close();
       throw new Error(`cannot start the MQTT broker on ${options.host}:${options.mqttPort}: ${(error as Error).message}`, { cause: error });
