@@ -23,7 +23,7 @@ export interface ConnectionLimits {
 export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
   handshakeTimeoutMs: 10_000,
   connectTimeoutMs: 10_000,
-  maxUnauthenticatedPerSource: 500,
+  maxUnauthenticatedPerSource: 1_000,
   maxUnauthenticated: 5_000,
 };
 
