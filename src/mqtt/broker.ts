@@ -1,11 +1,12 @@
-import { createServer, type Server, type TLSSocket } from 'node:tls';
-import type { AddressInfo, Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import { Aedes, type AuthenticateError, type Client, type PublishPacket } from 'aedes';
 import { issueServerCertificate, loadOrCreateCa, type PregeneratedKeys } from '../pki/ca.js';
 import type { ServerContext } from '../server/context.js';
 import { IngestStore } from '../store/ingest.js';
 import type { IngestThreads } from './ingest-thread.js';
 import { IngestWriter, type IngestLog, type IngestStats } from './ingest.js';
+import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './admission.js';
+import { listenMqtt, type ListenerStats, type MqttListener } from './listener.js';
 import { limitPacketSize, type PacketRefusal } from './packet-size.js';
 import type { CreatedWindow } from './payload-limits.js';
 
@@ -20,19 +21,19 @@ export const MAX_PAYLOAD_BYTES = 256 * 1024;
 export const MAX_PACKET_BYTES = MAX_PAYLOAD_BYTES + 64 * 1024;
 
 /** Counters of the broker since start (connections and refusals); ingest has its own. */
-export interface BrokerStats {
+export interface BrokerStats extends ListenerStats {
   /** Gateways connected now. */
   connected: number;
   /** CONNECTs accepted. */
   connections: number;
-  /** TLS handshakes refused: no client certificate, or one the deployment CA did not sign. */
-  handshakesRefused: number;
   /** CONNECTs refused with "not authorized": unknown or deleted gateway. */
   connectsRefused: number;
   /** PUBLISHes refused (connection closed): foreign topic, payload over 256 KiB, or a packet declaring more than MAX_PACKET_BYTES. */
   publishesRefused: number;
   /** SUBSCRIBE topic filters refused with 0x80. */
   subscriptionsRefused: number;
+  /** Connections closed for a protocol violation: a QoS 1 or 2 PUBLISH with packet identifier 0. */
+  protocolViolations: number;
 }
 
 export interface MqttBroker {
@@ -56,6 +57,8 @@ export interface BrokerOptions {
   keys?: PregeneratedKeys;
   /** What an event's `created` may be (serve --min-created, --max-created-ahead). */
   createdWindow?: CreatedWindow;
+  /** Deadlines and caps for connections not yet authenticated (default DEFAULT_CONNECTION_LIMITS). */
+  limits?: Partial<ConnectionLimits>;
 }
 
 /** The gateway behind a connection, known from its certificate once authenticated. */
@@ -89,13 +92,30 @@ export async function startBroker(ctx: ServerContext, options: BrokerOptions): P
   // not copy it back (and sync) on the event loop that serves TLS and MQTT.
   ctx.db.pragma('wal_autocheckpoint = 0');
   const sessions = new WeakMap<Client, GatewaySession>();
-  const stats: BrokerStats = { connected: 0, connections: 0, handshakesRefused: 0, connectsRefused: 0, publishesRefused: 0, subscriptionsRefused: 0 };
+  const stats: BrokerStats = {
+    connected: 0,
+    connections: 0,
+    handshakesRefused: 0,
+    connectsRefused: 0,
+    publishesRefused: 0,
+    subscriptionsRefused: 0,
+    protocolLevelsRefused: 0,
+    protocolViolations: 0,
+    unauthenticated: 0,
+    connectionsOverCap: 0,
+    handshakeTimeouts: 0,
+    connectTimeouts: 0,
+  };
 
   const broker = new Aedes({
     // Messages in flight through aedes' internal emitter before it queues them. With hundreds of
     // gateways each keeping QoS 1 messages in flight, 100 queued needlessly (nobody subscribes,
     // so the slow-subscriber deadlock this bounds cannot happen).
     concurrency: 1000,
+    // aedes refuses a client identifier over 23 characters at protocol level 3, as MQTT 3.1 asks of
+    // identifiers the client chose. The identifier it checks is the gateway id that preConnect put
+    // there (36 characters), so without this no MQTT 3.1 gateway could connect.
+    maxClientsIdLength: 65_535,
     // The session belongs to the gateway, not to whatever client identifier it sends: one
     // session per certificate, and no gateway can take over another's ([MQTT-3.1.4-2]) by
     // choosing its identifier. The CONNECT packet may be modified here (aedes preConnect).
@@ -120,6 +140,14 @@ export async function startBroker(ctx: ServerContext, options: BrokerOptions): P
 
     authorizePublish(client, packet, callback) {
       const session = client ? sessions.get(client) : undefined;
+      // [MQTT-2.3.1-1]: a QoS 1 or 2 PUBLISH carries a non-zero packet identifier. One with 0 is
+      // a protocol violation, so the connection closes ([MQTT-4.8.0-1]): no PUBACK, nothing stored.
+      // (A will message has no packet identifier: undefined, not 0.)
+      if (packet.qos > 0 && packet.messageId === 0) {
+        stats.protocolViolations++;
+        log.warn({ gateway_id: session?.gatewayId, qos: packet.qos }, 'MQTT protocol violation: PUBLISH with packet identifier 0, connection closed');
+        return callback(new Error(`QoS ${packet.qos} PUBLISH with packet identifier 0`));
+      }
       if (!session || packet.topic !== session.topic) {
         // [MQTT-3.3.5-2]: a PUBLISH the server does not authorize is either acknowledged or the
         // connection is closed; we close, so a misconfigured gateway notices at once.
@@ -165,6 +193,11 @@ export async function startBroker(ctx: ServerContext, options: BrokerOptions): P
     socket.destroy();
   }
 
+  // From CONNACK 0 on, the connection is a gateway's: no longer under the caps and deadlines of
+  // unauthenticated connections.
+  broker.on('connackSent', (packet, client) => {
+    if (packet.returnCode === 0) listener?.authenticated(client.conn as TLSSocket);
+  });
   broker.on('client', (client) => {
     stats.connections++;
     stats.connected++;
@@ -185,42 +218,22 @@ export async function startBroker(ctx: ServerContext, options: BrokerOptions): P
     log.info({ ingest: writer.stats, mqtt: stats }, 'ingest counters');
   }, 60_000).unref();
 
-  const server: Server = createServer(
-    {
-      key: certificate.keyPem,
-      cert: certificate.certPem,
-      ca: [ca.certPem],
-      // Mutual TLS: no certificate, or one the deployment CA did not sign, fails the handshake.
-      requestCert: true,
-      rejectUnauthorized: true,
-      minVersion: 'TLSv1.2',
-      handshakeTimeout: 10_000,
-      // PUBACKs are tiny: without this Nagle holds them back until the client's delayed ACK.
-      noDelay: true,
-    },
-    (socket) => {
-      const client = broker.handle(socket);
-      // Only now: aedes' 'readable' listener has put the socket in the paused mode this needs.
-      limitPacketSize(socket, MAX_PACKET_BYTES, (refusal) => refusePacket(client, socket, refusal));
-    },
-  );
-  // Every TCP connection, so that close() can end those still in the TLS handshake.
-  const sockets = new Set<Socket>();
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
-  });
-  server.on('tlsClientError', (error, socket) => {
-    stats.handshakesRefused++;
-    log.warn({ remote: socket.remoteAddress, reason: error.message }, 'MQTT TLS handshake refused');
-  });
+  let listener: MqttListener | undefined;
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(options.port, options.host, () => {
-        server.off('error', reject);
-        resolve();
-      });
+    listener = await listenMqtt({
+      host: options.host,
+      port: options.port,
+      keyPem: certificate.keyPem,
+      certPem: certificate.certPem,
+      caPem: ca.certPem,
+      limits: { ...DEFAULT_CONNECTION_LIMITS, ...options.limits },
+      stats,
+      log,
+      onConnection(socket) {
+        const client = broker.handle(socket);
+        // Only now: aedes' 'readable' listener has put the socket in the paused mode this needs.
+        limitPacketSize(socket, MAX_PACKET_BYTES, (refusal) => refusePacket(client, socket, refusal));
+      },
     });
   } catch (error) {
     // Port taken, address unknown: the threads must not keep the process alive.
@@ -229,7 +242,7 @@ export async function startBroker(ctx: ServerContext, options: BrokerOptions): P
     await writer.close();
     throw error;
   }
-  const port = (server.address() as AddressInfo).port;
+  const { port } = listener;
 
   let closing: Promise<void> | undefined;
   return {
@@ -244,10 +257,10 @@ export async function startBroker(ctx: ServerContext, options: BrokerOptions): P
     close: () =>
       (closing ??= (async () => {
         clearInterval(statsTimer);
-        const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+        const stopped = listener.stopAccepting();
         writer.flush();
         await new Promise<void>((resolve) => broker.close(() => resolve()));
-        for (const socket of sockets) socket.destroy();
+        listener.destroyConnections();
         await writer.close();
         await stopped;
         log.info({ mqtt: stats }, 'MQTT broker closed');

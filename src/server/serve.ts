@@ -3,6 +3,7 @@ import { chmodSync, mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { ConnectionLimits } from '../mqtt/admission.js';
 import { startBroker, type MqttBroker } from '../mqtt/broker.js';
 import type { CreatedWindow } from '../mqtt/payload-limits.js';
 import { pregenerateDeploymentKeys } from '../pki/ca.js';
@@ -31,6 +32,8 @@ export interface ServeOptions {
   clock?: () => number;
   /** What an MQTT event's `created` may be (default DEFAULT_CREATED_WINDOW). */
   createdWindow?: CreatedWindow;
+  /** Deadlines and caps for MQTT connections not yet authenticated (tests shorten them). */
+  mqttLimits?: Partial<ConnectionLimits>;
 }
 
 export interface Bootstrap {
@@ -130,6 +133,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         log: app.log.child({ component: 'mqtt' }),
         keys,
         createdWindow: options.createdWindow,
+        limits: options.mqttLimits,
       });
     } catch (error) {
       await app.close();

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { isIP, type TcpNetConnectOpts } from 'node:net';
 import { connect as tlsConnect, type ConnectionOptions, type TLSSocket } from 'node:tls';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import { CUSTOMER, type TestServer } from './server.js';
@@ -43,7 +44,7 @@ export async function provisionGateway(
 }
 
 /** Connects with the gateway's PKCS#12 (which also holds the CA that signed the broker); no reconnects. */
-export function connectGateway(gateway: TestGateway, options: IClientOptions = {}): Promise<MqttClient> {
+export function connectGateway(gateway: TestGateway, options: IClientOptions & Pick<TcpNetConnectOpts, 'localAddress'> = {}): Promise<MqttClient> {
   // mqtt.js hands these to tls.connect; its option type does not name them.
   const tls: Pick<ConnectionOptions, 'pfx' | 'passphrase'> = { pfx: gateway.pkcs12, passphrase: '' };
   return mqtt.connectAsync(gateway.endpoint, {
@@ -79,9 +80,11 @@ export function connectPacket(clientId: string): Buffer {
 }
 
 /** A TLS connection to the broker with the gateway's PKCS#12 and nothing else: MQTT bytes are the test's to write. */
-export async function connectRawTls(gateway: TestGateway): Promise<TLSSocket> {
+export async function connectRawTls(gateway: TestGateway, options: Pick<TcpNetConnectOpts, 'localAddress'> = {}): Promise<TLSSocket> {
   const { hostname, port } = new URL(gateway.endpoint);
-  const socket = tlsConnect({ host: '127.0.0.1', port: Number(port), servername: hostname, pfx: gateway.pkcs12, passphrase: '' });
+  // SNI takes host names only (RFC 6066): a serve process's endpoint may be an address.
+  const servername = isIP(hostname) ? undefined : hostname;
+  const socket = tlsConnect({ host: '127.0.0.1', port: Number(port), servername, pfx: gateway.pkcs12, passphrase: '', ...options });
   await new Promise<void>((resolve, reject) => socket.once('secureConnect', resolve).once('error', reject));
   socket.pause();
   return socket;
