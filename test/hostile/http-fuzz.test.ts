@@ -7,12 +7,15 @@ import {
   CONTENT_TYPES,
   FIELD_TEXTS,
   HEADER_TEXTS,
+  AUTHORIZATION_TEXTS,
   HTTP_METHODS,
   NUMBER_TEXTS,
   STRING_TEXTS,
+  forgedPageTokens,
   isNumeric,
   operationsOf,
   pathOf,
+  queryShapes,
   sample,
   withRawField,
   type FuzzRequest,
@@ -67,7 +70,13 @@ interface Finding {
 async function findings(requests: (FuzzRequest & { operation: Operation; expect?: (status: number, body: unknown) => boolean })[]) {
   const found: Finding[] = [];
   for (const request of requests) {
-    const options: CallOptions = { token: t.adminToken, headers: request.headers, raw: request.raw, contentType: request.contentType };
+    const options: CallOptions = {
+      token: t.adminToken,
+      authorization: request.authorization,
+      headers: request.headers,
+      raw: request.raw,
+      contentType: request.contentType,
+    };
     const answer = await call(t.url, request.method, request.path, options);
     const shapeOk =
       answer.status < 400
@@ -167,6 +176,49 @@ describe('HTTP fuzzer over every operation of /openapi.json', () => {
           ...CONTENT_TYPES.map((contentType) => json(`content type ${contentType}`, JSON.stringify(valid), contentType)),
         ];
       });
+    expect(await findings(requests)).toEqual([]);
+  });
+
+  it('page tokens forged with extreme times and sizes', async () => {
+    const requests = operations.flatMap((operation) =>
+      operation.parameters
+        .filter((parameter) => parameter.in === 'query' && /^next_(token|key)$/.test(parameter.name))
+        .flatMap((parameter) =>
+          forgedPageTokens(CUSTOMER).map(([label, token]) => ({
+            operation,
+            label: `${parameter.name}: ${label}`,
+            method: operation.method,
+            path: pathOf(operation, encodedFixtures(), { [parameter.name]: token }),
+          })),
+        ),
+    );
+    expect(requests.length).toBeGreaterThanOrEqual(forgedPageTokens(CUSTOMER).length * 3);
+    expect(await findings(requests)).toEqual([]);
+  });
+
+  it('query strings of odd shapes: repeated, bracketed, prototype names, a thousand parameters', async () => {
+    const requests = operations.flatMap((operation) => {
+      const query = operation.parameters.find((parameter) => parameter.in === 'query');
+      if (!query) return [];
+      const path = pathOf(operation, encodedFixtures());
+      return queryShapes(query.name).map(([label, search]) => ({ operation, label, method: operation.method, path: `${path}?${search}` }));
+    });
+    expect(requests.length).toBeGreaterThan(0);
+    expect(await findings(requests)).toEqual([]);
+  });
+
+  it('Authorization headers that carry no valid IdToken: 401 wherever a token is needed', async () => {
+    const requests = operations.flatMap((operation) =>
+      AUTHORIZATION_TEXTS.map(([label, authorization]) => ({
+        operation,
+        label: `Authorization: ${label}`,
+        method: operation.method,
+        path: pathOf(operation, encodedFixtures()),
+        authorization,
+        expect: (status: number) => !operation.secured || status === 401,
+      })),
+    );
+    expect(requests.filter((request) => request.operation.secured).length).toBeGreaterThanOrEqual(AUTHORIZATION_TEXTS.length * 20);
     expect(await findings(requests)).toEqual([]);
   });
 

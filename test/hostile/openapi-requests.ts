@@ -26,6 +26,7 @@ interface RawOperation {
   parameters?: { name: string; in: string; schema?: JsonSchema }[];
   requestBody?: { content: Record<string, { schema: JsonSchema }> };
   responses: Record<string, unknown>;
+  security?: Record<string, string[]>[];
 }
 
 /** An operation of the document, as the fuzzer uses it. */
@@ -37,6 +38,8 @@ export interface Operation {
   body?: JsonSchema;
   /** The success statuses the document lists (2xx, 3xx). */
   documented: number[];
+  /** Whether the operation needs a token (a non-empty security requirement). */
+  secured: boolean;
 }
 
 /** One request of the fuzzer, with a label that says what it tried. */
@@ -45,6 +48,8 @@ export interface FuzzRequest {
   method: string;
   path: string;
   headers?: Record<string, string>;
+  /** The whole Authorization header, instead of the admin's token. */
+  authorization?: string;
   raw?: string;
   contentType?: string;
 }
@@ -68,6 +73,7 @@ export function operationsOf(document: Document): Operation[] {
         })),
         body: operation.requestBody?.content['application/json'] ? resolve(operation.requestBody.content['application/json'].schema) : undefined,
         documented: Object.keys(operation.responses).filter((status) => /^[23]\d\d$/.test(status)).map(Number),
+        secured: (operation.security ?? []).some((requirement) => Object.keys(requirement).length > 0),
       })),
   );
 }
@@ -91,6 +97,51 @@ export const STRING_TEXTS: [label: string, encoded: string][] = [
   ['path traversal', encodeURIComponent('../../../etc/passwd')],
   ['SQL', encodeURIComponent("' OR 1=1 --")],
   ['an encoded slash', 'a%2Fb'],
+];
+
+/** Query strings of odd shapes, for operations that take query parameters (`name`: one of theirs). */
+export const queryShapes = (name: string): [label: string, query: string][] => [
+  ['a parameter given twice', `${name}=1&${name}=2`],
+  ['a parameter with brackets', `${name}[]=1`],
+  ['a parameter as an object', `${name}[a]=1`],
+  ['__proto__', '__proto__=1'],
+  ['constructor', 'constructor[prototype][x]=1'],
+  ['an unknown parameter', 'fuzz_unknown=1'],
+  ['1,000 parameters', Array.from({ length: 1000 }, (_, index) => `p${index}=1`).join('&')],
+  ['a parameter without a value', name],
+  ['an empty name', '=1'],
+];
+
+const base64url = (value: object | string) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
+
+/**
+ * Page tokens as a client could forge them (they are base64url JSON, not signed): the shape of
+ * the events, users and gateways tokens, with extreme times and page sizes.
+ */
+export function forgedPageTokens(customer: string): [label: string, token: string][] {
+  const widest = Number.MAX_SAFE_INTEGER;
+  const times = [-widest, -1, 8_640_000_000_000_001, widest];
+  return ['events', 'users', 'gateways'].flatMap((kind) => [
+    ...times.flatMap((time): [string, string][] => [
+      [`${kind} token after ${time}, widest range`, base64url({ kind, customer, after: { created: time, id: '' }, query: { start: -widest, end: widest, limit: 1 } })],
+      [`${kind} token after ${time}, range from it`, base64url({ kind, customer, after: { created: time, id: '' }, query: { start: time, end: widest, limit: 500 } })],
+    ]),
+    [`${kind} token with limit 0`, base64url({ kind, customer, after: { created: 1, id: '' }, query: { start: 0, end: 2, limit: 0 } })],
+    [`${kind} token with limit 10^6`, base64url({ kind, customer, after: { created: 1, id: '' }, query: { start: 0, end: 2, limit: 1e6 } })],
+    [`${kind} token with an id of 10,000 characters`, base64url({ kind, customer, after: { created: 1, id: 'x'.repeat(10_000) }, query: { start: 0, end: 2, limit: 1 } })],
+  ]);
+}
+
+/** Authorization header values that are no valid IdToken. */
+export const AUTHORIZATION_TEXTS: [label: string, value: string][] = [
+  ['Bearer without a token', 'Bearer'],
+  ['8,000 characters', `Bearer ${'x'.repeat(8000)}`],
+  ['three empty parts', 'Bearer ..'],
+  ['alg none', `${base64url({ alg: 'none', typ: 'JWT' })}.${base64url({ sub: 'x', customer_id: 'acme', roles: ['ADMIN_ROLE'], exp: 9e15 })}.`],
+  ['a payload that is not JSON', `${base64url({ alg: 'ES256', typ: 'JWT' })}.${base64url('not json')}.${base64url('sig')}`],
+  ['a header with crit', `${base64url({ alg: 'ES256', crit: ['fuzz'], fuzz: 1 })}.${base64url({ sub: 'x' })}.${base64url('sig')}`],
+  ['HS256 with the public key as secret', `${base64url({ alg: 'HS256', typ: 'JWT' })}.${base64url({ sub: 'x', exp: 1e400 })}.${base64url('sig')}`],
+  ['Basic credentials', `Basic ${Buffer.from('admin@example.com:admin-password-123').toString('base64')}`],
 ];
 
 /** Header values a client library lets through (NUL and line breaks go over raw sockets instead). */
