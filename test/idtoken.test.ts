@@ -1,8 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SignJWT, importJWK, type JWK } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ID_TOKEN_LIFETIME_SECONDS, IdTokens } from '../src/auth/idtoken.js';
+import { BAD_TOKEN, scenarioTable, type World } from './helpers/scenarios.js';
+import { ADMIN_EMAIL, CUSTOMER, startTestServer } from './helpers/server.js';
 
 const CLAIMS = { sub: 'user-1', email: 'a@example.com', customer_id: 'acme', roles: ['ADMIN_ROLE'] };
 const T0 = Date.UTC(2026, 0, 1, 8, 0, 0);
@@ -41,3 +44,40 @@ describe('IdTokens.verify', () => {
     await expect(ours.verify(forged)).rejects.toThrow('signature verification failed');
   });
 });
+
+/** A server and a signer holding its real IdToken key (keys/idtoken.jwk of its data directory). */
+interface SigningWorld extends World {
+  adminId: string;
+  /** A token signed with the deployment's key, with the admin's claims minus the ones named. */
+  sign(without: ('exp' | 'iat' | 'sub')[]): Promise<string>;
+}
+
+async function signingWorld(): Promise<SigningWorld> {
+  const t = await startTestServer();
+  const jwk = JSON.parse(readFileSync(join(t.dataDir, 'keys', 'idtoken.jwk'), 'utf8')) as JWK;
+  const key = await importJWK(jwk, 'ES256');
+  const adminId = (await t.admin.get<{ id: string }>(`/${CUSTOMER}/me`)).id;
+  return {
+    url: t.url,
+    adminId,
+    close: () => t.close(),
+    async sign(without) {
+      const now = Math.floor(Date.now() / 1000);
+      const jwt = new SignJWT({ email: ADMIN_EMAIL, customer_id: CUSTOMER, roles: ['ADMIN_ROLE'] })
+        .setProtectedHeader({ alg: 'ES256', kid: jwk.kid, typ: 'JWT' })
+        .setIssuer('scanhub');
+      if (!without.includes('sub')) jwt.setSubject(adminId);
+      if (!without.includes('iat')) jwt.setIssuedAt(now);
+      if (!without.includes('exp')) jwt.setExpirationTime(now + 600);
+      return jwt.sign(key);
+    },
+  };
+}
+
+scenarioTable<SigningWorld>('an IdToken needs exp, iat and sub (signed with the deployment key)', signingWorld, [
+  { name: 'all claims: 200', method: 'GET', path: `/${CUSTOMER}/me`, auth: async (w) => `Bearer ${await w.sign([])}`, status: 200, fields: (w) => ({ id: w.adminId }) },
+  { name: 'no exp: 401', method: 'GET', path: `/${CUSTOMER}/me`, auth: async (w) => `Bearer ${await w.sign(['exp'])}`, status: 401, body: BAD_TOKEN },
+  { name: 'no iat: 401', method: 'GET', path: `/${CUSTOMER}/me`, auth: async (w) => `Bearer ${await w.sign(['iat'])}`, status: 401, body: BAD_TOKEN },
+  { name: 'no sub: 401', method: 'GET', path: `/${CUSTOMER}/me`, auth: async (w) => `Bearer ${await w.sign(['sub'])}`, status: 401, body: BAD_TOKEN },
+  { name: 'no exp, iat or sub: 401', method: 'GET', path: `/${CUSTOMER}/me`, auth: async (w) => `Bearer ${await w.sign(['exp', 'iat', 'sub'])}`, status: 401, body: BAD_TOKEN },
+]);

@@ -163,6 +163,42 @@ describe('scanhub serve (as a process)', () => {
 });
 
 describe('serve on every address (0.0.0.0)', () => {
+  /** `serve --host 0.0.0.0` as a process on free ports, with the admin's token once it serves. */
+  async function serveOnEveryAddress(extra: string[]) {
+    const port = await freePort();
+    const mqttPort = await freePort();
+    const args = ['--data-dir', freshDataDir(), '--host', '0.0.0.0', '--port', String(port), '--mqtt-port', String(mqttPort), ...extra];
+    const process = spawnServe(args, { SCANHUB_ADMIN_PASSWORD: 'chosen-by-the-operator' });
+    started.push(process);
+    await process.stderrMatches(/scanhub is serving .*\n/);
+    const url = `http://127.0.0.1:${port}`;
+    const token = ((await login(url, 'admin@localhost', 'chosen-by-the-operator')).body as { id_token: string }).id_token;
+    return { process, url, port, mqttPort, token };
+  }
+
+  it('without --public-url: links use the machine name, and serve says so on start, naming --public-url', async () => {
+    const { process, url, port, mqttPort, token } = await serveOnEveryAddress([]);
+    await process.stderrMatches(/set --public-url.*\n/);
+    expect(process.stderr()).toBe(
+      'Created customer "default" with administrator admin@localhost.\n' +
+        `scanhub is serving http://0.0.0.0:${port} (MQTT over TLS on port ${mqttPort}); Ctrl-C stops it.\n` +
+        `--host 0.0.0.0 listens on every address, so links use http://${hostname()}:${port} and gateways are sent to MQTT host ${hostname()} ` +
+        "(this machine's host name); if clients reach it by another name, set --public-url and --mqtt-public-host.\n",
+    );
+    const exported = await call(url, 'GET', '/default/events/export', { token });
+    expect((exported.body as { download_link: string }).download_link.startsWith(`http://${hostname()}:${port}/downloads/exports/`)).toBe(true);
+  });
+
+  it('with --public-url and --mqtt-public-host: links use them and serve prints no notice', async () => {
+    const { process, url, port, mqttPort, token } = await serveOnEveryAddress(['--public-url', 'https://scanhub.example.com', '--mqtt-public-host', 'mqtt.example.com']);
+    expect(process.stderr()).toBe(
+      'Created customer "default" with administrator admin@localhost.\n' +
+        `scanhub is serving http://0.0.0.0:${port} (MQTT over TLS on port ${mqttPort}); Ctrl-C stops it.\n`,
+    );
+    const exported = await call(url, 'GET', '/default/events/export', { token });
+    expect((exported.body as { download_link: string }).download_link.startsWith('https://scanhub.example.com/downloads/exports/')).toBe(true);
+  });
+
   it('builds links and the MQTT endpoint on the machine name, not on 0.0.0.0', async () => {
     const server = await startServer({ dataDir: freshDataDir(), host: '0.0.0.0', port: 0, mqttPort: 0, customerId: 'default', adminEmail: 'admin@example.com', adminPassword: 'admin-password-123' });
     try {

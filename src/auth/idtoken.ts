@@ -74,6 +74,8 @@ export class IdTokens {
       algorithms: [ALG],
       issuer: ISSUER,
       currentDate: new Date(this.clock()),
+      // A token without an expiry would be valid forever, one without `iat` cannot be dated.
+      requiredClaims: ['exp', 'iat', 'sub'],
     });
     if (typeof payload.sub !== 'string' || typeof payload.customer_id !== 'string') {
       throw new Error('token lacks sub or customer_id');
@@ -84,11 +86,9 @@ export class IdTokens {
       customer_id: payload.customer_id,
       roles: Array.isArray(payload.roles) ? payload.roles.map(String) : [],
     });
-    if (typeof payload.exp === 'number') {
-      // Oldest first out: a Map iterates in insertion order.
-      if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value!);
-      this.verified.set(token, { claims, expiresMs: payload.exp * 1000 });
-    }
+    // Oldest first out: a Map iterates in insertion order.
+    if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value!);
+    this.verified.set(token, { claims, expiresMs: payload.exp! * 1000 });
     return claims;
   }
 

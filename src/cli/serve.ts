@@ -77,6 +77,23 @@ function environmentSettings(env: NodeJS.ProcessEnv) {
   return { customerId, adminEmail, adminPassword: env.SCANHUB_ADMIN_PASSWORD || undefined, logger: { level } };
 }
 
+type Derived<K extends string> = { source: 'option' | 'host' | 'host name' } & Record<K, string>;
+
+/**
+ * Listening on every address, serve cannot know the name clients use: it says which name it
+ * built links and the MQTT endpoint on, and which option to set when that name is wrong.
+ */
+function hostNameDefaults(publicUrl: Derived<'url'>, mqttHost: Derived<'host'>, host: string): string | undefined {
+  if (publicUrl.source !== 'host name' && mqttHost.source !== 'host name') return undefined;
+  const parts: string[] = [];
+  if (publicUrl.source === 'host name') parts.push(`links use ${publicUrl.url}`);
+  if (mqttHost.source === 'host name') parts.push(`gateways are sent to MQTT host ${mqttHost.host}`);
+  const options = [publicUrl.source === 'host name' ? '--public-url' : '', mqttHost.source === 'host name' ? '--mqtt-public-host' : '']
+    .filter(Boolean)
+    .join(' and ');
+  return `--host ${host} listens on every address, so ${parts.join(' and ')} (this machine's host name); if clients reach it by another name, set ${options}.\n`;
+}
+
 /** `scanhub serve`: the whole service in this process (DESIGN.md runtime contract). */
 export function registerServeCommand(program: Command): void {
   program
@@ -86,8 +103,8 @@ export function registerServeCommand(program: Command): void {
     .addOption(new Option('--host <host>', 'address to listen on').env('SCANHUB_HOST').default('127.0.0.1'))
     .addOption(new Option('--port <port>', 'HTTP port').env('SCANHUB_PORT').default(8080).argParser(port))
     .addOption(new Option('--mqtt-port <port>', 'MQTT over TLS port').env('SCANHUB_MQTT_PORT').default(8883).argParser(port))
-    .addOption(new Option('--public-url <url>', 'base URL for links (default http://<host>:<port>)').env('SCANHUB_PUBLIC_URL').argParser(publicUrl))
-    .addOption(new Option('--mqtt-public-host <host>', 'host put into mqtt_endpoint (default: --host)').env('SCANHUB_MQTT_PUBLIC_HOST'))
+    .addOption(new Option('--public-url <url>', 'base URL for links (default http://<host>:<port>; the machine\'s host name for <host> with --host 0.0.0.0 or ::)').env('SCANHUB_PUBLIC_URL').argParser(publicUrl))
+    .addOption(new Option('--mqtt-public-host <host>', 'host put into mqtt_endpoint (default: --host, or the machine\'s host name)').env('SCANHUB_MQTT_PUBLIC_HOST'))
     .addOption(
       new Option('--min-created <time>', 'earliest created an MQTT event may have (ISO 8601 or epoch ms)')
         .env('SCANHUB_MIN_CREATED')
@@ -125,6 +142,8 @@ export function registerServeCommand(program: Command): void {
         }
       }
       process.stderr.write(`scanhub is serving ${server.url} (MQTT over TLS on port ${server.mqttPort}); Ctrl-C stops it.\n`);
+      const hostNameNotice = hostNameDefaults(server.publicUrl, server.mqttPublicHost, options.host);
+      if (hostNameNotice) process.stderr.write(hostNameNotice);
 
       const stop = (signal: string) => {
         server.app.log.info({ signal }, 'shutting down');

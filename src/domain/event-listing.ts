@@ -9,6 +9,8 @@ import { decodePageToken, encodePageToken, isCreatedIdKey, type CreatedIdKey } f
 /** Default length of the range: one day (spec 4.1). */
 export const DEFAULT_RANGE_MS = 24 * 3600 * 1000;
 export const MAX_PAGE_SIZE = 500;
+/** The last millisecond JavaScript's Date can show (and so the last a range may name): 8.64e15. */
+export const MAX_TIME_MILLIS = 8_640_000_000_000_000;
 const TOKEN_KIND = 'events';
 
 /** The query parameters of the list and the export, as the route schema typed them. */
@@ -71,9 +73,12 @@ interface TokenQuery {
 
 function isTokenQuery(value: Record<string, unknown> | undefined): value is Record<string, unknown> & TokenQuery {
   const { start, end, limit } = (value ?? {}) as Partial<TokenQuery>;
+  // The bounds of the query parameters: a token is text a client can forge, and a range outside
+  // Date's made the page's description throw (a 500).
+  const isTime = (time: number | undefined) => Number.isSafeInteger(time) && time! >= 0 && time! <= MAX_TIME_MILLIS;
   return (
-    Number.isSafeInteger(start) &&
-    Number.isSafeInteger(end) &&
+    isTime(start) &&
+    isTime(end) &&
     Number.isInteger(limit) &&
     start! <= end! &&
     limit! >= 1 &&

@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { installAccessGuard } from './access.js';
 import type { ServerContext } from './context.js';
 import { MAX_PARAM_LENGTH, frameworkError, installConventions } from './conventions.js';
+import { clientErrorHandler, nodeServerOptions } from './http-refusals.js';
 import { openApiOptions, requireOperationDocs } from './openapi.js';
 import { registerAssetRoutes } from './routes/assets.js';
 import { registerAuthRoutes } from './routes/auth.js';
@@ -40,6 +41,9 @@ export async function buildApp(ctx: ServerContext, options: AppOptions = {}): Pr
     // conventions.ts answers requests that arrive while closing, in the usual error body.
     return503OnClosing: false,
     frameworkErrors: frameworkError,
+    // Requests Node's HTTP parser refuses, and 431s, in the usual error body (http-refusals.ts).
+    clientErrorHandler,
+    http: nodeServerOptions,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     forceCloseConnections: 'idle',
   });

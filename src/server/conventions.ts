@@ -1,10 +1,8 @@
 import cors from '@fastify/cors';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import { ALLOW_HEADERS, ALLOW_METHODS, CORS_HEADERS, EXPOSE_HEADERS } from './cors.js';
 import { HttpError, badRequest, internalError, methodNotAllowed, notFound } from './errors.js';
-
-const ALLOW_METHODS = 'GET, POST, PUT, PATCH, DELETE, OPTIONS';
-const ALLOW_HEADERS = 'Authorization, Content-Type, If-Match, If-None-Match';
-const EXPOSE_HEADERS = 'ETag, Content-Disposition, Location';
+import { installServerRefusals } from './http-refusals.js';
 
 /**
  * The HTTP conventions of DESIGN.md "Errors and HTTP conventions": CORS on every response,
@@ -26,6 +24,7 @@ export async function installConventions(app: FastifyInstance): Promise<void> {
     reply.header('access-control-allow-methods', ALLOW_METHODS);
     reply.header('access-control-allow-headers', ALLOW_HEADERS);
   });
+  installServerRefusals(app);
 
   const routes = recordRoutes(app);
   app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
@@ -131,17 +130,10 @@ function answer503WhileClosing(app: FastifyInstance): void {
   });
 }
 
-/** CORS headers for answers that bypass the hooks (fastify's framework errors). */
-function setCorsHeaders(reply: FastifyReply): void {
-  reply.header('access-control-allow-origin', '*');
-  reply.header('access-control-allow-methods', ALLOW_METHODS);
-  reply.header('access-control-allow-headers', ALLOW_HEADERS);
-  reply.header('access-control-expose-headers', EXPOSE_HEADERS);
-}
-
 /** Paths fastify refuses before routing (bad percent-encoding, over-long parameters), in our error body. */
 export function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  setCorsHeaders(reply);
+  // These answers bypass the hooks, @fastify/cors's included.
+  reply.headers(CORS_HEADERS);
   if (error.code === 'FST_ERR_BAD_URL') {
     request.log.info({ url: request.raw.url }, 'bad url');
     return sendError(reply, badRequest(`The path ${request.raw.url ?? ''} is not a valid URL: check its percent-encoding.`));

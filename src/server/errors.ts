@@ -27,8 +27,12 @@ export const forbidden = (details: string) => new HttpError(403, 'Forbidden', de
 export const notFound = (details: string) => new HttpError(404, 'Not Found', details);
 export const methodNotAllowed = (details: string, allow: string[]) =>
   new HttpError(405, 'Method Not Allowed', details, { allow: allow.join(', ') });
+export const requestTimeout = (details: string) => new HttpError(408, 'Request Timeout', details);
 export const conflict = (details: string) => new HttpError(409, 'Conflict', details);
 export const payloadTooLarge = (details: string) => new HttpError(413, 'Payload Too Large', details);
 export const unsupportedMediaType = (details: string) => new HttpError(415, 'Unsupported Media Type', details);
+export const expectationFailed = (details: string) => new HttpError(417, 'Expectation Failed', details);
+export const headersTooLarge = (details: string) => new HttpError(431, 'Request Header Fields Too Large', details);
 export const internalError = () =>
   new HttpError(500, 'Internal Server Error', 'The server failed to handle the request; the cause is in its log.');
+export const notImplemented = (details: string) => new HttpError(501, 'Not Implemented', details);

@@ -48,6 +48,13 @@ export interface RunningServer {
   ctx: ServerContext;
   /** `http://host:port` as bound (port 0 resolved). */
   url: string;
+  /**
+   * The base of links and `registration_path`, and where it came from: `--public-url`, the
+   * listening host, or the machine's host name (listening on every address).
+   */
+  publicUrl: { url: string; source: 'option' | 'host' | 'host name' };
+  /** The host put into `mqtt_endpoint`, and whether it is the machine's host name. */
+  mqttPublicHost: { host: string; source: 'option' | 'host' | 'host name' };
   /** The MQTT over TLS port as bound (port 0 resolved). */
   mqttPort: number;
   /** The embedded broker: its counters and those of ingest (`broker.ingest`). */
@@ -89,9 +96,20 @@ async function bootstrap(ctx: ServerContext, options: ServeOptions): Promise<Boo
   return { customerId: options.customerId, adminEmail: options.adminEmail, generatedPassword };
 }
 
+/** Whether the address is every address of the machine, which no client can connect to. */
+export function isEveryAddress(host: string): boolean {
+  return host === '0.0.0.0' || host === '::';
+}
+
 /** The host that clients should use: the machine's name when listening on every address. */
 function reachableHost(host: string): string {
-  return host === '0.0.0.0' || host === '::' ? hostname() : host;
+  return isEveryAddress(host) ? hostname() : host;
+}
+
+/** Where a default that follows `--host` came from. */
+function sourceOf(option: string | undefined, host: string): 'option' | 'host' | 'host name' {
+  if (option) return 'option';
+  return isEveryAddress(host) ? 'host name' : 'host';
 }
 
 /** Starts the whole service: data directory, database, HTTP API and MQTT broker. */
@@ -144,13 +162,17 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     readiness.mqtt = true;
     readiness.mqttFault = () => broker.fault();
     readiness.threads = () => [broker.threads.writer, broker.threads.checkpointer];
-    app.log.info({ url, publicUrl: config.publicUrl, mqttPort: broker.port, dataDir }, 'scanhub listening');
+    const publicUrl = { url: config.publicUrl, source: sourceOf(options.publicUrl, options.host) };
+    const mqttPublicHost = { host: config.mqttPublicHost, source: sourceOf(options.mqttPublicHost, options.host) };
+    app.log.info({ url, publicUrl: publicUrl.url, publicUrlSource: publicUrl.source, mqttPort: broker.port, dataDir }, 'scanhub listening');
 
     let closing: Promise<void> | undefined;
     return {
       app,
       ctx,
       url,
+      publicUrl,
+      mqttPublicHost,
       mqttPort: broker.port,
       broker,
       bootstrap: created,

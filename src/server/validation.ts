@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type { FastifySchemaCompiler, FastifyServerOptions } from 'fastify';
+import { exactNumbersOfBody, exactNumbersOfText, type Validator } from './exact-numbers.js';
 
 type ValidatorFactory = (externalSchemas: unknown, ajvOptions: { customOptions?: Record<string, unknown> }) => FastifySchemaCompiler<unknown>;
 
@@ -11,6 +12,8 @@ const { AjvCompiler } = requireFromFastify('@fastify/ajv-compiler') as { AjvComp
  * Validators that coerce query strings, path parameters and headers (they arrive as text) but
  * never a JSON body: fastify's default `coerceTypes` would turn `"first_name": 1` into "1" and a
  * numeric password into a string, where a client sent the wrong type and deserves a 400.
+ * Every part's numbers must also be exact (exact-numbers.ts): ajv alone lets `limit=Infinity`,
+ * `9e999` or `0x10` through its coercion, and a body's `1e400` or `2^63` through its type check.
  */
 export function strictBodyValidators(): FastifyServerOptions['schemaController'] {
   const pool = AjvCompiler();
@@ -18,9 +21,9 @@ export function strictBodyValidators(): FastifyServerOptions['schemaController']
     const coercing = pool(externalSchemas, ajvOptions);
     const strict = pool(externalSchemas, { ...ajvOptions, customOptions: { ...ajvOptions.customOptions, coerceTypes: false } });
     return (route) => {
-      if (route.httpPart === 'body') return strict(route);
-      if (route.httpPart === 'headers') return coercing({ ...route, schema: lowerCaseHeaderNames(route.schema) });
-      return coercing(route);
+      if (route.httpPart === 'body') return exactNumbersOfBody(strict(route) as Validator) as ReturnType<typeof strict>;
+      const schema = route.httpPart === 'headers' ? lowerCaseHeaderNames(route.schema) : route.schema;
+      return exactNumbersOfText(coercing({ ...route, schema }) as Validator, schema) as ReturnType<typeof strict>;
     };
   };
   // fastify types the factory with ajv's own function types, which we do not import.

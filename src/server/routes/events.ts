@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import {
+  MAX_TIME_MILLIS,
   appliedFilters,
   nextPageToken,
   resolveEventListQuery,
@@ -37,7 +38,7 @@ export const eventSchema = {
 
 /** A time bound in milliseconds since the epoch (JavaScript's Date range). */
 export const millisParameter = (description: string) =>
-  ({ type: 'integer', minimum: 0, maximum: 8_640_000_000_000_000, description }) as const;
+  ({ type: 'integer', minimum: 0, maximum: MAX_TIME_MILLIS, description }) as const;
 
 /** `start_time_millis` and `end_time_millis`, shared by the list and the exports. */
 export const rangeProperties = {
