@@ -2,7 +2,7 @@ import { InvalidArgumentError } from 'commander';
 import { csvRecord, type CellMode } from '../domain/csv.js';
 import { DEFAULT_RANGE_MS } from '../domain/event-listing.js';
 import { parseDuration, parseTimeInput } from '../domain/time-input.js';
-import { EVENT_COLUMNS } from '../store/event-rows.js';
+import { EVENT_COLUMNS } from '../domain/events.js';
 import { CliError, Exit, formatTime, printList, type Column, type Io } from './io.js';
 
 /** An event as the API returns it (spec 2.2). */

@@ -1,7 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { customerIdProblem, isCustomerId, isEmailAddress } from '../domain/identifiers.js';
 import { parseDuration, parseTimeInput } from '../domain/time-input.js';
-import { DEFAULT_CREATED_WINDOW, MAX_CREATED_AHEAD_MS } from '../mqtt/payload-limits.js';
+import { DEFAULT_CREATED_WINDOW, MAX_CREATED_AHEAD_MS } from '../domain/payload-limits.js';
 import { CliError, Exit } from './io.js';
 
 function port(value: string): number {

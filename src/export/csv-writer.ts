@@ -1,7 +1,7 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { csvRecord, type CellMode } from '../domain/csv.js';
 import type { TimeRange } from '../domain/event-listing.js';
-import { EVENT_COLUMNS } from '../store/event-rows.js';
+import { EVENT_COLUMNS } from '../domain/events.js';
 import { CREATED_INDEX, ID_INDEX, exportChunkStatement, readChunk, startKey } from '../store/events.js';
 import type { Db } from '../store/open.js';
 

@@ -8,7 +8,7 @@ import { IngestWriter, type IngestLog, type IngestStats } from './ingest.js';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './admission.js';
 import { listenMqtt, type ListenerStats, type MqttListener } from './listener.js';
 import { limitPacketSize, type PacketRefusal } from './packet-size.js';
-import type { CreatedWindow } from './payload-limits.js';
+import type { CreatedWindow } from '../domain/payload-limits.js';
 
 /** Largest payload a gateway may publish; bigger ones close the connection. */
 export const MAX_PAYLOAD_BYTES = 256 * 1024;

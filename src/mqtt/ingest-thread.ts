@@ -1,5 +1,5 @@
 import { Outcome, type BatchResult, type IngestMessage, type Quarantine } from './commit.js';
-import type { CreatedWindow } from './payload-limits.js';
+import type { CreatedWindow } from '../domain/payload-limits.js';
 import { SupervisedThread, type ThreadLog, type ThreadStatus } from './supervised-thread.js';
 
 /** Where a batch is committed: in this thread, or in the writer thread. */

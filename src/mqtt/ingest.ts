@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { Outcome, type BatchResult, type IngestMessage } from './commit.js';
 import { startIngestThread, type CommitBackend, type IngestThreads } from './ingest-thread.js';
-import type { CreatedWindow } from './payload-limits.js';
+import type { CreatedWindow } from '../domain/payload-limits.js';
 import { QuarantinedPayloads } from './quarantine.js';
 
 /** Counters of the ingest since start; tests and the log read them. */

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { ConnectionLimits } from '../mqtt/admission.js';
 import { startBroker, type MqttBroker } from '../mqtt/broker.js';
-import type { CreatedWindow } from '../mqtt/payload-limits.js';
+import type { CreatedWindow } from '../domain/payload-limits.js';
 import { pregenerateDeploymentKeys } from '../pki/ca.js';
 import { IdTokens } from '../auth/idtoken.js';
 import { MIN_PASSWORD_LENGTH, generatePassword, hashPassword } from '../auth/passwords.js';

@@ -1,14 +1,9 @@
-import type { GatewayReport, EventValues } from '../mqtt/payload.js';
+import type { GatewayReport, EventValues } from '../domain/payload.js';
+import type { IngestGateway } from './batch-plan.js';
+export type { IngestGateway } from './batch-plan.js';
 import { DeadLetterStore, type DeadLetter } from './dead-letters.js';
 import { EVENT_COLUMNS, EVENT_SELECT } from './event-rows.js';
 import type { Db } from './open.js';
-
-/** The gateway fields an event is stamped with at ingest (DESIGN.md "Events"). */
-export interface IngestGateway {
-  customer_id: string;
-  usecase: string;
-  station: string;
-}
 
 /** A gateway as the broker sees it at connect: its customer, and whether it was deleted. */
 export interface ConnectingGateway {

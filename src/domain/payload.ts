@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
-import { EVENT_COLUMNS, type EventColumn } from '../store/event-rows.js';
+import { EVENT_COLUMNS, type EventColumn } from './events.js';
 import {
   DEFAULT_CREATED_WINDOW,
   MAX_DEVICE_TEXT_LENGTH,

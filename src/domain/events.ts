@@ -1,0 +1,49 @@
+/** The stored columns of an event (spec 2.2), in the order of the CSV export. */
+export const EVENT_COLUMNS = [
+  'id',
+  'class',
+  'type',
+  'created',
+  'scan_code',
+  'scan_duration',
+  'scan_decode_symbology',
+  'device_id',
+  'device_battery',
+  'device_firmware',
+  'device_temperature',
+  'gateway_id',
+  'gateway_usecase',
+  'gateway_station',
+  'metrics_worker_steps',
+] as const;
+
+export type EventColumn = (typeof EVENT_COLUMNS)[number];
+
+/** One event as stored and as the API shows it; absent optional fields are null in the row. */
+export interface EventRow {
+  id: string;
+  class: string;
+  type: string;
+  created: number;
+  scan_code: string | null;
+  scan_duration: number | null;
+  scan_decode_symbology: string | null;
+  device_id: string | null;
+  device_battery: number | null;
+  device_firmware: string | null;
+  device_temperature: number | null;
+  gateway_id: string | null;
+  gateway_usecase: string | null;
+  gateway_station: string | null;
+  metrics_worker_steps: number | null;
+}
+
+/** The API form of a row: the fields of spec 2.2, null fields left out. */
+export function toApiEvent(row: EventRow): Record<string, string | number> {
+  const event: Record<string, string | number> = {};
+  for (const column of EVENT_COLUMNS) {
+    const value = row[column];
+    if (value !== null && value !== undefined) event[column] = value;
+  }
+  return event;
+}

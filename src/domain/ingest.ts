@@ -1,0 +1,37 @@
+/** A received MQTT message on its way to the store, and what became of it (ingest's shapes, shared by broker and stores). */
+
+/** Why and when a message was quarantined: it is kept as a dead letter, not parsed. */
+export interface Quarantine {
+  reason: string;
+  at: number;
+  /** A copy of a message already kept: acknowledged, not kept again. */
+  copy?: boolean;
+}
+
+/** One received PUBLISH waiting for its transaction. */
+export interface IngestMessage {
+  gatewayId: string;
+  receivedAt: number;
+  payload: Uint8Array;
+  /** Set once the message crashed the writer thread alone (IngestWriter). */
+  quarantine?: Quarantine;
+}
+
+/**
+ * What became of one message; STORED, INVALID and QUARANTINED (kept as a dead letter) are
+ * acknowledged to the client. CRASHED: the writer thread died with the batch (the backend says so).
+ */
+export const Outcome = { STORED: 0, INVALID: 1, GATEWAY_GONE: 2, FAILED: 3, QUARANTINED: 4, CRASHED: 5 } as const;
+export type Outcome = (typeof Outcome)[keyof typeof Outcome];
+
+/** The result of one group commit: an outcome per message, and the counts for the stats. */
+export interface BatchResult {
+  outcomes: Outcome[];
+  /** Why a message was invalid, or why the commit failed, by message index; for QUARANTINED, the dead letter's seq. */
+  reasons: (string | undefined)[];
+  events: number;
+  duplicates: number;
+  reports: number;
+  /** Set when the writer thread died with the batch: nothing is known of its messages. */
+  crash?: { cause: string; /** The thread had opened the database: the batch, not the start, killed it. */ whileRunning: boolean };
+}

@@ -1,0 +1,471 @@
+/**
+ * The store seam: what the rest of scanhub may ask of a store. Routes, MQTT, exports, jobs and
+ * operator commands import these interfaces only; `sqlite/` and `postgres/` implement them and are
+ * the only code that touches a database driver. One method is one unit of work: no transaction
+ * handle crosses the seam, so work that must be atomic across aggregates (a customer's bootstrap,
+ * a provisioning package) is one method here.
+ *
+ * Both stores must give byte-identical answers for the same data (the contract tests in
+ * test/store/ check it): the same keyset order (created, id), the same page tokens, the same
+ * JSON bytes of an event page, the same CSV.
+ */
+import type { AssetType } from '../domain/assets.js';
+import type { CellMode } from '../domain/csv.js';
+import type { EventRow } from '../domain/events.js';
+import type { BatchResult, IngestMessage } from '../domain/ingest.js';
+import type { GatewayJobs, JobBarcodes, TimeRange } from '../domain/job-analysis.js';
+import type { CreatedIdKey } from '../domain/page-token.js';
+import type { CreatedWindow } from '../domain/payload-limits.js';
+
+// ---------------------------------------------------------------------------------------------
+// Where a store lives, and the failure every method may throw.
+
+/** Where a store lives; threads are given this, never a driver handle. Plain data (crosses threads). */
+export type StoreLocator =
+  | { kind: 'sqlite'; /** The database file, absolute. */ file: string; /** The data directory (secrets, files). */ dataDir: string }
+  | {
+      kind: 'postgres';
+      /** Any connection string node-postgres accepts (never validated with `new URL()`). */
+      url: string;
+      /** The master key (32 bytes) that encrypts the secrets stored in the database. */
+      masterKey: Uint8Array;
+    };
+
+/** Why a store is opened: the server's main connection, an ingest writer, or a reader (exports, analyses). */
+export type StorePurpose = 'server' | 'ingest' | 'reader';
+
+/**
+ * The database cannot be reached or failed as a whole (PostgreSQL down or restarting, disk full,
+ * I/O error): nothing of the unit of work was stored. HTTP answers 503; ingest acknowledges nothing.
+ */
+export class StoreUnavailable extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreUnavailable';
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Records.
+
+export interface Consent {
+  version: string;
+  timestamp: number;
+}
+
+/** A user as stored; roles parsed, consents parsed. */
+export interface UserRecord {
+  id: string;
+  customer_id: string;
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  language: string | null;
+  roles: string[];
+  password_hash: string | null;
+  consent_general_terms: Consent | null;
+  consent_privacy_policy: Consent | null;
+  created: number;
+  last_updated: number;
+}
+
+export interface NewUser {
+  id: string;
+  customer_id: string;
+  email: string;
+  first_name?: string | null;
+  last_name?: string | null;
+  language?: string | null;
+  roles: string[];
+  password_hash?: string | null;
+  created: number;
+}
+
+export interface Feature {
+  feature: string;
+  enabled: boolean;
+  additional_properties?: Record<string, unknown>;
+}
+
+/** A gateway as stored. `thing_name` is not stored: it equals `id`. */
+export interface GatewayRecord {
+  id: string;
+  customer_id: string;
+  name: string;
+  usecase: string;
+  station: string;
+  type: string;
+  model: string | null;
+  manufacturer: string | null;
+  firmware: string | null;
+  /** Bumped on every change of the editable fields; the ETag. */
+  version: number;
+  /** When prepare-provisioning ran, or null. */
+  provisioning_prepared: number | null;
+  /** When the last MQTT message from the gateway arrived, or null. */
+  last_message: number | null;
+  deleted: number | null;
+  created: number;
+  last_updated: number;
+}
+
+export interface NewGateway {
+  id: string;
+  name: string;
+  usecase: string;
+  station: string;
+}
+
+export type GatewayChanges = Partial<Pick<GatewayRecord, 'name' | 'usecase' | 'station'>>;
+
+export type UpdateOutcome = GatewayRecord | 'missing' | 'stale' | 'name-taken';
+
+/** Thrown when names are taken, so the whole unit of work is undone. */
+export class GatewayNameTaken extends Error {
+  constructor(readonly names: string[]) {
+    super(`gateway name${names.length === 1 ? '' : 's'} already taken: ${names.map((n) => JSON.stringify(n)).join(', ')}`);
+    this.name = 'GatewayNameTaken';
+  }
+}
+
+/** A gateway as the broker sees it at connect: its customer, and whether it was deleted. */
+export interface ConnectingGateway {
+  id: string;
+  customer_id: string;
+  deleted: number | null;
+}
+
+/** A client certificate issued for a gateway, with its key while the device has not fetched it. */
+export interface IssuedGatewayCertificate {
+  serial: string;
+  commonName: string;
+  certPem: string;
+  keyPem: string;
+  notAfter: number;
+}
+
+/** What prepare-provisioning stores: the certificate and the hash of the token that hands it out. */
+export interface Preparation {
+  gatewayId: string;
+  certificate: IssuedGatewayCertificate;
+  tokenHash: string;
+  expiresAt: number;
+}
+
+export type PrepareOutcome = 'prepared' | 'missing' | 'already-prepared';
+
+/** What a redeemed token yields: the gateway and the certificate with its private key. */
+export interface Redemption {
+  gateway: GatewayRecord;
+  certificate: IssuedGatewayCertificate;
+}
+
+export type RedeemOutcome = Redemption | 'invalid' | 'gateway-gone';
+
+/** Thrown when a gateway of a package cannot be prepared, so the whole package is undone. */
+export class PreparationRefused extends Error {
+  constructor(
+    readonly gatewayId: string,
+    readonly reason: Exclude<PrepareOutcome, 'prepared'>,
+  ) {
+    super(`gateway ${gatewayId} cannot be prepared: ${reason}`);
+    this.name = 'PreparationRefused';
+  }
+}
+
+/** A raw event row (as the export reads them): the values of EVENT_COLUMNS in order. */
+export type RawEvent = (string | number | null)[];
+
+/** Up to `limit` events, newest first, as JSON bytes the store built. */
+export interface EventItems {
+  /**
+   * The prefix, then the items' JSON texts joined by commas, without members for absent fields
+   * (members in EVENT_COLUMNS order, numbers as JSON.stringify writes them). A buffer of its own:
+   * nobody else holds the bytes behind it (withText relies on it).
+   */
+  json: Buffer;
+  count: number;
+  /** More events follow in the range. */
+  more: boolean;
+  /** The keyset position of the last item, when there is one. */
+  last?: CreatedIdKey;
+}
+
+export type ExportStatus = 'PENDING' | 'SUCCESSFUL' | 'FAILED';
+
+/** An export task as stored. */
+export interface ExportTaskRecord {
+  id: string;
+  customer_id: string;
+  requested_by: string;
+  start_time: number;
+  end_time: number;
+  /** How the file writes text cells. */
+  cells: CellMode;
+  status: ExportStatus;
+  requested: number;
+  completed: number | null;
+  rows: number | null;
+  /** The CSV, relative to the blob directory, while it is kept. */
+  file: string | null;
+  failure: string | null;
+}
+
+export interface NewExportTask {
+  id: string;
+  customer_id: string;
+  requested_by: string;
+  start_time: number;
+  end_time: number;
+  cells: CellMode;
+  requested: number;
+}
+
+/** A job configuration as stored and as the API shows it (spec 2.4). */
+export interface JobConfig {
+  job_config_id: string;
+  job_name: string;
+  created: number;
+  last_updated: number;
+  start_barcode: string;
+  end_barcode: string;
+  gateway_ids: string[];
+  class: 'jobconfig';
+  version: number;
+}
+
+export interface JobConfigFields {
+  job_name: string;
+  start_barcode: string;
+  end_barcode: string;
+  gateway_ids: string[];
+}
+
+/** Why a write was refused. */
+export type JobConfigRefusal =
+  | { refused: 'name-taken' }
+  | { refused: 'unknown-gateway'; gateway_id: string }
+  | { refused: 'missing' }
+  | { refused: 'stale'; version: number };
+
+/** Everything an analysis needs, as plain data (it crosses a worker boundary). */
+export interface AnalysisRequest {
+  gatewayIds: string[];
+  barcodes: JobBarcodes;
+  range: TimeRange;
+}
+
+/** A registered asset: a file of one type and version, governed by one EULA. Deployment-wide. */
+export interface Asset {
+  id: string;
+  asset_type: AssetType;
+  asset_version: string;
+  file_name: string;
+  file_size: number;
+  /** SHA-256 of the file, lower-case hex (as sha256sum prints it). */
+  file_sha256: string;
+  eula_version: string;
+  eula_text: string;
+  /** SHA-256 of the EULA text, upper-case hex (spec 4.3). */
+  eula_checksum: string;
+  registered: number;
+  /** The latest registered version of its type: what a download without asset_version gets. */
+  default: boolean;
+}
+
+export type NewAsset = Omit<Asset, 'default'>;
+
+/** Who agreed to which EULA to download which asset, and when. */
+export interface Agreement {
+  agreed_at: number;
+  customer_id: string;
+  user_id: string;
+  agreed_by: string;
+  asset_id: string;
+  asset_type: string;
+  asset_version: string;
+  eula_version: string;
+  eula_checksum: string;
+}
+
+/** A message kept for the operator instead of being stored (docs/gateways-mqtt.md "Quarantine"). */
+export interface DeadLetter {
+  gatewayId: string;
+  received: number;
+  quarantined: number;
+  reason: string;
+  payload: Uint8Array;
+}
+
+/** A dead letter as `scanhub operator dead-letters list` shows it: the payload by its size. */
+export interface DeadLetterSummary {
+  seq: number;
+  gateway_id: string;
+  customer_id: string | null;
+  received: number;
+  quarantined: number;
+  reason: string;
+  payload_bytes: number;
+}
+
+/** The secrets a deployment keeps (SQLite: files under the data directory; PostgreSQL: encrypted rows). */
+export type SecretName = 'pki/ca.key' | 'pki/ca.crt' | 'keys/idtoken.jwk' | 'keys/links.key';
+
+// ---------------------------------------------------------------------------------------------
+// Repositories, one per aggregate.
+
+export interface CustomerRepository {
+  exists(id: string): Promise<boolean>;
+  count(): Promise<number>;
+  /**
+   * Creates the customer and its first administrator in one unit of work; 'customer-exists' or
+   * 'email-taken' when refused (then nothing is stored).
+   */
+  createWithAdmin(id: string, admin: NewUser, now: number): Promise<'created' | 'customer-exists' | 'email-taken'>;
+  /** On an empty deployment only: as createWithAdmin; false when any customer exists already. */
+  bootstrap(id: string, admin: NewUser, now: number): Promise<boolean>;
+}
+
+export interface UserRepository {
+  /** Inserts the user; false when the e-mail is taken (case-insensitively, deployment-wide). */
+  create(user: NewUser): Promise<boolean>;
+  byId(id: string): Promise<UserRecord | undefined>;
+  byEmail(email: string): Promise<UserRecord | undefined>;
+  /** Users of the customer in (created, id) order after the key. */
+  page(customerId: string, after: { created: number; id: string } | null, limit: number): Promise<UserRecord[]>;
+  delete(customerId: string, id: string): Promise<'deleted' | 'missing' | 'last-admin'>;
+  setPassword(id: string, passwordHash: string, now: number): Promise<void>;
+  createInvitation(tokenHash: string, userId: string, now: number, expiresAt: number): Promise<void>;
+  /** Sets the password of the invited user and uses up the invitation; the user's id, or undefined. */
+  redeemInvitation(tokenHash: string, passwordHash: string, now: number): Promise<string | undefined>;
+}
+
+export interface FeatureRepository {
+  list(customerId: string): Promise<Feature[]>;
+  set(customerId: string, feature: string, enabled: boolean, properties: Record<string, unknown> | null | undefined, now: number): Promise<Feature>;
+}
+
+export interface GatewayRepository {
+  /** The customer's live gateway with this id (= thing name), case-insensitively. */
+  byId(customerId: string, id: string): Promise<GatewayRecord | undefined>;
+  /** Any gateway with this thing name, deleted ones included. */
+  byThingName(thingName: string): Promise<GatewayRecord | undefined>;
+  /** Which of the names the customer's live gateways use. */
+  takenNames(customerId: string, names: string[]): Promise<string[]>;
+  /** Creates all or none; throws GatewayNameTaken. */
+  createAll(customerId: string, gateways: NewGateway[], now: number): Promise<GatewayRecord[]>;
+  page(customerId: string, after: { created: number; id: string } | null, limit: number): Promise<GatewayRecord[]>;
+  update(customerId: string, id: string, changes: GatewayChanges, expectedVersions: number[] | undefined, now: number): Promise<UpdateOutcome>;
+  markDeleted(customerId: string, id: string, now: number): Promise<boolean>;
+}
+
+export interface ProvisioningRepository {
+  /** Marks the gateway prepared and stores its certificate and token hash. */
+  prepare(customerId: string, preparation: Preparation, now: number): Promise<PrepareOutcome>;
+  /** Trades a token for its certificate (once). */
+  redeem(tokenHash: string, now: number): Promise<RedeemOutcome>;
+  /**
+   * A provisioning package in one unit of work: creates the `fresh` gateways, then prepares every
+   * preparation; throws GatewayNameTaken or PreparationRefused and then stores nothing.
+   */
+  preparePackage(customerId: string, fresh: NewGateway[], preparations: Preparation[], now: number): Promise<void>;
+}
+
+export interface EventRepository {
+  /**
+   * Up to `limit` events of the customer with `start <= created` and `(created, id) < before`,
+   * newest first, their JSON after `prefix`.
+   */
+  newestBefore(customerId: string, start: number, before: CreatedIdKey, limit: number, prefix?: string): Promise<EventItems>;
+  /** As newestBefore, for the events one gateway transmitted. */
+  gatewayNewestBefore(customerId: string, gatewayId: string, start: number, before: CreatedIdKey, limit: number, prefix?: string): Promise<EventItems>;
+  /** Up to `limit` raw events of the customer with `(created, id) > after` and `created < end`, oldest first. */
+  oldestAfter(customerId: string, after: CreatedIdKey, end: number, limit: number): Promise<RawEvent[]>;
+  /** Inserts events of the customer as given (tests, benches, migration); how many were new. */
+  insert(customerId: string, rows: EventRow[]): Promise<number>;
+}
+
+export interface IngestRepository {
+  /** The gateway a client certificate names, deleted or not; undefined when unknown. */
+  connectingGateway(id: string): Promise<ConnectingGateway | undefined>;
+  /**
+   * One group commit (src/store/batch-plan.ts): parse, touch each gateway once (last_message),
+   * apply reports, keep dead letters, insert events with ON CONFLICT (id) DO NOTHING, in one
+   * transaction; a message the database refuses alone is INVALID without failing its neighbours.
+   * Never throws: when the database fails, every message is FAILED (nothing is acknowledged).
+   */
+  commit(batch: IngestMessage[], window?: CreatedWindow): Promise<BatchResult>;
+}
+
+export interface ExportTaskRepository {
+  create(task: NewExportTask): Promise<ExportTaskRecord>;
+  /** The task if it belongs to the customer. */
+  byId(customerId: string, id: string): Promise<ExportTaskRecord | undefined>;
+  succeed(id: string, completed: number, rows: number, file: string): Promise<void>;
+  fail(id: string, completed: number, failure: string): Promise<void>;
+  /** Marks every PENDING task FAILED (their work died with the previous process); returns how many. */
+  failAbandoned(now: number): Promise<number>;
+  /** Tasks whose file was completed at or before `cutoff` and is still kept. */
+  expiredBy(cutoff: number): Promise<{ id: string; file: string }[]>;
+  dropFile(id: string): Promise<void>;
+  /** Files of the tasks still kept, for telling them from stray files. */
+  keptFiles(): Promise<Set<string>>;
+}
+
+export interface JobConfigRepository {
+  /** The list and the revision (its ETag) from one snapshot. */
+  list(customerId: string): Promise<{ revision: number; items: JobConfig[] }>;
+  byId(customerId: string, id: string): Promise<JobConfig | undefined>;
+  create(customerId: string, id: string, fields: JobConfigFields, now: number): Promise<JobConfig | JobConfigRefusal>;
+  update(customerId: string, id: string, changes: Partial<JobConfigFields>, now: number, expectedVersion?: number): Promise<JobConfig | JobConfigRefusal>;
+  delete(customerId: string, id: string): Promise<boolean>;
+}
+
+export interface JobAnalysisRepository {
+  /** The analysis as the JSON body `{"results":[...]}` (GatewayJobs per gateway), off the main thread where the store can. */
+  analyze(request: AnalysisRequest): Promise<Buffer>;
+  /** The same as objects (tests, the CLI's checks). */
+  analyzeToObjects?(request: AnalysisRequest): Promise<GatewayJobs[]>;
+}
+
+export interface AssetRepository {
+  /** False when the type and version are registered already. */
+  register(asset: NewAsset): Promise<boolean>;
+  list(assetType?: string): Promise<Asset[]>;
+  find(assetType: string, assetVersion?: string): Promise<Asset | undefined>;
+  exists(assetType: string, assetVersion: string): Promise<boolean>;
+  recordAgreement(agreement: Agreement): Promise<void>;
+  agreements(customerId?: string): Promise<Agreement[]>;
+}
+
+export interface DeadLetterRepository {
+  list(): Promise<DeadLetterSummary[]>;
+  payload(seq: number): Promise<Buffer | undefined>;
+}
+
+export interface SecretRepository {
+  /** The secret, created with `create()` when missing; when two processes race, both get the first one stored. */
+  getOrCreate(name: SecretName, create: () => string | Promise<string>): Promise<string>;
+  get(name: SecretName): Promise<string | undefined>;
+}
+
+/** A store: every repository over one database, opened by openStore (src/store/open.ts). */
+export interface Store {
+  readonly locator: StoreLocator;
+  readonly customers: CustomerRepository;
+  readonly users: UserRepository;
+  readonly features: FeatureRepository;
+  readonly gateways: GatewayRepository;
+  readonly provisioning: ProvisioningRepository;
+  readonly events: EventRepository;
+  readonly ingest: IngestRepository;
+  readonly exportTasks: ExportTaskRepository;
+  readonly jobConfigs: JobConfigRepository;
+  readonly jobAnalysis: JobAnalysisRepository;
+  readonly assets: AssetRepository;
+  readonly deadLetters: DeadLetterRepository;
+  readonly secrets: SecretRepository;
+  /** Resolves when the database answers; rejects with StoreUnavailable saying why (for /healthz). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
