@@ -1,7 +1,8 @@
 import cors from '@fastify/cors';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { ALLOW_HEADERS, ALLOW_METHODS, CORS_HEADERS, EXPOSE_HEADERS } from './cors.js';
-import { HttpError, badRequest, internalError, methodNotAllowed, notFound } from './errors.js';
+import { StoreUnavailable } from '../store/ports.js';
+import { HttpError, badRequest, internalError, methodNotAllowed, notFound, serviceUnavailable } from './errors.js';
 import { installServerRefusals } from './http-refusals.js';
 
 /**
@@ -41,7 +42,8 @@ export async function installConventions(app: FastifyInstance): Promise<void> {
 
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const httpError = toHttpError(error);
-    if (httpError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
+    if (httpError.statusCode === 503) request.log.warn({ err: error }, 'request refused: database unavailable');
+    else if (httpError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
     else request.log.info({ status: httpError.statusCode, details: httpError.details }, 'request refused');
     sendError(reply, httpError);
   });
@@ -176,6 +178,7 @@ const PLACES: Record<string, string> = {
 /** Maps anything a route or fastify throws onto the error the client sees. */
 function toHttpError(error: FastifyError): HttpError {
   if (error instanceof HttpError) return error;
+  if (error instanceof StoreUnavailable) return serviceUnavailable(`The database is unavailable (${error.message}); try again shortly.`);
   if (error.validation) return badRequest(describeValidation(error));
   const status = error.statusCode ?? 500;
   if (status >= 400 && status < 500) {

@@ -35,4 +35,6 @@ export const expectationFailed = (details: string) => new HttpError(417, 'Expect
 export const headersTooLarge = (details: string) => new HttpError(431, 'Request Header Fields Too Large', details);
 export const internalError = () =>
   new HttpError(500, 'Internal Server Error', 'The server failed to handle the request; the cause is in its log.');
+/** The database is unreachable or restarting: try again shortly. */
+export const serviceUnavailable = (details: string) => new HttpError(503, 'Service Unavailable', details, { 'retry-after': '5' });
 export const notImplemented = (details: string) => new HttpError(501, 'Not Implemented', details);
