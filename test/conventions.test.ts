@@ -1,6 +1,7 @@
 import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dbOf } from './helpers/sqlite.js';
 import { call, type HttpAnswer } from './helpers/http.js';
 import { error, scenarioTable, type Scenario } from './helpers/scenarios.js';
 import { CUSTOMER, startTestServer } from './helpers/server.js';
@@ -260,7 +261,7 @@ describe('500: the cause goes to the log, never to the client', () => {
 
   it('a table the query needs is gone: 500 without SQL; the log has the cause', async () => {
     const user = await t.createUser('USER_ROLE');
-    t.server.ctx.db.exec('DROP TABLE invitations');
+    dbOf(t.server).exec('DROP TABLE invitations');
     const answer = await call(t.url, 'POST', `/${CUSTOMER}/users/${user.id}/invitation`, { token: t.adminToken });
     expect({ status: answer.status, body: answer.body }).toEqual({ status: 500, body: INTERNAL });
     expectErrorShape(answer);
@@ -270,7 +271,7 @@ describe('500: the cause goes to the log, never to the client', () => {
   });
 
   it('the database is closed under the running server: 500 without details; /healthz says 503', async () => {
-    t.server.ctx.db.close();
+    dbOf(t.server).close();
     const answer = await call(t.url, 'GET', `/${CUSTOMER}/me`, { token: t.adminToken });
     expect({ status: answer.status, body: answer.body }).toEqual({ status: 500, body: INTERNAL });
     expectErrorShape(answer);
