@@ -274,6 +274,9 @@ describe('500: the cause goes to the log, never to the client', () => {
   });
 
   it('the database is closed under the running server: 500 without details; /healthz says 503', async () => {
+    // The threads open their own connections: once they run, only the server's connection is closed.
+    const { writer, maintenance } = t.server.broker.threads;
+    await Promise.all([writer, ...maintenance].map((thread) => thread.reached('running')));
     dbOf(t.server).close();
     const answer = await call(t.url, 'GET', `/${CUSTOMER}/me`, { token: t.adminToken });
     expect({ status: answer.status, body: answer.body }).toEqual({ status: 500, body: INTERNAL });
