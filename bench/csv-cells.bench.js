@@ -14,7 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { csvRecord } from '../dist/domain/csv.js';
 import { writeEventsCsv } from '../dist/export/csv-writer.js';
-import { openDatabase } from '../dist/store/open.js';
+import { sqliteLocator } from '../dist/store/open.js';
+import { openSqliteStore } from '../dist/store/sqlite/store.js';
 import { report } from './lib.js';
 import { CUSTOMER, seededDataDir } from './events-data.js';
 
@@ -26,15 +27,15 @@ const rounds = Number(process.env.BENCH_CELLS_ROUNDS ?? 7);
 const MODES = ['safe', 'raw'];
 
 /** Best and median rows/s, and best rows per CPU second, of each mode over the rounds, the modes alternating. */
-function measure(run) {
+async function measure(run) {
   const rates = { safe: [], raw: [] };
   const cpuRates = { safe: [], raw: [] };
-  for (const mode of MODES) run(mode); // warm-up: optimised code, caches and page cache for both
+  for (const mode of MODES) await run(mode); // warm-up: optimised code, caches and page cache for both
   for (let round = 0; round < rounds; round++) {
     for (const mode of round % 2 ? [...MODES].reverse() : MODES) {
       const began = performance.now();
       const cpu = process.cpuUsage();
-      const written = run(mode);
+      const written = await run(mode);
       const { user, system } = process.cpuUsage(cpu);
       rates[mode].push(written / ((performance.now() - began) / 1000));
       cpuRates[mode].push(written / ((user + system) / 1e6));
@@ -59,7 +60,7 @@ const rows = Array.from({ length: count }, (_, i) => {
   ];
 });
 let bytes = 0;
-const cells = measure((mode) => {
+const cells = await measure((mode) => {
   for (let from = 0; from < rows.length; from += CHUNK) {
     let text = '';
     for (let i = from; i < Math.min(rows.length, from + CHUNK); i++) text += csvRecord(rows[i], mode);
@@ -77,14 +78,14 @@ report(BENCH, 'csv_record_chars_written', bytes, 'chars');
 
 // 2. The export writer of one worker over one day of the data set (about 333,000 rows at 10 M events).
 const data = await seededDataDir((metric, value, unit) => report(BENCH, metric, value, unit));
-const db = openDatabase(join(data.dataDir, 'scanhub.db'), { readonly: true });
+// A reader as an export worker opens it (read-only, a 2 MB page cache).
+const store = openSqliteStore(sqliteLocator(data.dataDir), 'reader');
 const file = join(tmpdir(), `scanhub-csv-cells-${process.pid}.csv`);
 const range = { start: data.start + DAY, end: data.start + 2 * DAY };
 const sizes = {};
 try {
-  db.pragma('cache_size = -2000');
-  const writer = measure((mode) => {
-    const written = writeEventsCsv(db, CUSTOMER, range, file, true, mode);
+  const writer = await measure(async (mode) => {
+    const written = await writeEventsCsv(store.events, CUSTOMER, range, file, true, mode);
     sizes[mode] = statSync(file).size;
     return written;
   });
@@ -95,6 +96,6 @@ try {
     report(BENCH, `write_events_csv_${mode}_file_mb`, sizes[mode] / 1024 / 1024, 'MB');
   }
 } finally {
-  db.close();
+  await store.close();
   rmSync(file, { force: true });
 }

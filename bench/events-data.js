@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { startServer } from '../dist/server/serve.js';
-import { openDatabase } from '../dist/store/open.js';
+import { openDatabase } from '../dist/store/sqlite/open.js';
 
 const LAYOUT = 1;
 export const CUSTOMER = 'default';

@@ -30,7 +30,7 @@ const server = await startServer({
   adminPassword: data.password,
   logger: false,
 });
-const db = server.ctx.db;
+const db = server.ctx.store.db;
 // What earlier runs may have left: ingested events are all after the seeded month.
 const cleanUp = () => {
   db.prepare('DELETE FROM events WHERE customer_id = ? AND created >= ?').run(CUSTOMER, data.end);
@@ -74,7 +74,7 @@ try {
     exportStarted = performance.now();
     sampleRss();
   });
-  const record = server.ctx.exportTasks.byId(CUSTOMER, task);
+  const record = await server.ctx.store.exportTasks.byId(CUSTOMER, task);
   const stillRunning = record.status === 'PENDING';
   const done = await server.ctx.exporter.finished(record);
   const exportSeconds = (performance.now() - exportStarted) / 1000;

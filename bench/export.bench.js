@@ -8,7 +8,7 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'undici';
-import { openDatabase } from '../dist/store/open.js';
+import { openDatabase } from '../dist/store/sqlite/open.js';
 import { percentile, report } from './lib.js';
 import { CUSTOMER, login, removeExports, rssMb, seededDataDir, startServeProcess } from './events-data.js';
 

@@ -37,7 +37,7 @@ const server = await startServer({
 try {
   const ca = loadOrCreateCa(dataDir);
   const now = Date.now();
-  const insert = server.ctx.db.prepare(
+  const insert = server.ctx.store.db.prepare(
     'INSERT INTO gateways (id, customer_id, name, usecase, station, created, last_updated) VALUES (?, ?, ?, ?, ?, ?, ?)',
   );
   const gateways = await Promise.all(
@@ -75,7 +75,7 @@ try {
   const cpu = process.cpuUsage(cpuStart);
   const wallMs = performance.now() - wallStart;
 
-  const stored = server.ctx.db.prepare('SELECT count(*) AS n FROM events').get().n;
+  const stored = server.ctx.store.db.prepare('SELECT count(*) AS n FROM events').get().n;
   const ingest = server.broker.ingest;
   const expected = result.acked * eventsPerMessage;
   if (process.env.BENCH_SKIP_VERIFY) console.error('verification skipped');

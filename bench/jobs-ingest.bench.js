@@ -25,7 +25,7 @@ const server = await startServer({
   adminPassword: SEED.adminPassword,
   logger: false,
 });
-const db = server.ctx.db;
+const db = server.ctx.store.db;
 const cleanUp = () => {
   db.prepare("DELETE FROM events WHERE gateway_id IN (SELECT id FROM gateways WHERE name LIKE 'bench-ingest-%')").run();
   db.prepare("DELETE FROM gateways WHERE name LIKE 'bench-ingest-%'").run();

@@ -4,8 +4,8 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hashPassword } from '../dist/auth/passwords.js';
-import { insertEvents } from '../dist/store/event-rows.js';
-import { openDatabase } from '../dist/store/open.js';
+import { insertEvents } from '../dist/store/sqlite/event-rows.js';
+import { openDatabase } from '../dist/store/sqlite/open.js';
 import { databaseFile, prepareDataDir } from '../dist/server/serve.js';
 
 export const SEED = {

@@ -8,7 +8,7 @@ import { issueClientCertificateAsync, loadOrCreateCa, randomSerialHex } from '..
 
 /** Creates `count` gateways named `{prefix}-{i}` of the customer with issued client certificates. */
 export async function loadGateways(server, customer, count, prefix) {
-  const db = server.ctx.db;
+  const db = server.ctx.store.db;
   const ca = loadOrCreateCa(server.ctx.config.dataDir);
   const now = Date.now();
   const insert = db.prepare('INSERT INTO gateways (id, customer_id, name, usecase, station, created, last_updated) VALUES (?, ?, ?, ?, ?, ?, ?)');

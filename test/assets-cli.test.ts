@@ -92,7 +92,7 @@ describe('scanhub assets download', () => {
     expect(agreement).toEqual({
       agreed_at: agreement!.agreed_at,
       customer_id: CUSTOMER,
-      user_id: ts.server.ctx.users.byEmail(ADMIN_EMAIL)!.id,
+      user_id: (await ts.server.ctx.store.users.byEmail(ADMIN_EMAIL))!.id,
       agreed_by: ADMIN_EMAIL,
       asset_id: agreement!.asset_id,
       asset_type: 'MARK_FIRMWARE',

@@ -4,9 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { dbOf } from './helpers/sqlite.js';
 import { eulaChecksum } from '../src/domain/assets.js';
 import { registerAssetFile } from '../src/store/asset-files.js';
-import type { Asset } from '../src/store/assets.js';
+import type { Asset } from '../src/store/ports.js';
+import { AssetStore } from '../src/store/sqlite/assets.js';
 import { CUSTOMER, startTestServer, type TestServer } from './helpers/server.js';
 import { call, insertCustomer } from './helpers/job-rows.js';
 
@@ -26,7 +28,7 @@ async function register(type: 'MARK_FIRMWARE' | 'CONNECT_ANDROID_APP', version: 
   const file = join(files, name);
   writeFileSync(file, bytes);
   return registerAssetFile(
-    ts.server.ctx.db,
+    ts.server.ctx.store.assets,
     ts.dataDir,
     { assetType: type, assetVersion: version, eulaVersion, eulaText: eula, file },
     now,
@@ -55,7 +57,7 @@ afterEach(async () => {
 const fetchLink = (url: string) => request(url, { reset: true });
 
 const agreement = { eula_version: 'eula-2', asset_type: 'MARK_FIRMWARE', agreed_by: 'tech@example.com' };
-const agreements = () => ts.server.ctx.assets.agreements();
+const agreements = () => new AssetStore(dbOf(ts.server)).agreements();
 
 describe('generate-download-url refusals', () => {
   const refusals: { name: string; body: Record<string, unknown>; status: number; details: string }[] = [
@@ -118,7 +120,7 @@ describe('generate-download-url refusals', () => {
   }
 
   it('no Authorization header is 401, another customer 403', async () => {
-    insertCustomer(ts.server.ctx.db, 'other');
+    insertCustomer(dbOf(ts.server), 'other');
     expect((await call(ts.anonymous, 'POST', path, agreement)).status).toBe(401);
     expect((await call(ts.admin, 'POST', '/other/generate-download-url', agreement)).status).toBe(403);
   });
@@ -129,7 +131,7 @@ describe('generate-download-url', () => {
     const answer = await call(ts.admin, 'POST', path, { ...agreement, agreed_by: 'admin@localhost' });
     expect(answer.status).toBe(200);
     expect(agreements().map((a) => a.agreed_by)).toEqual(['admin@localhost']);
-    ts.server.ctx.db.prepare('DELETE FROM asset_agreements').run();
+    dbOf(ts.server).prepare('DELETE FROM asset_agreements').run();
   });
 
   it('records the agreement and links the latest version, byte for byte', async () => {

@@ -254,8 +254,8 @@ describe('scanhub users', () => {
 
 describe('scanhub features list', () => {
   it('prints the flags as rows when piped, and the API items with --json', async () => {
-    w.t.server.ctx.features.set(CUSTOMER, 'beta-ui', true, { level: 2 }, Date.now());
-    w.t.server.ctx.features.set(CUSTOMER, 'alpha', false, undefined, Date.now());
+    await w.t.server.ctx.store.features.set(CUSTOMER, 'beta-ui', true, { level: 2 }, Date.now());
+    await w.t.server.ctx.store.features.set(CUSTOMER, 'alpha', false, undefined, Date.now());
     const env = await loggedIn();
     expect(outcome(await cli(env, ['features', 'list']))).toEqual({ code: 0, stdout: 'alpha\tno\t\nbeta-ui\tyes\t{"level":2}\n', stderr: '' });
     const json = await cli(env, ['features', 'list', '--json']);

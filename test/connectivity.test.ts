@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { dbOf } from './helpers/sqlite.js';
 import { ACTIVE_WINDOW_MS, connectivityStatus, type ConnectivityFacts } from '../src/domain/connectivity.js';
 import { T0, call, useFixture } from './helpers/gateways.js';
 
@@ -34,7 +35,7 @@ describe('connectivity_status through the API, with an injected clock', () => {
       return inList;
     };
     // Ingest (the MQTT side) records message times in gateways.last_message; here it is set directly.
-    const messageAt = (at: number) => f.t.server.ctx.db.prepare('UPDATE gateways SET last_message = ? WHERE id = ?').run(at, id);
+    const messageAt = (at: number) => dbOf(f.t.server).prepare('UPDATE gateways SET last_message = ? WHERE id = ?').run(at, id);
 
     const created = await call(f.t.url, 'POST', '/acme/gateways', { token: f.tokens.admin, body: { name: 'G', usecase: 'u', station: 's' } });
     const id = (created.body as { id: string }).id;

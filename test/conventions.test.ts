@@ -1,6 +1,10 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { join, posix, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dbOf } from './helpers/sqlite.js';
 import { call, type HttpAnswer } from './helpers/http.js';
 import { error, scenarioTable, type Scenario } from './helpers/scenarios.js';
 import { CUSTOMER, startTestServer } from './helpers/server.js';
@@ -260,7 +264,7 @@ describe('500: the cause goes to the log, never to the client', () => {
 
   it('a table the query needs is gone: 500 without SQL; the log has the cause', async () => {
     const user = await t.createUser('USER_ROLE');
-    t.server.ctx.db.exec('DROP TABLE invitations');
+    dbOf(t.server).exec('DROP TABLE invitations');
     const answer = await call(t.url, 'POST', `/${CUSTOMER}/users/${user.id}/invitation`, { token: t.adminToken });
     expect({ status: answer.status, body: answer.body }).toEqual({ status: 500, body: INTERNAL });
     expectErrorShape(answer);
@@ -270,7 +274,10 @@ describe('500: the cause goes to the log, never to the client', () => {
   });
 
   it('the database is closed under the running server: 500 without details; /healthz says 503', async () => {
-    t.server.ctx.db.close();
+    // The threads open their own connections: once they run, only the server's connection is closed.
+    const { writer, maintenance } = t.server.broker.threads;
+    await Promise.all([writer, ...maintenance].map((thread) => thread.reached('running')));
+    dbOf(t.server).close();
     const answer = await call(t.url, 'GET', `/${CUSTOMER}/me`, { token: t.adminToken });
     expect({ status: answer.status, body: answer.body }).toEqual({ status: 500, body: INTERNAL });
     expectErrorShape(answer);
@@ -344,5 +351,43 @@ describe('shutdown', () => {
     expect(JSON.parse(answers[2]!.slice(answers[2]!.indexOf('\r\n\r\n') + 4))).toEqual(
       error('Service Unavailable', 'The server is shutting down: retry in a moment.'),
     );
+  });
+});
+
+describe('layers', () => {
+  const SRC = fileURLToPath(new URL('../src/', import.meta.url));
+  const sources = (readdirSync(SRC, { recursive: true }) as string[]).filter((file) => file.endsWith('.ts')).map((file) => file.split(sep).join('/'));
+  const importsOf = (file: string) =>
+    [...readFileSync(join(SRC, file), 'utf8').matchAll(/(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s+'([^']+)'|\bimport\(\s*'([^']+)'\s*\)/g)].map(
+      (match) => match[1] ?? match[2]!,
+    );
+  /** Where an import lands, as a path under src/ (or the package name). */
+  const target = (file: string, specifier: string) => (specifier.startsWith('.') ? posix.join(posix.dirname(file), specifier) : specifier);
+
+  it('nothing outside src/store/ imports a database driver or a store implementation (only ports.ts and shared helpers)', () => {
+    const offenders = sources
+      .filter((file) => !file.startsWith('store/'))
+      .flatMap((file) =>
+        importsOf(file)
+          .map((specifier) => target(file, specifier))
+          .filter((to) => /^(better-sqlite3|pg)(\/|$)/.test(to) || /^store\/(sqlite|postgres)\//.test(to))
+          .map((to) => `${file} -> ${to}`),
+      );
+    expect(offenders).toEqual([]);
+  });
+
+  it('each dialect stays in its folder: sqlite/ never imports postgres/ nor pg, postgres/ never sqlite/ nor better-sqlite3', () => {
+    const offenders = sources.flatMap((file) =>
+      importsOf(file)
+        .map((specifier) => target(file, specifier))
+        .filter((to) =>
+          file.startsWith('store/sqlite/') ? /^(pg(\/|$)|store\/postgres\/)/.test(to)
+          : file.startsWith('store/postgres/') ? /^(better-sqlite3(\/|$)|store\/sqlite\/)/.test(to)
+          : file.startsWith('store/') && file !== 'store/open.ts' ? /^(better-sqlite3|pg)(\/|$)/.test(to)
+          : false,
+        )
+        .map((to) => `${file} -> ${to}`),
+    );
+    expect(offenders).toEqual([]);
   });
 });

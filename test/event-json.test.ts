@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { EventListStream } from '../src/server/event-stream.js';
-import { itemsOf, withText, withoutNullMembers } from '../src/store/event-json.js';
-import { insertEvents } from '../src/store/event-rows.js';
-import { EventStore } from '../src/store/events.js';
-import { openDatabase } from '../src/store/open.js';
+import { itemsOf, withText, withoutNullMembers } from '../src/store/event-items.js';
+import { insertEvents } from '../src/store/sqlite/event-rows.js';
+import { EventStore } from '../src/store/sqlite/events.js';
+import { openDatabase } from '../src/store/sqlite/open.js';
 import { eventRow } from './helpers/events.js';
 
 /** A blob as better-sqlite3 returns it: a buffer of its own. */
@@ -65,7 +65,7 @@ describe('EventListStream', () => {
     ];
     const prefixes: string[] = [];
     const stream = new EventListStream(
-      (_before, _limit, prefix) => (prefixes.push(prefix), reads.shift()!),
+      async (_before, _limit, prefix) => (prefixes.push(prefix), reads.shift()!),
       { created: 9, id: '' },
       (size) => ({ size }),
     );

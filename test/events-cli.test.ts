@@ -3,7 +3,8 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertEvents } from '../src/store/event-rows.js';
+import { dbOf } from './helpers/sqlite.js';
+import { insertEvents } from '../src/store/sqlite/event-rows.js';
 import { BIN, runCli } from './helpers/cli.js';
 import { eventRow, newestFirst } from './helpers/events.js';
 import { exportFixture } from './helpers/fixtures.js';
@@ -21,7 +22,7 @@ let workDir: string;
 
 beforeAll(async () => {
   t = await startTestServer();
-  insertEvents(t.server.ctx.db, CUSTOMER, fixture.rows);
+  insertEvents(dbOf(t.server), CUSTOMER, fixture.rows);
   env = { SCANHUB_URL: t.url, SCANHUB_TOKEN: t.adminToken, SCANHUB_CUSTOMER: CUSTOMER };
   workDir = mkdtempSync(join(tmpdir(), 'scanhub-cli-'));
 });
@@ -87,7 +88,7 @@ describe('scanhub events list', () => {
     const gateway = await t.admin.post<{ id: string }>(`/${CUSTOMER}/gateways`, { name: 'Dock A', usecase: 'inbound', station: 'dock-a' });
     // After the fixture's range, so that the other tests' ranges do not see it.
     const event = eventRow({ created: fixture.end + 1000, scan_code: 'by-name', gateway_id: gateway.id });
-    insertEvents(t.server.ctx.db, CUSTOMER, [event]);
+    insertEvents(dbOf(t.server), CUSTOMER, [event]);
     const range = ['--from', String(fixture.end), '--to', String(fixture.end + 2000)];
     const result = await runCli(['events', 'list', ...range, '--gateway', 'Dock A'], { env });
     expect(result).toEqual({ code: 0, stderr: '', stdout: [new Date(event.created).toISOString(), 'scan', gateway.id, event.device_id ?? '', 'by-name', event.id].join('\t') + '\n' });
@@ -175,10 +176,10 @@ describe('scanhub events tail', () => {
     };
 
     const first = eventRow({ created: Date.now(), scan_code: 'first', gateway_id: GATEWAY });
-    insertEvents(t.server.ctx.db, CUSTOMER, [first]);
+    insertEvents(dbOf(t.server), CUSTOMER, [first]);
     await printed(first.id);
     const second = eventRow({ created: Date.now(), scan_code: 'second' });
-    insertEvents(t.server.ctx.db, CUSTOMER, [second]);
+    insertEvents(dbOf(t.server), CUSTOMER, [second]);
     await printed(second.id);
     child.kill('SIGINT');
     expect(await exited).toBe(0);

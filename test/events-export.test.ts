@@ -4,16 +4,18 @@ import Database from 'better-sqlite3';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { dbOf } from './helpers/sqlite.js';
 import { hashPassword } from '../src/auth/passwords.js';
 import { ApiClient, ApiError } from '../src/client/api.js';
 import { Exporter, splitRange } from '../src/export/exporter.js';
 import { startServer } from '../src/server/serve.js';
-import { insertEvents } from '../src/store/event-rows.js';
-import { ExportTaskStore } from '../src/store/export-tasks.js';
-import { applyMigrations, migrations } from '../src/store/migrations/index.js';
+import { insertEvents } from '../src/store/sqlite/event-rows.js';
+import { ExportTaskStore } from '../src/store/sqlite/export-tasks.js';
+import { applyMigrations, migrations } from '../src/store/sqlite/migrations/index.js';
 import { eventRow, oldestFirst } from './helpers/events.js';
 import { exportFixture } from './helpers/fixtures.js';
 import { CUSTOMER, startTestServer, type TestServer } from './helpers/server.js';
+import { insertCustomer } from './helpers/job-rows.js';
 
 const START = Date.UTC(2024, 4, 2, 0, 0, 0);
 const DAY = 24 * 3600 * 1000;
@@ -48,11 +50,11 @@ async function download(link: string): Promise<{ status: number; headers: Header
 
 beforeAll(async () => {
   t = await startTestServer({ clock: () => now });
-  insertEvents(t.server.ctx.db, CUSTOMER, fixture.rows);
+  insertEvents(dbOf(t.server), CUSTOMER, fixture.rows);
   // A second customer with its own administrator, for the 404 across customers.
   const ctx = t.server.ctx;
-  ctx.customers.create('other', now);
-  ctx.users.create({ id: randomUUID(), customer_id: 'other', email: 'admin@other.example', roles: ['ADMIN_ROLE'], password_hash: await hashPassword('other-password-123'), created: now });
+  const admin = { id: randomUUID(), customer_id: 'other', email: 'admin@other.example', roles: ['ADMIN_ROLE'], password_hash: await hashPassword('other-password-123'), created: now };
+  await ctx.store.customers.createWithAdmin('other', admin, now);
   other = new ApiClient(t.url, await t.login('admin@other.example', 'other-password-123'));
 });
 afterAll(async () => t.close());
@@ -132,7 +134,7 @@ describe('export tasks', () => {
   it('move from PENDING to SUCCESSFUL and link to the file, with a new link on every call', async () => {
     // Enough events that the export is still running when the first poll arrives.
     const bulk = Array.from({ length: 100_000 }, (_, i) => eventRow({ created: fixture.end + 1000 + i, scan_code: `bulk ${i}` }));
-    insertEvents(t.server.ctx.db, CUSTOMER, bulk);
+    insertEvents(dbOf(t.server), CUSTOMER, bulk);
     const query = { start_time_millis: fixture.end + 1000, end_time_millis: fixture.end + 1000 + bulk.length };
     const accepted = await t.admin.request<{ task: string; requested: string }>('POST', `/${CUSTOMER}/events/export/tasks`, { query });
     expect(accepted.status).toBe(202);
@@ -141,7 +143,7 @@ describe('export tasks', () => {
     const path = `/${CUSTOMER}/events/export/tasks/${accepted.body.task}`;
 
     expect(await t.admin.get<Task>(path)).toEqual({ task: accepted.body.task, completed: false, status: 'PENDING' });
-    await t.server.ctx.exporter.finished(t.server.ctx.exportTasks.byId(CUSTOMER, accepted.body.task)!);
+    await t.server.ctx.exporter.finished((await t.server.ctx.store.exportTasks.byId(CUSTOMER, accepted.body.task))!);
 
     const done = await t.admin.get<Task>(path);
     expect(done).toEqual({ task: accepted.body.task, completed: true, status: 'SUCCESSFUL', download_link: expect.any(String) });
@@ -169,7 +171,7 @@ describe('export tasks', () => {
   it('write cells as stored with a body of cells "raw", safe ones with "safe", {} or no body', async () => {
     const exported = async (body: object | undefined) => {
       const { task } = await t.admin.post<{ task: string }>(`/${CUSTOMER}/events/export/tasks`, body, range);
-      const record = await t.server.ctx.exporter.finished(t.server.ctx.exportTasks.byId(CUSTOMER, task)!);
+      const record = await t.server.ctx.exporter.finished((await t.server.ctx.store.exportTasks.byId(CUSTOMER, task))!);
       // The task's representation is that of spec 2.8: its parameters are not part of it.
       expect(await t.admin.get<Task>(`/${CUSTOMER}/events/export/tasks/${task}`)).toEqual({ task, completed: true, status: 'SUCCESSFUL', download_link: expect.any(String) });
       return { cells: record.cells, csv: readFileSync(join(t.dataDir, record.file!), 'utf8') };
@@ -188,7 +190,7 @@ describe('export tasks', () => {
     [{ start_time_millis: 1 }, 'Unknown body field "start_time_millis": it is not part of this call.'],
     [['raw'], 'The request body must be a JSON object.'],
   ])('refuse the body %j with 400 naming the field', async (body, details) => {
-    const tasks = () => t.server.ctx.db.prepare('SELECT count(*) FROM export_tasks').pluck().get();
+    const tasks = () => dbOf(t.server).prepare('SELECT count(*) FROM export_tasks').pluck().get();
     const before = tasks();
     expect(await refusal(t.admin.post(`/${CUSTOMER}/events/export/tasks`, body, range))).toEqual({ status: 400, body: { title: 'Bad Request', details } });
     expect(tasks()).toBe(before);
@@ -203,17 +205,17 @@ describe('export tasks', () => {
 
   it('keep their file 24 hours, then the sweeper deletes it and the task shows no link', async () => {
     const { task } = await t.admin.post<{ task: string }>(`/${CUSTOMER}/events/export/tasks`, undefined, range);
-    const record = await t.server.ctx.exporter.finished(t.server.ctx.exportTasks.byId(CUSTOMER, task)!);
+    const record = await t.server.ctx.exporter.finished((await t.server.ctx.store.exportTasks.byId(CUSTOMER, task))!);
     const file = join(t.dataDir, 'exports', `${task}.csv`);
     expect(readFileSync(file, 'utf8')).toBe(fixture.csv);
     const completed = record.completed!;
     const path = `/${CUSTOMER}/events/export/tasks/${task}`;
     now = completed + DAY - 1;
-    t.server.ctx.exporter.sweep();
+    await t.server.ctx.exporter.sweep();
     expect(existsSync(file)).toBe(true);
     expect((await (await adminNow()).get<Task>(path)).download_link).toEqual(expect.any(String));
     now = completed + DAY;
-    t.server.ctx.exporter.sweep();
+    await t.server.ctx.exporter.sweep();
     expect(existsSync(file)).toBe(false);
     expect(await (await adminNow()).get<Task>(path)).toEqual({ task, completed: true, status: 'SUCCESSFUL' });
   });
@@ -243,11 +245,11 @@ describe('exports written in parts', () => {
     rows.push(...Array.from({ length: 40 }, (_, i) => eventRow({ created: START + 2000, device_id: `same-ms-${i}` })));
     const noon = rows.filter((row) => row.created !== START + 1999 && row.created !== START + 1000).map((row) => ({ ...row, id: randomUUID() }));
     const ctx = t.server.ctx;
-    ctx.customers.create(customer, now);
-    insertEvents(ctx.db, customer, rows);
+    insertCustomer(dbOf(t.server), customer);
+    insertEvents(dbOf(t.server), customer, rows);
     const exported = async (parts: number, range: { start: number; end: number }) => {
-      const exporter = new Exporter({ db: ctx.db, dataDir: t.dataDir, tasks: ctx.exportTasks, clock: () => now, parts });
-      const task = await exporter.finished(exporter.request(customer, 'user', range));
+      const exporter = new Exporter({ store: ctx.store, dataDir: t.dataDir, clock: () => now, parts });
+      const task = await exporter.finished(await exporter.request(customer, 'user', range));
       await exporter.close();
       expect(task).toMatchObject({ status: 'SUCCESSFUL' });
       expect(readdirSync(join(t.dataDir, 'exports')).filter((f) => f.includes('partial'))).toEqual([]);
@@ -261,11 +263,11 @@ describe('exports written in parts', () => {
     expect(await exported(2, { start: START, end: START + 3000 })).toEqual(whole);
     expect(await exported(3, { start: START, end: START + 3000 })).toEqual(whole);
     // A part with no events at all (the middle third here) adds nothing.
-    ctx.customers.create('noon', now);
-    insertEvents(ctx.db, 'noon', noon);
+    insertCustomer(dbOf(t.server), 'noon');
+    insertEvents(dbOf(t.server), 'noon', noon);
     const sparse = await (async () => {
-      const exporter = new Exporter({ db: ctx.db, dataDir: t.dataDir, tasks: ctx.exportTasks, clock: () => now, parts: 3 });
-      const task = await exporter.finished(exporter.request('noon', 'user', { start: START, end: START + 3000 }));
+      const exporter = new Exporter({ store: ctx.store, dataDir: t.dataDir, clock: () => now, parts: 3 });
+      const task = await exporter.finished(await exporter.request('noon', 'user', { start: START, end: START + 3000 }));
       await exporter.close();
       return readFileSync(join(t.dataDir, task.file!), 'utf8');
     })();
@@ -277,12 +279,13 @@ describe('exports written in parts', () => {
 describe('a failed export part', () => {
   it('fails the task, removes every part file, and the exporter goes on with the next task', async () => {
     const ctx = t.server.ctx;
-    const options = { dataDir: t.dataDir, tasks: ctx.exportTasks, clock: () => now, parts: 2, concurrency: 1 };
-    // The workers open the database by its file name: this one does not exist.
-    const broken = new Exporter({ ...options, db: { name: join(t.dataDir, 'no-such.db') } as typeof ctx.db });
+    const options = { dataDir: t.dataDir, clock: () => now, parts: 2, concurrency: 1 };
+    // The workers open the store by its locator: this database file does not exist.
+    const locator = { kind: 'sqlite' as const, file: join(t.dataDir, 'no-such.db'), dataDir: t.dataDir };
+    const broken = new Exporter({ ...options, store: { exportTasks: ctx.store.exportTasks, locator } });
     // Two tasks, one at a time: the second runs (and fails) after the first failed.
-    const first = broken.request(CUSTOMER, 'user', { start: fixture.start, end: fixture.end });
-    const second = broken.request(CUSTOMER, 'user', { start: fixture.start, end: fixture.end });
+    const first = await broken.request(CUSTOMER, 'user', { start: fixture.start, end: fixture.end });
+    const second = await broken.request(CUSTOMER, 'user', { start: fixture.start, end: fixture.end });
     const [task, next] = await Promise.all([broken.finished(first), broken.finished(second)]);
     await broken.close();
     expect(task).toMatchObject({ status: 'FAILED', file: null });
@@ -309,9 +312,9 @@ describe('export tasks across a restart', () => {
     try {
       const first = await startServer(options);
       const ctx = first.ctx;
-      const admin = ctx.users.byEmail('admin@example.com')!;
-      const abandoned = ctx.exportTasks.create({ id: 'abandoned', customer_id: CUSTOMER, requested_by: admin.id, start_time: 0, end_time: 1, cells: 'safe', requested: clock });
-      const finished = ctx.exporter.request(CUSTOMER, admin.id, { start: 0, end: 1 });
+      const admin = (await ctx.store.users.byEmail('admin@example.com'))!;
+      const abandoned = await ctx.store.exportTasks.create({ id: 'abandoned', customer_id: CUSTOMER, requested_by: admin.id, start_time: 0, end_time: 1, cells: 'safe', requested: clock });
+      const finished = await ctx.exporter.request(CUSTOMER, admin.id, { start: 0, end: 1 });
       await ctx.exporter.finished(finished);
       writeFileSync(join(dataDir, 'exports', 'abandoned.csv.partial'), 'id,cl');
       expect(abandoned.status).toBe('PENDING');
@@ -320,12 +323,12 @@ describe('export tasks across a restart', () => {
       clock = START + DAY + 1;
       const second = await startServer(options);
       try {
-        expect(second.ctx.exportTasks.byId(CUSTOMER, 'abandoned')).toMatchObject({
+        expect(await second.ctx.store.exportTasks.byId(CUSTOMER, 'abandoned')).toMatchObject({
           status: 'FAILED',
           completed: clock,
           failure: 'the server stopped before the export finished',
         });
-        expect(second.ctx.exportTasks.byId(CUSTOMER, finished.id)).toMatchObject({ status: 'SUCCESSFUL', file: null });
+        expect(await second.ctx.store.exportTasks.byId(CUSTOMER, finished.id)).toMatchObject({ status: 'SUCCESSFUL', file: null });
         expect(readdirSync(join(dataDir, 'exports'))).toEqual([]);
       } finally {
         await second.close();

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dbOf } from './helpers/sqlite.js';
 import { ApiClient, ApiError } from '../src/client/api.js';
 import { encodePageToken } from '../src/domain/page-token.js';
-import { insertEvents, toApiEvent, type EventRow } from '../src/store/event-rows.js';
-import { GATEWAY_NEWEST_FIRST_SQL, NEWEST_FIRST_SQL, OLDEST_FIRST_SQL } from '../src/store/events.js';
-import { openDatabase } from '../src/store/open.js';
+import { insertEvents, toApiEvent, type EventRow } from '../src/store/sqlite/event-rows.js';
+import { GATEWAY_NEWEST_FIRST_SQL, NEWEST_FIRST_SQL, OLDEST_FIRST_SQL } from '../src/store/sqlite/events.js';
+import { openDatabase } from '../src/store/sqlite/open.js';
 import { eventRow, newestFirst } from './helpers/events.js';
 import { CUSTOMER, startTestServer, type TestServer } from './helpers/server.js';
 
@@ -18,7 +19,7 @@ interface Page {
 }
 
 let t: TestServer;
-const seed = (rows: EventRow[], customer = CUSTOMER) => insertEvents(t.server.ctx.db, customer, rows);
+const seed = (rows: EventRow[], customer = CUSTOMER) => insertEvents(dbOf(t.server), customer, rows);
 const list = (query: Record<string, string | number | undefined>) => t.admin.get<Page>(`/${CUSTOMER}/events`, query);
 
 /** The status and body of a refused request. */
@@ -223,7 +224,7 @@ describe('GET /{customer_id}/events defaults', () => {
   it('lists the last 24 hours up to now by default, 500 at most per page', async () => {
     const day = 24 * HOUR;
     const inside = Array.from({ length: 520 }, (_, i) => eventRow({ created: NOW - day + i }));
-    insertEvents(clocked.server.ctx.db, CUSTOMER, [...inside, eventRow({ created: NOW }), eventRow({ created: NOW - day - 1 }), eventRow({ created: NOW - 1, id: 'ffffffff-last' })]);
+    insertEvents(dbOf(clocked.server), CUSTOMER, [...inside, eventRow({ created: NOW }), eventRow({ created: NOW - day - 1 }), eventRow({ created: NOW - 1, id: 'ffffffff-last' })]);
     const page = await clocked.admin.get<Page>(`/${CUSTOMER}/events`);
     expect(page.metadata.size).toBe(500);
     expect(page.metadata.filters).toEqual([

@@ -1,19 +1,21 @@
+import { FeatureStore } from '../src/store/sqlite/features.js';
+import { dbOf } from './helpers/sqlite.js';
 import { scenarioTable, type Scenario } from './helpers/scenarios.js';
 import { CUSTOMER } from './helpers/server.js';
 import { OTHER_CUSTOMER, startFoundation, type Foundation } from './helpers/world.js';
 
 /** Sets flags as the operator command does: straight in the deployment's store. */
-function setFlags(w: Foundation): void {
-  const { features, clock } = w.t.server.ctx;
-  features.set(CUSTOMER, 'scan-heatmap', true, { colours: 3, beta: true }, clock());
-  features.set(CUSTOMER, 'bulk-export', false, undefined, clock());
-  features.set(CUSTOMER, 'analytics', true, null, clock());
-  features.set(OTHER_CUSTOMER, 'globex-only', true, undefined, clock());
+async function setFlags(w: Foundation): Promise<void> {
+  const { store: { features }, clock } = w.t.server.ctx;
+  await features.set(CUSTOMER, 'scan-heatmap', true, { colours: 3, beta: true }, clock());
+  await features.set(CUSTOMER, 'bulk-export', false, undefined, clock());
+  await features.set(CUSTOMER, 'analytics', true, null, clock());
+  await features.set(OTHER_CUSTOMER, 'globex-only', true, undefined, clock());
 }
 
 const withFlags = async () => {
   const w = await startFoundation();
-  setFlags(w);
+  await setFlags(w);
   return w;
 };
 
@@ -63,7 +65,7 @@ const flagged: Scenario<Foundation>[] = [
     name: 'a flag the operator disables shows as disabled at once',
     method: 'GET',
     path: (w) => {
-      w.t.server.ctx.features.set(OTHER_CUSTOMER, 'globex-only', false, undefined, w.t.server.ctx.clock());
+      new FeatureStore(dbOf(w.t.server)).set(OTHER_CUSTOMER, 'globex-only', false, undefined, w.t.server.ctx.clock());
       return `/${OTHER_CUSTOMER}/features`;
     },
     auth: (w) => `Bearer ${w.otherAdmin.token}`,

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { dbOf } from './helpers/sqlite.js';
 import {
   OTHER_CUSTOMER,
   T0,
@@ -168,7 +169,7 @@ describe('GET /{customer_id}/gateways', () => {
 describe('POST /{customer_id}/gateways/bulk-create', () => {
   const { fixture } = useFixture();
   const count = async (f: Fixture) =>
-    f.t.server.ctx.db.prepare("SELECT count(*) FROM gateways WHERE customer_id = 'acme'").pluck().get() as number;
+    dbOf(f.t.server).prepare("SELECT count(*) FROM gateways WHERE customer_id = 'acme'").pluck().get() as number;
 
   scenarioTable(
     [

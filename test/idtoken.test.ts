@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { SignJWT, importJWK, type JWK } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ID_TOKEN_LIFETIME_SECONDS, IdTokens } from '../src/auth/idtoken.js';
+import { FileSecrets } from '../src/store/sqlite/secrets.js';
 import { BAD_TOKEN, scenarioTable, type World } from './helpers/scenarios.js';
 import { ADMIN_EMAIL, CUSTOMER, startTestServer } from './helpers/server.js';
 
@@ -17,7 +18,7 @@ afterEach(() => {
 
 async function tokensAt(clock: () => number, dataDir = mkdtempSync(join(tmpdir(), 'scanhub-idtoken-'))): Promise<IdTokens> {
   dirs.push(dataDir);
-  return IdTokens.load(dataDir, clock);
+  return IdTokens.load(new FileSecrets(dataDir), clock);
 }
 
 describe('IdTokens.verify', () => {

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { analyzeJobs } from '../src/domain/job-analysis.js';
-import { insertEvents } from '../src/store/event-rows.js';
-import { JobAnalysisPool } from '../src/store/job-analysis-pool.js';
-import { openDatabase, type Db } from '../src/store/open.js';
+import { insertEvents } from '../src/store/sqlite/event-rows.js';
+import { JobAnalysisPool } from '../src/store/sqlite/job-analysis-pool.js';
+import { openDatabase, type Db } from '../src/store/sqlite/open.js';
 import { eventId, eventRow } from './helpers/job-rows.js';
 
 let dir: string;

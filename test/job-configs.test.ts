@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { dbOf } from './helpers/sqlite.js';
 import type { ApiClient } from '../src/client/api.js';
 import { CUSTOMER, startTestServer, type TestServer } from './helpers/server.js';
 import { call, insertCustomer, insertGateway } from './helpers/job-rows.js';
@@ -19,7 +20,7 @@ let packing: { job_config_id: string };
 beforeEach(async () => {
   now = T0;
   ts = await startTestServer({ clock: () => now });
-  const db = ts.server.ctx.db;
+  const db = dbOf(ts.server);
   insertGateway(db, CUSTOMER, 'gw-1', G1);
   insertGateway(db, CUSTOMER, 'gw-2', G2);
   insertCustomer(db, 'other');
@@ -278,7 +279,7 @@ describe('job configuration lifecycle', () => {
   });
 
   it('a deleted gateway cannot be added, but does not block changing the rest', async () => {
-    ts.server.ctx.db.prepare('UPDATE gateways SET deleted = ? WHERE id = ?').run(T0, G1);
+    dbOf(ts.server).prepare('UPDATE gateways SET deleted = ? WHERE id = ?').run(T0, G1);
     expect(await call(ts.admin, 'POST', base, body)).toMatchObject(
       error(400, `Body field "gateway_ids" names gateway "${G1}", which is not a gateway of this customer.`),
     );

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { analyzeJobs, type AnalysisEvent } from '../src/domain/job-analysis.js';
-import { insertEvents } from '../src/store/event-rows.js';
-import { JOB_MARKER_QUERY, JOB_MARKER_QUERY_SUBSTR, analyzeStoredJobs, prefixEnd } from '../src/store/job-events.js';
-import { openDatabase, type Db } from '../src/store/open.js';
+import { insertEvents } from '../src/store/sqlite/event-rows.js';
+import { JOB_MARKER_QUERY, JOB_MARKER_QUERY_SUBSTR, analyzeStoredJobs, prefixEnd } from '../src/store/sqlite/job-events.js';
+import { openDatabase, type Db } from '../src/store/sqlite/open.js';
 import { eventRow } from './helpers/job-rows.js';
 
 let db: Db;

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { insertEvents } from '../src/store/event-rows.js';
+import { dbOf } from './helpers/sqlite.js';
+import { insertEvents } from '../src/store/sqlite/event-rows.js';
 import { runCli } from './helpers/cli.js';
 import { eventId, eventRow, insertGateway } from './helpers/job-rows.js';
 import { CUSTOMER, startTestServer, type TestServer } from './helpers/server.js';
@@ -20,7 +21,7 @@ beforeEach(async () => {
   ts = await startTestServer();
   config = mkdtempSync(join(tmpdir(), 'scanhub-cli-config-'));
   env = { SCANHUB_URL: ts.url, SCANHUB_TOKEN: ts.adminToken, SCANHUB_CUSTOMER: CUSTOMER, XDG_CONFIG_HOME: config };
-  const db = ts.server.ctx.db;
+  const db = dbOf(ts.server);
   insertGateway(db, CUSTOMER, 'gw-1', G1);
   insertGateway(db, CUSTOMER, 'gw-2', G2);
   // G1: jobs of 2 and 4 minutes with a product scan between; G2: one job of 30 s, then one left open.

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import mqtt, { type MqttClient } from 'mqtt';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { dbOf } from './helpers/sqlite.js';
 import { issueClientCertificate, loadOrCreateCa, randomSerialHex } from '../src/pki/ca.js';
 import { connectGateway, connectPacket, connectRawTls, mqttString, provisionGateway, readBytes, remainingLength, type TestGateway } from './helpers/mqtt.js';
 import { CUSTOMER, collectedLogs, startTestServer, type TestServer } from './helpers/server.js';
@@ -29,7 +30,7 @@ async function connect(gateway: TestGateway, options: Parameters<typeof connectG
 }
 
 const closed = (client: MqttClient) => new Promise<void>((resolve) => client.once('close', () => resolve()));
-const eventCount = () => (t.server.ctx.db.prepare('SELECT count(*) AS n FROM events').get() as { n: number }).n;
+const eventCount = () => (dbOf(t.server).prepare('SELECT count(*) AS n FROM events').get() as { n: number }).n;
 const scan = (id: string, extra: Record<string, unknown> = {}) => JSON.stringify({ id, type: 'scan', scan_code: 'A-1', created: 1_700_000_000_000, ...extra });
 const ID = ['0b7e3a52-5f0e-4a7d-9c61-3b1f2d4e5a01', '0b7e3a52-5f0e-4a7d-9c61-3b1f2d4e5a02', '0b7e3a52-5f0e-4a7d-9c61-3b1f2d4e5a03'];
 
@@ -75,7 +76,7 @@ describe('publishing', () => {
       { qos: 1 },
     );
     // The PUBACK has arrived: the row must already be committed.
-    expect(t.server.ctx.db.prepare('SELECT * FROM events WHERE id = ?').get(ID[0])).toEqual({
+    expect(dbOf(t.server).prepare('SELECT * FROM events WHERE id = ?').get(ID[0])).toEqual({
       seq: 1,
       id: ID[0],
       customer_id: CUSTOMER,
@@ -105,7 +106,7 @@ describe('publishing', () => {
     await client.publishAsync(gateway.topic, scan(ID[0]), { qos: 1 });
     await client.publishAsync(gateway.topic, scan(ID[0], { scan_code: 'changed' }), { qos: 1 });
     await client.publishAsync(gateway.topic, JSON.stringify([JSON.parse(scan(ID[0])), JSON.parse(scan(ID[1]))]), { qos: 1 });
-    expect(t.server.ctx.db.prepare('SELECT id, scan_code FROM events ORDER BY seq').all()).toEqual([
+    expect(dbOf(t.server).prepare('SELECT id, scan_code FROM events ORDER BY seq').all()).toEqual([
       { id: ID[0], scan_code: 'A-1' },
       { id: ID[1], scan_code: 'A-1' },
     ]);
@@ -159,7 +160,7 @@ describe('publishing', () => {
 
     const client = await connect(other);
     await client.publishAsync(other.topic, scan(ID[0]), { qos: 1 });
-    expect(t.server.ctx.db.prepare('SELECT id, gateway_id FROM events').all()).toEqual([{ id: ID[0], gateway_id: other.id }]);
+    expect(dbOf(t.server).prepare('SELECT id, gateway_id FROM events').all()).toEqual([{ id: ID[0], gateway_id: other.id }]);
   });
 
   it('closes a connection at a Remaining Length of five bytes (malformed), not counted as a refused publish', async () => {
@@ -251,6 +252,6 @@ describe('connecting', () => {
     const second = await connect(gateway, { clientId: 'anything' });
     await firstClosed;
     await second.publishAsync(gateway.topic, scan(ID[2]), { qos: 1 });
-    expect(t.server.ctx.db.prepare('SELECT gateway_id FROM events ORDER BY seq').pluck().all()).toEqual([other.id, gateway.id, gateway.id]);
+    expect(dbOf(t.server).prepare('SELECT gateway_id FROM events ORDER BY seq').pluck().all()).toEqual([other.id, gateway.id, gateway.id]);
   });
 });

@@ -1,12 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { IngestWriter } from '../src/mqtt/ingest.js';
-import { crashThreadForTest } from '../src/mqtt/supervised-thread.js';
-import { CustomerStore } from '../src/store/customers.js';
-import { GatewayStore } from '../src/store/gateways.js';
-import { openDatabase } from '../src/store/open.js';
+import { crashThreadForTest } from '../src/threads/supervised-thread.js';
+import { CustomerStore } from '../src/store/sqlite/customers.js';
+import { GatewayStore } from '../src/store/sqlite/gateways.js';
+import { openDatabase } from '../src/store/sqlite/open.js';
 
 const GATEWAY = '5b0c4e1b-2d3f-4a5b-8c6d-9e0f1a2b3c44';
 const silent = { info: () => {}, warn: () => {}, error: () => {} };
@@ -26,6 +26,9 @@ function outcome(writer: IngestWriter, payload: Buffer): Promise<string | null> 
   return new Promise((resolve) => writer.submit(GATEWAY, payload, (error) => resolve(error ? error.message : null)));
 }
 
+/** The locator of a database file (its folder as the data directory). */
+const locatorOf = (file: string) => ({ kind: 'sqlite' as const, file, dataDir: dirname(file) });
+
 /** A database with one customer and GATEWAY, and its file. */
 function deployment() {
   const dir = mkdtempSync(join(tmpdir(), 'scanhub-ingest-'));
@@ -33,14 +36,14 @@ function deployment() {
   const file = join(dir, 'scanhub.db');
   const db = openDatabase(file);
   new CustomerStore(db).create('acme', 1);
-  new GatewayStore(db).insert('acme', [{ id: GATEWAY, name: 'g', usecase: 'picking', station: 'S1' }], 1);
+  new GatewayStore(db).createAll('acme', [{ id: GATEWAY, name: 'g', usecase: 'picking', station: 'S1' }], 1);
   return { db, file };
 }
 
 describe('IngestWriter while the writer thread restarts', () => {
   it('keeps messages up to the byte cap for the new thread and refuses the ones beyond at once', async () => {
     const { db, file } = deployment();
-    const writer = new IngestWriter({ databaseFile: file, clock: () => 1_700_000_000_000, log: silent, maxQueuedBytesWriterDown: 600 });
+    const writer = new IngestWriter({ locator: locatorOf(file), clock: () => 1_700_000_000_000, log: silent, maxQueuedBytesWriterDown: 600 });
     try {
       await writer.threads.writer.reached('running');
       const release = crashThreadForTest(writer.threads.writer, 'now', { holdRestart: true });
@@ -68,7 +71,7 @@ describe('IngestWriter while the writer thread restarts', () => {
 describe('IngestWriter when the writer thread dies with a batch', () => {
   it('commits each of its messages again alone: after a commit, they are duplicates, acknowledged, none quarantined', async () => {
     const { db, file } = deployment();
-    const writer = new IngestWriter({ databaseFile: file, clock: () => 1_700_000_000_000, log: silent });
+    const writer = new IngestWriter({ locator: locatorOf(file), clock: () => 1_700_000_000_000, log: silent });
     try {
       await writer.threads.writer.reached('running');
       crashThreadForTest(writer.threads.writer, 'after-commit');

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import type { MqttClient } from 'mqtt';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { dbOf } from './helpers/sqlite.js';
 import { databaseFile } from '../src/server/serve.js';
 import { connectGateway, provisionGateway, type TestGateway } from './helpers/mqtt.js';
 import { CUSTOMER, startTestServer, type TestServer } from './helpers/server.js';
@@ -26,7 +27,7 @@ async function connect(gateway: TestGateway): Promise<MqttClient> {
   return client;
 }
 
-const events = () => t.server.ctx.db.prepare('SELECT id, class, type, created, scan_code, gateway_id FROM events ORDER BY seq').all();
+const events = () => dbOf(t.server).prepare('SELECT id, class, type, created, scan_code, gateway_id FROM events ORDER BY seq').all();
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const ID = ['5d1c2f0e-8a4b-4c3d-9e2f-1a2b3c4d5e01', '5d1c2f0e-8a4b-4c3d-9e2f-1a2b3c4d5e02'];
 
@@ -37,7 +38,7 @@ describe('payloads', () => {
     await client.publishAsync(gateway.topic, JSON.stringify({ type: 'telemetry', device_battery: 55, id: null }), { qos: 1 });
     const [event] = events() as { id: string }[];
     expect(event).toEqual({ id: expect.stringMatching(UUID), class: 'event', type: 'telemetry', created: T0, scan_code: null, gateway_id: gateway.id });
-    const row = t.server.ctx.db.prepare('SELECT last_message FROM gateways WHERE id = ?').get(gateway.id);
+    const row = dbOf(t.server).prepare('SELECT last_message FROM gateways WHERE id = ?').get(gateway.id);
     expect(row).toEqual({ last_message: T0 });
   });
 

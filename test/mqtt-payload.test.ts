@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_EVENTS_PER_MESSAGE, MAX_NESTING, structureProblem } from '../src/domain/payload-limits.js';
 import { parsePayload } from '../src/domain/payload.js';
-import { EVENT_COLUMNS, type EventColumn } from '../src/store/event-rows.js';
+import { EVENT_COLUMNS, type EventColumn } from '../src/store/sqlite/event-rows.js';
 
 /** Where a column's value sits in a parsed event (after the customer slot). */
 const slot = (name: EventColumn) => 1 + EVENT_COLUMNS.indexOf(name);

@@ -1,9 +1,13 @@
 import type { MqttClient } from 'mqtt';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { crashThreadForTest, type TestCrash } from '../src/mqtt/supervised-thread.js';
+import { dbOf } from './helpers/sqlite.js';
+import { crashThreadForTest, type TestCrash } from '../src/threads/supervised-thread.js';
 import { call } from './helpers/http.js';
 import { connectGateway, messagesSubmitted, provisionGateway, type TestGateway } from './helpers/mqtt.js';
 import { CUSTOMER, collectedLogs, startTestServer, type TestServer } from './helpers/server.js';
+
+/** The SQLite store's WAL checkpointer, one of the threads it runs beside the ingest writer. */
+const checkpointerOf = (server: TestServer) => server.server.broker.threads.maintenance.find((thread) => thread.name === 'checkpointer')!;
 
 // The SQLite threads of MQTT ingest die for real (an uncaught error thrown by the thread entry on
 // a test-only message, crashThreadForTest): the service replaces them, acknowledges nothing that
@@ -32,7 +36,7 @@ async function connect(gateway: TestGateway): Promise<MqttClient> {
 
 const ID = ['7a0c4e1b-2d3f-4a5b-8c6d-9e0f1a2b3c01', '7a0c4e1b-2d3f-4a5b-8c6d-9e0f1a2b3c02', '7a0c4e1b-2d3f-4a5b-8c6d-9e0f1a2b3c03'];
 const scan = (id: string) => JSON.stringify({ id, type: 'scan', scan_code: 'A-1', created: 1_700_000_000_000 });
-const storedIds = () => (t.server.ctx.db.prepare('SELECT id FROM events ORDER BY seq').all() as { id: string }[]).map((row) => row.id);
+const storedIds = () => (dbOf(t.server).prepare('SELECT id FROM events ORDER BY seq').all() as { id: string }[]).map((row) => row.id);
 const health = async () => {
   const answer = await call(t.url, 'GET', '/healthz');
   return { status: answer.status, body: answer.body };
@@ -52,7 +56,7 @@ const logged = (msg: string) => logs.filter((line) => line.msg === msg);
 
 /** The dead letters, as an operator would read them (docs/gateways-mqtt.md "Quarantine"). */
 const deadLetters = () =>
-  t.server.ctx.db.prepare('SELECT gateway_id, customer_id, reason, CAST(payload AS TEXT) AS payload FROM dead_letters ORDER BY seq').all();
+  dbOf(t.server).prepare('SELECT gateway_id, customer_id, reason, CAST(payload AS TEXT) AS payload FROM dead_letters ORDER BY seq').all();
 /** /healthz's view of one thread. */
 const thread = (state: string, starts: number, lastCause: string | null) => ({ state, starts, last_cause: lastCause });
 
@@ -141,7 +145,7 @@ describe('the checkpointer thread dies', () => {
   it('is replaced and shown on /healthz; it is not on the PUBACK path, so /healthz stays 200 and ingest goes on meanwhile', async () => {
     const gateway = await provisionGateway(t);
     const client = await connect(gateway);
-    const checkpointer = t.server.broker.threads.checkpointer;
+    const checkpointer = checkpointerOf(t);
     await checkpointer.reached('running');
     const release = crashThreadForTest(checkpointer, 'now', { holdRestart: true });
     await checkpointer.reached('restarting');
@@ -165,7 +169,8 @@ describe('close()', () => {
   it('during a restart: finishes, starts no thread, and acknowledges nothing it could not store', async () => {
     const gateway = await provisionGateway(t);
     const client = await connect(gateway);
-    const { writer, checkpointer } = t.server.broker.threads;
+    const { writer } = t.server.broker.threads;
+    const checkpointer = checkpointerOf(t);
     const release = crashThreadForTest(writer, 'now', { holdRestart: true });
     await writer.reached('restarting');
     let acknowledged = false;
@@ -187,7 +192,8 @@ describe('close()', () => {
   it('after a restart: the new threads finish and close() restarts nothing', async () => {
     const gateway = await provisionGateway(t);
     const client = await connect(gateway);
-    const { writer, checkpointer } = t.server.broker.threads;
+    const { writer } = t.server.broker.threads;
+    const checkpointer = checkpointerOf(t);
     crashThreadForTest(writer, 'now');
     await writer.reached('restarting');
     await writer.reached('running');

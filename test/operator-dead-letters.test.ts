@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeadLetterStore } from '../src/store/dead-letters.js';
+import { dbOf } from './helpers/sqlite.js';
+import { DeadLetterStore } from '../src/store/sqlite/dead-letters.js';
 import { BIN, runCli } from './helpers/cli.js';
 import { CUSTOMER, startTestServer, type TestServer } from './helpers/server.js';
 
@@ -15,8 +16,8 @@ const PAYLOAD = Buffer.concat([Buffer.from('{"type":"scan","scan_code":"'), Buff
 beforeAll(async () => {
   t = await startTestServer();
   const now = 1_800_000_000_000;
-  t.server.ctx.gateways.insert(CUSTOMER, [{ id: GATEWAY, name: 'dock', usecase: 'picking', station: 'S1' }], now);
-  const store = new DeadLetterStore(t.server.ctx.db);
+  await t.server.ctx.store.gateways.createAll(CUSTOMER, [{ id: GATEWAY, name: 'dock', usecase: 'picking', station: 'S1' }], now);
+  const store = new DeadLetterStore(dbOf(t.server));
   store.add({ gatewayId: GATEWAY, received: now, quarantined: now + 250, reason: 'crashed the ingest writer thread: boom', payload: PAYLOAD });
   store.add({ gatewayId: 'gone', received: now + 1, quarantined: now + 300, reason: 'crashed the ingest writer thread: boom\tagain', payload: Buffer.from('[]') });
 });

@@ -46,7 +46,7 @@ describe('scanhub operator customers add (while serve runs)', () => {
       stdout: '',
       stderr: `scanhub: a user with the e-mail address ${ADMIN_EMAIL.toUpperCase()} already exists\n`,
     });
-    expect(t.server.ctx.customers.exists('umbrella')).toBe(false);
+    expect(await t.server.ctx.store.customers.exists('umbrella')).toBe(false);
   });
 
   it.each([

@@ -118,7 +118,7 @@ describe('POST /{customer_id}/create-provisioning-package', () => {
     expect([first.status, second.status].sort()).toEqual([200, 409]);
     const [winner, loser, loserExisting] = first.status === 200 ? [first, second, q] : [second, first, p];
     expect(loser.body).toEqual({ title: 'Conflict', details: expect.stringMatching(/^A gateway named "Contested" already exists/) });
-    expect(f.t.server.ctx.gateways.byId('acme', loserExisting)!.provisioning_prepared).toBeNull();
+    expect((await f.t.server.ctx.store.gateways.byId('acme', loserExisting))!.provisioning_prepared).toBeNull();
     const files = (winner.body as PackageAnswer).gateways.map((g) => new URL(g.package_url).pathname.split('/').pop());
     expect(readdirSync(dir).filter((name) => !before.includes(name)).sort()).toEqual(files.sort());
     // Tidy up for the tables below: these gateways are not part of their expectations.
@@ -140,7 +140,7 @@ describe('POST /{customer_id}/create-provisioning-package', () => {
     expect([first.status, second.status].sort()).toEqual([200, 400]);
     const [winner, loser, loserY] = first.status === 200 ? [first, second, yb] : [second, first, ya];
     expect(loser.body).toEqual({ title: 'Bad Request', details: expect.stringContaining(`"${x}" was already prepared for provisioning`) });
-    expect(f.t.server.ctx.gateways.byId('acme', loserY)!.provisioning_prepared).toBeNull();
+    expect((await f.t.server.ctx.store.gateways.byId('acme', loserY))!.provisioning_prepared).toBeNull();
     const files = (winner.body as PackageAnswer).gateways.map((g) => new URL(g.package_url).pathname.split('/').pop());
     expect(readdirSync(dir).filter((name) => !before.includes(name)).sort()).toEqual(files.sort());
     for (const id of [x, ya, yb]) await call(f.t.url, 'DELETE', `/acme/gateways/${id}`, { token: f.tokens.admin });
@@ -148,7 +148,7 @@ describe('POST /{customer_id}/create-provisioning-package', () => {
 
   const refusedNothingCreated = async (f: Fixture) => {
     expect(await gatewayNames(f)).toEqual(['A', 'B', 'New 1', 'New 2', 'Next day', 'Prepared', 'Short-lived']);
-    expect(f.t.server.ctx.gateways.byId('acme', f.ids.b!)!.provisioning_prepared).toBeNull();
+    expect((await f.t.server.ctx.store.gateways.byId('acme', f.ids.b!))!.provisioning_prepared).toBeNull();
   };
 
   scenarioTable(

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSecureContext } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dbOf } from './helpers/sqlite.js';
 import {
   OTHER_CUSTOMER,
   T0,
@@ -73,7 +74,7 @@ describe('POST /{customer_id}/gateways/{gateway_id}/prepare-provisioning', () =>
         as: 'admin',
         status: 200,
         check: (_r, f) => {
-          const db = f.t.server.ctx.db;
+          const db = dbOf(f.t.server);
           const tokens = db.prepare('SELECT token_hash, gateway_id, expires_at, used_at FROM provisioning_tokens').all();
           expect(tokens).toEqual([
             { token_hash: createHash('sha256').update(f.ids.token!).digest('hex'), gateway_id: f.ids.g, expires_at: T0 + DAY, used_at: null },
@@ -123,7 +124,7 @@ describe('POST /{customer_id}/gateways/{gateway_id}/prepare-provisioning', () =>
     const id = await createGateway(f, 'Race');
     const results = await Promise.all([1, 2].map(() => call(f.t.url, 'POST', `/acme/gateways/${id}/prepare-provisioning`, { token: f.tokens.admin })));
     expect(results.map((r) => r.status).sort()).toEqual([200, 403]);
-    expect(f.t.server.ctx.db.prepare('SELECT count(*) FROM provisioning_tokens WHERE gateway_id = ?').pluck().get(id)).toBe(1);
+    expect(dbOf(f.t.server).prepare('SELECT count(*) FROM provisioning_tokens WHERE gateway_id = ?').pluck().get(id)).toBe(1);
   });
 });
 
@@ -183,7 +184,7 @@ describe('POST /provisioning', () => {
         path: '/healthz',
         status: 200,
         check: (_r, f) => {
-          const row = f.t.server.ctx.db.prepare('SELECT key_pem, delivered_at FROM gateway_certificates WHERE gateway_id = ?').get(f.ids.g);
+          const row = dbOf(f.t.server).prepare('SELECT key_pem, delivered_at FROM gateway_certificates WHERE gateway_id = ?').get(f.ids.g);
           expect(row).toEqual({ key_pem: null, delivered_at: T0 });
         },
       },
@@ -223,6 +224,6 @@ describe('POST /provisioning', () => {
       status: 403,
       body: { title: 'Forbidden', details: 'The gateway of this provisioning token does not exist any more.' },
     });
-    expect(f.t.server.ctx.db.prepare('SELECT used_at FROM provisioning_tokens WHERE gateway_id = ?').pluck().get(id)).toBeNull();
+    expect(dbOf(f.t.server).prepare('SELECT used_at FROM provisioning_tokens WHERE gateway_id = ?').pluck().get(id)).toBeNull();
   });
 });

@@ -2,6 +2,7 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dbOf } from './helpers/sqlite.js';
 import { runCli } from './helpers/cli.js';
 import { CUSTOMER, startTestServer, type TestServer } from './helpers/server.js';
 import type { SimulationSummary } from '../src/simulator/run.js';
@@ -24,7 +25,7 @@ afterAll(async () => {
 
 type Summary = SimulationSummary;
 
-const db = () => t.server.ctx.db;
+const db = () => dbOf(t.server);
 const storedEvents = (gatewayId: string) =>
   (db().prepare('SELECT count(*) AS n FROM events WHERE gateway_id = ?').get(gatewayId) as { n: number }).n;
 

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SupervisedThread, crashThreadForTest, type RestartPolicy, type ThreadLog } from '../src/mqtt/supervised-thread.js';
+import { SupervisedThread, crashThreadForTest, type RestartPolicy, type ThreadLog } from '../src/threads/supervised-thread.js';
 
 // Real worker threads (test/fixtures/threads/*.mjs) dying for real: the supervisor replaces them,
 // backs off when they keep dying, and never restarts one it closed.

@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { SignJWT, exportJWK, generateKeyPair, importJWK, jwtVerify, type JWK } from 'jose';
-import { loadOrCreateSecret } from './secrets.js';
+import type { SecretRepository } from '../store/ports.js';
 
 export const ID_TOKEN_LIFETIME_SECONDS = 3600;
 const ALG = 'ES256';
@@ -36,13 +34,13 @@ export class IdTokens {
     private readonly clock: () => number,
   ) {}
 
-  /** Loads the signing key from `<dataDir>/keys`, generating it on first use. */
-  static async load(dataDir: string, clock: () => number = Date.now): Promise<IdTokens> {
-    const dir = join(dataDir, 'keys');
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const { privateKey: generated } = await generateKeyPair(ALG, { extractable: true });
-    const fresh = { ...(await exportJWK(generated)), kid: randomUUID(), alg: ALG };
-    const jwk = JSON.parse(loadOrCreateSecret(join(dir, 'idtoken.jwk'), () => JSON.stringify(fresh))) as JWK;
+  /** Loads the signing key (the secret `keys/idtoken.jwk`), generating it on first use. */
+  static async load(secrets: SecretRepository, clock: () => number = Date.now): Promise<IdTokens> {
+    const stored = await secrets.getOrCreate('keys/idtoken.jwk', async () => {
+      const { privateKey: generated } = await generateKeyPair(ALG, { extractable: true });
+      return JSON.stringify({ ...(await exportJWK(generated)), kid: randomUUID(), alg: ALG });
+    });
+    const jwk = JSON.parse(stored) as JWK;
     const { d: _private, ...publicJwk } = jwk;
     return new IdTokens(
       await importJWK(jwk, ALG),

@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { ASSET_TYPES, type AssetType } from '../domain/assets.js';
 import { registerAssetFile } from '../store/asset-files.js';
-import { AssetStore, type Agreement, type Asset } from '../store/assets.js';
+import type { Agreement, Asset } from '../store/ports.js';
 import { CliError, Exit, formatTime, printList, printObject, success, type Column, type Io } from './io.js';
-import { withOperatorDatabase } from './operator.js';
+import { withOperatorStore } from './operator.js';
 
 /** An asset as the API lists it: without the internal id. */
 export type PublicAsset = Omit<Asset, 'id'>;
@@ -70,11 +70,11 @@ export function registerOperatorAssetCommands(operator: Command): void {
         if (!VERSION.test(value)) throw new CliError(`${flag} "${value}" is not a version: use 1-64 letters, digits, ".", "_", "+" or "-"`, Exit.USAGE);
       }
       const eulaText = readEula(options.eulaFile);
-      await withOperatorDatabase(command, async (db, io, dataDir) => {
+      await withOperatorStore(command, async (store, io, dataDir) => {
         let asset: Asset;
         try {
           asset = await registerAssetFile(
-            db,
+            store.assets,
             dataDir,
             { assetType: options.type, assetVersion: options.version, eulaVersion: options.eulaVersion, eulaText, file },
             Date.now(),
@@ -95,8 +95,8 @@ export function registerOperatorAssetCommands(operator: Command): void {
     .command('list')
     .description('list the registered assets, newest version of each type first')
     .action(async (_options: unknown, command: Command) => {
-      await withOperatorDatabase(command, (db, io) => {
-        printList(io, new AssetStore(db).list().map(publicAsset), assetColumns(io));
+      await withOperatorStore(command, async (store, io) => {
+        printList(io, (await store.assets.list()).map(publicAsset), assetColumns(io));
       });
     });
 
@@ -107,6 +107,6 @@ export function registerOperatorAssetCommands(operator: Command): void {
     .action(async (options: { customer?: string }, command: Command) => {
       // The program's global --customer takes the flag wherever it stands; either holds the value.
       const customer = options.customer ?? (command.optsWithGlobals() as { customer?: string }).customer;
-      await withOperatorDatabase(command, (db, io) => printList(io, new AssetStore(db).agreements(customer), agreementColumns(io)));
+      await withOperatorStore(command, async (store, io) => printList(io, await store.assets.agreements(customer), agreementColumns(io)));
     });
 }

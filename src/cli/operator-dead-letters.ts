@@ -1,7 +1,7 @@
 import { Command } from 'commander';
-import { DeadLetterStore, type DeadLetterSummary } from '../store/dead-letters.js';
+import type { DeadLetterSummary } from '../store/ports.js';
 import { CliError, Exit, formatTime, printList, type Column, type Io } from './io.js';
-import { withOperatorDatabase } from './operator.js';
+import { withOperatorStore } from './operator.js';
 
 const columns = (io: Io): Column<DeadLetterSummary>[] => [
   { header: 'SEQ', value: (d) => d.seq },
@@ -23,7 +23,7 @@ export function registerOperatorDeadLetterCommands(operator: Command): void {
     .command('list')
     .description('list the dead letters, oldest first (the payload by its size)')
     .action(async (_options: unknown, command: Command) => {
-      await withOperatorDatabase(command, (db, io) => printList(io, new DeadLetterStore(db).list(), columns(io)));
+      await withOperatorStore(command, async (store, io) => printList(io, await store.deadLetters.list(), columns(io)));
     });
 
   deadLetters
@@ -31,8 +31,8 @@ export function registerOperatorDeadLetterCommands(operator: Command): void {
     .description('write the payload of one dead letter to stdout, byte for byte as the gateway sent it')
     .action(async (seq: string, _options: unknown, command: Command) => {
       if (!/^[1-9]\d{0,15}$/.test(seq)) throw new CliError(`"${seq}" is not a dead letter's seq (see \`scanhub operator dead-letters list\`)`, Exit.USAGE);
-      await withOperatorDatabase(command, (db) => {
-        const payload = new DeadLetterStore(db).payload(Number(seq));
+      await withOperatorStore(command, async (store) => {
+        const payload = await store.deadLetters.payload(Number(seq));
         if (!payload) throw new CliError(`there is no dead letter ${seq}: see \`scanhub operator dead-letters list\``);
         process.stdout.write(payload);
       });

@@ -4,10 +4,8 @@ import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { MIN_PASSWORD_LENGTH, hashPassword } from '../auth/passwords.js';
 import { customerIdProblem, isCustomerId, isEmailAddress } from '../domain/identifiers.js';
-import { CustomerStore } from '../store/customers.js';
-import { FeatureStore } from '../store/features.js';
-import { databaseFile, openDatabase, type Db } from '../store/open.js';
-import { UserStore } from '../store/users.js';
+import { openStore, sqliteLocator } from '../store/open.js';
+import type { Store } from '../store/ports.js';
 import { globalsOf } from './connect.js';
 import { CliError, Exit, createIo, printObject, promptSecret, readStdin, success, type Io } from './io.js';
 
@@ -17,23 +15,23 @@ export function dataDirOf(command: Command): string {
   return resolve(options.dataDir ?? './scanhub-data');
 }
 
-/** Opens the data directory's database (safe while `serve` runs: WAL and a busy timeout). */
-export function openOperatorDatabase(command: Command): { db: Db; io: Io; dataDir: string } {
+/** Opens the data directory's store (safe while `serve` runs: SQLite's WAL and a busy timeout). */
+export async function openOperatorStore(command: Command): Promise<{ store: Store; io: Io; dataDir: string }> {
   const dataDir = dataDirOf(command);
-  const file = databaseFile(dataDir);
-  if (!existsSync(file)) {
+  const locator = sqliteLocator(dataDir);
+  if (locator.kind === 'sqlite' && !existsSync(locator.file)) {
     throw new CliError(`no scanhub database in ${dataDir}: start \`scanhub serve --data-dir ${dataDir}\` once to create it`, Exit.USAGE);
   }
-  return { db: openDatabase(file), io: createIo(globalsOf(command)), dataDir };
+  return { store: await openStore(locator, 'server'), io: createIo(globalsOf(command)), dataDir };
 }
 
-/** Runs `work` with the operator database open and closes it afterwards. */
-export async function withOperatorDatabase<T>(command: Command, work: (db: Db, io: Io, dataDir: string) => Promise<T> | T): Promise<T> {
-  const { db, io, dataDir } = openOperatorDatabase(command);
+/** Runs `work` with the operator store open and closes it afterwards. */
+export async function withOperatorStore<T>(command: Command, work: (store: Store, io: Io, dataDir: string) => Promise<T> | T): Promise<T> {
+  const { store, io, dataDir } = await openOperatorStore(command);
   try {
-    return await work(db, io, dataDir);
+    return await work(store, io, dataDir);
   } finally {
-    db.close();
+    await store.close();
   }
 }
 
@@ -66,24 +64,12 @@ export function registerOperatorCommands(program: Command): Command {
         throw new CliError(`the password must have at least ${MIN_PASSWORD_LENGTH} characters`, Exit.USAGE);
       }
       const passwordHash = await hashPassword(password);
-      await withOperatorDatabase(command, (db) => {
+      await withOperatorStore(command, async (store) => {
         const now = Date.now();
         const userId = randomUUID();
-        const outcome = db
-          .transaction(() => {
-            if (!new CustomerStore(db).create(id, now)) return 'customer-exists';
-            const created = new UserStore(db).create({
-              id: userId,
-              customer_id: id,
-              email: options.adminEmail,
-              roles: ['ADMIN_ROLE'],
-              password_hash: passwordHash,
-              created: now,
-            });
-            if (!created) throw new CliError(`a user with the e-mail address ${options.adminEmail} already exists`);
-            return 'created';
-          })
-          .immediate();
+        const admin = { id: userId, customer_id: id, email: options.adminEmail, roles: ['ADMIN_ROLE'], password_hash: passwordHash, created: now };
+        const outcome = await store.customers.createWithAdmin(id, admin, now);
+        if (outcome === 'email-taken') throw new CliError(`a user with the e-mail address ${options.adminEmail} already exists`);
         if (outcome === 'customer-exists') throw new CliError(`customer "${id}" already exists`);
         if (io.json) io.out(JSON.stringify({ customer_id: id, admin: { id: userId, email: options.adminEmail } }, null, 2));
         success(io, `Created customer "${id}" with administrator ${options.adminEmail}.`);
@@ -111,9 +97,9 @@ export function registerOperatorCommands(program: Command): Command {
           throw new CliError('--properties must be a JSON object or null', Exit.USAGE);
         }
       }
-      await withOperatorDatabase(command, (db, io) => {
-        if (!new CustomerStore(db).exists(id)) throw new CliError(`customer "${id}" does not exist`);
-        const result = new FeatureStore(db).set(id, feature, Boolean(options.enable), properties, Date.now());
+      await withOperatorStore(command, async (store, io) => {
+        if (!(await store.customers.exists(id))) throw new CliError(`customer "${id}" does not exist`);
+        const result = await store.features.set(id, feature, Boolean(options.enable), properties, Date.now());
         printObject(io, result, [
           { header: 'feature', value: (f) => f.feature },
           { header: 'enabled', value: (f) => f.enabled },

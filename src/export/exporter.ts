@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream, existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { CellMode } from '../domain/csv.js';
 import type { TimeRange } from '../domain/event-listing.js';
-import type { ExportTaskRecord, ExportTaskStore } from '../store/export-tasks.js';
-import type { Db } from '../store/open.js';
+import type { ExportTaskRecord, Store } from '../store/ports.js';
+import { workerScript } from '../threads/worker-script.js';
 import type { ExportJob, ExportMessage } from './worker.js';
 
 /** How long a finished export's file is kept (DESIGN.md "Events"). */
@@ -31,9 +30,9 @@ const TEMP_SUFFIX = '.csv.partial';
 const WORKER_LIMITS = { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16 };
 
 export interface ExporterOptions {
-  db: Db;
+  /** Tasks are kept in its exportTasks; workers open their own connection to its locator. */
+  store: Pick<Store, 'exportTasks' | 'locator'>;
   dataDir: string;
-  tasks: ExportTaskStore;
   clock: () => number;
   concurrency?: number;
   /** Parts per export (default EXPORT_PARTS). */
@@ -44,18 +43,6 @@ export interface ExporterOptions {
 export interface ExportLog {
   info(obj: object, msg: string): void;
   error(obj: object, msg: string): void;
-}
-
-/**
- * The worker script. Node cannot load `.ts` in a worker, so when this module runs from src/
- * (vitest) it uses the build in dist/ (`npx tsc -p .` first; `npm test` builds).
- */
-function workerScript(): string {
-  const beside = fileURLToPath(new URL('./worker.js', import.meta.url));
-  if (existsSync(beside)) return beside;
-  const built = beside.replace(/([\\/])src([\\/]export[\\/])/, '$1dist$2');
-  if (existsSync(built)) return built;
-  throw new Error(`export worker ${built} is missing: build with \`npx tsc -p .\``);
 }
 
 /**
@@ -75,23 +62,21 @@ export class Exporter {
   constructor(private readonly options: ExporterOptions) {}
 
   /** At start-up: tasks left PENDING by a previous process fail, their partial files go, old files are swept. */
-  start(log?: ExportLog): void {
+  async start(log?: ExportLog): Promise<void> {
     this.log = log;
-    const { tasks, clock } = this.options;
-    const abandoned = tasks.failAbandoned(clock());
+    const { store, clock } = this.options;
+    const abandoned = await store.exportTasks.failAbandoned(clock());
     if (abandoned) this.log?.info({ abandoned }, 'export tasks of a previous run marked FAILED');
     mkdirSync(this.folder(), { recursive: true, mode: 0o700 });
     for (const name of readdirSync(this.folder())) {
       if (name.endsWith(TEMP_SUFFIX)) rmSync(join(this.folder(), name), { force: true });
     }
-    this.sweep();
+    await this.sweep();
     this.sweeper = setInterval(() => {
-      try {
-        this.sweep();
-      } catch (error) {
+      this.sweep().catch((error: unknown) => {
         // A failed sweep is retried at the next interval; it must not take the server down.
         this.log?.error({ err: error }, 'sweeping export files failed');
-      }
+      });
     }, SWEEP_INTERVAL_MS).unref();
   }
 
@@ -99,9 +84,9 @@ export class Exporter {
    * Accepts an export of the customer's events in the range, its text cells safe from spreadsheet
    * formulas unless `cells` is `raw`; it runs as soon as a slot is free.
    */
-  request(customerId: string, requestedBy: string, range: TimeRange, cells: CellMode = 'safe'): ExportTaskRecord {
+  async request(customerId: string, requestedBy: string, range: TimeRange, cells: CellMode = 'safe'): Promise<ExportTaskRecord> {
     if (this.closed) throw new Error('the exporter is closed');
-    const task = this.options.tasks.create({
+    const task = await this.options.store.exportTasks.create({
       id: randomUUID(),
       customer_id: customerId,
       requested_by: requestedBy,
@@ -116,19 +101,26 @@ export class Exporter {
   }
 
   /** Resolves with the task once it is SUCCESSFUL or FAILED. */
-  finished(task: ExportTaskRecord): Promise<ExportTaskRecord> {
-    const current = this.options.tasks.byId(task.customer_id, task.id);
-    if (current && current.status !== 'PENDING') return Promise.resolve(current);
-    return new Promise((resolve) => this.waiters.set(task.id, [...(this.waiters.get(task.id) ?? []), resolve]));
+  async finished(task: ExportTaskRecord): Promise<ExportTaskRecord> {
+    // Waiting before looking: a task that completes meanwhile resolves this waiter.
+    let waiter!: (task: ExportTaskRecord) => void;
+    const completed = new Promise<ExportTaskRecord>((resolve) => (waiter = resolve));
+    this.waiters.set(task.id, [...(this.waiters.get(task.id) ?? []), waiter]);
+    const current = await this.options.store.exportTasks.byId(task.customer_id, task.id);
+    if (!current || current.status === 'PENDING') return completed;
+    const others = (this.waiters.get(task.id) ?? []).filter((resolve) => resolve !== waiter);
+    if (others.length) this.waiters.set(task.id, others);
+    else this.waiters.delete(task.id);
+    return current;
   }
 
   /** Deletes the files of tasks completed 24 h ago or earlier (by the injected clock); returns how many. */
-  sweep(): number {
-    const { tasks, clock, dataDir } = this.options;
-    const expired = tasks.expiredBy(clock() - EXPORT_KEPT_MS);
+  async sweep(): Promise<number> {
+    const { store, clock, dataDir } = this.options;
+    const expired = await store.exportTasks.expiredBy(clock() - EXPORT_KEPT_MS);
     for (const { id, file } of expired) {
       rmSync(join(dataDir, file), { force: true });
-      tasks.dropFile(id);
+      await store.exportTasks.dropFile(id);
     }
     if (expired.length) this.log?.info({ deleted: expired.length }, 'expired export files deleted');
     return expired.length;
@@ -138,7 +130,7 @@ export class Exporter {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.sweeper);
-    for (const task of this.queue.splice(0)) this.complete(task, 'the server stopped before the export started');
+    for (const task of this.queue.splice(0)) await this.complete(task, 'the server stopped before the export started');
     // Wait for the outcomes, not only the threads: they are recorded before the database closes.
     const outcomes = [...this.running.values()].map(({ workers, finished }) => (workers.forEach((worker) => void worker.terminate()), finished));
     await Promise.all(outcomes);
@@ -170,14 +162,14 @@ export class Exporter {
     for (const [part, range] of ranges.entries()) {
       try {
         const job: ExportJob = {
-          databaseFile: this.options.db.name,
+          locator: this.options.store.locator,
           customerId: task.customer_id,
           ...range,
           file: files[part]!,
           header: part === 0,
           cells: task.cells,
         };
-        const worker = new Worker(workerScript(), { workerData: job, resourceLimits: WORKER_LIMITS });
+        const worker = new Worker(workerScript(import.meta.url, './worker.js'), { workerData: job, resourceLimits: WORKER_LIMITS });
         workers.push(worker);
         outcomes.push(this.outcomeOf(worker));
       } catch (error) {
@@ -195,7 +187,7 @@ export class Exporter {
       .then(
         (rows) => {
           this.log?.info({ task: task.id, rows, parts: ranges.length, ms: Math.round(performance.now() - started) }, 'export written');
-          this.complete(task, undefined, rows, relative);
+          return this.complete(task, undefined, rows, relative);
         },
         async (error: Error) => {
           // One part failed: stop the others before their files go, so that none is written again.
@@ -203,7 +195,7 @@ export class Exporter {
           await Promise.allSettled(outcomes);
           for (const file of files) rmSync(file, { force: true });
           this.log?.error({ task: task.id, reason: error.message }, 'export failed');
-          this.complete(task, error.message);
+          return this.complete(task, error.message);
         },
       )
       .catch((error: Error) => {
@@ -237,11 +229,11 @@ export class Exporter {
     });
   }
 
-  private complete(task: ExportTaskRecord, failure: string | undefined, rows = 0, file = ''): void {
-    const { tasks, clock } = this.options;
-    if (failure === undefined) tasks.succeed(task.id, clock(), rows, file);
-    else tasks.fail(task.id, clock(), failure);
-    const done = tasks.byId(task.customer_id, task.id)!;
+  private async complete(task: ExportTaskRecord, failure: string | undefined, rows = 0, file = ''): Promise<void> {
+    const { store, clock } = this.options;
+    if (failure === undefined) await store.exportTasks.succeed(task.id, clock(), rows, file);
+    else await store.exportTasks.fail(task.id, clock(), failure);
+    const done = (await store.exportTasks.byId(task.customer_id, task.id))!;
     for (const resolve of this.waiters.get(task.id) ?? []) resolve(done);
     this.waiters.delete(task.id);
   }

@@ -2,12 +2,14 @@ import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { CellMode } from '../domain/csv.js';
-import { openDatabase } from '../store/open.js';
+import { openStore } from '../store/open.js';
+import type { StoreLocator } from '../store/ports.js';
 import { writeEventsCsv } from './csv-writer.js';
 
 /** What the exporter hands a worker. */
 export interface ExportJob {
-  databaseFile: string;
+  /** The store the worker opens as a reader. */
+  locator: StoreLocator;
   customerId: string;
   start: number;
   end: number;
@@ -22,19 +24,18 @@ export interface ExportJob {
 /** What a worker reports: the file is complete, or why it is not. */
 export type ExportMessage = { type: 'done'; rows: number } | { type: 'failed'; reason: string };
 
-// One part of an export per worker thread, on its own read-only connection: WAL lets it read while the
-// server's connection keeps writing, and the server's event loop never waits for the export.
+// One part of an export per worker thread, on its own read-only connection (SQLite: WAL lets it
+// read while the server's connection keeps writing, and its page cache stays SQLite's default
+// 2 MB: the export reads each page once), and the server's event loop never waits for the export.
 const job = workerData as ExportJob;
 lowerThreadPriority();
 try {
-  const db = openDatabase(job.databaseFile, { readonly: true });
+  const store = await openStore(job.locator, 'reader');
   try {
-    // The export reads each page once, in order: a large page cache would only add to the server's RSS.
-    db.pragma('cache_size = -2000');
-    const rows = writeEventsCsv(db, job.customerId, job, job.file, job.header, job.cells);
+    const rows = await writeEventsCsv(store.events, job.customerId, job, job.file, job.header, job.cells);
     parentPort!.postMessage({ type: 'done', rows } satisfies ExportMessage);
   } finally {
-    db.close();
+    await store.close();
   }
 } catch (error) {
   // Said here, with the cause: an error thrown out of a worker reaches the exporter without its

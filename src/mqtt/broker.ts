@@ -1,8 +1,9 @@
 import type { TLSSocket } from 'node:tls';
 import { Aedes, type AuthenticateError, type Client, type PublishPacket } from 'aedes';
 import { issueServerCertificate, loadOrCreateCa, type PregeneratedKeys } from '../pki/ca.js';
-import type { ServerContext } from '../server/context.js';
-import { IngestStore } from '../store/ingest.js';
+import type { ServerConfig } from '../server/context.js';
+import { ingestMaintenance } from '../store/open.js';
+import type { Store } from '../store/ports.js';
 import type { IngestThreads } from './ingest-thread.js';
 import { IngestWriter, type IngestLog, type IngestStats } from './ingest.js';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './admission.js';
@@ -61,6 +62,13 @@ export interface BrokerOptions {
   limits?: Partial<ConnectionLimits>;
 }
 
+/** What the broker needs of the server: the store, where the CA lives, its public host name, the clock. */
+export interface BrokerContext {
+  store: Store;
+  config: Pick<ServerConfig, 'dataDir' | 'mqttPublicHost'>;
+  clock: () => number;
+}
+
 /** The gateway behind a connection, known from its certificate once authenticated. */
 interface GatewaySession {
   gatewayId: string;
@@ -82,15 +90,18 @@ function commonNameOf(client: Client): string | undefined {
  * signed by the deployment CA, whose CN names the gateway. All protocol decisions are in the
  * hooks below; durable ingest is in IngestWriter.
  */
-export async function startBroker(ctx: ServerContext, options: BrokerOptions): Promise<MqttBroker> {
+export async function startBroker(ctx: BrokerContext, options: BrokerOptions): Promise<MqttBroker> {
   const { log } = options;
   const ca = loadOrCreateCa(ctx.config.dataDir, await options.keys?.ca);
   const certificate = issueServerCertificate(ca, ctx.config.dataDir, [options.host, ctx.config.mqttPublicHost], await options.keys?.server);
-  const store = new IngestStore(ctx.db);
-  const writer = new IngestWriter({ databaseFile: ctx.db.name, clock: ctx.clock, log, createdWindow: options.createdWindow });
-  // The writer's checkpointer thread keeps the WAL short: an HTTP write on this connection must
-  // not copy it back (and sync) on the event loop that serves TLS and MQTT.
-  ctx.db.pragma('wal_autocheckpoint = 0');
+  const { store } = ctx;
+  const writer = new IngestWriter({
+    locator: store.locator,
+    maintenance: ingestMaintenance(store),
+    clock: ctx.clock,
+    log,
+    createdWindow: options.createdWindow,
+  });
   const sessions = new WeakMap<Client, GatewaySession>();
   const stats: BrokerStats = {
     connected: 0,
@@ -128,14 +139,22 @@ export async function startBroker(ctx: ServerContext, options: BrokerOptions): P
     // Username and password are ignored: the TLS client certificate is the credential.
     authenticate(client, _username, _password, callback) {
       const cn = commonNameOf(client);
-      const gateway = cn ? store.gateway(cn) : undefined;
-      if (!gateway || gateway.deleted !== null) {
-        stats.connectsRefused++;
-        log.warn({ certificate_cn: cn, deleted: Boolean(gateway) }, 'MQTT connect refused: unknown or deleted gateway');
-        return callback(notAuthorized(`gateway ${cn ?? '(no CN)'} is unknown or deleted`), false);
-      }
-      sessions.set(client, { gatewayId: gateway.id, topic: `scanhub/${gateway.customer_id}/gateway/${gateway.id}` });
-      callback(null, true);
+      (cn ? store.ingest.connectingGateway(cn) : Promise.resolve(undefined)).then(
+        (gateway) => {
+          if (!gateway || gateway.deleted !== null) {
+            stats.connectsRefused++;
+            log.warn({ certificate_cn: cn, deleted: Boolean(gateway) }, 'MQTT connect refused: unknown or deleted gateway');
+            return callback(notAuthorized(`gateway ${cn ?? '(no CN)'} is unknown or deleted`), false);
+          }
+          sessions.set(client, { gatewayId: gateway.id, topic: `scanhub/${gateway.customer_id}/gateway/${gateway.id}` });
+          callback(null, true);
+        },
+        // The store cannot answer: refuse as unavailable ([MQTT-3.2.2-5] return code 3); the gateway retries.
+        (error: Error) => {
+          log.warn({ certificate_cn: cn, reason: error.message }, 'MQTT connect refused: the store cannot answer');
+          callback(Object.assign(new Error(error.message), { returnCode: 3 as AuthenticateError['returnCode'] }), false);
+        },
+      );
     },
 
     authorizePublish(client, packet, callback) {

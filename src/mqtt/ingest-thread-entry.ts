@@ -1,17 +1,13 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { IngestStore, tuneForIngest } from '../store/ingest.js';
-import { openDatabase } from '../store/open.js';
-import { createCommitter, type IngestMessage } from './commit.js';
+import type { IngestMessage } from '../domain/ingest.js';
+import { openStore } from '../store/open.js';
+import { THREAD_READY, type TestCrash } from '../threads/supervised-thread.js';
 import { unpackBatch, type PackedBatch, type WriterThreadData } from './ingest-thread.js';
-import { THREAD_READY, type TestCrash } from './supervised-thread.js';
 
-// The writer thread: its own connection to the deployment database (WAL lets the HTTP API read
-// meanwhile); commits each batch it is sent and answers with the result.
-const { databaseFile, createdWindow } = workerData as WriterThreadData;
-const db = openDatabase(databaseFile, { migrate: false });
-// 20,000 pages = 80 MiB of WAL before the writer checkpoints itself (the checkpointer normally keeps up).
-tuneForIngest(db, 20_000);
-const commit = createCommitter(new IngestStore(db), createdWindow);
+// The writer thread: its own connection to the store (SQLite: WAL lets the HTTP API read
+// meanwhile); commits each batch it is sent, one group commit per batch, and answers with the result.
+const { locator, createdWindow } = workerData as WriterThreadData;
+const store = await openStore(locator, 'ingest');
 // Set only by crashThreadForTest: the tests make this thread die for real around a batch.
 let testCrash: TestCrash | undefined;
 
@@ -19,22 +15,28 @@ let testCrash: TestCrash | undefined;
 const carriesMarker = (batch: IngestMessage[], marker: string) =>
   batch.some((message) => !message.quarantine && Buffer.from(message.payload).includes(marker));
 
+/** Throws outside the promise chain, so that the thread dies as from any uncaught error. */
+const die = (reason: string): never => {
+  throw new Error(reason);
+};
+
 parentPort!.on('message', (message: PackedBatch | 'close' | { testCrash: TestCrash }) => {
   if (message === 'close') {
-    db.close();
-    parentPort!.close();
+    void store.close().then(() => parentPort!.close());
     return;
   }
   if ('testCrash' in message) {
-    if (message.testCrash === 'now') throw new Error('test crash of the writer thread');
+    if (message.testCrash === 'now') die('test crash of the writer thread');
     testCrash = message.testCrash;
     return;
   }
-  if (testCrash === 'before-commit') throw new Error('test crash before commit');
+  if (testCrash === 'before-commit') die('test crash before commit');
   const batch = unpackBatch(message);
-  if (typeof testCrash === 'object' && carriesMarker(batch, testCrash.payloadContains)) throw new Error('test crash on a marked payload');
-  const result = commit(batch);
-  if (testCrash === 'after-commit') throw new Error('test crash after commit');
-  parentPort!.postMessage(result);
+  if (typeof testCrash === 'object' && carriesMarker(batch, testCrash.payloadContains)) die('test crash on a marked payload');
+  // One batch at a time (the broker sends the next one after this answer): one await per batch.
+  void store.ingest.commit(batch, createdWindow).then((result) => {
+    if (testCrash === 'after-commit') setImmediate(() => die('test crash after commit'));
+    else parentPort!.postMessage(result);
+  });
 });
 parentPort!.postMessage(THREAD_READY);

@@ -1,6 +1,9 @@
-import { Outcome, type BatchResult, type IngestMessage, type Quarantine } from './commit.js';
+import { Outcome, type BatchResult, type IngestMessage, type Quarantine } from '../domain/ingest.js';
 import type { CreatedWindow } from '../domain/payload-limits.js';
-import { SupervisedThread, type ThreadLog, type ThreadStatus } from './supervised-thread.js';
+import type { StoreThread } from '../store/open.js';
+import type { StoreLocator } from '../store/ports.js';
+import { workerScript } from '../threads/worker-script.js';
+import { SupervisedThread, type ThreadLog, type ThreadStatus } from '../threads/supervised-thread.js';
 
 /** Where a batch is committed: in this thread, or in the writer thread. */
 export interface CommitBackend {
@@ -24,7 +27,8 @@ export interface PackedBatch {
 
 /** What the writer thread is started with. */
 export interface WriterThreadData {
-  databaseFile: string;
+  /** The store the thread opens for ingest. */
+  locator: StoreLocator;
   createdWindow?: CreatedWindow;
 }
 
@@ -65,16 +69,12 @@ export function unpackBatch(packed: PackedBatch): IngestMessage[] {
   return batch;
 }
 
-// Tests run the TypeScript sources; the thread then runs the compiled entry (npm test builds first).
-const compiled = (file: string) =>
-  import.meta.url.endsWith('.ts') ? new URL(`../../dist/mqtt/${file}`, import.meta.url) : new URL(`./${file}`, import.meta.url);
-
 /** The threads behind ingest, for /healthz and tests. */
 export interface IngestThreads {
   /** Commits the batches: while it is not running, nothing is acknowledged. */
   writer: ThreadStatus;
-  /** Copies the WAL into the database file; not on the PUBACK path. */
-  checkpointer: ThreadStatus;
+  /** Threads the store runs beside the writer (SQLite: the WAL checkpointer); not on the PUBACK path. */
+  maintenance: ThreadStatus[];
 }
 
 function failedBatch(size: number, reason: string, outcome: Outcome = Outcome.FAILED): BatchResult {
@@ -88,13 +88,14 @@ function crashedBatch(size: number, cause: Error, whileRunning: boolean): BatchR
 }
 
 /**
- * Commits in a worker thread with its own connection to the database file, so that TLS and MQTT
- * (this thread) and SQLite (that one) run on two cores, with a checkpointer thread beside it.
+ * Commits in a worker thread with its own connection to the store, so that TLS and MQTT (this
+ * thread) and the database work (that one) run on two cores, with the store's maintenance
+ * threads (SQLite: the checkpointer) beside it.
  * One batch is in the writer thread at a time; the next one fills up meanwhile. A thread that
  * dies is replaced (SupervisedThread); the batch it had is answered as crashed, and a batch handed
  * over while no writer thread runs waits for the replacement.
  */
-export function startIngestThread(data: WriterThreadData, log: ThreadLog): CommitBackend & { threads: IngestThreads } {
+export function startIngestThread(data: WriterThreadData, maintenance: StoreThread[], log: ThreadLog): CommitBackend & { threads: IngestThreads } {
   let pending: ((result: BatchResult) => void) | undefined;
   let size = 0;
   // Handed over while no writer thread runs: goes to the replacement.
@@ -108,7 +109,7 @@ export function startIngestThread(data: WriterThreadData, log: ThreadLog): Commi
   const send = (packed: PackedBatch) => writer.post(packed, [packed.bytes.buffer, packed.ends.buffer, packed.receivedAt.buffer] as ArrayBuffer[]);
   const writer = new SupervisedThread({
     name: 'ingest writer',
-    entry: compiled('ingest-thread-entry.js'),
+    entry: workerScript(import.meta.url, './ingest-thread-entry.js'),
     workerData: data,
     log,
     onMessage: (result) => answer(result as BatchResult),
@@ -119,16 +120,21 @@ export function startIngestThread(data: WriterThreadData, log: ThreadLog): Commi
       if (waiting && send(waiting)) waiting = undefined;
     },
   });
-  // The checkpointer keeps WAL copying and syncing off the writer's path (docs/gateways-mqtt.md).
-  const checkpointer = new SupervisedThread({
-    name: 'checkpointer',
-    entry: compiled('checkpoint-thread-entry.js'),
-    workerData: { databaseFile: data.databaseFile },
-    log,
-    onMessage: (message) => log.warn({ reason: (message as { checkpointError: string }).checkpointError }, 'WAL checkpoint failed'),
-  });
+  const others = maintenance.map(
+    (thread) =>
+      new SupervisedThread({
+        name: thread.name,
+        entry: thread.entry,
+        workerData: thread.workerData,
+        log,
+        onMessage: (message) => {
+          const { fields, message: text } = thread.warning(message);
+          log.warn(fields, text);
+        },
+      }),
+  );
   return {
-    threads: { writer, checkpointer },
+    threads: { writer, maintenance: others },
     commit(batch, done) {
       if (pending) throw new Error('one batch at a time');
       pending = done;
@@ -139,11 +145,11 @@ export function startIngestThread(data: WriterThreadData, log: ThreadLog): Commi
     },
     stopRestarts() {
       writer.stopRestarts();
-      checkpointer.stopRestarts();
+      for (const thread of others) thread.stopRestarts();
       if (waiting) answer(failedBatch(size, 'shutting down while the writer thread restarts'));
     },
     async close() {
-      await Promise.all([writer.close(), checkpointer.close()]);
+      await Promise.all([writer.close(), ...others.map((thread) => thread.close())]);
       if (pending) answer(failedBatch(size, 'the writer thread is closed'));
     },
   };

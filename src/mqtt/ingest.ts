@@ -1,5 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { Outcome, type BatchResult, type IngestMessage } from './commit.js';
+import { Outcome, type BatchResult, type IngestMessage } from '../domain/ingest.js';
+import type { StoreThread } from '../store/open.js';
+import type { StoreLocator } from '../store/ports.js';
 import { startIngestThread, type CommitBackend, type IngestThreads } from './ingest-thread.js';
 import type { CreatedWindow } from '../domain/payload-limits.js';
 import { QuarantinedPayloads } from './quarantine.js';
@@ -33,8 +35,10 @@ export type IngestCallback = (error: Error | null) => void;
 export type IngestLog = Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
 
 export interface IngestOptions {
-  /** The deployment database file: the writer thread opens its own connection to it. */
-  databaseFile: string;
+  /** The deployment's store: the writer thread opens its own connection to it. */
+  locator: StoreLocator;
+  /** Threads the store needs beside the writer (ingestMaintenance: SQLite's checkpointer). */
+  maintenance?: StoreThread[];
   clock: () => number;
   log: IngestLog;
   /** Most messages in one transaction (default 4096): bounds the latency one commit adds. */
@@ -94,7 +98,7 @@ export class IngestWriter {
     this.maxBatch = options.maxBatch ?? 4096;
     // Measured (bench/README.md): with SQLite in its own thread, TLS and MQTT in this one, the
     // two run on two cores; in one thread the same load saturated one core well below target.
-    const backend = startIngestThread({ databaseFile: options.databaseFile, createdWindow: options.createdWindow }, options.log);
+    const backend = startIngestThread({ locator: options.locator, createdWindow: options.createdWindow }, options.maintenance ?? [], options.log);
     this.backend = backend;
     this.threads = backend.threads;
   }

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import { permissionsOf, type Permission } from '../domain/permissions.js';
-import type { UserRecord } from '../store/users.js';
+import type { UserRecord } from '../store/ports.js';
 import type { ServerContext } from './context.js';
 import { forbidden, unauthorized } from './errors.js';
 
@@ -83,7 +83,7 @@ export async function authenticate(ctx: ServerContext, header: string | undefine
   } catch {
     throw unauthorized('The token in the Authorization header is invalid or expired: log in again for a new one.');
   }
-  const user = ctx.users.byId(sub);
+  const user = await ctx.store.users.byId(sub);
   if (!user) throw unauthorized('The user of this token no longer exists.');
   return user;
 }

@@ -1,16 +1,6 @@
 import type { IdTokens } from '../auth/idtoken.js';
-import type { Db } from '../store/open.js';
-import { AssetStore } from '../store/assets.js';
 import { Exporter } from '../export/exporter.js';
-import { CustomerStore } from '../store/customers.js';
-import { EventStore } from '../store/events.js';
-import { ExportTaskStore } from '../store/export-tasks.js';
-import { FeatureStore } from '../store/features.js';
-import { GatewayStore } from '../store/gateways.js';
-import { JobAnalysisPool } from '../store/job-analysis-pool.js';
-import { JobConfigStore } from '../store/job-configs.js';
-import { ProvisioningStore } from '../store/provisioning.js';
-import { UserStore } from '../store/users.js';
+import type { Store } from '../store/ports.js';
 
 /** Where the deployment is reachable and keeps its files. */
 export interface ServerConfig {
@@ -21,55 +11,34 @@ export interface ServerConfig {
   mqttPort: number;
 }
 
-/** Everything a route needs: stores, keys, the clock. Built once per server (or test). */
+/** Everything a route needs: the store, keys, the clock. Built once per server (or test). */
 export interface ServerContext {
-  db: Db;
+  /** Every repository (src/store/ports.ts); the caller opened it and closes it. */
+  store: Store;
   config: ServerConfig;
   idTokens: IdTokens;
   /** HMAC key of signed download links. */
   linkKey: Buffer;
   /** Milliseconds since the epoch; tests inject their own. */
   clock: () => number;
-  customers: CustomerStore;
-  users: UserStore;
-  features: FeatureStore;
-  events: EventStore;
-  exportTasks: ExportTaskStore;
   /** Runs export tasks in worker threads; started and stopped with the app (routes/exports.ts). */
   exporter: Exporter;
-  gateways: GatewayStore;
-  provisioning: ProvisioningStore;
-  jobConfigs: JobConfigStore;
-  assets: AssetStore;
-  /** Job analyses, run in worker threads on their own read-only connections. */
-  jobAnalysis: JobAnalysisPool;
 }
 
-/** The context over an open database; the caller owns the database and keys. */
+/** The context over an open store; the caller owns the store and keys. */
 export function createContext(
-  db: Db,
+  store: Store,
   config: ServerConfig,
   idTokens: IdTokens,
   linkKey: Buffer,
   clock: () => number = Date.now,
 ): ServerContext {
-  const exportTasks = new ExportTaskStore(db);
   return {
-    db,
+    store,
     config,
     idTokens,
     linkKey,
     clock,
-    customers: new CustomerStore(db),
-    users: new UserStore(db),
-    features: new FeatureStore(db),
-    events: new EventStore(db),
-    exportTasks,
-    exporter: new Exporter({ db, dataDir: config.dataDir, tasks: exportTasks, clock }),
-    gateways: new GatewayStore(db),
-    provisioning: new ProvisioningStore(db),
-    jobConfigs: new JobConfigStore(db),
-    assets: new AssetStore(db),
-    jobAnalysis: new JobAnalysisPool(db),
+    exporter: new Exporter({ store, dataDir: config.dataDir, clock }),
   };
 }

@@ -1,12 +1,13 @@
 import { Readable } from 'node:stream';
 import type { CreatedIdKey } from '../domain/page-token.js';
-import { withText, type EventItems } from '../store/event-json.js';
+import { withText } from '../store/event-items.js';
+import type { EventItems } from '../store/ports.js';
 
 /** Rows read per step of a streamed list: about 200 KB of JSON. */
 export const STREAM_CHUNK_ROWS = 500;
 
 /** Reads up to `limit` events before the key, newest first, their JSON after `prefix`. */
-export type ReadBefore = (before: CreatedIdKey, limit: number, prefix: string) => EventItems;
+export type ReadBefore = (before: CreatedIdKey, limit: number, prefix: string) => Promise<EventItems>;
 
 /**
  * The list wrapper (spec 2.3) written incrementally: `{"items":[` then events a chunk at a
@@ -21,6 +22,7 @@ export class EventListStream extends Readable {
   private size = 0;
   private started = false;
   private finished = false;
+  private reading = false;
 
   constructor(
     private readonly readEvents: ReadBefore,
@@ -32,11 +34,19 @@ export class EventListStream extends Readable {
   }
 
   override _read(): void {
+    // One read at a time: the stream asks again while a chunk is on its way.
+    if (this.reading) return;
+    this.reading = true;
+    void this.readChunks();
+  }
+
+  /** Reads and pushes chunks until the socket has enough or the list ends (one await per chunk). */
+  private async readChunks(): Promise<void> {
     try {
       while (!this.finished) {
         // Only a chunk that follows items needs a comma.
         const prefix = this.size === 0 ? (this.started ? '' : '{"items":[') : ',';
-        let items = this.readEvents(this.before, STREAM_CHUNK_ROWS, prefix);
+        let items = await this.readEvents(this.before, STREAM_CHUNK_ROWS, prefix);
         // Events removed since the previous chunk (no code deletes them today) leave it empty: no comma then.
         if (items.count === 0 && prefix === ',') items = { ...items, json: items.json.subarray(1) };
         this.started = true;
@@ -48,11 +58,15 @@ export class EventListStream extends Readable {
           chunk = withText(items, `],"links":{},"metadata":${JSON.stringify(this.metadata(this.size))}}`);
           this.finished = true;
         }
-        if (!this.push(chunk)) return;
+        if (!this.push(chunk)) {
+          this.reading = false;
+          return;
+        }
       }
       this.push(null);
     } catch (error) {
       this.destroy(new Error('reading events for a streamed list failed', { cause: error }));
     }
+    this.reading = false;
   }
 }

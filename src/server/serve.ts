@@ -10,7 +10,8 @@ import { pregenerateDeploymentKeys } from '../pki/ca.js';
 import { IdTokens } from '../auth/idtoken.js';
 import { MIN_PASSWORD_LENGTH, generatePassword, hashPassword } from '../auth/passwords.js';
 import { loadLinkKey } from '../auth/secrets.js';
-import { databaseFile, openDatabase, type Db } from '../store/open.js';
+import { openStore, sqliteLocator } from '../store/open.js';
+import type { Store } from '../store/ports.js';
 import { buildApp } from './app.js';
 import { createContext, type ServerContext } from './context.js';
 import type { Readiness } from './routes/health.js';
@@ -71,28 +72,23 @@ export function prepareDataDir(dataDir: string): void {
   for (const sub of ['pki', 'keys', 'exports', 'assets']) mkdirSync(join(dataDir, sub), { recursive: true, mode: 0o700 });
 }
 
-export { databaseFile };
+/** The database file of a data directory. */
+export function databaseFile(dataDir: string): string {
+  return join(dataDir, 'scanhub.db');
+}
 
 /** On an empty deployment: the first customer and its administrator. */
 async function bootstrap(ctx: ServerContext, options: ServeOptions): Promise<Bootstrap | undefined> {
-  if (ctx.customers.count() > 0) return undefined;
+  if ((await ctx.store.customers.count()) > 0) return undefined;
   if (options.adminPassword !== undefined && options.adminPassword.length < MIN_PASSWORD_LENGTH) {
     throw new Error(`SCANHUB_ADMIN_PASSWORD must have at least ${MIN_PASSWORD_LENGTH} characters`);
   }
   const generatedPassword = options.adminPassword ? undefined : generatePassword();
   const passwordHash = await hashPassword(options.adminPassword ?? generatedPassword!);
   const now = ctx.clock();
-  ctx.db.transaction(() => {
-    ctx.customers.create(options.customerId, now);
-    ctx.users.create({
-      id: randomUUID(),
-      customer_id: options.customerId,
-      email: options.adminEmail,
-      roles: ['ADMIN_ROLE'],
-      password_hash: passwordHash,
-      created: now,
-    });
-  })();
+  const admin = { id: randomUUID(), customer_id: options.customerId, email: options.adminEmail, roles: ['ADMIN_ROLE'], password_hash: passwordHash, created: now };
+  // Another process may have bootstrapped while the password was hashed: then it did.
+  if (!(await ctx.store.customers.bootstrap(options.customerId, admin, now))) return undefined;
   return { customerId: options.customerId, adminEmail: options.adminEmail, generatedPassword };
 }
 
@@ -120,16 +116,16 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   // A first start needs RSA keys for the CA and the MQTT server certificate: the thread pool
   // makes them while this thread opens the database and builds the app.
   const keys = pregenerateDeploymentKeys(dataDir);
-  const db: Db = openDatabase(databaseFile(dataDir));
+  const store: Store = await openStore(sqliteLocator(dataDir), 'server');
   try {
-    const idTokens = await IdTokens.load(dataDir, clock);
+    const idTokens = await IdTokens.load(store.secrets, clock);
     const config = {
       dataDir,
       publicUrl: options.publicUrl?.replace(/\/+$/, '') ?? '',
       mqttPublicHost: options.mqttPublicHost ?? reachableHost(options.host),
       mqttPort: options.mqttPort,
     };
-    const ctx = createContext(db, config, idTokens, loadLinkKey(dataDir), clock);
+    const ctx = createContext(store, config, idTokens, await loadLinkKey(store.secrets), clock);
     const created = await bootstrap(ctx, options);
     const readiness: Readiness = { http: false, mqtt: false };
     const app = await buildApp(ctx, { logger: options.logger ?? false, readiness });
@@ -161,7 +157,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     config.mqttPort = broker.port;
     readiness.mqtt = true;
     readiness.mqttFault = () => broker.fault();
-    readiness.threads = () => [broker.threads.writer, broker.threads.checkpointer];
+    readiness.threads = () => [broker.threads.writer, ...broker.threads.maintenance];
     const publicUrl = { url: config.publicUrl, source: sourceOf(options.publicUrl, options.host) };
     const mqttPublicHost = { host: config.mqttPublicHost, source: sourceOf(options.mqttPublicHost, options.host) };
     app.log.info({ url, publicUrl: publicUrl.url, publicUrlSource: publicUrl.source, mqttPort: broker.port, dataDir }, 'scanhub listening');
@@ -187,11 +183,11 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
           // Both stop accepting first; the broker commits what it received before the database closes.
           await Promise.all([app.close(), broker.close()]);
           clearTimeout(cut);
-          db.close();
+          await store.close();
         })()),
     };
   } catch (error) {
-    db.close();
+    await store.close();
     throw error;
   }
 }

@@ -4,8 +4,7 @@ import { basename, join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { eulaChecksum, type AssetType } from '../domain/assets.js';
-import { AssetStore, type Asset } from './assets.js';
-import type { Db } from './open.js';
+import type { Asset, AssetRepository } from './ports.js';
 
 export interface AssetFile {
   assetType: AssetType;
@@ -21,11 +20,10 @@ export interface AssetFile {
  * records the asset; it becomes the default of its type. Throws when the type already has that
  * version or the file cannot be read, leaving nothing behind.
  */
-export async function registerAssetFile(db: Db, dataDir: string, asset: AssetFile, now: number): Promise<Asset> {
-  const store = new AssetStore(db);
+export async function registerAssetFile(store: AssetRepository, dataDir: string, asset: AssetFile, now: number): Promise<Asset> {
   const name = basename(asset.file);
   if (!statSync(asset.file).isFile()) throw new Error(`${asset.file} is not a regular file`);
-  if (store.exists(asset.assetType, asset.assetVersion)) {
+  if (await store.exists(asset.assetType, asset.assetVersion)) {
     throw new Error(`${asset.assetType} ${asset.assetVersion} is already registered: register a new version`);
   }
   const id = randomUUID();
@@ -55,8 +53,8 @@ export async function registerAssetFile(db: Db, dataDir: string, asset: AssetFil
       registered: now,
     };
     // A concurrent registration of the same version may have won since the check above.
-    if (!store.register(record)) throw new Error(`${asset.assetType} ${asset.assetVersion} is already registered: register a new version`);
-    return store.find(asset.assetType, asset.assetVersion)!;
+    if (!(await store.register(record))) throw new Error(`${asset.assetType} ${asset.assetVersion} is already registered: register a new version`);
+    return (await store.find(asset.assetType, asset.assetVersion))!;
   } catch (error) {
     rmSync(folder, { recursive: true, force: true });
     throw error;

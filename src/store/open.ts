@@ -1,27 +1,35 @@
-import { chmodSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import { applyMigrations } from './migrations/index.js';
+import type { Store, StoreLocator, StorePurpose } from './ports.js';
+import { walCheckpointer, type StoreThread } from './sqlite/checkpointer.js';
+import { openSqliteStore, SqliteStore } from './sqlite/store.js';
 
-export type Db = Database.Database;
+export type { StoreThread } from './sqlite/checkpointer.js';
 
-/** Opens the deployment database with the pragmas every connection needs; migrates unless `readonly`. */
-export function openDatabase(file: string, options: { readonly?: boolean; migrate?: boolean } = {}): Db {
-  const db = new Database(file, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
-  // busy_timeout first: every later statement, the WAL switch included, may meet a writer in another process.
-  db.pragma('busy_timeout = 5000');
-  if (!options.readonly) {
-    if (file !== ':memory:') chmodSync(file, 0o600);
-    db.pragma('journal_mode = WAL');
-    // NORMAL is durable in WAL mode against process crashes; an OS crash may lose the last transactions only.
-    db.pragma('synchronous = NORMAL');
-  }
-  db.pragma('foreign_keys = ON');
-  if (options.migrate ?? !options.readonly) applyMigrations(db);
-  return db;
+/** The locator of the SQLite database of a data directory (`<dataDir>/scanhub.db`). */
+export function sqliteLocator(dataDir: string): StoreLocator {
+  return { kind: 'sqlite', file: join(dataDir, 'scanhub.db'), dataDir };
 }
 
-/** The database file of a data directory. */
-export function databaseFile(dataDir: string): string {
-  return join(dataDir, 'scanhub.db');
+// Not a literal, so that neither tsc nor the runtime needs the PostgreSQL store where it is not built.
+const POSTGRES_STORE = './postgres/store.js';
+
+/** Opens the store the locator names, for its purpose (the server migrates; ingest and readers do not). */
+export async function openStore(locator: StoreLocator, purpose: StorePurpose): Promise<Store> {
+  if (locator.kind === 'sqlite') return openSqliteStore(locator, purpose);
+  let module: { openPostgresStore(locator: StoreLocator, purpose: StorePurpose): Promise<Store> };
+  try {
+    module = (await import(POSTGRES_STORE)) as typeof module;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw error;
+    throw new Error('PostgreSQL support is not built into this scanhub', { cause: error });
+  }
+  return module.openPostgresStore(locator, purpose);
+}
+
+/**
+ * Threads the store needs beside an ingest writer (SQLite: the WAL checkpointer, with the
+ * server's connection leaving checkpoints to it); none for other stores. The broker supervises them.
+ */
+export function ingestMaintenance(store: Store): StoreThread[] {
+  return store instanceof SqliteStore ? [walCheckpointer(store.db)] : [];
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { EVENT_COLUMNS, type EventRow } from '../../src/store/event-rows.js';
+import { EVENT_COLUMNS, type EventRow } from '../../src/store/sqlite/event-rows.js';
 
 /** A stored event with the given fields, the rest null; a random id and a scan unless given. */
 export function eventRow(fields: Partial<EventRow> & { created: number }): EventRow {

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { EventRow } from '../../src/store/event-rows.js';
+import type { EventRow } from '../../src/store/sqlite/event-rows.js';
 import { eventRow } from './events.js';
 
 const here = new URL('../fixtures/', import.meta.url);

@@ -54,8 +54,8 @@ export async function otherCustomerToken(t: TestServer, customerId = 'other'): P
   const ctx = t.server.ctx;
   const email = `admin@${customerId}.example.com`;
   const password = 'other-password-123';
-  ctx.customers.create(customerId, ctx.clock());
-  ctx.users.create({ id: randomUUID(), customer_id: customerId, email, roles: ['ADMIN_ROLE'], password_hash: await hashPassword(password), created: ctx.clock() });
+  const admin = { id: randomUUID(), customer_id: customerId, email, roles: ['ADMIN_ROLE'], password_hash: await hashPassword(password), created: ctx.clock() };
+  await ctx.store.customers.createWithAdmin(customerId, admin, ctx.clock());
   return t.login(email, password);
 }
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ApiClient, ApiError } from '../../src/client/api.js';
-import type { EventRow } from '../../src/store/event-rows.js';
-import type { Db } from '../../src/store/open.js';
+import type { EventRow } from '../../src/store/sqlite/event-rows.js';
+import type { Db } from '../../src/store/sqlite/open.js';
 
 /** Inserts a gateway row of the customer (gateways are another branch's routes) and returns its id. */
 export function insertGateway(db: Db, customerId: string, name: string, id: string = randomUUID()): string {

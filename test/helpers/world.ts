@@ -64,10 +64,9 @@ export async function addCustomer(t: TestServer, customerId: string, email: stri
   const { ctx } = t.server;
   const id = randomUUID();
   const hash = await hashPassword(password);
-  ctx.db.transaction(() => {
-    ctx.customers.create(customerId, ctx.clock());
-    ctx.users.create({ id, customer_id: customerId, email, roles: ['ADMIN_ROLE'], password_hash: hash, created: ctx.clock() });
-  })();
+  const admin = { id, customer_id: customerId, email, roles: ['ADMIN_ROLE'], password_hash: hash, created: ctx.clock() };
+  const outcome = await ctx.store.customers.createWithAdmin(customerId, admin, ctx.clock());
+  if (outcome !== 'created') throw new Error(`customer ${customerId} not created: ${outcome}`);
   return id;
 }
 

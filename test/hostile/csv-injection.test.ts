@@ -114,7 +114,7 @@ describe('events with planted formulas', () => {
     ['{"cells":"raw"}', { cells: 'raw' }, () => rawCsv],
   ])('are exported by an export task with %s as expected', async (_name, body, expected) => {
     const { task } = await t.admin.post<{ task: string }>(`/${CUSTOMER}/events/export/tasks`, body, RANGE);
-    await t.server.ctx.exporter.finished(t.server.ctx.exportTasks.byId(CUSTOMER, task)!);
+    await t.server.ctx.exporter.finished((await t.server.ctx.store.exportTasks.byId(CUSTOMER, task))!);
     const state = await t.admin.get<{ status: string; download_link?: string }>(`/${CUSTOMER}/events/export/tasks/${task}`);
     expect(state.status).toBe('SUCCESSFUL');
     expect(await download(state.download_link!)).toBe(expected());

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { MqttClient } from 'mqtt';
 import { afterEach, describe, expect, it } from 'vitest';
+import { dbOf } from '../helpers/sqlite.js';
 import { ApiClient } from '../../src/client/api.js';
 import { sourceOf, type ConnectionLimits } from '../../src/mqtt/admission.js';
 import type { BrokerStats } from '../../src/mqtt/broker.js';
@@ -86,7 +87,7 @@ function socketsOnPort(pid: number, port: number): number {
 /** Resolves once the server has seen every unauthenticated connection close (its side closes a moment after the client's). */
 const forgotten = (t: TestServer) => until(() => t.server.broker.stats.unauthenticated === 0, 'no unauthenticated connection left');
 
-const eventCount = (t: TestServer) => (t.server.ctx.db.prepare('SELECT count(*) AS n FROM events').get() as { n: number }).n;
+const eventCount = (t: TestServer) => (dbOf(t.server).prepare('SELECT count(*) AS n FROM events').get() as { n: number }).n;
 const scan = (id: string) => JSON.stringify({ id, type: 'scan', scan_code: 'A-1', created: 1_700_000_000_000 });
 const ID = '4c1d2e3f-5a6b-4c7d-8e9f-0a1b2c3d4e5f';
 const ID_31 = '4c1d2e3f-5a6b-4c7d-8e9f-0a1b2c3d4e60';
@@ -344,7 +345,7 @@ describe('protocol levels', () => {
       ...['-V', 'mqttv31', '-q', '1', '-t', gateway.topic, '-m', scan(ID_31)],
     );
     expect(answer).toEqual({ code: 0, stderr: '' });
-    expect(t.server.ctx.db.prepare('SELECT id, gateway_id FROM events ORDER BY seq').all()).toEqual([
+    expect(dbOf(t.server).prepare('SELECT id, gateway_id FROM events ORDER BY seq').all()).toEqual([
       { id: ID, gateway_id: gateway.id },
       { id: ID_31, gateway_id: gateway.id },
     ]);

@@ -1,6 +1,7 @@
 import type { MqttClient } from 'mqtt';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { crashThreadForTest } from '../../src/mqtt/supervised-thread.js';
+import { dbOf } from '../helpers/sqlite.js';
+import { crashThreadForTest } from '../../src/threads/supervised-thread.js';
 import { call } from '../helpers/http.js';
 import { connectGateway, messagesSubmitted, provisionGateway, type TestGateway } from '../helpers/mqtt.js';
 import { CUSTOMER, collectedLogs, startTestServer, type TestServer } from '../helpers/server.js';
@@ -56,7 +57,7 @@ function publishMeanwhile(client: MqttClient, topic: string) {
 }
 
 const eventsOf = (t: TestServer, gatewayId: string) =>
-  t.server.ctx.db.prepare('SELECT count(*) FROM events WHERE gateway_id = ?').pluck().get(gatewayId) as number;
+  dbOf(t.server).prepare('SELECT count(*) FROM events WHERE gateway_id = ?').pluck().get(gatewayId) as number;
 
 describe('poison from a gateway', () => {
   let t: TestServer;
@@ -136,9 +137,9 @@ describe('a message that kills the writer thread', () => {
       release();
       await Promise.all(acknowledged);
 
-      const stored = t.server.ctx.db.prepare('SELECT id FROM events ORDER BY seq').pluck().all();
+      const stored = dbOf(t.server).prepare('SELECT id FROM events ORDER BY seq').pluck().all();
       expect(stored).toEqual([JSON.parse(first).id, JSON.parse(second).id]);
-      const deadLetters = () => t.server.ctx.db.prepare('SELECT gateway_id, customer_id, reason, CAST(payload AS TEXT) AS payload FROM dead_letters').all();
+      const deadLetters = () => dbOf(t.server).prepare('SELECT gateway_id, customer_id, reason, CAST(payload AS TEXT) AS payload FROM dead_letters').all();
       expect(deadLetters()).toEqual([{ gateway_id: culprit.id, customer_id: CUSTOMER, reason: 'crashed the ingest writer thread: test crash on a marked payload', payload: poison }]);
       // Started, died idle ('now'), died with the batch of two, died with the poison alone.
       expect(writer.starts).toBe(4);

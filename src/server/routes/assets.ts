@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { ASSET_LINK_LIFETIME_MS, ASSET_TYPES, assetPath, type AssetType } from '../../domain/assets.js';
-import type { Asset } from '../../store/assets.js';
+import type { Asset } from '../../store/ports.js';
 import type { ServerContext } from '../context.js';
 import { badRequest, notFound } from '../errors.js';
 import { customerParams, errorResponses, listBody, listOf } from '../schemas.js';
@@ -50,7 +50,7 @@ export function registerAssetRoutes(app: FastifyInstance, ctx: ServerContext): v
     handler: async (request) => {
       const { asset_type } = request.query;
       const filters = asset_type ? [{ name: 'asset_type', value: asset_type }] : [];
-      return listBody(ctx.assets.list(asset_type), 'Assets of this deployment, newest version of each type first', undefined, filters);
+      return listBody(await ctx.store.assets.list(asset_type), 'Assets of this deployment, newest version of each type first', undefined, filters);
     },
   });
 
@@ -82,7 +82,7 @@ export function registerAssetRoutes(app: FastifyInstance, ctx: ServerContext): v
     handler: async (request) => {
       const { eula_version, eula_checksum, asset_type, agreed_by, asset_version } = request.body;
       if (!EMAIL_ADDRESS.test(agreed_by)) throw badRequest(`Body field "agreed_by" must be an e-mail address, not "${agreed_by}".`);
-      const asset = ctx.assets.find(asset_type, asset_version);
+      const asset = await ctx.store.assets.find(asset_type, asset_version);
       if (!asset) {
         throw notFound(
           asset_version === undefined
@@ -101,7 +101,7 @@ export function registerAssetRoutes(app: FastifyInstance, ctx: ServerContext): v
         );
       }
       const now = ctx.clock();
-      ctx.assets.recordAgreement({
+      await ctx.store.assets.recordAgreement({
         agreed_at: now,
         customer_id: request.params.customer_id,
         user_id: request.principal!.user.id,

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { ID_TOKEN_LIFETIME_SECONDS } from '../../auth/idtoken.js';
 import { MIN_PASSWORD_LENGTH, hashPassword, verifyPassword } from '../../auth/passwords.js';
-import type { UserRecord } from '../../store/users.js';
+import type { UserRecord } from '../../store/ports.js';
 import type { ServerContext } from '../context.js';
 import { unauthorized } from '../errors.js';
 import { errorResponses } from '../schemas.js';
@@ -60,7 +60,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: ServerContext): vo
       response: { 200: loginResponse, ...errorResponses },
     },
     handler: async (request) => {
-      const user = ctx.users.byEmail(request.body.email.trim());
+      const user = await ctx.store.users.byEmail(request.body.email.trim());
       const matches = await verifyPassword(request.body.password, user?.password_hash ?? DUMMY_HASH);
       if (!user || !user.password_hash || !matches) throw unauthorized('The e-mail address or password is wrong.');
       return issue(user);
@@ -84,9 +84,9 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: ServerContext): vo
     },
     handler: async (request) => {
       const passwordHash = await hashPassword(request.body.password);
-      const userId = ctx.users.redeemInvitation(hashInvitationToken(request.body.invitation_token), passwordHash, ctx.clock());
+      const userId = await ctx.store.users.redeemInvitation(hashInvitationToken(request.body.invitation_token), passwordHash, ctx.clock());
       if (!userId) throw unauthorized('The invitation token is unknown, already used or expired: ask an administrator for a new invitation.');
-      return issue(ctx.users.byId(userId)!);
+      return issue((await ctx.store.users.byId(userId))!);
     },
   });
 

@@ -9,7 +9,7 @@ import {
 } from '../../domain/event-listing.js';
 import type { ServerContext } from '../context.js';
 import { badRequest } from '../errors.js';
-import { withText } from '../../store/event-json.js';
+import { withText } from '../../store/event-items.js';
 import { EventListStream } from '../event-stream.js';
 import { customerParams, errorResponses, listOf } from '../schemas.js';
 
@@ -87,17 +87,17 @@ export function registerEventRoutes(app: FastifyInstance, ctx: ServerContext): v
       const gatewayId = query.gatewayId;
       if (gatewayId !== undefined) {
         const stream = new EventListStream(
-          (before, limit, prefix) => ctx.events.gatewayNewestBefore(customerId, gatewayId, query.start, before, limit, prefix),
+          (before, limit, prefix) => ctx.store.events.gatewayNewestBefore(customerId, gatewayId, query.start, before, limit, prefix),
           query.before,
           (size) => ({ description, size, filters }),
         );
         return reply.type('application/json; charset=utf-8').send(stream);
       }
 
-      const items = ctx.events.newestBefore(customerId, query.start, query.before, query.limit, '{"items":[');
+      const items = await ctx.store.events.newestBefore(customerId, query.start, query.before, query.limit, '{"items":[');
       const links =
         items.more && items.last ? { next: `/${encodeURIComponent(customerId)}/events?next_token=${nextPageToken(customerId, query, items.last)}` } : {};
-      // SQLite writes the page's start and its items as JSON bytes (see store/event-json.ts); the
+      // SQLite writes the page's start and its items as JSON bytes (see store/sqlite/event-json.ts); the
       // rest goes behind them: no serializer and no re-encoding walks 500 events again.
       const tail = `],"links":${JSON.stringify(links)},"metadata":${JSON.stringify({ description, size: items.count, filters })}}`;
       return reply.type('application/json; charset=utf-8').send(withText(items, tail));

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { CELL_MODES, type CellMode } from '../../domain/csv.js';
 import { resolveTimeRange, type EventRangeParams } from '../../domain/event-listing.js';
-import type { ExportTaskRecord } from '../../store/export-tasks.js';
+import type { ExportTaskRecord } from '../../store/ports.js';
 import type { ServerContext } from '../context.js';
 import { badRequest, internalError, notFound } from '../errors.js';
 import { customerParams, errorResponses } from '../schemas.js';
@@ -56,7 +56,7 @@ export function registerExportRoutes(app: FastifyInstance, ctx: ServerContext): 
   app.addHook('onReady', async () => ctx.exporter.start(app.log));
   app.addHook('onClose', async () => ctx.exporter.close());
 
-  const requestExport = (request: RangeRequest, cells: CellMode | undefined): ExportTaskRecord => {
+  const requestExport = async (request: RangeRequest, cells: CellMode | undefined): Promise<ExportTaskRecord> => {
     const range = resolveTimeRange(request.query, ctx.clock());
     if ('invalid' in range) throw badRequest(range.invalid);
     return ctx.exporter.request(request.params.customer_id, request.principal!.user.id, range, cells);
@@ -85,7 +85,7 @@ export function registerExportRoutes(app: FastifyInstance, ctx: ServerContext): 
       },
     },
     handler: async (request, reply) => {
-      const task = await ctx.exporter.finished(requestExport(request, request.query.cells));
+      const task = await ctx.exporter.finished(await requestExport(request, request.query.cells));
       const link = linkOf(task);
       if (!link) {
         request.log.error({ task: task.id, failure: task.failure }, 'synchronous export failed');
@@ -117,7 +117,7 @@ export function registerExportRoutes(app: FastifyInstance, ctx: ServerContext): 
     },
     handler: async (request, reply) => {
       // The range goes in the query; one sent in the body is an unknown field (400), never silently the default day.
-      const task = requestExport(request, request.body?.cells);
+      const task = await requestExport(request, request.body?.cells);
       return reply
         .code(202)
         .header('location', `/${encodeURIComponent(task.customer_id)}/events/export/tasks/${task.id}`)
@@ -134,7 +134,7 @@ export function registerExportRoutes(app: FastifyInstance, ctx: ServerContext): 
       response: { 200: taskSchema, ...errorResponses },
     },
     handler: async (request) => {
-      const task = ctx.exportTasks.byId(request.params.customer_id, request.params.task);
+      const task = await ctx.store.exportTasks.byId(request.params.customer_id, request.params.task);
       if (!task) throw notFound(`Export task "${request.params.task}" does not exist.`);
       const link = linkOf(task);
       return { task: task.id, completed: task.status !== 'PENDING', status: task.status, ...(link ? { download_link: link } : {}) };

@@ -25,6 +25,6 @@ export function registerFeatureRoutes(app: FastifyInstance, ctx: ServerContext):
         ...errorResponses,
       },
     },
-    handler: async (request) => ({ features: ctx.features.list(request.params.customer_id) }),
+    handler: async (request) => ({ features: await ctx.store.features.list(request.params.customer_id) }),
   });
 }

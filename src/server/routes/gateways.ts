@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { decodePageToken, encodePageToken, isCreatedIdKey } from '../../domain/page-token.js';
-import { GatewayNameTaken, type GatewayChanges, type NewGateway } from '../../store/gateways.js';
+import { GatewayNameTaken, type GatewayChanges, type NewGateway } from '../../store/ports.js';
 import type { ServerContext } from '../context.js';
 import { badRequest, conflict, notFound } from '../errors.js';
 import { customerParams, errorResponses, limitParameter, listBody, listOf } from '../schemas.js';
@@ -48,8 +48,8 @@ export function duplicateNames(names: string[]): string[] {
 
 /** Gateways of spec 4.2: list, create, bulk-create, get, update, and delete (an addition). */
 export function registerGatewayRoutes(app: FastifyInstance, ctx: ServerContext): void {
-  const gatewayOf = (customerId: string, gatewayId: string) => {
-    const gateway = ctx.gateways.byId(customerId, gatewayId);
+  const gatewayOf = async (customerId: string, gatewayId: string) => {
+    const gateway = await ctx.store.gateways.byId(customerId, gatewayId);
     if (!gateway) throw notFound(`Gateway "${gatewayId}" does not exist.`);
     return gateway;
   };
@@ -72,7 +72,7 @@ export function registerGatewayRoutes(app: FastifyInstance, ctx: ServerContext):
         if (!token) throw badRequest('Query parameter "next_token" is not a token of this gateway list.');
         after = token.after;
       }
-      const rows = ctx.gateways.page(customerId, after, limit + 1);
+      const rows = await ctx.store.gateways.page(customerId, after, limit + 1);
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
       const next =
@@ -101,7 +101,7 @@ export function registerGatewayRoutes(app: FastifyInstance, ctx: ServerContext):
       checkNewGateway(request.body);
       const { name, usecase, station } = request.body;
       try {
-        const [gateway] = ctx.gateways.createAll(request.params.customer_id, [{ id: randomUUID(), name, usecase, station }], ctx.clock());
+        const [gateway] = await ctx.store.gateways.createAll(request.params.customer_id, [{ id: randomUUID(), name, usecase, station }], ctx.clock());
         return reply.code(201).header('etag', etagOf(gateway!)).send(toApiGateway(gateway!, ctx.clock()));
       } catch (error) {
         if (error instanceof GatewayNameTaken) throw nameTaken(error);
@@ -133,7 +133,7 @@ export function registerGatewayRoutes(app: FastifyInstance, ctx: ServerContext):
       }
       try {
         const now = ctx.clock();
-        const created = ctx.gateways.createAll(
+        const created = await ctx.store.gateways.createAll(
           request.params.customer_id,
           gateways.map((g) => ({ id: randomUUID(), name: g.name, usecase: g.usecase, station: g.station })),
           now,
@@ -155,7 +155,7 @@ export function registerGatewayRoutes(app: FastifyInstance, ctx: ServerContext):
       response: { 200: { ...gatewaySchema, headers: etagHeader }, ...errorResponses },
     },
     handler: async (request, reply) => {
-      const gateway = gatewayOf(request.params.customer_id, request.params.gateway_id);
+      const gateway = await gatewayOf(request.params.customer_id, request.params.gateway_id);
       return reply.header('etag', etagOf(gateway)).send(toApiGateway(gateway, ctx.clock()));
     },
   });
@@ -178,10 +178,10 @@ export function registerGatewayRoutes(app: FastifyInstance, ctx: ServerContext):
       }
       for (const field of ['name', 'usecase', 'station'] as const) checkGatewayText(field, changes[field]);
       const expected = parseIfMatch(request.headers['if-match']);
-      const outcome = ctx.gateways.update(customer_id, gateway_id, changes, expected, ctx.clock());
+      const outcome = await ctx.store.gateways.update(customer_id, gateway_id, changes, expected, ctx.clock());
       if (outcome === 'missing') throw notFound(`Gateway "${gateway_id}" does not exist.`);
       if (outcome === 'stale') {
-        const current = ctx.gateways.byId(customer_id, gateway_id);
+        const current = await ctx.store.gateways.byId(customer_id, gateway_id);
         throw conflict(
           `Gateway "${gateway_id}" was changed meanwhile: its ETag is now ${current ? etagOf(current) : 'different'}, not ${request.headers['if-match']}; read it again and retry.`,
         );
@@ -201,7 +201,7 @@ export function registerGatewayRoutes(app: FastifyInstance, ctx: ServerContext):
     },
     handler: async (request, reply) => {
       const { customer_id, gateway_id } = request.params;
-      if (!ctx.gateways.markDeleted(customer_id, gateway_id, ctx.clock())) throw notFound(`Gateway "${gateway_id}" does not exist.`);
+      if (!await ctx.store.gateways.markDeleted(customer_id, gateway_id, ctx.clock())) throw notFound(`Gateway "${gateway_id}" does not exist.`);
       return reply.code(204).send();
     },
   });

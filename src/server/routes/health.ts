@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ServerContext } from '../context.js';
 import { errorResponses } from '../schemas.js';
 
-/** What /healthz shows of a supervised thread (src/mqtt/supervised-thread.ts ThreadStatus). */
+/** What /healthz shows of a supervised thread (src/threads/supervised-thread.ts ThreadStatus). */
 export interface ThreadHealth {
   readonly name: string;
   readonly state: string;
@@ -72,7 +72,7 @@ export function registerHealthRoutes(app: FastifyInstance, ctx: ServerContext, r
     handler: async (_request, reply) => {
       let database = 'ok';
       try {
-        ctx.db.prepare('SELECT 1').get();
+        await ctx.store.ping();
       } catch {
         database = 'unavailable';
       }

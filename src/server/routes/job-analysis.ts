@@ -61,10 +61,10 @@ export function registerJobAnalysisRoutes(app: FastifyInstance, ctx: ServerConte
       if (end_time < start_time) {
         throw badRequest(`Body field "end_time" (${end_time}) is before "start_time" (${start_time}).`);
       }
-      const config = ctx.jobConfigs.byId(request.params.customer_id, job_config_id);
+      const config = await ctx.store.jobConfigs.byId(request.params.customer_id, job_config_id);
       if (!config) throw notFound(`Job configuration "${job_config_id}" does not exist.`);
       // The worker hands back the serialized body (jobAnalysisSchema's shape): sent as it is.
-      const body = await ctx.jobAnalysis.analyze({
+      const body = await ctx.store.jobAnalysis.analyze({
         gatewayIds: config.gateway_ids,
         barcodes: { start_barcode: config.start_barcode, end_barcode: config.end_barcode },
         range: { start_time, end_time },
@@ -72,7 +72,4 @@ export function registerJobAnalysisRoutes(app: FastifyInstance, ctx: ServerConte
       return reply.type('application/json; charset=utf-8').send(body);
     },
   });
-
-  // Workers hold their own connections: stop them before the database closes.
-  app.addHook('onClose', async () => ctx.jobAnalysis.close());
 }

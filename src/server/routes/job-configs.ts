@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { JobConfig, JobConfigFields, JobConfigRefusal } from '../../store/job-configs.js';
+import type { JobConfig, JobConfigFields, JobConfigRefusal } from '../../store/ports.js';
 import type { ServerContext } from '../context.js';
 import { badRequest, conflict, notFound } from '../errors.js';
 import { customerParams, errorResponses, listBody, listOf } from '../schemas.js';
@@ -91,10 +91,7 @@ export function registerJobConfigRoutes(app: FastifyInstance, ctx: ServerContext
     handler: async (request, reply) => {
       const customerId = request.params.customer_id;
       // Revision and list come from one snapshot: a change in between would pair a stale ETag with new items.
-      const { revision, items } = ctx.db.transaction(() => ({
-        revision: ctx.jobConfigs.revision(customerId),
-        items: ctx.jobConfigs.list(customerId),
-      }))();
+      const { revision, items } = await ctx.store.jobConfigs.list(customerId);
       reply.header('etag', String(revision));
       const known = request.headers['if-none-match']?.split(',').map((tag) => tag.trim().replace(/^(W\/)?"?|"$/g, ''));
       if (known?.includes(String(revision))) return reply.code(304).send();
@@ -114,7 +111,7 @@ export function registerJobConfigRoutes(app: FastifyInstance, ctx: ServerContext
     handler: async (request, reply) => {
       checkGatewayIds(request.body.gateway_ids);
       const id = randomUUID();
-      const outcome = ctx.jobConfigs.create(request.params.customer_id, id, request.body, ctx.clock());
+      const outcome = await ctx.store.jobConfigs.create(request.params.customer_id, id, request.body, ctx.clock());
       return sendConfig(reply, accepted(outcome, id, request.body.job_name), 201);
     },
   });
@@ -129,7 +126,7 @@ export function registerJobConfigRoutes(app: FastifyInstance, ctx: ServerContext
     },
     handler: async (request, reply) => {
       const { customer_id, job_config_id } = request.params;
-      const config = ctx.jobConfigs.byId(customer_id, job_config_id);
+      const config = await ctx.store.jobConfigs.byId(customer_id, job_config_id);
       if (!config) throw notFound(`Job configuration "${job_config_id}" does not exist.`);
       return sendConfig(reply, config);
     },
@@ -149,7 +146,7 @@ export function registerJobConfigRoutes(app: FastifyInstance, ctx: ServerContext
       const { customer_id, job_config_id } = request.params;
       checkGatewayIds(request.body.gateway_ids);
       const version = expectedVersion(request.headers['if-match']);
-      const outcome = ctx.jobConfigs.update(customer_id, job_config_id, request.body, ctx.clock(), version);
+      const outcome = await ctx.store.jobConfigs.update(customer_id, job_config_id, request.body, ctx.clock(), version);
       return sendConfig(reply, accepted(outcome, job_config_id, request.body.job_name));
     },
   });
@@ -164,7 +161,7 @@ export function registerJobConfigRoutes(app: FastifyInstance, ctx: ServerContext
     },
     handler: async (request, reply) => {
       const { customer_id, job_config_id } = request.params;
-      if (!ctx.jobConfigs.delete(customer_id, job_config_id)) throw notFound(`Job configuration "${job_config_id}" does not exist.`);
+      if (!await ctx.store.jobConfigs.delete(customer_id, job_config_id)) throw notFound(`Job configuration "${job_config_id}" does not exist.`);
       return reply.code(204).send();
     },
   });

@@ -1,6 +1,6 @@
 import { X509Certificate, createHash, randomBytes } from 'node:crypto';
 import { issueClientCertificateAsync, loadOrCreateCa, randomSerialHex, type CertificateAuthority } from '../../pki/ca.js';
-import type { Preparation } from '../../store/provisioning.js';
+import type { Preparation } from '../../store/ports.js';
 import type { ServerContext } from '../context.js';
 
 /** Where devices redeem their token (spec 4.2 `registration_path`). */

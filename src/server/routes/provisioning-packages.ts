@@ -2,8 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { GatewayNameTaken, type NewGateway } from '../../store/gateways.js';
-import { PreparationRefused, type Preparation } from '../../store/provisioning.js';
+import { GatewayNameTaken, PreparationRefused, type NewGateway, type Preparation } from '../../store/ports.js';
 import type { ServerContext } from '../context.js';
 import { badRequest, conflict, forbidden } from '../errors.js';
 import { customerParams, errorResponses } from '../schemas.js';
@@ -66,10 +65,10 @@ interface PackageTargets {
 }
 
 /** Which gateway each element means, checked before any key is generated. */
-function resolveElements(ctx: ServerContext, customerId: string, elements: PackageElement[]): PackageTargets {
+async function resolveElements(ctx: ServerContext, customerId: string, elements: PackageElement[]): Promise<PackageTargets> {
   const ids: string[] = [];
   const fresh: NewGateway[] = [];
-  elements.forEach((element, index) => {
+  for (const [index, element] of elements.entries()) {
     const field = `gateways.${index}`;
     if ((element.gateway_id === undefined) === (element.gateway_name === undefined)) {
       throw badRequest(`Body field "${field}" must name either "gateway_id" (an existing gateway) or "gateway_name" (a new one), not ${element.gateway_id === undefined ? 'neither' : 'both'}.`);
@@ -78,13 +77,13 @@ function resolveElements(ctx: ServerContext, customerId: string, elements: Packa
       if (element.usecase !== undefined || element.station !== undefined) {
         throw badRequest(`Body field "${field}" names an existing gateway: "usecase" and "station" apply only with "gateway_name"; change an existing gateway with PATCH.`);
       }
-      const gateway = ctx.gateways.byId(customerId, element.gateway_id);
+      const gateway = await ctx.store.gateways.byId(customerId, element.gateway_id);
       if (!gateway) throw badRequest(`Body field "${field}.gateway_id": gateway "${element.gateway_id}" does not exist.`);
       if (gateway.provisioning_prepared !== null) {
         throw badRequest(`Body field "${field}.gateway_id": gateway "${element.gateway_id}" was already prepared for provisioning; a gateway is prepared only once.`);
       }
       ids.push(gateway.id);
-      return;
+      continue;
     }
     const name = element.gateway_name!;
     checkGatewayText(`${field}.gateway_name`, name);
@@ -93,12 +92,12 @@ function resolveElements(ctx: ServerContext, customerId: string, elements: Packa
     const id = randomUUID();
     ids.push(id);
     fresh.push({ id, name, usecase: element.usecase ?? DEFAULT_PACKAGE_USECASE, station: element.station ?? name });
-  });
+  }
   const repeatedIds = duplicateNames(ids);
   if (repeatedIds.length) throw badRequest(`Gateway "${repeatedIds[0]}" appears more than once in body field "gateways".`);
   const repeatedNames = duplicateNames(fresh.map((g) => g.name));
   if (repeatedNames.length) throw conflict(`Gateway names must be unique: "${repeatedNames[0]}" appears more than once in this request.`);
-  const taken = ctx.gateways.takenNames(customerId, fresh.map((g) => g.name));
+  const taken = await ctx.store.gateways.takenNames(customerId, fresh.map((g) => g.name));
   if (taken.length) throw conflict(`A gateway named "${taken[0]}" already exists: name it by "gateway_id" to provision it.`);
   return { ids, fresh };
 }
@@ -153,7 +152,7 @@ export function registerPackageRoutes(app: FastifyInstance, ctx: ServerContext):
     },
     handler: async (request) => {
       const customerId = request.params.customer_id;
-      const { ids, fresh } = resolveElements(ctx, customerId, request.body.gateways);
+      const { ids, fresh } = await resolveElements(ctx, customerId, request.body.gateways);
       if (fresh.length && !request.principal!.permissions.includes('gateway.write')) {
         throw forbidden('Creating gateways through a package ("gateway_name") needs the permission "gateway.write" as well; ask an administrator.');
       }
@@ -164,15 +163,9 @@ export function registerPackageRoutes(app: FastifyInstance, ctx: ServerContext):
       sweepExpiredPackages(packageDir, now);
       const written: string[] = [];
       try {
-        ctx.db
-          .transaction(() => {
-            ctx.gateways.insert(customerId, fresh, now);
-            for (const { preparation, token } of prepared) {
-              ctx.provisioning.record(customerId, preparation, now);
-              written.push(writePackage(ctx, packageDir, preparation, token, request.body.wifi));
-            }
-          })
-          .immediate();
+        // The files first, then the rows in one unit of work: refused, the files go again.
+        for (const { preparation, token } of prepared) written.push(writePackage(ctx, packageDir, preparation, token, request.body.wifi));
+        await ctx.store.provisioning.preparePackage(customerId, fresh, prepared.map(({ preparation }) => preparation), now);
       } catch (error) {
         for (const file of written) rmSync(join(packageDir, file), { force: true });
         if (error instanceof GatewayNameTaken) throw conflict(`A gateway named "${error.names[0]}" already exists.`);

@@ -42,12 +42,12 @@ export function registerProvisioningRoutes(app: FastifyInstance, ctx: ServerCont
           : forbidden(
               `Gateway "${gateway_id}" was already prepared for provisioning${prepared ? ` at ${new Date(prepared).toISOString()}` : ''}; a gateway is prepared only once: create a new gateway for another device.`,
             );
-      const gateway = ctx.gateways.byId(customer_id, gateway_id);
+      const gateway = await ctx.store.gateways.byId(customer_id, gateway_id);
       if (!gateway) throw refuse('missing');
       if (gateway.provisioning_prepared !== null) throw refuse('already-prepared', gateway.provisioning_prepared);
       const { preparation, token } = await createPreparation(ctx, gateway.id);
-      const outcome = ctx.provisioning.prepare(customer_id, preparation, ctx.clock());
-      if (outcome !== 'prepared') throw refuse(outcome, ctx.gateways.byId(customer_id, gateway_id)?.provisioning_prepared);
+      const outcome = await ctx.store.provisioning.prepare(customer_id, preparation, ctx.clock());
+      if (outcome !== 'prepared') throw refuse(outcome, (await ctx.store.gateways.byId(customer_id, gateway_id))?.provisioning_prepared);
       return { registration_path: REGISTRATION_PATH, token, registration_url: ctx.config.publicUrl + REGISTRATION_PATH };
     },
   });
@@ -79,7 +79,7 @@ export function registerProvisioningRoutes(app: FastifyInstance, ctx: ServerCont
     },
     handler: async (request) => {
       const now = ctx.clock();
-      const outcome = ctx.provisioning.redeem(hashProvisioningToken(request.body.token), now);
+      const outcome = await ctx.store.provisioning.redeem(hashProvisioningToken(request.body.token), now);
       if (outcome === 'invalid') {
         throw forbidden('The provisioning token is unknown, already used or expired: each token works once, within 24 hours of prepare-provisioning.');
       }

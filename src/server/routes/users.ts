@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { decodePageToken, encodePageToken, isCreatedIdKey } from '../../domain/page-token.js';
 import { ROLES, permissionsOf } from '../../domain/permissions.js';
-import type { UserRecord } from '../../store/users.js';
+import type { UserRecord } from '../../store/ports.js';
 import { hashInvitationToken, newInvitationToken } from './auth.js';
 import type { ServerContext } from '../context.js';
 import { badRequest, conflict, notFound } from '../errors.js';
@@ -65,8 +65,8 @@ interface NewUserBody {
 
 /** Users of spec 4.6 and the invitations of DESIGN.md. */
 export function registerUserRoutes(app: FastifyInstance, ctx: ServerContext): void {
-  const userOf = (customerId: string, userId: string) => {
-    const user = ctx.users.byId(userId);
+  const userOf = async (customerId: string, userId: string) => {
+    const user = await ctx.store.users.byId(userId);
     if (!user || user.customer_id !== customerId) throw notFound(`User "${userId}" does not exist.`);
     return user;
   };
@@ -104,7 +104,7 @@ export function registerUserRoutes(app: FastifyInstance, ctx: ServerContext): vo
     handler: async (request) => {
       const { first_name, last_name, role, email } = request.body;
       const id = randomUUID();
-      const created = ctx.users.create({
+      const created = await ctx.store.users.create({
         id,
         customer_id: request.params.customer_id,
         email: email.trim(),
@@ -114,7 +114,7 @@ export function registerUserRoutes(app: FastifyInstance, ctx: ServerContext): vo
         created: ctx.clock(),
       });
       if (!created) throw conflict(`A user with the e-mail address "${email}" already exists.`);
-      return toApiUser(ctx.users.byId(id)!);
+      return toApiUser((await ctx.store.users.byId(id))!);
     },
   });
 
@@ -139,7 +139,7 @@ export function registerUserRoutes(app: FastifyInstance, ctx: ServerContext): vo
         if (!token) throw badRequest('Query parameter "next_token" is not a token of this user list.');
         after = token.after;
       }
-      const users = ctx.users.page(customerId, after, limit + 1);
+      const users = await ctx.store.users.page(customerId, after, limit + 1);
       const page = users.slice(0, limit);
       const last = page[page.length - 1];
       const next =
@@ -162,7 +162,7 @@ export function registerUserRoutes(app: FastifyInstance, ctx: ServerContext): vo
       params: userParams,
       response: { 200: userSchema, ...errorResponses },
     },
-    handler: async (request) => toApiUser(userOf(request.params.customer_id, request.params.user_id)),
+    handler: async (request) => toApiUser(await userOf(request.params.customer_id, request.params.user_id)),
   });
 
   app.delete<{ Params: { customer_id: string; user_id: string } }>('/:customer_id/users/:user_id', {
@@ -175,7 +175,7 @@ export function registerUserRoutes(app: FastifyInstance, ctx: ServerContext): vo
     },
     handler: async (request, reply) => {
       const { customer_id, user_id } = request.params;
-      const outcome = ctx.users.delete(customer_id, user_id);
+      const outcome = await ctx.store.users.delete(customer_id, user_id);
       if (outcome === 'missing') throw notFound(`User "${user_id}" does not exist.`);
       if (outcome === 'last-admin') {
         throw conflict(`User "${user_id}" is the last administrator of customer "${customer_id}": make another user an administrator first.`);
@@ -203,11 +203,11 @@ export function registerUserRoutes(app: FastifyInstance, ctx: ServerContext): vo
       },
     },
     handler: async (request, reply) => {
-      const user = userOf(request.params.customer_id, request.params.user_id);
+      const user = await userOf(request.params.customer_id, request.params.user_id);
       const token = newInvitationToken();
       const now = ctx.clock();
       const expiresAt = now + INVITATION_LIFETIME_MS;
-      ctx.users.createInvitation(hashInvitationToken(token), user.id, now, expiresAt);
+      await ctx.store.users.createInvitation(hashInvitationToken(token), user.id, now, expiresAt);
       return reply.code(201).send({ invitation_token: token, expires_at: expiresAt });
     },
   });

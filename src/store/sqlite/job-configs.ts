@@ -1,24 +1,5 @@
 import type { Db } from './open.js';
-
-/** A job configuration as stored and as the API shows it (spec 2.4). */
-export interface JobConfig {
-  job_config_id: string;
-  job_name: string;
-  created: number;
-  last_updated: number;
-  start_barcode: string;
-  end_barcode: string;
-  gateway_ids: string[];
-  class: 'jobconfig';
-  version: number;
-}
-
-export interface JobConfigFields {
-  job_name: string;
-  start_barcode: string;
-  end_barcode: string;
-  gateway_ids: string[];
-}
+import type { JobConfig, JobConfigFields, JobConfigRefusal } from '../ports.js';
 
 interface JobConfigRow {
   id: string;
@@ -44,13 +25,6 @@ function toJobConfig(row: JobConfigRow): JobConfig {
     version: row.version,
   };
 }
-
-/** Why a write was refused. */
-export type JobConfigRefusal =
-  | { refused: 'name-taken' }
-  | { refused: 'unknown-gateway'; gateway_id: string }
-  | { refused: 'missing' }
-  | { refused: 'stale'; version: number };
 
 /**
  * Job configurations of each customer and the per-customer revision that is the list's ETag.

@@ -1,9 +1,7 @@
-import type { IngestGateway } from '../store/batch-plan.js';
-import type { IngestStore } from '../store/ingest.js';
-export { Outcome, type BatchResult, type IngestMessage, type Quarantine } from '../domain/ingest.js';
-import type { CreatedWindow } from '../domain/payload-limits.js';
-import { Outcome, type BatchResult, type IngestMessage } from '../domain/ingest.js';
-import { emptyBatchResult, mergeSingle, planBatch, planParsed, settleBatch, type BatchPlan } from '../store/batch-plan.js';
+import { Outcome, type BatchResult, type IngestMessage } from '../../domain/ingest.js';
+import type { CreatedWindow } from '../../domain/payload-limits.js';
+import { emptyBatchResult, mergeSingle, planBatch, planParsed, settleBatch, type BatchPlan, type IngestGateway } from '../batch-plan.js';
+import type { IngestStore } from './ingest.js';
 
 // SQLite result codes that say the data of the message was at fault, not the database.
 const DATA_ERRORS = /^SQLITE_(CONSTRAINT|MISMATCH|TOOBIG|RANGE)/;
@@ -14,13 +12,13 @@ function isDatabaseFailure(error: unknown): boolean {
   return typeof code === 'string' && code.startsWith('SQLITE_') && !DATA_ERRORS.test(code);
 }
 
-/** A function that commits one batch; build it once per database connection. */
-export type Committer = (batch: IngestMessage[]) => BatchResult;
+/** A function that commits one batch; build it once per database connection. Never throws. */
+export type Committer = (batch: IngestMessage[], window?: CreatedWindow) => BatchResult;
 
 /** Group commit over the store: parses the messages, stores them all in one transaction (per-message fallback on failure). */
-export function createCommitter(store: IngestStore, window?: CreatedWindow): Committer {
+export function createCommitter(store: IngestStore): Committer {
   const transaction = store.db.transaction(applyPlan);
-  return (batch) => commitBatch(store, transaction, planBatch(batch, window));
+  return (batch, window) => commitBatch(store, transaction, planBatch(batch, window));
 }
 
 function commitBatch(store: IngestStore, transaction: typeof applyPlan, plan: BatchPlan): BatchResult {

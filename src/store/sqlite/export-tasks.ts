@@ -1,35 +1,6 @@
-import type { CellMode } from '../domain/csv.js';
+import type { CellMode } from '../../domain/csv.js';
 import type { Db } from './open.js';
-
-export type ExportStatus = 'PENDING' | 'SUCCESSFUL' | 'FAILED';
-
-/** An export task as stored. */
-export interface ExportTaskRecord {
-  id: string;
-  customer_id: string;
-  requested_by: string;
-  start_time: number;
-  end_time: number;
-  /** How the file writes text cells (migration 0006). */
-  cells: CellMode;
-  status: ExportStatus;
-  requested: number;
-  completed: number | null;
-  rows: number | null;
-  /** The CSV, relative to the data directory, while it is kept. */
-  file: string | null;
-  failure: string | null;
-}
-
-export interface NewExportTask {
-  id: string;
-  customer_id: string;
-  requested_by: string;
-  start_time: number;
-  end_time: number;
-  cells: CellMode;
-  requested: number;
-}
+import type { ExportTaskRecord, NewExportTask } from '../ports.js';
 
 /** Export tasks: one row each, from request to the deletion of their file. */
 export class ExportTaskStore {

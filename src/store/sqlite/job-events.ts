@@ -1,12 +1,6 @@
-import { JobScanner, type GatewayJobs, type JobBarcodes, type TimeRange } from '../domain/job-analysis.js';
+import { JobScanner, type GatewayJobs, type JobBarcodes, type TimeRange } from '../../domain/job-analysis.js';
 import type { Db } from './open.js';
-
-/** Everything an analysis needs, as plain data (it crosses a worker boundary). */
-export interface AnalysisRequest {
-  gatewayIds: string[];
-  barcodes: JobBarcodes;
-  range: TimeRange;
-}
+import type { AnalysisRequest } from '../ports.js';
 
 const SELECT_SCANS = `
   SELECT id, created, scan_code FROM events

@@ -1,48 +1,12 @@
 import type { CreatedIdKey } from '../domain/page-token.js';
-import { EVENT_COLUMNS } from './event-rows.js';
+import { EVENT_COLUMNS } from '../domain/events.js';
+import type { EventItems } from './ports.js';
 
 /**
- * Events as the list shows them (spec 2.2), written as JSON by SQLite. A list read selects
- * ITEMS_JSON over an ordered, limited subquery that yields one `item` per event and gets one
- * value back: the items joined by commas, as UTF-8 bytes. On Node 20 better-sqlite3 hands a
- * row's columns over one V8 call at a time, and a page of 500 rows with 15 columns cost about
- * 1.2 ms before any serializing; one value per page costs about 0.8 ms with the JSON written,
- * allocates next to nothing on the JavaScript heap, and is sent as it is (bench/README.md).
+ * The bytes of a page of events, shared by both stores: a store's read yields the prefix and the
+ * items' JSON texts joined by commas (each item starting `{"id":`), written by the database; these
+ * functions cut the extra item, drop the `"name":null` members and append the rest of the body.
  */
-
-/** The REAL columns: SQLite writes a whole REAL as `74.0`, JSON.stringify (and the CSV export) as `74`. */
-const REAL_COLUMNS = new Set<string>(['scan_duration', 'device_battery', 'device_temperature', 'metrics_worker_steps']);
-
-/** A column as json_object should see it: a whole REAL as an INTEGER, so that it is written `74` as JavaScript does. */
-function jsonValue(column: string): string {
-  return REAL_COLUMNS.has(column) ? `iif(${column} = CAST(${column} AS INTEGER), CAST(${column} AS INTEGER), ${column})` : column;
-}
-
-/** An event's JSON text: `json_object` of the columns in EVENT_COLUMNS order; NULL columns become `"name":null`. */
-export const ITEM_JSON = `json_object(${EVENT_COLUMNS.map((column) => `'${column}', ${jsonValue(column)}`).join(', ')})`;
-
-/**
- * The select list over a subquery of `item`s: `@prefix` and their JSON joined by commas, and
- * their count. The subquery's ORDER BY and LIMIT keep it from being flattened into the aggregate,
- * so the items arrive, and are joined, in its order (the list tests check the order page by page).
- * The prefix (such as `{"items":[`) saves copying the items into a response afterwards.
- */
-export const ITEMS_JSON = `CAST(@prefix || group_concat(item, ',') AS BLOB), count(*)`;
-
-/** Up to `limit` events, newest first. */
-export interface EventItems {
-  /**
-   * The prefix, then the items' JSON texts joined by commas, without members for absent fields.
-   * It starts a buffer of its own (better-sqlite3 allocates each blob alone, never from Node's
-   * shared pool): the bytes behind it belong to nobody else, which withText relies on.
-   */
-  json: Buffer;
-  count: number;
-  /** More events follow in the range. */
-  more: boolean;
-  /** The keyset position of the last item, when there is one. */
-  last?: CreatedIdKey;
-}
 
 const ITEM_START = Buffer.from('{"id":');
 const ITEM_SEPARATOR = Buffer.from(',{"id":');
@@ -51,7 +15,7 @@ const COMMA = 0x2c;
 const QUOTE = 0x22;
 
 /**
- * The items of a read that asked SQLite for `limit + 1` events: a read of one more than the
+ * The items of a read that asked the store for `limit + 1` events: a read of one more than the
  * page tells whether another page exists, without an empty last page. `id` comes first in
  * every item and is never NULL, and a quote inside a JSON string is always escaped, so `{"id":`
  * only ever starts an item.

@@ -1,7 +1,7 @@
-import { EVENT_COLUMNS, type EventRow } from '../domain/events.js';
+import { EVENT_COLUMNS, type EventRow } from '../../domain/events.js';
 import type { Db } from './open.js';
 
-export { EVENT_COLUMNS, toApiEvent, type EventColumn, type EventRow } from '../domain/events.js';
+export { EVENT_COLUMNS, toApiEvent, type EventColumn, type EventRow } from '../../domain/events.js';
 
 /** SELECT list of the API columns, for queries that return EventRow. */
 export const EVENT_SELECT = EVENT_COLUMNS.join(', ');

@@ -1,45 +1,5 @@
 import type { Db } from './open.js';
-
-/** A gateway as stored (table `gateways` of 0001). `thing_name` is not stored: it equals `id`. */
-export interface GatewayRecord {
-  id: string;
-  customer_id: string;
-  name: string;
-  usecase: string;
-  station: string;
-  type: string;
-  model: string | null;
-  manufacturer: string | null;
-  firmware: string | null;
-  /** Bumped on every change of the editable fields; the ETag. */
-  version: number;
-  /** When prepare-provisioning ran, or null. */
-  provisioning_prepared: number | null;
-  /** When the last MQTT message from the gateway arrived, or null. */
-  last_message: number | null;
-  deleted: number | null;
-  created: number;
-  last_updated: number;
-}
-
-export interface NewGateway {
-  id: string;
-  name: string;
-  usecase: string;
-  station: string;
-}
-
-export type GatewayChanges = Partial<Pick<GatewayRecord, 'name' | 'usecase' | 'station'>>;
-
-export type UpdateOutcome = GatewayRecord | 'missing' | 'stale' | 'name-taken';
-
-/** Thrown inside a transaction when a name is taken, so the whole transaction rolls back. */
-export class GatewayNameTaken extends Error {
-  constructor(readonly names: string[]) {
-    super(`gateway name${names.length === 1 ? '' : 's'} already taken: ${names.map((n) => JSON.stringify(n)).join(', ')}`);
-    this.name = 'GatewayNameTaken';
-  }
-}
+import { GatewayNameTaken, type GatewayChanges, type GatewayRecord, type NewGateway, type UpdateOutcome } from '../ports.js';
 
 function isNameClash(error: unknown): boolean {
   const e = error as { code?: string; message?: string };

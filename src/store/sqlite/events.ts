@@ -1,11 +1,10 @@
 import type { Statement } from 'better-sqlite3';
-import type { CreatedIdKey } from '../domain/page-token.js';
-import { ITEM_JSON, ITEMS_JSON, itemsOf, type EventItems } from './event-json.js';
+import type { CreatedIdKey } from '../../domain/page-token.js';
+import { itemsOf } from '../event-items.js';
+import { ITEM_JSON, ITEMS_JSON } from './event-json.js';
 import { EVENT_COLUMNS, EVENT_SELECT } from './event-rows.js';
 import type { Db } from './open.js';
-
-/** A raw event row (as the export reads them): the values of EVENT_COLUMNS in order. */
-export type RawEvent = (string | number | null)[];
+import type { EventItems, RawEvent } from '../ports.js';
 
 /** Positions of the keyset columns in a raw row. */
 export const CREATED_INDEX = EVENT_COLUMNS.indexOf('created');

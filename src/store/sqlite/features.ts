@@ -1,10 +1,5 @@
 import type { Db } from './open.js';
-
-export interface Feature {
-  feature: string;
-  enabled: boolean;
-  additional_properties?: Record<string, unknown>;
-}
+import type { Feature } from '../ports.js';
 
 /** Per-customer feature flags, set by the operator. */
 export class FeatureStore {

@@ -1,26 +1,5 @@
 import type { Db } from './open.js';
-
-/** A message kept for the operator instead of being stored (docs/gateways-mqtt.md "Quarantine"). */
-export interface DeadLetter {
-  gatewayId: string;
-  /** When the broker received the message, ms. */
-  received: number;
-  /** When it was quarantined, ms. */
-  quarantined: number;
-  reason: string;
-  payload: Uint8Array;
-}
-
-/** A dead letter as `scanhub operator dead-letters list` shows it: the payload by its size. */
-export interface DeadLetterSummary {
-  seq: number;
-  gateway_id: string;
-  customer_id: string | null;
-  received: number;
-  quarantined: number;
-  reason: string;
-  payload_bytes: number;
-}
+import type { DeadLetter, DeadLetterSummary } from '../ports.js';
 
 /** The dead_letters table (migration 0005): written by the ingest writer, read by the operator. */
 export class DeadLetterStore {

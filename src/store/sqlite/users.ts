@@ -1,37 +1,5 @@
 import type { Db } from './open.js';
-
-/** A user as stored; roles parsed, consents parsed. */
-export interface UserRecord {
-  id: string;
-  customer_id: string;
-  email: string;
-  first_name: string | null;
-  last_name: string | null;
-  language: string | null;
-  roles: string[];
-  password_hash: string | null;
-  consent_general_terms: Consent | null;
-  consent_privacy_policy: Consent | null;
-  created: number;
-  last_updated: number;
-}
-
-export interface Consent {
-  version: string;
-  timestamp: number;
-}
-
-export interface NewUser {
-  id: string;
-  customer_id: string;
-  email: string;
-  first_name?: string | null;
-  last_name?: string | null;
-  language?: string | null;
-  roles: string[];
-  password_hash?: string | null;
-  created: number;
-}
+import type { Consent, NewUser, UserRecord } from '../ports.js';
 
 interface UserRow extends Omit<UserRecord, 'roles' | 'consent_general_terms' | 'consent_privacy_policy'> {
   roles: string;

@@ -1,16 +1,10 @@
-import type { GatewayReport, EventValues } from '../domain/payload.js';
-import type { IngestGateway } from './batch-plan.js';
-export type { IngestGateway } from './batch-plan.js';
-import { DeadLetterStore, type DeadLetter } from './dead-letters.js';
+import type { GatewayReport, EventValues } from '../../domain/payload.js';
+import type { IngestGateway } from '../batch-plan.js';
+export type { IngestGateway } from '../batch-plan.js';
+import { DeadLetterStore } from './dead-letters.js';
 import { EVENT_COLUMNS, EVENT_SELECT } from './event-rows.js';
 import type { Db } from './open.js';
-
-/** A gateway as the broker sees it at connect: its customer, and whether it was deleted. */
-export interface ConnectingGateway {
-  id: string;
-  customer_id: string;
-  deleted: number | null;
-}
+import type { ConnectingGateway, DeadLetter } from '../ports.js';
 
 /**
  * Settings of the connection that commits ingest batches. A batch of random event ids touches

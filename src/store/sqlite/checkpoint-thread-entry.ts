@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { openDatabase } from '../store/open.js';
-import { THREAD_READY, type TestCrash } from './supervised-thread.js';
+import { openDatabase } from './open.js';
+import { THREAD_READY, type TestCrash } from '../../threads/supervised-thread.js';
 
 // The checkpointer thread: copies committed WAL frames back into the database file (and syncs
 // it) every CHECKPOINT_INTERVAL_MS, so that the writer thread does not stall on that copying and

@@ -1,43 +1,5 @@
-import type { GatewayRecord } from './gateways.js';
 import type { Db } from './open.js';
-
-/** A client certificate issued for a gateway, with its key while the device has not fetched it. */
-export interface IssuedGatewayCertificate {
-  serial: string;
-  commonName: string;
-  certPem: string;
-  keyPem: string;
-  notAfter: number;
-}
-
-/** What prepare-provisioning stores: the certificate and the hash of the token that hands it out. */
-export interface Preparation {
-  gatewayId: string;
-  certificate: IssuedGatewayCertificate;
-  tokenHash: string;
-  expiresAt: number;
-}
-
-export type PrepareOutcome = 'prepared' | 'missing' | 'already-prepared';
-
-/** What a redeemed token yields: the gateway and the certificate with its private key. */
-export interface Redemption {
-  gateway: GatewayRecord;
-  certificate: IssuedGatewayCertificate;
-}
-
-export type RedeemOutcome = Redemption | 'invalid' | 'gateway-gone';
-
-/** Thrown inside a transaction to roll it back when a gateway cannot be prepared. */
-export class PreparationRefused extends Error {
-  constructor(
-    readonly gatewayId: string,
-    readonly reason: Exclude<PrepareOutcome, 'prepared'>,
-  ) {
-    super(`gateway ${gatewayId} cannot be prepared: ${reason}`);
-    this.name = 'PreparationRefused';
-  }
-}
+import { PreparationRefused, type GatewayRecord, type Preparation, type PrepareOutcome, type RedeemOutcome } from '../ports.js';
 
 /** Issued certificates and provisioning tokens (migration 0002). */
 export class ProvisioningStore {

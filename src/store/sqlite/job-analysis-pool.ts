@@ -1,9 +1,9 @@
-import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { workerScript } from '../../threads/worker-script.js';
 import type { AnalysisAnswer, AnalysisTask } from './job-analysis-worker.js';
-import { analyzeStoredJobsToJson, type AnalysisRequest } from './job-events.js';
+import type { AnalysisRequest } from '../ports.js';
+import { analyzeStoredJobsToJson } from './job-events.js';
 import type { Db } from './open.js';
 
 interface Pending {
@@ -15,18 +15,6 @@ interface Pending {
 interface Slot {
   worker: Worker;
   busy: Pending | undefined;
-}
-
-/**
- * The compiled worker script. Run from the TypeScript sources (vitest), the worker thread cannot
- * load `.ts`, so it uses the build in dist/ (`npx tsc -p .` first).
- */
-function workerScript(): string {
-  const beside = fileURLToPath(new URL('./job-analysis-worker.js', import.meta.url));
-  if (existsSync(beside)) return beside;
-  const built = beside.replace(/([\\/])src([\\/]store[\\/])/, '$1dist$2');
-  if (existsSync(built)) return built;
-  throw new Error(`the job analysis worker ${beside} is not built: run \`npx tsc -p .\``);
 }
 
 /**
@@ -91,7 +79,7 @@ export class JobAnalysisPool {
   }
 
   private spawn(): Slot {
-    const worker = new Worker(workerScript(), { workerData: { file: this.db.name } });
+    const worker = new Worker(workerScript(import.meta.url, './job-analysis-worker.js'), { workerData: { file: this.db.name } });
     const slot: Slot = { worker, busy: undefined };
     worker.unref();
     worker.on('message', (answer: AnalysisAnswer) => {

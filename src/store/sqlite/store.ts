@@ -1,0 +1,233 @@
+import type { EventRow } from '../../domain/events.js';
+import type { IngestMessage } from '../../domain/ingest.js';
+import type { CreatedWindow } from '../../domain/payload-limits.js';
+import {
+  StoreUnavailable,
+  type AssetRepository,
+  type CustomerRepository,
+  type DeadLetterRepository,
+  type EventRepository,
+  type ExportTaskRepository,
+  type FeatureRepository,
+  type GatewayRepository,
+  type IngestRepository,
+  type JobAnalysisRepository,
+  type JobConfigRepository,
+  type NewUser,
+  type ProvisioningRepository,
+  type SecretRepository,
+  type Store,
+  type StorePurpose,
+  type UserRepository,
+} from '../ports.js';
+import { AssetStore } from './assets.js';
+import { CustomerStore } from './customers.js';
+import { DeadLetterStore } from './dead-letters.js';
+import { insertEvents } from './event-rows.js';
+import { EventStore } from './events.js';
+import { ExportTaskStore } from './export-tasks.js';
+import { FeatureStore } from './features.js';
+import { GatewayStore } from './gateways.js';
+import { createCommitter, type Committer } from './ingest-commit.js';
+import { IngestStore, tuneForIngest } from './ingest.js';
+import { JobAnalysisPool } from './job-analysis-pool.js';
+import { analyzeStoredJobs } from './job-events.js';
+import { JobConfigStore } from './job-configs.js';
+import { openDatabase, type Db } from './open.js';
+import { ProvisioningStore } from './provisioning.js';
+import { FileSecrets } from './secrets.js';
+import { UserStore } from './users.js';
+
+/** Where a SQLite store lives. */
+export type SqliteLocator = { kind: 'sqlite'; file: string; dataDir: string };
+
+/** Thrown inside a transaction to undo it when the e-mail of a new administrator is taken. */
+class EmailTaken extends Error {}
+
+/** A value built on first use: a reader never prepares the ingest statements, and so on. */
+function lazy<T>(build: () => T): () => T {
+  let value: T | undefined;
+  return () => (value ??= build());
+}
+
+/**
+ * The SQLite store: synchronous better-sqlite3 inside, the async repositories of ports.ts outside.
+ * Each method is one synchronous call (one transaction where it writes more than one row): its
+ * `async` adds one resolved promise, never a wait on another thread (job analyses excepted).
+ */
+export class SqliteStore implements Store {
+  readonly customers: CustomerRepository;
+  readonly users: UserRepository;
+  readonly features: FeatureRepository;
+  readonly gateways: GatewayRepository;
+  readonly provisioning: ProvisioningRepository;
+  readonly events: EventRepository;
+  readonly ingest: IngestRepository;
+  readonly exportTasks: ExportTaskRepository;
+  readonly jobConfigs: JobConfigRepository;
+  readonly jobAnalysis: JobAnalysisRepository;
+  readonly assets: AssetRepository;
+  readonly deadLetters: DeadLetterRepository;
+  readonly secrets: SecretRepository;
+  private readonly pool: () => JobAnalysisPool;
+  private poolStarted = false;
+  private closed = false;
+
+  constructor(
+    /** The connection: SQLite internals (tests, benches, the checkpointer hook) only. */
+    readonly db: Db,
+    readonly locator: SqliteLocator,
+  ) {
+    const customers = lazy(() => new CustomerStore(db));
+    const users = lazy(() => new UserStore(db));
+    const features = lazy(() => new FeatureStore(db));
+    const gateways = lazy(() => new GatewayStore(db));
+    const provisioning = lazy(() => new ProvisioningStore(db));
+    const events = lazy(() => new EventStore(db));
+    const ingest = lazy(() => new IngestStore(db));
+    const commit = lazy((): Committer => createCommitter(ingest()));
+    const exportTasks = lazy(() => new ExportTaskStore(db));
+    const jobConfigs = lazy(() => new JobConfigStore(db));
+    const assets = lazy(() => new AssetStore(db));
+    const deadLetters = lazy(() => new DeadLetterStore(db));
+    this.pool = lazy(() => ((this.poolStarted = true), new JobAnalysisPool(db)));
+
+    const createWithAdmin = (id: string, admin: NewUser, now: number): 'created' | 'customer-exists' => {
+      if (!customers().create(id, now)) return 'customer-exists';
+      if (!users().create(admin)) throw new EmailTaken();
+      return 'created';
+    };
+    this.customers = {
+      exists: async (id) => customers().exists(id),
+      count: async () => customers().count(),
+      createWithAdmin: async (id, admin, now) => {
+        try {
+          return db.transaction(() => createWithAdmin(id, admin, now)).immediate();
+        } catch (error) {
+          if (error instanceof EmailTaken) return 'email-taken';
+          throw error;
+        }
+      },
+      bootstrap: async (id, admin, now) =>
+        db
+          .transaction(() => {
+            if (customers().count() > 0) return false;
+            if (createWithAdmin(id, admin, now) !== 'created') throw new Error(`customer "${id}" could not be created on an empty deployment`);
+            return true;
+          })
+          .immediate(),
+    };
+    this.users = {
+      create: async (user) => users().create(user),
+      byId: async (id) => users().byId(id),
+      byEmail: async (email) => users().byEmail(email),
+      page: async (customerId, after, limit) => users().page(customerId, after, limit),
+      delete: async (customerId, id) => users().delete(customerId, id),
+      setPassword: async (id, hash, now) => users().setPassword(id, hash, now),
+      createInvitation: async (tokenHash, userId, now, expiresAt) => users().createInvitation(tokenHash, userId, now, expiresAt),
+      redeemInvitation: async (tokenHash, hash, now) => users().redeemInvitation(tokenHash, hash, now),
+    };
+    this.features = {
+      list: async (customerId) => features().list(customerId),
+      set: async (customerId, feature, enabled, properties, now) => features().set(customerId, feature, enabled, properties, now),
+    };
+    this.gateways = {
+      byId: async (customerId, id) => gateways().byId(customerId, id),
+      byThingName: async (thingName) => gateways().byThingName(thingName),
+      takenNames: async (customerId, names) => gateways().takenNames(customerId, names),
+      createAll: async (customerId, list, now) => gateways().createAll(customerId, list, now),
+      page: async (customerId, after, limit) => gateways().page(customerId, after, limit),
+      update: async (customerId, id, changes, expected, now) => gateways().update(customerId, id, changes, expected, now),
+      markDeleted: async (customerId, id, now) => gateways().markDeleted(customerId, id, now),
+    };
+    this.provisioning = {
+      prepare: async (customerId, preparation, now) => provisioning().prepare(customerId, preparation, now),
+      redeem: async (tokenHash, now) => provisioning().redeem(tokenHash, now),
+      preparePackage: async (customerId, fresh, preparations, now) =>
+        db
+          .transaction(() => {
+            gateways().insert(customerId, fresh, now);
+            for (const preparation of preparations) provisioning().record(customerId, preparation, now);
+          })
+          .immediate(),
+    };
+    this.events = {
+      newestBefore: async (customerId, start, before, limit, prefix) => events().newestBefore(customerId, start, before, limit, prefix),
+      gatewayNewestBefore: async (customerId, gatewayId, start, before, limit, prefix) =>
+        events().gatewayNewestBefore(customerId, gatewayId, start, before, limit, prefix),
+      oldestAfter: async (customerId, after, end, limit) => events().oldestAfter(customerId, after, end, limit),
+      insert: async (customerId, rows: EventRow[]) => insertEvents(db, customerId, rows),
+    };
+    this.ingest = {
+      connectingGateway: async (id) => ingest().gateway(id),
+      // The whole batch in one synchronous transaction: one await per batch, none per event.
+      commit: async (batch: IngestMessage[], window?: CreatedWindow) => commit()(batch, window),
+    };
+    this.exportTasks = {
+      create: async (task) => exportTasks().create(task),
+      byId: async (customerId, id) => exportTasks().byId(customerId, id),
+      succeed: async (id, completed, rows, file) => exportTasks().succeed(id, completed, rows, file),
+      fail: async (id, completed, failure) => exportTasks().fail(id, completed, failure),
+      failAbandoned: async (now) => exportTasks().failAbandoned(now),
+      expiredBy: async (cutoff) => exportTasks().expiredBy(cutoff),
+      dropFile: async (id) => exportTasks().dropFile(id),
+      keptFiles: async () => exportTasks().keptFiles(),
+    };
+    this.jobConfigs = {
+      // One read transaction: the revision is the ETag of exactly this list.
+      list: async (customerId) =>
+        db.transaction(() => ({ revision: jobConfigs().revision(customerId), items: jobConfigs().list(customerId) }))(),
+      byId: async (customerId, id) => jobConfigs().byId(customerId, id),
+      create: async (customerId, id, fields, now) => jobConfigs().create(customerId, id, fields, now),
+      update: async (customerId, id, changes, now, expected) => jobConfigs().update(customerId, id, changes, now, expected),
+      delete: async (customerId, id) => jobConfigs().delete(customerId, id),
+    };
+    this.jobAnalysis = {
+      analyze: (request) => (this.closed ? Promise.reject(new Error('the job analysis pool is closed')) : this.pool().analyze(request)),
+      analyzeToObjects: async (request) => analyzeStoredJobs(db, request),
+    };
+    this.assets = {
+      register: async (asset) => assets().register(asset),
+      list: async (assetType) => assets().list(assetType),
+      find: async (assetType, assetVersion) => assets().find(assetType, assetVersion),
+      exists: async (assetType, assetVersion) => assets().exists(assetType, assetVersion),
+      recordAgreement: async (agreement) => assets().recordAgreement(agreement),
+      agreements: async (customerId) => assets().agreements(customerId),
+    };
+    this.deadLetters = {
+      list: async () => deadLetters().list(),
+      payload: async (seq) => deadLetters().payload(seq),
+    };
+    this.secrets = new FileSecrets(locator.dataDir);
+  }
+
+  async ping(): Promise<void> {
+    try {
+      this.db.prepare('SELECT 1').get();
+    } catch (error) {
+      throw new StoreUnavailable(`the database does not answer: ${(error as Error).message}`, { cause: error });
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.poolStarted) await this.pool().close();
+    if (this.db.open) this.db.close();
+  }
+}
+
+/** Opens the SQLite store of the locator for its purpose: the server migrates; ingest is tuned; a reader is read-only. */
+export function openSqliteStore(locator: SqliteLocator, purpose: StorePurpose): SqliteStore {
+  if (purpose === 'reader') {
+    const db = openDatabase(locator.file, { readonly: true });
+    // A reader (an export part) reads each page once, in order: a large page cache would only add to the RSS.
+    db.pragma('cache_size = -2000');
+    return new SqliteStore(db, locator);
+  }
+  if (purpose === 'server') return new SqliteStore(openDatabase(locator.file), locator);
+  const db = openDatabase(locator.file, { migrate: false });
+  // 20,000 pages = 80 MiB of WAL before the writer checkpoints itself (the checkpointer normally keeps up).
+  tuneForIngest(db, 20_000);
+  return new SqliteStore(db, locator);
+}
+
