@@ -4,8 +4,11 @@ import { StoreUnavailable, type StorePurpose } from '../ports.js';
 /** Connections per pool: the server's main store serves HTTP; ingest writers and readers need few. */
 const POOL_SIZE: Record<StorePurpose, number> = { server: 8, ingest: 2, reader: 2 };
 
-/** A client of a transaction, or the pool itself: both run queries. */
-export type Queryable = Pick<pg.PoolClient, 'query'>;
+/** What runs a statement: a client in a transaction, or the Database (one statement alone). */
+export interface Queryable {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  query<R extends pg.QueryResultRow = any>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+}
 
 /** Type parsers of our pools: bigint (times in milliseconds, counts) as a JS number, not a string. */
 function typeParsers(): pg.CustomTypesConfig {

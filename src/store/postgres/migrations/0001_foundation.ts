@@ -6,6 +6,9 @@ import type { Migration } from './index.js';
 // JSON-valued columns are text, stored as written (key order kept).
 const T = 'text COLLATE "C"';
 
+/** The longest scan code (in bytes) that the covering index of job analysis holds. */
+export const SHORT_CODE_BYTES = 2000;
+
 export const migration: Migration = {
   name: '0001_foundation',
   async up(client) {
@@ -95,8 +98,15 @@ export const migration: Migration = {
       );
       -- The list and the export: keyset over (created, id) per customer.
       CREATE INDEX events_customer_created ON events (customer_id, created DESC, id DESC);
-      -- The gateway filter, and job analysis: type and scan_code included make it covering.
-      CREATE INDEX events_gateway_created ON events (gateway_id, created, id) INCLUDE (type, scan_code);
+      -- The gateway filter.
+      CREATE INDEX events_gateway_created ON events (gateway_id, created, id);
+      -- Job analysis reads scans only, from the index alone (scan_code included). A B-tree entry
+      -- holds at most about 2.7 KB and a scan code may be 8192 characters: the rare longer codes
+      -- go to an index of their own (read with the table rows), so that every code can be stored.
+      CREATE INDEX events_gateway_scans ON events (gateway_id, created, id) INCLUDE (scan_code)
+        WHERE type = 'scan' AND octet_length(scan_code) <= ${SHORT_CODE_BYTES};
+      CREATE INDEX events_gateway_long_scans ON events (gateway_id, created, id)
+        WHERE type = 'scan' AND octet_length(scan_code) > ${SHORT_CODE_BYTES};
 
       -- One row per client certificate; key_pem only until the token is redeemed.
       CREATE TABLE gateway_certificates (

@@ -11,8 +11,8 @@ export interface Migration {
 /** Every migration, in order. A new one is a new file and one line here. */
 export const migrations: Migration[] = [m0001];
 
-/** The advisory lock key of migrations (any constant; "scanhub" in ASCII). */
-const MIGRATION_LOCK = 0x7363616e687562;
+/** The advisory lock key of migrations (a constant of ours; bootstrap uses 736302). */
+const MIGRATION_LOCK = 736301;
 
 /**
  * Applies the pending migrations in one transaction under `pg_advisory_lock`, so that of several
