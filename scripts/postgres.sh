@@ -3,6 +3,7 @@
 # fresh temporary directory, no TCP (listen_addresses=''), fsync off.
 #   eval "$(scripts/postgres.sh start)"     starts one and exports SCANHUB_TEST_DATABASE_URL
 #   scripts/postgres.sh stop [DIR]          stops it (DIR defaults to $SCANHUB_TEST_POSTGRES_DIR) and removes it
+#   scripts/postgres.sh pause|resume DIR    stops the server keeping its data / starts it again
 # As root, the server runs as the OS user `postgres` (PostgreSQL refuses to run as root).
 set -euo pipefail
 
@@ -45,6 +46,17 @@ CONF
   echo "export SCANHUB_TEST_POSTGRES_DIR='$dir'"
 }
 
+# pause/resume: stop the server keeping its data, and start it again (tests of an outage).
+pause() {
+  local dir="$1"
+  as_owner "$(bin_dir)/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null
+}
+
+resume() {
+  local dir="$1"
+  as_owner "$(bin_dir)/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start >/dev/null
+}
+
 stop() {
   local dir="${1:-${SCANHUB_TEST_POSTGRES_DIR:-}}"
   if [ -z "$dir" ] || [ ! -d "$dir/data" ]; then echo "postgres.sh: no cluster directory given" >&2; return 1; fi
@@ -55,5 +67,7 @@ stop() {
 case "${1:-}" in
   start) start ;;
   stop) stop "${2:-}" ;;
-  *) echo "usage: $0 start | stop [DIR]" >&2; exit 2 ;;
+  pause) pause "${2:?usage: $0 pause DIR}" ;;
+  resume) resume "${2:?usage: $0 resume DIR}" ;;
+  *) echo "usage: $0 start | stop [DIR] | pause DIR | resume DIR" >&2; exit 2 ;;
 esac
