@@ -9,7 +9,7 @@ const KEY = new Uint8Array(32).fill(7);
 const CUSTOMER = 'acme';
 const T0 = Date.UTC(2024, 0, 1);
 
-function admin(email: string, id = randomUUID()): NewUser {
+function admin(email: string, id: string = randomUUID()): NewUser {
   return { id, customer_id: CUSTOMER, email, roles: ['ADMIN_ROLE'], created: T0 };
 }
 
@@ -270,18 +270,18 @@ describePostgres('PostgreSQL store', () => {
 
   it('assets: the latest registered of a type is its default; agreements', async () => {
     const asset = (version: string, registered: number) => ({
-      id: `a-${version}`, asset_type: 'firmware' as const, asset_version: version, file_name: 'f.bin', file_size: 5_000_000_000,
+      id: `a-${version}`, asset_type: 'MARK_FIRMWARE' as const, asset_version: version, file_name: 'f.bin', file_size: 5_000_000_000,
       file_sha256: 'ab', eula_version: '1', eula_text: 'text', eula_checksum: 'CD', registered,
     });
     expect(await store.assets.register(asset('2.0', T0))).toBe(true);
     expect(await store.assets.register(asset('1.0', T0 + 1))).toBe(true);
     expect(await store.assets.register(asset('1.0', T0 + 2))).toBe(false);
     expect((await store.assets.list()).map((a) => [a.asset_version, a.default])).toEqual([['1.0', true], ['2.0', false]]);
-    expect(await store.assets.find('firmware')).toEqual({ ...asset('1.0', T0 + 1), default: true });
-    expect((await store.assets.find('firmware', '2.0'))?.default).toBe(false);
-    expect(await store.assets.find('firmware', '3.0')).toBeUndefined();
-    expect(await store.assets.exists('firmware', '2.0')).toBe(true);
-    const agreement = { agreed_at: T0, customer_id: CUSTOMER, user_id: 'u', agreed_by: 'a@b', asset_id: 'a-2.0', asset_type: 'firmware',
+    expect(await store.assets.find('MARK_FIRMWARE')).toEqual({ ...asset('1.0', T0 + 1), default: true });
+    expect((await store.assets.find('MARK_FIRMWARE', '2.0'))?.default).toBe(false);
+    expect(await store.assets.find('MARK_FIRMWARE', '3.0')).toBeUndefined();
+    expect(await store.assets.exists('MARK_FIRMWARE', '2.0')).toBe(true);
+    const agreement = { agreed_at: T0, customer_id: CUSTOMER, user_id: 'u', agreed_by: 'a@b', asset_id: 'a-2.0', asset_type: 'MARK_FIRMWARE',
       asset_version: '2.0', eula_version: '1', eula_checksum: 'CD' };
     await store.assets.recordAgreement(agreement);
     await store.assets.recordAgreement({ ...agreement, customer_id: 'gamma' });
