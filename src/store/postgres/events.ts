@@ -1,0 +1,85 @@
+import type { CreatedIdKey } from '../../domain/page-token.js';
+import { EVENT_COLUMNS, type EventRow } from '../../domain/events.js';
+import type { EventItems, EventRepository, RawEvent } from '../ports.js';
+import type { Database } from './pool.js';
+import { eventJson } from './sqlite-json.js';
+
+export const EVENT_SELECT = EVENT_COLUMNS.join(', ');
+const CREATED = EVENT_COLUMNS.indexOf('created');
+const ID = EVENT_COLUMNS.indexOf('id');
+
+/** A page of the list: one backward range of (customer_id, created, id); limit + 1 rows tell whether more follow. */
+const NEWEST_FIRST_SQL = `SELECT ${EVENT_SELECT} FROM events
+  WHERE customer_id = $1 AND created >= $2 AND (created, id) < ($3, $4)
+  ORDER BY created DESC, id DESC LIMIT $5`;
+
+/** A page of one gateway's events: a backward range of (gateway_id, created, id); the customer is checked on the row. */
+const GATEWAY_NEWEST_FIRST_SQL = `SELECT ${EVENT_SELECT} FROM events
+  WHERE gateway_id = $2 AND created >= $3 AND (created, id) < ($4, $5) AND customer_id = $1
+  ORDER BY created DESC, id DESC LIMIT $6`;
+
+/** A chunk of an export: one forward range of (customer_id, created, id). */
+const OLDEST_FIRST_SQL = `SELECT ${EVENT_SELECT} FROM events
+  WHERE customer_id = $1 AND (created, id) > ($2, $3) AND created < $4
+  ORDER BY created, id LIMIT $5`;
+
+/** The column list and unnest() types of an event insert, in EventValues order (customer_id, then EVENT_COLUMNS). */
+export const INSERT_COLUMNS = ['customer_id', ...EVENT_COLUMNS].join(', ');
+const REAL = new Set(['scan_duration', 'device_battery', 'device_temperature', 'metrics_worker_steps']);
+const UNNEST_TYPES = ['customer_id', ...EVENT_COLUMNS].map((column, i) => `$${i + 1}::${column === 'created' ? 'bigint' : REAL.has(column) ? 'float8' : 'text'}[]`);
+
+/** `INSERT INTO events ... SELECT * FROM unnest(...) ON CONFLICT (id) DO NOTHING`: many events in one statement. */
+export const INSERT_EVENTS_SQL = `INSERT INTO events (${INSERT_COLUMNS})
+  SELECT * FROM unnest(${UNNEST_TYPES.join(', ')}) ON CONFLICT (id) DO NOTHING`;
+
+/** The parameters of INSERT_EVENTS_SQL: one array per column. */
+export function insertParameters(events: readonly (readonly unknown[])[]): unknown[][] {
+  const columns: unknown[][] = UNNEST_TYPES.map(() => new Array(events.length));
+  for (let row = 0; row < events.length; row++) {
+    const values = events[row]!;
+    for (let column = 0; column < columns.length; column++) columns[column]![row] = values[column] ?? null;
+  }
+  return columns;
+}
+
+/** The rows (limit + 1 at most, newest first) as EventItems: JSON bytes as the SQLite store writes them. */
+export function itemsOfRows(rows: unknown[][], limit: number, prefix: string): EventItems {
+  const more = rows.length > limit;
+  const items = more ? rows.slice(0, limit) : rows;
+  const text = prefix + items.map(eventJson).join(',');
+  // A buffer of its own (never Node's shared pool): withText writes behind the JSON.
+  const json = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
+  json.write(text);
+  const lastRow = items[items.length - 1];
+  return {
+    json,
+    count: items.length,
+    more,
+    ...(lastRow ? { last: { created: lastRow[CREATED] as number, id: lastRow[ID] as string } } : {}),
+  };
+}
+
+/** Reads of the events table for listing and export; each is one range of an index. */
+export class PgEvents implements EventRepository {
+  constructor(private readonly db: Database) {}
+
+  async newestBefore(customerId: string, start: number, before: CreatedIdKey, limit: number, prefix = ''): Promise<EventItems> {
+    const rows = await this.db.queryArrays(NEWEST_FIRST_SQL, [customerId, start, before.created, before.id, limit + 1]);
+    return itemsOfRows(rows, limit, prefix);
+  }
+
+  async gatewayNewestBefore(customerId: string, gatewayId: string, start: number, before: CreatedIdKey, limit: number, prefix = ''): Promise<EventItems> {
+    const rows = await this.db.queryArrays(GATEWAY_NEWEST_FIRST_SQL, [customerId, gatewayId, start, before.created, before.id, limit + 1]);
+    return itemsOfRows(rows, limit, prefix);
+  }
+
+  oldestAfter(customerId: string, after: CreatedIdKey, end: number, limit: number): Promise<RawEvent[]> {
+    return this.db.queryArrays<RawEvent>(OLDEST_FIRST_SQL, [customerId, after.created, after.id, end, limit]);
+  }
+
+  async insert(customerId: string, rows: EventRow[]): Promise<number> {
+    if (rows.length === 0) return 0;
+    const values = rows.map((row) => [customerId, ...EVENT_COLUMNS.map((column) => row[column] ?? null)]);
+    return (await this.db.query(INSERT_EVENTS_SQL, insertParameters(values))).rowCount ?? 0;
+  }
+}

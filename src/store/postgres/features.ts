@@ -1,0 +1,38 @@
+import type { Feature, FeatureRepository } from '../ports.js';
+import type { Database } from './pool.js';
+
+/** Per-customer feature flags, set by the operator. */
+export class PgFeatures implements FeatureRepository {
+  constructor(private readonly db: Database) {}
+
+  async list(customerId: string): Promise<Feature[]> {
+    const { rows } = await this.db.query<{ feature: string; enabled: boolean; additional_properties: string | null }>(
+      'SELECT feature, enabled, additional_properties FROM features WHERE customer_id = $1 ORDER BY feature',
+      [customerId],
+    );
+    return rows.map(toFeature);
+  }
+
+  /** Sets the flag; properties undefined keeps the stored ones, null clears them. */
+  async set(customerId: string, feature: string, enabled: boolean, properties: Record<string, unknown> | null | undefined, now: number): Promise<Feature> {
+    const { rows } = await this.db.query<{ feature: string; enabled: boolean; additional_properties: string | null }>(
+      `INSERT INTO features (customer_id, feature, enabled, additional_properties, last_updated)
+       VALUES ($1, $2, $3, $4, $6)
+       ON CONFLICT (customer_id, feature) DO UPDATE SET
+         enabled = excluded.enabled,
+         additional_properties = CASE WHEN $5 THEN features.additional_properties ELSE excluded.additional_properties END,
+         last_updated = excluded.last_updated
+       RETURNING feature, enabled, additional_properties`,
+      [customerId, feature, enabled, properties ? JSON.stringify(properties) : null, properties === undefined, now],
+    );
+    return toFeature(rows[0]!);
+  }
+}
+
+function toFeature(row: { feature: string; enabled: boolean; additional_properties: string | null }): Feature {
+  return {
+    feature: row.feature,
+    enabled: row.enabled,
+    ...(row.additional_properties ? { additional_properties: JSON.parse(row.additional_properties) as Record<string, unknown> } : {}),
+  };
+}

@@ -1,0 +1,101 @@
+import { Outcome, type BatchResult, type IngestMessage } from '../../domain/ingest.js';
+import type { CreatedWindow } from '../../domain/payload-limits.js';
+import { emptyBatchResult, mergeSingle, planBatch, planParsed, settleBatch, type BatchPlan, type IngestGateway } from '../batch-plan.js';
+import type { ConnectingGateway, IngestRepository } from '../ports.js';
+import { INSERT_EVENTS_SQL, insertParameters } from './events.js';
+import { isConnectionFailure, type Database, type Queryable } from './pool.js';
+
+// Each gateway of the batch once: its last message, and its fields as they are now (an event is
+// stamped with the gateway as it is when the event is stored). Ids sorted, so that concurrent
+// batches of several processes lock gateways in one order.
+const TOUCH_SQL = `UPDATE gateways AS g SET last_message = greatest(coalesce(g.last_message, 0), t.at)
+  FROM unnest($1::text[], $2::bigint[]) AS t(id, at)
+  WHERE g.id = t.id AND g.deleted IS NULL
+  RETURNING g.id, g.customer_id, g.usecase, g.station`;
+
+// A report that changes nothing must not bump the version (the ETag of the gateway).
+const REPORT_SQL = `UPDATE gateways SET
+    model = coalesce($2, model), manufacturer = coalesce($3, manufacturer),
+    firmware = coalesce($4, firmware), type = coalesce($5, type),
+    version = version + 1, last_updated = $6
+  WHERE id = $1 AND deleted IS NULL AND (
+    model IS DISTINCT FROM coalesce($2, model) OR manufacturer IS DISTINCT FROM coalesce($3, manufacturer)
+    OR firmware IS DISTINCT FROM coalesce($4, firmware) OR type IS DISTINCT FROM coalesce($5, type))`;
+
+const DEAD_LETTER_SQL = `INSERT INTO dead_letters (gateway_id, customer_id, received, quarantined, reason, payload)
+  VALUES ($1, (SELECT customer_id FROM gateways WHERE id = $1), $2, $3, $4, $5) RETURNING seq`;
+
+/** MQTT ingest: group commits of received messages, one transaction each. */
+export class PgIngest implements IngestRepository {
+  constructor(private readonly db: Database) {}
+
+  async connectingGateway(id: string): Promise<ConnectingGateway | undefined> {
+    return (await this.db.query<ConnectingGateway>('SELECT id, customer_id, deleted FROM gateways WHERE id = $1', [id])).rows[0];
+  }
+
+  /**
+   * One group commit. When the database fails as a whole (down, restarting, disk full), every
+   * message is FAILED and nothing is acknowledged; when the batch fails on its data, each message
+   * is retried alone and the one refused alone is INVALID. Never throws.
+   */
+  async commit(batch: IngestMessage[], window?: CreatedWindow): Promise<BatchResult> {
+    const plan = planBatch(batch, window);
+    try {
+      return await this.apply(plan);
+    } catch (batchError) {
+      const result = emptyBatchResult(batch.length);
+      if (isConnectionFailure(batchError)) {
+        result.outcomes.fill(Outcome.FAILED);
+        result.reasons.fill(`commit failed: ${oneLine(batchError)}`);
+        return result;
+      }
+      for (let i = 0; i < batch.length; i++) {
+        try {
+          mergeSingle(result, i, await this.apply(planParsed([batch[i]!], [plan.parsed[i]!])));
+        } catch (error) {
+          result.outcomes[i] = isConnectionFailure(error) ? Outcome.FAILED : Outcome.INVALID;
+          result.reasons[i] = `could not be stored: ${oneLine(error).slice(0, 300)}`;
+        }
+      }
+      return result;
+    }
+  }
+
+  /** The transaction: touch each gateway once, then keep dead letters, apply reports, insert the events. */
+  private apply(plan: BatchPlan): Promise<BatchResult> {
+    return this.db.transaction(async (client) => {
+      const gateways = await touchGateways(client, plan.lastMessage);
+      const { result, events, reports, deadLetters } = settleBatch(plan, gateways);
+      for (const i of deadLetters) {
+        const { gatewayId, receivedAt, quarantine, payload } = plan.batch[i]!;
+        const bytes = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
+        const { rows } = await client.query<{ seq: number }>(DEAD_LETTER_SQL, [gatewayId, receivedAt, quarantine!.at, quarantine!.reason, bytes]);
+        result.reasons[i] = String(rows[0]!.seq);
+      }
+      for (const { gatewayId, report, at } of reports) {
+        const { model = null, manufacturer = null, firmware = null, type = null } = report;
+        const changed = await client.query(REPORT_SQL, [gatewayId, model, manufacturer, firmware, type, at]);
+        if (changed.rowCount === 1) result.reports++;
+      }
+      if (events.length > 0) {
+        const inserted = (await client.query(INSERT_EVENTS_SQL, insertParameters(events))).rowCount ?? 0;
+        result.events += inserted;
+        result.duplicates += events.length - inserted;
+      }
+      return result;
+    });
+  }
+}
+
+/** Touches the gateways (one statement); each id maps to the gateway, or undefined when gone or deleted. */
+async function touchGateways(client: Queryable, lastMessage: Map<string, number>): Promise<Map<string, IngestGateway | undefined>> {
+  const ids = [...lastMessage.keys()].sort();
+  const { rows } = await client.query<IngestGateway & { id: string }>(TOUCH_SQL, [ids, ids.map((id) => lastMessage.get(id)!)]);
+  const touched = new Map<string, IngestGateway | undefined>(ids.map((id) => [id, undefined]));
+  for (const { id, customer_id, usecase, station } of rows) touched.set(id, { customer_id, usecase, station });
+  return touched;
+}
+
+function oneLine(error: unknown): string {
+  return String((error as Error)?.message ?? error).split('\n')[0]!;
+}

@@ -1,0 +1,48 @@
+import type pg from 'pg';
+import { migration as m0001 } from './0001_foundation.js';
+
+/** One schema change: its statements run in the migration transaction. */
+export interface Migration {
+  /** File name without extension, e.g. `0001_foundation`; the number orders them. */
+  name: string;
+  up: (client: pg.PoolClient) => Promise<void>;
+}
+
+/** Every migration, in order. A new one is a new file and one line here. */
+export const migrations: Migration[] = [m0001];
+
+/** The advisory lock key of migrations (a constant of ours; bootstrap uses 736302). */
+const MIGRATION_LOCK = 736301;
+
+/**
+ * Applies the pending migrations in one transaction under `pg_advisory_lock`, so that of several
+ * processes starting together one migrates and the others wait and find nothing to do. A failure
+ * names the migration and applies none. Returns the names applied.
+ */
+export async function applyMigrations(client: pg.PoolClient): Promise<string[]> {
+  await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+  try {
+    await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied bigint NOT NULL)');
+    const applied = new Set((await client.query<{ name: string }>('SELECT name FROM schema_migrations')).rows.map((row) => row.name));
+    const pending = migrations.filter((m) => !applied.has(m.name));
+    if (pending.length === 0) return [];
+    await client.query('BEGIN');
+    try {
+      for (const m of pending) {
+        try {
+          await m.up(client);
+        } catch (cause) {
+          throw new Error(`migration ${m.name} failed: ${(cause as Error).message}`, { cause });
+        }
+        await client.query('INSERT INTO schema_migrations (name, applied) VALUES ($1, $2)', [m.name, Date.now()]);
+      }
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+    return pending.map((m) => m.name);
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+  }
+}

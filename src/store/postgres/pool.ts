@@ -1,0 +1,152 @@
+import pg from 'pg';
+import { StoreUnavailable, type StorePurpose } from '../ports.js';
+
+/** Connections per pool: the server's main store serves HTTP; ingest writers and readers need few. */
+const POOL_SIZE: Record<StorePurpose, number> = { server: 8, ingest: 2, reader: 2 };
+
+/** What runs a statement: a client in a transaction, or the Database (one statement alone). */
+export interface Queryable {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  query<R extends pg.QueryResultRow = any>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+}
+
+/** Type parsers of our pools: bigint (times in milliseconds, counts) as a JS number, not a string. */
+function typeParsers(): pg.CustomTypesConfig {
+  const types = new pg.TypeOverrides();
+  types.setTypeParser(pg.types.builtins.INT8, Number);
+  return types;
+}
+
+// SQLSTATE classes that say the server or the connection failed, not the statement:
+// 08 connection exception, 53 insufficient resources (disk full, too many connections),
+// 57 operator intervention (admin shutdown, crash shutdown, cannot connect now, query canceled),
+// 58 system error (I/O).
+const UNAVAILABLE_SQLSTATE = /^(08|53|57|58)/;
+// What node-postgres throws without a SQLSTATE when the connection itself is gone.
+const CONNECTION_MESSAGES = /connection terminated|timeout exceeded when trying to connect|connection error|not queryable|client was closed|connection timeout|socket/i;
+
+/** Whether the error says the database could not be reached or failed as a whole (not the statement's data). */
+export function isConnectionFailure(error: unknown): boolean {
+  if (error instanceof StoreUnavailable) return true;
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code === 'string') {
+    if (/^[0-9A-Z]{5}$/.test(code)) return UNAVAILABLE_SQLSTATE.test(code);
+    // Node's system errors: ECONNREFUSED, ECONNRESET, ENOENT (socket gone), EPIPE, ETIMEDOUT, EAI_AGAIN...
+    if (/^E[A-Z_]+$/.test(code)) return true;
+  }
+  // Only plain Errors (node-postgres's own): ours (GatewayNameTaken...) may quote any text.
+  return (error as object).constructor === Error && typeof message === 'string' && CONNECTION_MESSAGES.test(message);
+}
+
+/** The error as StoreUnavailable when it is a connection failure; otherwise the error itself. */
+export function mapFailure(error: unknown): unknown {
+  if (error instanceof StoreUnavailable || !isConnectionFailure(error)) return error;
+  const { code, message } = error as { code?: string; message?: string };
+  const reason = String(message || code || error).split('\n')[0];
+  return new StoreUnavailable(`PostgreSQL is unavailable: ${reason}${code && !reason.includes(code) ? ` (${code})` : ''}`, { cause: error });
+}
+
+export type Isolation = 'read committed' | 'repeatable read' | 'serializable';
+
+/**
+ * One pool of connections to the deployment database, and the two ways to use it: a statement
+ * alone, or a function run in a transaction on one connection. Both throw StoreUnavailable when
+ * the server cannot be reached; the pool drops broken connections and makes new ones when the
+ * server is back.
+ */
+export class Database {
+  readonly pool: pg.Pool;
+  /** The last error of an idle connection (the server went away while nobody was using it). */
+  lastIdleError: Error | undefined;
+
+  constructor(url: string, purpose: StorePurpose, options: { max?: number } = {}) {
+    this.pool = new pg.Pool({
+      connectionString: url,
+      max: options.max ?? POOL_SIZE[purpose],
+      types: typeParsers(),
+      connectionTimeoutMillis: 10_000,
+      idleTimeoutMillis: 30_000,
+      application_name: `scanhub-${purpose}`,
+    });
+    // An idle client whose server went away emits here; without a listener the process would die.
+    // The pool has already dropped that client; the next query opens a new connection.
+    this.pool.on('error', (error) => {
+      this.lastIdleError = error;
+    });
+  }
+
+  /** Runs one statement (rows as objects). */
+  async query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+    try {
+      return await this.pool.query<R>(text, values);
+    } catch (error) {
+      throw mapFailure(error);
+    }
+  }
+
+  /** Runs one statement, rows as arrays of the selected values. */
+  async queryArrays<R extends unknown[] = unknown[]>(text: string, values?: unknown[]): Promise<R[]> {
+    try {
+      return (await this.pool.query<R>({ text, values, rowMode: 'array' })).rows;
+    } catch (error) {
+      throw mapFailure(error);
+    }
+  }
+
+  /**
+   * Runs `work` in one transaction on one connection: committed when it resolves, rolled back
+   * when it throws (its error is rethrown, a connection failure as StoreUnavailable).
+   */
+  async transaction<T>(work: (client: pg.PoolClient) => Promise<T>, options: { isolation?: Isolation; readOnly?: boolean } = {}): Promise<T> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw mapFailure(error);
+    }
+    let broken: Error | undefined;
+    try {
+      const mode = `${options.isolation ? ` ISOLATION LEVEL ${options.isolation.toUpperCase()}` : ''}${options.readOnly ? ' READ ONLY' : ''}`;
+      await client.query(`BEGIN${mode}`);
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      if (isConnectionFailure(error)) broken = error as Error;
+      else {
+        try {
+          await client.query('ROLLBACK');
+        } catch (rollbackError) {
+          broken = rollbackError as Error;
+        }
+      }
+      throw mapFailure(error);
+    } finally {
+      // A connection that failed is destroyed, not given back.
+      client.release(broken);
+    }
+  }
+
+  /** Resolves when the server answers `SELECT 1` within `timeoutMs`. */
+  async ping(timeoutMs = 2000): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new StoreUnavailable(`PostgreSQL did not answer within ${timeoutMs} ms`)), timeoutMs);
+    });
+    try {
+      await Promise.race([this.query('SELECT 1'), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}
+
+/** The SQLSTATE of a unique violation and the constraint it names. */
+export function uniqueViolation(error: unknown): string | undefined {
+  const { code, constraint } = (error ?? {}) as { code?: string; constraint?: string };
+  return code === '23505' ? (constraint ?? '') : undefined;
+}

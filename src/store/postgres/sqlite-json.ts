@@ -1,0 +1,92 @@
+import { EVENT_COLUMNS } from '../../domain/events.js';
+
+/**
+ * An event's JSON as the SQLite store writes it (json_object over the row, null members left
+ * out), so that both stores answer with the same bytes. Strings: SQLite escapes `"`, `\` and
+ * the control characters as JSON.stringify does (`\b \t \n \f \r`, else `\u00xx`) and writes
+ * every other character as it is; stored text is well-formed, so JSON.stringify is the same.
+ * Numbers: see realJson.
+ */
+
+/** The REAL columns (double precision here); the others are text or `created` (an integer). */
+const REAL_COLUMNS = new Set<string>(['scan_duration', 'device_battery', 'device_temperature', 'metrics_worker_steps']);
+const KIND = EVENT_COLUMNS.map((column) => (REAL_COLUMNS.has(column) ? 'real' : column === 'created' ? 'integer' : 'text'));
+const MEMBER_NAMES = EVENT_COLUMNS.map((column) => `"${column}":`);
+
+/** One event's JSON from its values in EVENT_COLUMNS order. */
+export function eventJson(row: readonly unknown[]): string {
+  let json = '{';
+  for (let i = 0; i < KIND.length; i++) {
+    const value = row[i];
+    if (value === null || value === undefined) continue;
+    if (json.length > 1) json += ',';
+    json += MEMBER_NAMES[i];
+    const kind = KIND[i];
+    json += kind === 'text' ? JSON.stringify(value) : kind === 'integer' ? String(value) : realJson(value as number);
+  }
+  return json + '}';
+}
+
+const TWO_TO_63 = 2 ** 63;
+
+/**
+ * A REAL as the SQLite store writes it: a whole value that fits in 64 bits as that integer
+ * (the store casts those), any other as SQLite's `%!0.17g` (json_object): 17 significant digits,
+ * or fewer when digits 14-16 of the value's 18-digit decimal form are 000 or 999 and the shorter
+ * text reads back as the same double; exponent form below 1e-4 and from 1e17 on, with at least
+ * two exponent digits and `.0` when there is no fraction (`1.0e+21`).
+ */
+export function realJson(value: number): string {
+  if (Number.isInteger(value) && value >= -TWO_TO_63 && value < TWO_TO_63) {
+    return Number.isSafeInteger(value) ? String(value === 0 ? 0 : value) : BigInt(value).toString();
+  }
+  if (!Number.isFinite(value)) return Number.isNaN(value) ? 'null' : value > 0 ? '9.0e+999' : '-9.0e+999';
+  const negative = value < 0;
+  const r = Math.abs(value);
+  // 18 significant digits, as SQLite's sqlite3Fp2Convert10 gives them; value = digits × 10^exp.
+  const [mantissa, exponent] = r.toExponential(17).split('e') as [string, string];
+  let digits = mantissa.replace('.', '');
+  let n = digits.length; // 18
+  let iDP = Number(exponent) + 1;
+  const exp = iDP - n;
+  let round = 17;
+  const z = digits;
+  if (z[15] === '9' && z[14] === '9') {
+    let jj = 14;
+    while (jj > 0 && z[jj - 1] === '9') jj--;
+    const v2 = jj === 0 ? 1n : BigInt(z.slice(0, jj)) + 1n;
+    if (r === Number(`${v2}e${exp + n - jj}`)) round = jj + 1;
+  } else if (iDP >= n || (z[15] === '0' && z[14] === '0' && z[13] === '0')) {
+    let jj = 13;
+    while (z[jj - 1] === '0') jj--;
+    if (r === Number(`${z.slice(0, jj)}e${exp + n - jj}`)) round = jj + 1;
+  }
+  // Round the 18 digits to `round` (half up on the decimal digits, as SQLite does).
+  const kept = Array.from(digits.slice(0, round), Number);
+  if (digits.charCodeAt(round) >= 0x35) {
+    let j = round - 1;
+    for (;;) {
+      kept[j]!++;
+      if (kept[j]! <= 9) break;
+      kept[j] = 0;
+      if (j === 0) {
+        kept.unshift(1);
+        iDP++;
+        break;
+      }
+      j--;
+    }
+  }
+  digits = kept.join('').replace(/0+$/, '');
+  n = digits.length;
+  const sign = negative ? '-' : '';
+  const e = iDP - 1;
+  if (e < -4 || e > 16) {
+    const fraction = digits.slice(1) || '0';
+    const magnitude = Math.abs(e);
+    return `${sign}${digits[0]}.${fraction}e${e < 0 ? '-' : '+'}${magnitude < 10 ? '0' : ''}${magnitude}`;
+  }
+  if (iDP <= 0) return `${sign}0.${'0'.repeat(-iDP)}${digits}`;
+  if (iDP >= n) return `${sign}${digits}${'0'.repeat(iDP - n)}.0`;
+  return `${sign}${digits.slice(0, iDP)}.${digits.slice(iDP)}`;
+}

@@ -1,0 +1,96 @@
+import type { Store, StoreLocator, StorePurpose } from '../ports.js';
+import { PgAssets } from './assets.js';
+import { PgDeadLetters } from './dead-letters.js';
+import { PgEvents } from './events.js';
+import { PgExportTasks } from './export-tasks.js';
+import { PgFeatures } from './features.js';
+import { PgGateways } from './gateways.js';
+import { PgIngest } from './ingest.js';
+import { PgJobAnalysis } from './job-analysis.js';
+import { PgJobConfigs } from './job-configs.js';
+import { applyMigrations } from './migrations/index.js';
+import { Database, mapFailure } from './pool.js';
+import { PgProvisioning } from './provisioning.js';
+import { PgSecrets } from './secrets.js';
+import { PgCustomers, PgUsers } from './users.js';
+
+export type PostgresLocator = Extract<StoreLocator, { kind: 'postgres' }>;
+
+/** Applies the pending migrations on one connection of the pool (under the advisory lock). */
+async function migrate(db: Database): Promise<string[]> {
+  let client;
+  try {
+    client = await db.pool.connect();
+  } catch (error) {
+    throw mapFailure(error);
+  }
+  let broken: Error | undefined;
+  try {
+    return await applyMigrations(client);
+  } catch (error) {
+    broken = error as Error;
+    throw mapFailure(error);
+  } finally {
+    client.release(broken);
+  }
+}
+
+/**
+ * The store on PostgreSQL: a pool sized for the purpose, migrated at open (once, however many
+ * processes open together). Throws StoreUnavailable when the server cannot be reached.
+ */
+export async function openPostgresStore(locator: PostgresLocator, purpose: StorePurpose, options: { poolSize?: number } = {}): Promise<Store> {
+  const db = new Database(locator.url, purpose, { max: options.poolSize });
+  try {
+    await migrate(db);
+    return new PostgresStore(locator, db);
+  } catch (error) {
+    await db.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+class PostgresStore implements Store {
+  readonly customers;
+  readonly users;
+  readonly features;
+  readonly gateways;
+  readonly provisioning;
+  readonly events;
+  readonly ingest;
+  readonly exportTasks;
+  readonly jobConfigs;
+  readonly jobAnalysis;
+  readonly assets;
+  readonly deadLetters;
+  readonly secrets;
+  private closing: Promise<void> | undefined;
+
+  constructor(
+    readonly locator: PostgresLocator,
+    private readonly db: Database,
+  ) {
+    this.customers = new PgCustomers(db);
+    this.users = new PgUsers(db);
+    this.features = new PgFeatures(db);
+    this.gateways = new PgGateways(db);
+    this.provisioning = new PgProvisioning(db);
+    this.events = new PgEvents(db);
+    this.ingest = new PgIngest(db);
+    this.exportTasks = new PgExportTasks(db);
+    this.jobConfigs = new PgJobConfigs(db);
+    this.jobAnalysis = new PgJobAnalysis(db);
+    this.assets = new PgAssets(db);
+    this.deadLetters = new PgDeadLetters(db);
+    this.secrets = new PgSecrets(db, locator.masterKey);
+  }
+
+  ping(): Promise<void> {
+    return this.db.ping();
+  }
+
+  close(): Promise<void> {
+    this.closing ??= this.db.close();
+    return this.closing;
+  }
+}
