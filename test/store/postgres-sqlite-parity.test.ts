@@ -7,29 +7,26 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { EventRow } from '../../src/domain/events.js';
 import type { CreatedIdKey } from '../../src/domain/page-token.js';
-import { insertEvents } from '../../src/store/event-rows.js';
-import { EventStore } from '../../src/store/events.js';
-import { openDatabase } from '../../src/store/open.js';
+import { openStore, sqliteLocator } from '../../src/store/open.js';
 import type { EventItems, Store } from '../../src/store/ports.js';
 import { openPostgresStore } from '../../src/store/postgres/store.js';
 import { describePostgres, freshDatabase } from '../helpers/postgres.js';
 
 interface SqliteEvents {
-  insert(customerId: string, rows: EventRow[]): void;
-  newestBefore(customerId: string, start: number, before: CreatedIdKey, limit: number, prefix: string): EventItems;
-  gatewayNewestBefore(customerId: string, gatewayId: string, start: number, before: CreatedIdKey, limit: number, prefix: string): EventItems;
-  close(): void;
+  insert(customerId: string, rows: EventRow[]): Promise<number>;
+  newestBefore(customerId: string, start: number, before: CreatedIdKey, limit: number, prefix: string): Promise<EventItems>;
+  gatewayNewestBefore(customerId: string, gatewayId: string, start: number, before: CreatedIdKey, limit: number, prefix: string): Promise<EventItems>;
+  close(): Promise<void>;
 }
 
-/** The SQLite store's event reads over a new database file. */
-function openSqliteEvents(dir: string): SqliteEvents {
-  const db = openDatabase(join(dir, 'scanhub.db'));
-  const events = new EventStore(db);
+/** The SQLite store's event reads over a new database file, through the seam. */
+async function openSqliteEvents(dir: string): Promise<SqliteEvents> {
+  const store = await openStore(sqliteLocator(dir), 'server');
   return {
-    insert: (customerId, rows) => void insertEvents(db, customerId, rows),
-    newestBefore: (...args) => events.newestBefore(...args),
-    gatewayNewestBefore: (...args) => events.gatewayNewestBefore(...args),
-    close: () => db.close(),
+    insert: (customerId, rows) => store.events.insert(customerId, rows),
+    newestBefore: (...args) => store.events.newestBefore(...args),
+    gatewayNewestBefore: (...args) => store.events.gatewayNewestBefore(...args),
+    close: () => store.close(),
   };
 }
 
@@ -81,14 +78,14 @@ describePostgres('PostgreSQL event pages are byte-identical to the SQLite store'
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'scanhub-parity-'));
-    sqlite = openSqliteEvents(dir);
+    sqlite = await openSqliteEvents(dir);
     postgres = await openPostgresStore({ kind: 'postgres', url: await freshDatabase(), masterKey: new Uint8Array(32) }, 'server');
     const all = rows();
-    sqlite.insert(CUSTOMER, all);
+    await sqlite.insert(CUSTOMER, all);
     expect(await postgres.events.insert(CUSTOMER, all)).toBe(all.length);
   });
   afterAll(async () => {
-    sqlite?.close();
+    await sqlite?.close();
     await postgres?.close();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -98,7 +95,7 @@ describePostgres('PostgreSQL event pages are byte-identical to the SQLite store'
       let before: CreatedIdKey = { created: T0 + 1e9, id: '' };
       let pages = 0;
       for (;;) {
-        const expected = sqlite.newestBefore(CUSTOMER, T0 + 2000, before, limit, '{"items":[');
+        const expected = await sqlite.newestBefore(CUSTOMER, T0 + 2000, before, limit, '{"items":[');
         const actual = await postgres.events.newestBefore(CUSTOMER, T0 + 2000, before, limit, '{"items":[');
         expect(actual.json.toString()).toBe(expected.json.toString());
         expect({ count: actual.count, more: actual.more, last: actual.last }).toEqual({ count: expected.count, more: expected.more, last: expected.last });
@@ -113,7 +110,7 @@ describePostgres('PostgreSQL event pages are byte-identical to the SQLite store'
   it('every page of one gateway, and an empty page', async () => {
     let before: CreatedIdKey = { created: T0 + 1e9, id: '' };
     for (;;) {
-      const expected = sqlite.gatewayNewestBefore(CUSTOMER, 'gw-1', 0, before, 4, '');
+      const expected = await sqlite.gatewayNewestBefore(CUSTOMER, 'gw-1', 0, before, 4, '');
       const actual = await postgres.events.gatewayNewestBefore(CUSTOMER, 'gw-1', 0, before, 4, '');
       expect(actual.json.toString()).toBe(expected.json.toString());
       expect(actual.last).toEqual(expected.last);
@@ -121,6 +118,6 @@ describePostgres('PostgreSQL event pages are byte-identical to the SQLite store'
       before = expected.last!;
     }
     const empty = await postgres.events.newestBefore('nobody', 0, before, 10, '{"items":[');
-    expect(empty.json.toString()).toBe(sqlite.newestBefore('nobody', 0, before, 10, '{"items":[').json.toString());
+    expect(empty.json.toString()).toBe((await sqlite.newestBefore('nobody', 0, before, 10, '{"items":[')).json.toString());
   });
 });
