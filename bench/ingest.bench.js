@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer } from '../dist/server/serve.js';
-import { issueClientCertificateAsync, loadOrCreateCa, randomSerialHex } from '../dist/pki/ca.js';
+import { issueClientCertificateAsync, randomSerialHex } from '../dist/pki/ca.js';
 import { report } from './lib.js';
 
 const BENCH = 'ingest';
@@ -35,7 +35,7 @@ const server = await startServer({
   logger: false,
 });
 try {
-  const ca = loadOrCreateCa(dataDir);
+  const ca = server.ctx.ca;
   const now = Date.now();
   const insert = server.ctx.store.db.prepare(
     'INSERT INTO gateways (id, customer_id, name, usecase, station, created, last_updated) VALUES (?, ?, ?, ?, ?, ?, ?)',

@@ -4,12 +4,12 @@
 // benchmarks that measure ingest while something else runs (exports, job analyses).
 import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { issueClientCertificateAsync, loadOrCreateCa, randomSerialHex } from '../dist/pki/ca.js';
+import { issueClientCertificateAsync, randomSerialHex } from '../dist/pki/ca.js';
 
 /** Creates `count` gateways named `{prefix}-{i}` of the customer with issued client certificates. */
 export async function loadGateways(server, customer, count, prefix) {
   const db = server.ctx.store.db;
-  const ca = loadOrCreateCa(server.ctx.config.dataDir);
+  const ca = server.ctx.ca;
   const now = Date.now();
   const insert = db.prepare('INSERT INTO gateways (id, customer_id, name, usecase, station, created, last_updated) VALUES (?, ?, ?, ?, ?, ?, ?)');
   const gateways = await Promise.all(

@@ -5,6 +5,7 @@ import mqtt, { type MqttClient } from 'mqtt';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { dbOf } from './helpers/sqlite.js';
 import { issueClientCertificate, loadOrCreateCa, randomSerialHex } from '../src/pki/ca.js';
+import { FileSecrets } from '../src/store/sqlite/secrets.js';
 import { connectGateway, connectPacket, connectRawTls, mqttString, provisionGateway, readBytes, remainingLength, type TestGateway } from './helpers/mqtt.js';
 import { CUSTOMER, collectedLogs, startTestServer, type TestServer } from './helpers/server.js';
 
@@ -206,7 +207,7 @@ describe('connecting', () => {
     const gateway = await provisionGateway(t);
     const otherDir = mkdtempSync(join(tmpdir(), 'scanhub-other-ca-'));
     try {
-      const otherCa = loadOrCreateCa(otherDir);
+      const otherCa = await loadOrCreateCa(new FileSecrets(otherDir));
       const forged = issueClientCertificate(otherCa, gateway.id, randomSerialHex());
       const ca = readFileSync(join(t.dataDir, 'pki', 'ca.crt'));
       // Node verifies the chain after the handshake and closes the socket without an alert.

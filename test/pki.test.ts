@@ -8,6 +8,10 @@ import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { issueClientCertificate, issueServerCertificate, loadOrCreateCa, randomSerialHex } from '../src/pki/ca.js';
 import { buildPkcs12 } from '../src/pki/pkcs12.js';
+import { FileSecrets } from '../src/store/sqlite/secrets.js';
+
+/** The CA of a data directory (SQLite mode keeps it in pki/). */
+const caOf = (dataDir: string) => loadOrCreateCa(new FileSecrets(dataDir));
 
 let dir: string;
 beforeEach(() => {
@@ -20,29 +24,29 @@ function openssl(args: string[]): string {
 }
 
 describe('deployment CA', () => {
-  it('is created once with a private key of mode 0600 and reused afterwards', () => {
-    const ca = loadOrCreateCa(dir);
+  it('is created once with a private key of mode 0600 and reused afterwards', async () => {
+    const ca = (await caOf(dir));
     expect(statSync(join(dir, 'pki', 'ca.key')).mode & 0o777).toBe(0o600);
     expect(readFileSync(join(dir, 'pki', 'ca.crt'), 'utf8')).toBe(ca.certPem);
-    expect(loadOrCreateCa(dir)).toEqual(ca);
+    expect((await caOf(dir))).toEqual(ca);
     const cert = new X509Certificate(ca.certPem);
     expect(cert.ca).toBe(true);
     expect(cert.checkPrivateKey(createPrivateKey(ca.keyPem))).toBe(true);
   });
 
   it('ends up as one CA when two processes create it at the same moment', async () => {
-    const script = `import('${join(process.cwd(), 'dist/pki/ca.js')}').then((m) => process.stdout.write(m.loadOrCreateCa(process.argv[1]).certPem))`;
+    const script = `import('${join(process.cwd(), 'dist/pki/ca.js')}').then((m) => import('${join(process.cwd(), 'dist/store/sqlite/secrets.js')}').then((s) => m.loadOrCreateCa(new s.FileSecrets(process.argv[1]))).then((ca) => process.stdout.write(ca.certPem)))`;
     const run = () => promisify(execFile)(process.execPath, ['-e', script, dir]);
     const [a, b] = await Promise.all([run(), run()]);
     expect(a.stdout).toContain('BEGIN CERTIFICATE');
     expect(a.stdout).toBe(b.stdout);
-    expect(loadOrCreateCa(dir).certPem).toBe(a.stdout);
+    expect((await caOf(dir)).certPem).toBe(a.stdout);
   });
 });
 
 describe('client certificates', () => {
-  it('carry CN = thing name, the serial, clientAuth, and chain to the CA', () => {
-    const ca = loadOrCreateCa(dir);
+  it('carry CN = thing name, the serial, clientAuth, and chain to the CA', async () => {
+    const ca = (await caOf(dir));
     const client = issueClientCertificate(ca, '6f1c1c1e-0d4e-4d0e-9a51-1f3b2f0a7c11', '0a1b2c3d4e5f');
     writeFileSync(join(dir, 'client.crt'), client.certPem);
     expect(openssl(['verify', '-CAfile', 'pki/ca.crt', 'client.crt'])).toBe('client.crt: OK\n');
@@ -54,15 +58,15 @@ describe('client certificates', () => {
     expect(createPrivateKey(client.keyPem).asymmetricKeyDetails?.modulusLength).toBe(2048);
   });
 
-  it('keeps a serial with its top bit set positive', () => {
-    const ca = loadOrCreateCa(dir);
+  it('keeps a serial with its top bit set positive', async () => {
+    const ca = (await caOf(dir));
     const client = issueClientCertificate(ca, 'gw', 'ff00');
     writeFileSync(join(dir, 'client.crt'), client.certPem);
     // A negative INTEGER would print as serial=-0100.
     expect(openssl(['x509', '-in', 'client.crt', '-noout', '-serial'])).toBe('serial=FF00\n');
   });
 
-  it('gets distinct random serials', () => {
+  it('gets distinct random serials', async () => {
     const serials = new Set(Array.from({ length: 50 }, () => randomSerialHex()));
     expect(serials.size).toBe(50);
     for (const serial of serials) expect(serial).toMatch(/^[0-7][0-9a-f]{31}$/);
@@ -70,8 +74,8 @@ describe('client certificates', () => {
 });
 
 describe('PKCS#12', () => {
-  it('opens with openssl pkcs12 and an empty password without -legacy, and loads in Node tls', () => {
-    const ca = loadOrCreateCa(dir);
+  it('opens with openssl pkcs12 and an empty password without -legacy, and loads in Node tls', async () => {
+    const ca = (await caOf(dir));
     const client = issueClientCertificate(ca, 'gateway-1', randomSerialHex());
     const pfx = buildPkcs12(client.keyPem, client.certPem, ca.certPem);
     writeFileSync(join(dir, 'f.p12'), pfx);
@@ -86,8 +90,8 @@ describe('PKCS#12', () => {
     expect(() => createSecureContext({ pfx, passphrase: '' })).not.toThrow();
   });
 
-  it('encrypts the key with AES-256 (PBES2), not RC2 or 3DES', () => {
-    const ca = loadOrCreateCa(dir);
+  it('encrypts the key with AES-256 (PBES2), not RC2 or 3DES', async () => {
+    const ca = (await caOf(dir));
     const client = issueClientCertificate(ca, 'gateway-1', randomSerialHex());
     writeFileSync(join(dir, 'f.p12'), buildPkcs12(client.keyPem, client.certPem, ca.certPem));
     const result = execFileSync('sh', ['-c', 'openssl pkcs12 -in f.p12 -passin pass: -info -noout 2>&1'], { cwd: dir, encoding: 'utf8' });
@@ -97,8 +101,8 @@ describe('PKCS#12', () => {
 });
 
 describe('server certificate', () => {
-  it('covers every host plus localhost and 127.0.0.1, as DNS or IP names', () => {
-    const ca = loadOrCreateCa(dir);
+  it('covers every host plus localhost and 127.0.0.1, as DNS or IP names', async () => {
+    const ca = (await caOf(dir));
     const server = issueServerCertificate(ca, dir, ['mqtt.example.com', '10.1.2.3']);
     const cert = new X509Certificate(server.certPem);
     expect(cert.subjectAltName).toBe('DNS:mqtt.example.com, IP Address:10.1.2.3, DNS:localhost, IP Address:127.0.0.1');
@@ -109,8 +113,8 @@ describe('server certificate', () => {
     expect(statSync(join(dir, 'pki', 'server.key')).mode & 0o777).toBe(0o600);
   });
 
-  it('is reused while it covers the hosts and reissued when a host is new', () => {
-    const ca = loadOrCreateCa(dir);
+  it('is reused while it covers the hosts and reissued when a host is new', async () => {
+    const ca = (await caOf(dir));
     const first = issueServerCertificate(ca, dir, ['mqtt.example.com']);
     expect(issueServerCertificate(ca, dir, ['MQTT.example.com', 'localhost'])).toEqual(first);
     const second = issueServerCertificate(ca, dir, ['mqtt.example.com', '::1']);

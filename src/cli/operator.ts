@@ -1,35 +1,39 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { MIN_PASSWORD_LENGTH, hashPassword } from '../auth/passwords.js';
 import { customerIdProblem, isCustomerId, isEmailAddress } from '../domain/identifiers.js';
-import { openStore, sqliteLocator } from '../store/open.js';
-import type { Store } from '../store/ports.js';
+import { openStore } from '../store/open.js';
+import { StoreUnavailable, type Store } from '../store/ports.js';
 import { globalsOf } from './connect.js';
+import { addDeploymentOptions, newMasterKey, resolveDeployment, type Deployment, type DeploymentOptions } from './deployment.js';
 import { CliError, Exit, createIo, printObject, promptSecret, readStdin, success, type Io } from './io.js';
 
-/** The local data directory an operator command works on: `--data-dir` > SCANHUB_DATA_DIR > ./scanhub-data. */
-export function dataDirOf(command: Command): string {
-  const options = command.optsWithGlobals() as { dataDir?: string };
-  return resolve(options.dataDir ?? './scanhub-data');
+/** The deployment an operator command works on: `--data-dir` (or `--database`), with `--blob-dir`. */
+export function deploymentOf(command: Command): Deployment {
+  const options = command.optsWithGlobals() as DeploymentOptions;
+  return resolveDeployment({ ...options, dataDir: options.dataDir ?? './scanhub-data' });
 }
 
-/** Opens the data directory's store (safe while `serve` runs: SQLite's WAL and a busy timeout). */
-export async function openOperatorStore(command: Command): Promise<{ store: Store; io: Io; dataDir: string }> {
-  const dataDir = dataDirOf(command);
-  const locator = sqliteLocator(dataDir);
+/** Opens the deployment's store (safe while `serve` runs: SQLite's WAL and busy timeout, PostgreSQL's transactions). */
+export async function openOperatorStore(command: Command): Promise<{ store: Store; io: Io; blobDir: string }> {
+  const { locator, dataDir, blobDir } = deploymentOf(command);
   if (locator.kind === 'sqlite' && !existsSync(locator.file)) {
     throw new CliError(`no scanhub database in ${dataDir}: start \`scanhub serve --data-dir ${dataDir}\` once to create it`, Exit.USAGE);
   }
-  return { store: await openStore(locator, 'server'), io: createIo(globalsOf(command)), dataDir };
+  try {
+    return { store: await openStore(locator, 'server'), io: createIo(globalsOf(command)), blobDir };
+  } catch (error) {
+    if (error instanceof StoreUnavailable) throw new CliError(`cannot open the database: ${error.message}`, Exit.ERROR);
+    throw error;
+  }
 }
 
-/** Runs `work` with the operator store open and closes it afterwards. */
-export async function withOperatorStore<T>(command: Command, work: (store: Store, io: Io, dataDir: string) => Promise<T> | T): Promise<T> {
-  const { store, io, dataDir } = await openOperatorStore(command);
+/** Runs `work` with the operator store open and closes it afterwards; `blobDir` is where files go. */
+export async function withOperatorStore<T>(command: Command, work: (store: Store, io: Io, blobDir: string) => Promise<T> | T): Promise<T> {
+  const { store, io, blobDir } = await openOperatorStore(command);
   try {
-    return await work(store, io, dataDir);
+    return await work(store, io, blobDir);
   } finally {
     await store.close();
   }
@@ -44,8 +48,16 @@ function customerId(value: string): string {
 export function registerOperatorCommands(program: Command): Command {
   const operator = program
     .command('operator')
-    .description('administer the local data directory (works while `serve` runs)')
+    .description('administer the deployment: its data directory, or its PostgreSQL database with --database (works while `serve` runs)')
     .addOption(new Option('--data-dir <dir>', 'data directory').env('SCANHUB_DATA_DIR').default('./scanhub-data'));
+  addDeploymentOptions(operator);
+
+  operator
+    .command('master-key')
+    .description('print a new master key (base64 of 32 random bytes) for SCANHUB_MASTER_KEY or --master-key-file')
+    .action(() => {
+      process.stdout.write(`${newMasterKey()}\n`);
+    });
 
   const customers = operator.command('customers').description('customers of this deployment');
   customers

@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { customerIdProblem, isCustomerId, isEmailAddress } from '../domain/identifiers.js';
 import { parseDuration, parseTimeInput } from '../domain/time-input.js';
 import { DEFAULT_CREATED_WINDOW, MAX_CREATED_AHEAD_MS } from '../domain/payload-limits.js';
+import { resolveDeployment, addDeploymentOptions } from './deployment.js';
 import { CliError, Exit } from './io.js';
 
 function port(value: string): number {
@@ -96,9 +97,9 @@ function hostNameDefaults(publicUrl: Derived<'url'>, mqttHost: Derived<'host'>, 
 
 /** `scanhub serve`: the whole service in this process (DESIGN.md runtime contract). */
 export function registerServeCommand(program: Command): void {
-  program
-    .command('serve')
-    .description('run the scanhub service: HTTP API, MQTT broker, SQLite store')
+  const serve = program.command('serve');
+  addDeploymentOptions(serve)
+    .description('run the scanhub service: HTTP API, MQTT broker, SQLite store (or PostgreSQL with --database)')
     .addOption(new Option('--data-dir <dir>', 'data directory').env('SCANHUB_DATA_DIR').default('./scanhub-data'))
     .addOption(new Option('--host <host>', 'address to listen on').env('SCANHUB_HOST').default('127.0.0.1'))
     .addOption(new Option('--port <port>', 'HTTP port').env('SCANHUB_PORT').default(8080).argParser(port))
@@ -119,6 +120,9 @@ export function registerServeCommand(program: Command): void {
     )
     .action(async (options: {
       dataDir: string;
+      database?: string;
+      masterKeyFile?: string;
+      blobDir?: string;
       host: string;
       port: number;
       mqttPort: number;
@@ -128,10 +132,12 @@ export function registerServeCommand(program: Command): void {
       maxCreatedAhead: number;
     }) => {
       const settings = environmentSettings(process.env);
+      const { database, masterKeyFile, blobDir: blobOption, ...rest } = options;
+      const { locator, blobDir } = resolveDeployment({ dataDir: options.dataDir, database, masterKeyFile, blobDir: blobOption });
       // Loaded here: the server (fastify and friends) would slow every client command's start.
       const { startServer } = await import('../server/serve.js');
-      const { minCreated, maxCreatedAhead, ...listen } = options;
-      const server = await startServer({ ...listen, ...settings, createdWindow: { earliest: minCreated, aheadMs: maxCreatedAhead } });
+      const { minCreated, maxCreatedAhead, ...listen } = rest;
+      const server = await startServer({ ...listen, locator, blobDir, ...settings, createdWindow: { earliest: minCreated, aheadMs: maxCreatedAhead } });
       const { bootstrap } = server;
       if (bootstrap) {
         process.stderr.write(`Created customer "${bootstrap.customerId}" with administrator ${bootstrap.adminEmail}.\n`);

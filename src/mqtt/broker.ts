@@ -1,6 +1,6 @@
 import type { TLSSocket } from 'node:tls';
 import { Aedes, type AuthenticateError, type Client, type PublishPacket } from 'aedes';
-import { issueServerCertificate, loadOrCreateCa, type PregeneratedKeys } from '../pki/ca.js';
+import { issueServerCertificate, type CertificateAuthority, type PregeneratedKeys } from '../pki/ca.js';
 import type { ServerConfig } from '../server/context.js';
 import { ingestMaintenance } from '../store/open.js';
 import type { Store } from '../store/ports.js';
@@ -65,6 +65,8 @@ export interface BrokerOptions {
 /** What the broker needs of the server: the store, where the CA lives, its public host name, the clock. */
 export interface BrokerContext {
   store: Store;
+  /** The deployment CA, which signs the broker's certificate and every gateway's. */
+  ca: CertificateAuthority;
   config: Pick<ServerConfig, 'dataDir' | 'mqttPublicHost'>;
   clock: () => number;
 }
@@ -92,7 +94,7 @@ function commonNameOf(client: Client): string | undefined {
  */
 export async function startBroker(ctx: BrokerContext, options: BrokerOptions): Promise<MqttBroker> {
   const { log } = options;
-  const ca = loadOrCreateCa(ctx.config.dataDir, await options.keys?.ca);
+  const { ca } = ctx;
   const certificate = issueServerCertificate(ca, ctx.config.dataDir, [options.host, ctx.config.mqttPublicHost], await options.keys?.server);
   const { store } = ctx;
   const writer = new IngestWriter({

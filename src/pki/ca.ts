@@ -1,15 +1,14 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import type { SecretRepository } from '../store/ports.js';
 import { join } from 'node:path';
 import forge from 'node-forge';
 import {
   generateRsaKeyPair,
   generateRsaKeyPairAsync,
   positiveSerial,
-  publishOnce,
   randomSerialHex,
   readIfExists,
   signCertificate,
-  sleepSync,
   writeAtomically,
   type KeyPair,
 } from './keys.js';
@@ -37,7 +36,6 @@ const CLIENT_LIFETIME_DAYS = 10 * 365;
 const SERVER_RENEW_BEFORE_DAYS = 30;
 /** Certificates start a little in the past so a device with a slightly slow clock accepts them. */
 const BACKDATE_MS = 60 * 60 * 1000;
-const CA_WAIT_MS = 10_000;
 
 function validity(cert: forge.pki.Certificate, days: number): void {
   const now = Date.now();
@@ -71,46 +69,34 @@ export interface PregeneratedKeys {
   server?: Promise<KeyPair>;
 }
 
-/** Starts generating the key pairs a first start over `dataDir` will need (none on later starts). */
-export function pregenerateDeploymentKeys(dataDir: string): PregeneratedKeys {
-  const missing = (file: string) => readIfExists(join(dataDir, 'pki', file)) === undefined;
+/**
+ * Starts generating the key pairs a first start will need (none on later starts): the CA's when the
+ * store has none yet, the MQTT server's when `dataDir` has no `pki/server.key`.
+ */
+export function pregenerateDeploymentKeys(dataDir: string, caMissing: boolean): PregeneratedKeys {
   return {
-    ...(missing('ca.key') ? { ca: generateRsaKeyPairAsync() } : {}),
-    ...(missing('server.key') ? { server: generateRsaKeyPairAsync() } : {}),
+    ...(caMissing ? { ca: generateRsaKeyPairAsync() } : {}),
+    ...(readIfExists(join(dataDir, 'pki', 'server.key')) === undefined ? { server: generateRsaKeyPairAsync() } : {}),
   };
 }
 
 /**
- * The deployment CA from `pki/ca.key` and `pki/ca.crt`, created on first use (with `pregenerated`
- * as its key when given). Two processes
- * starting together agree on one CA: the key is published with an exclusive link, the loser waits
- * for the winner's certificate.
+ * The deployment CA from the store's secrets `pki/ca.key` and `pki/ca.crt` (SQLite: those files of
+ * the data directory; PostgreSQL: encrypted rows), created on first use, with `pregenerated` as its
+ * key when given. Processes starting together agree on one CA: the first key stored wins, and the
+ * certificate is made from the key that won.
  */
-export function loadOrCreateCa(dataDir: string, pregenerated?: KeyPair): CertificateAuthority {
-  const dir = join(dataDir, 'pki');
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const keyFile = join(dir, 'ca.key');
-  const certFile = join(dir, 'ca.crt');
-  let keyPem = readIfExists(keyFile);
+export async function loadOrCreateCa(secrets: SecretRepository, pregenerated?: KeyPair): Promise<CertificateAuthority> {
+  let keyPem = await secrets.get('pki/ca.key');
   if (keyPem === undefined) {
-    const keys = pregenerated ?? generateRsaKeyPair();
-    if (publishOnce(keyFile, keys.keyPem)) {
-      publishOnce(certFile, createCaCertificate(keys));
-    }
-    keyPem = readFileSync(keyFile, 'utf8');
+    const keys = pregenerated ?? (await generateRsaKeyPairAsync());
+    keyPem = await secrets.getOrCreate('pki/ca.key', () => keys.keyPem);
   }
-  const deadline = Date.now() + CA_WAIT_MS;
-  let certPem = readIfExists(certFile);
-  while (certPem === undefined && Date.now() < deadline) {
-    sleepSync(20);
-    certPem = readIfExists(certFile);
-  }
-  if (certPem === undefined) {
-    // A process died between writing the key and the certificate: certify the key we have.
-    const privateKey = pki.privateKeyFromPem(keyPem) as forge.pki.rsa.PrivateKey;
-    publishOnce(certFile, createCaCertificate({ publicKey: pki.setRsaPublicKey(privateKey.n, privateKey.e), keyPem }));
-    certPem = readFileSync(certFile, 'utf8');
-  }
+  const stored = keyPem;
+  const certPem = await secrets.getOrCreate('pki/ca.crt', () => {
+    const privateKey = pki.privateKeyFromPem(stored) as forge.pki.rsa.PrivateKey;
+    return createCaCertificate({ publicKey: pki.setRsaPublicKey(privateKey.n, privateKey.e), keyPem: stored });
+  });
   return { certPem, keyPem };
 }
 

@@ -1,5 +1,5 @@
 import { generateKeyPair, generateKeyPairSync, randomBytes, sign } from 'node:crypto';
-import { linkSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import forge from 'node-forge';
 
@@ -62,11 +62,6 @@ export function positiveSerial(serialHex: string): string {
   return hex.toLowerCase();
 }
 
-/** Blocks the thread briefly: start-up code waiting for another process's file. */
-export function sleepSync(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
-
 /** A file's text, or undefined when it does not exist. */
 export function readIfExists(file: string): string | undefined {
   try {
@@ -74,21 +69,6 @@ export function readIfExists(file: string): string | undefined {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new Error(`cannot read ${file}`, { cause: error });
-  }
-}
-
-/** Publishes `content` at `file` only if nothing is there yet: a hard link never replaces. */
-export function publishOnce(file: string, content: string): boolean {
-  const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  writeFileSync(temp, content, { mode: 0o600, flag: 'wx' });
-  try {
-    linkSync(temp, file);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw new Error(`cannot write ${file}`, { cause: error });
-  } finally {
-    unlinkSync(temp);
   }
 }
 

@@ -1,10 +1,14 @@
 import type { IdTokens } from '../auth/idtoken.js';
+import type { CertificateAuthority } from '../pki/ca.js';
 import { Exporter } from '../export/exporter.js';
 import type { Store } from '../store/ports.js';
 
 /** Where the deployment is reachable and keeps its files. */
 export interface ServerConfig {
+  /** What is local to this process (the MQTT server's certificate). */
   dataDir: string;
+  /** Export files, asset files and provisioning packages: shared by every instance (`--blob-dir`). */
+  blobDir: string;
   /** Base URL that links and registration paths are built on, without a trailing slash. */
   publicUrl: string;
   mqttPublicHost: string;
@@ -19,6 +23,8 @@ export interface ServerContext {
   idTokens: IdTokens;
   /** HMAC key of signed download links. */
   linkKey: Buffer;
+  /** The deployment CA (from the store's secrets). */
+  ca: CertificateAuthority;
   /** Milliseconds since the epoch; tests inject their own. */
   clock: () => number;
   /** Runs export tasks in worker threads; started and stopped with the app (routes/exports.ts). */
@@ -29,16 +35,14 @@ export interface ServerContext {
 export function createContext(
   store: Store,
   config: ServerConfig,
-  idTokens: IdTokens,
-  linkKey: Buffer,
+  keys: { idTokens: IdTokens; linkKey: Buffer; ca: CertificateAuthority },
   clock: () => number = Date.now,
 ): ServerContext {
   return {
     store,
     config,
-    idTokens,
-    linkKey,
+    ...keys,
     clock,
-    exporter: new Exporter({ store, dataDir: config.dataDir, clock }),
+    exporter: new Exporter({ store, dataDir: config.blobDir, clock }),
   };
 }

@@ -6,12 +6,12 @@ import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { ConnectionLimits } from '../mqtt/admission.js';
 import { startBroker, type MqttBroker } from '../mqtt/broker.js';
 import type { CreatedWindow } from '../domain/payload-limits.js';
-import { pregenerateDeploymentKeys } from '../pki/ca.js';
+import { loadOrCreateCa, pregenerateDeploymentKeys } from '../pki/ca.js';
 import { IdTokens } from '../auth/idtoken.js';
 import { MIN_PASSWORD_LENGTH, generatePassword, hashPassword } from '../auth/passwords.js';
 import { loadLinkKey } from '../auth/secrets.js';
 import { openStore, sqliteLocator } from '../store/open.js';
-import type { Store } from '../store/ports.js';
+import type { Store, StoreLocator } from '../store/ports.js';
 import { buildApp } from './app.js';
 import { createContext, type ServerContext } from './context.js';
 import type { Readiness } from './routes/health.js';
@@ -21,6 +21,10 @@ const DRAIN_GRACE_MS = 3000;
 
 export interface ServeOptions {
   dataDir: string;
+  /** Where everything is stored (default: SQLite in the data directory). */
+  locator?: StoreLocator;
+  /** Export and asset files, provisioning packages (default: the data directory). */
+  blobDir?: string;
   host: string;
   port: number;
   mqttPort: number;
@@ -72,6 +76,11 @@ export function prepareDataDir(dataDir: string): void {
   for (const sub of ['pki', 'keys', 'exports', 'assets']) mkdirSync(join(dataDir, sub), { recursive: true, mode: 0o700 });
 }
 
+/** The shared directory of files (`--blob-dir`): created when missing, its mode left to its owner. */
+export function prepareBlobDir(blobDir: string): void {
+  for (const sub of ['exports', 'assets']) mkdirSync(join(blobDir, sub), { recursive: true, mode: 0o700 });
+}
+
 /** The database file of a data directory. */
 export function databaseFile(dataDir: string): string {
   return join(dataDir, 'scanhub.db');
@@ -115,17 +124,21 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const clock = options.clock ?? Date.now;
   // A first start needs RSA keys for the CA and the MQTT server certificate: the thread pool
   // makes them while this thread opens the database and builds the app.
-  const keys = pregenerateDeploymentKeys(dataDir);
-  const store: Store = await openStore(sqliteLocator(dataDir), 'server');
+  const blobDir = resolve(options.blobDir ?? dataDir);
+  if (blobDir !== dataDir) prepareBlobDir(blobDir);
+  const store: Store = await openStore(options.locator ?? sqliteLocator(dataDir), 'server');
   try {
+    const keys = pregenerateDeploymentKeys(dataDir, (await store.secrets.get('pki/ca.key')) === undefined);
     const idTokens = await IdTokens.load(store.secrets, clock);
+    const ca = await loadOrCreateCa(store.secrets, await keys.ca);
     const config = {
       dataDir,
+      blobDir,
       publicUrl: options.publicUrl?.replace(/\/+$/, '') ?? '',
       mqttPublicHost: options.mqttPublicHost ?? reachableHost(options.host),
       mqttPort: options.mqttPort,
     };
-    const ctx = createContext(store, config, idTokens, await loadLinkKey(store.secrets), clock);
+    const ctx = createContext(store, config, { idTokens, linkKey: await loadLinkKey(store.secrets), ca }, clock);
     const created = await bootstrap(ctx, options);
     const readiness: Readiness = { http: false, mqtt: false };
     const app = await buildApp(ctx, { logger: options.logger ?? false, readiness });

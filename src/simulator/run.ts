@@ -97,8 +97,11 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       if (end) publish(publisher, end);
     }
     if (outstanding() > 0) {
+      // The timer holds the process while gateways reconnect (their sockets may all be closed).
+      let timer: NodeJS.Timeout | undefined;
       const drained = new Promise<void>((resolve) => (settled = resolve));
-      await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, DRAIN_TIMEOUT_MS).unref())]);
+      await Promise.race([drained, new Promise((resolve) => (timer = setTimeout(resolve, DRAIN_TIMEOUT_MS)))]);
+      clearTimeout(timer);
     }
     const durationMs = Date.now() - started;
     const devices = publishers.map((p) => p.device.counts);
@@ -134,19 +137,29 @@ async function connectPublisher(gateway: SimulatedGateway, options: SimulationOp
     connectTimeout: 10_000,
     // Reconnect after a broker restart; mqtt.js resends what was not acknowledged.
     reconnectPeriod: 1000,
+    // A broker whose database is down refuses a CONNECT with code 3 (server unavailable): keep
+    // trying, as a gateway does, instead of giving the run up.
+    reconnectOnConnackError: true,
   };
   const client = mqtt.connect(endpoint, clientOptions);
+  // Only these listeners go once connected: mqtt.js reconnects through listeners of its own on
+  // 'close', which must stay (removing every 'close' listener stopped reconnects for good).
+  let refused: (error: Error) => void = () => undefined;
+  const closedEarly = () => refused(new Error('connection closed before CONNACK (certificate refused?)'));
+  const failed = (error: Error) => refused(error);
   try {
     await new Promise<void>((resolve, reject) => {
+      refused = reject;
       client.once('connect', () => resolve());
-      client.once('error', reject);
-      client.once('close', () => reject(new Error('connection closed before CONNACK (certificate refused?)')));
+      client.once('error', failed);
+      client.once('close', closedEarly);
     });
   } catch (error) {
     await client.endAsync(true);
     throw new Error(`gateway ${gateway.name} could not connect to ${endpoint}: ${(error as Error).message}`, { cause: error });
   }
-  client.removeAllListeners('close');
+  client.off('close', closedEarly);
+  client.off('error', failed);
   // Once connected, a broken connection only reconnects: errors are not fatal for the run.
   client.on('error', () => undefined);
   return {

@@ -61,7 +61,7 @@ export function registerDownloadRoutes(app: FastifyInstance, ctx: ServerContext)
       const check = checkLink(ctx.linkKey, path, request.query.expires, request.query.signature, ctx.clock());
       if (check === 'expired') throw forbidden('This download link has expired: request a new one.');
       if (check === 'invalid' || !isServable(path)) throw forbidden('This download link is not valid: it was altered or is incomplete.');
-      const file = join(ctx.config.dataDir, path);
+      const file = join(ctx.config.blobDir, path);
       let size: number;
       try {
         const stat = statSync(file);

@@ -64,7 +64,7 @@ export function registerExportRoutes(app: FastifyInstance, ctx: ServerContext): 
 
   /** The signed link of a task's file, when it is SUCCESSFUL and the file is still kept. */
   const linkOf = (task: ExportTaskRecord): string | undefined =>
-    task.status === 'SUCCESSFUL' && task.file && existsSync(join(ctx.config.dataDir, task.file))
+    task.status === 'SUCCESSFUL' && task.file && existsSync(join(ctx.config.blobDir, task.file))
       ? signDownloadLink(ctx, task.file, EXPORT_LINK_MS)
       : undefined;
 

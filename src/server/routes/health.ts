@@ -71,17 +71,23 @@ export function registerHealthRoutes(app: FastifyInstance, ctx: ServerContext, r
     },
     handler: async (_request, reply) => {
       let database = 'ok';
+      let databaseReason: string | undefined;
       try {
         await ctx.store.ping();
-      } catch {
+      } catch (error) {
         database = 'unavailable';
+        databaseReason = (error as Error).message;
       }
       const fault = readiness.mqtt ? readiness.mqttFault?.() : undefined;
       const parts = { http: readiness.http ? 'ok' : 'starting', mqtt: readiness.mqtt ? (fault?.state ?? 'ok') : 'starting', database };
       const threads = threadsOf(readiness);
       const notReady = Object.entries(parts)
         .filter(([, state]) => state !== 'ok')
-        .map(([name]) => (name === 'mqtt' && fault ? `mqtt (${fault.reason})` : name));
+        .map(([name]) => {
+          if (name === 'mqtt' && fault) return `mqtt (${fault.reason})`;
+          if (name === 'database' && databaseReason) return `database (${databaseReason})`;
+          return name;
+        });
       if (notReady.length > 0) {
         const shown = Object.keys(threads).length > 0 ? ` Threads: ${describeThreads(threads)}.` : '';
         return reply.code(503).send({ title: 'Service Unavailable', details: `Not ready yet: ${notReady.join(', ')}.${shown}` });

@@ -1,5 +1,5 @@
 import { X509Certificate, createHash, randomBytes } from 'node:crypto';
-import { issueClientCertificateAsync, loadOrCreateCa, randomSerialHex, type CertificateAuthority } from '../../pki/ca.js';
+import { issueClientCertificateAsync, randomSerialHex, type CertificateAuthority } from '../../pki/ca.js';
 import type { Preparation } from '../../store/ports.js';
 import type { ServerContext } from '../context.js';
 
@@ -8,16 +8,9 @@ export const REGISTRATION_PATH = '/provisioning';
 /** A provisioning token works this long after prepare-provisioning (DESIGN.md: 24 h). */
 export const PROVISIONING_TOKEN_LIFETIME_MS = 24 * 60 * 60 * 1000;
 
-const authorities = new WeakMap<ServerContext, CertificateAuthority>();
-
-/** The deployment CA of the context's data directory, created on first use, then kept per context. */
+/** The deployment CA (loaded, or created on a first start, by startServer). */
 export function deploymentCa(ctx: ServerContext): CertificateAuthority {
-  let ca = authorities.get(ctx);
-  if (!ca) {
-    ca = loadOrCreateCa(ctx.config.dataDir);
-    authorities.set(ctx, ca);
-  }
-  return ca;
+  return ctx.ca;
 }
 
 /** Tokens are stored only as their SHA-256 (hex). */

@@ -104,7 +104,7 @@ async function resolveElements(ctx: ServerContext, customerId: string, elements:
 
 /** `POST /{customer_id}/create-provisioning-package` (spec 4.2, extended). */
 export function registerPackageRoutes(app: FastifyInstance, ctx: ServerContext): void {
-  const packageDir = join(ctx.config.dataDir, 'packages');
+  const packageDir = join(ctx.config.blobDir, 'packages');
   mkdirSync(packageDir, { recursive: true, mode: 0o700 });
 
   app.post<{ Params: { customer_id: string }; Body: { gateways: PackageElement[]; wifi?: Wifi } }>('/:customer_id/create-provisioning-package', {

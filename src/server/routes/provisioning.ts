@@ -19,9 +19,6 @@ const preparationSchema = {
 
 /** prepare-provisioning, POST /provisioning and create-provisioning-package (spec 4.2). */
 export function registerProvisioningRoutes(app: FastifyInstance, ctx: ServerContext): void {
-  // The CA exists from the first start of a deployment, not from its first provisioning.
-  deploymentCa(ctx);
-
   app.post<{ Params: { customer_id: string; gateway_id: string } }>('/:customer_id/gateways/:gateway_id/prepare-provisioning', {
     config: { access: { permission: 'gateway.provision' } },
     schema: {

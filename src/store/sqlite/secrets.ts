@@ -1,11 +1,13 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { SecretName, SecretRepository } from '../ports.js';
 
 /**
  * The secrets of a SQLite deployment: files under the data directory (`pki/ca.key`,
- * `keys/idtoken.jwk`, ...), mode 0600, their text exactly as created. A missing one is written
- * with `wx`, so of two processes that start together only one writes, and both read its value.
+ * `keys/idtoken.jwk`, ...), mode 0600, their text exactly as created. A missing one is written to
+ * a temporary file and published with a hard link, which never replaces: of two processes that
+ * start together only one publishes, both read its value, and nobody reads a half-written file.
  */
 export class FileSecrets implements SecretRepository {
   constructor(private readonly dataDir: string) {}
@@ -20,10 +22,14 @@ export class FileSecrets implements SecretRepository {
     if (stored !== undefined) return stored;
     const value = await create();
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    writeFileSync(temp, value, { mode: 0o600, flag: 'wx' });
     try {
-      writeFileSync(file, value, { mode: 0o600, flag: 'wx' });
+      linkSync(temp, file);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    } finally {
+      unlinkSync(temp);
     }
     return readFileSync(file, 'utf8');
   }
