@@ -390,4 +390,19 @@ describe('layers', () => {
     );
     expect(offenders).toEqual([]);
   });
+
+  it('imports run down the layers: simulator and client never import cli; store and domain never import server, mqtt, export or cli; domain imports no store', () => {
+    const forbidden: [RegExp, RegExp][] = [
+      [/^(simulator|client)\//, /^cli\//],
+      [/^(store|domain)\//, /^(server|mqtt|export|cli|simulator)\//],
+      [/^domain\//, /^store\//],
+    ];
+    const offenders = sources.flatMap((file) =>
+      importsOf(file)
+        .map((specifier) => target(file, specifier))
+        .filter((to) => forbidden.some(([from, into]) => from.test(file) && into.test(to)))
+        .map((to) => `${file} -> ${to}`),
+    );
+    expect(offenders).toEqual([]);
+  });
 });

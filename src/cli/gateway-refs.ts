@@ -1,6 +1,6 @@
 import type { Session } from './connect.js';
 import { CliError } from './io.js';
-import { collectAll } from './users.js';
+import { collectAll } from '../client/api.js';
 
 /** Ids of gateways (also their thing names) and of job configurations are UUIDs; anything else a user types for a gateway is taken as its name. */
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -12,7 +12,7 @@ export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
  */
 export async function gatewayIds(session: Session, refs: string[]): Promise<string[]> {
   if (refs.every((ref) => UUID.test(ref))) return refs;
-  const gateways = await collectAll<{ id: string; name: string }>(session, `${session.base}/gateways`);
+  const gateways = await collectAll<{ id: string; name: string }>(session.client, `${session.base}/gateways`);
   return refs.map((ref) => {
     if (UUID.test(ref)) return ref;
     const gateway = gateways.find((g) => g.name === ref);

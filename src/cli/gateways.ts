@@ -5,7 +5,7 @@ import { connect } from './connect.js';
 import { readGatewayFile } from './gateway-file.js';
 import { gatewayIdOf, gatewayIds } from './gateway-refs.js';
 import { CliError, Exit, confirmAction, formatTime, printList, printObject, readStdin, success, type Column, type Io } from './io.js';
-import { collectAll } from './users.js';
+import { collectAll } from '../client/api.js';
 
 /** A gateway as the API returns it (spec 2.1). */
 export interface Gateway {
@@ -71,7 +71,7 @@ export function registerGatewayCommands(program: Command): void {
     .description('list the gateways')
     .action(async (_options: unknown, command: Command) => {
       const session = connect(command);
-      printList(session.io, await collectAll<Gateway>(session, `${session.base}/gateways`), columns(session.io));
+      printList(session.io, await collectAll<Gateway>(session.client, `${session.base}/gateways`), columns(session.io));
     });
 
   gateways

@@ -1,6 +1,6 @@
 import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { configDir } from '../client/config-dir.js';
 
 /** What `scanhub login` saves: where the deployment is and the token for it. */
 export interface Profile {
@@ -9,10 +9,6 @@ export interface Profile {
   customer: string;
   email?: string;
   expires_at?: number;
-}
-
-export function configDir(env: NodeJS.ProcessEnv = process.env): string {
-  return join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'scanhub');
 }
 
 export function profileFile(env: NodeJS.ProcessEnv = process.env): string {

@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { seg } from '../client/api.js';
+import { collectAll, seg } from '../client/api.js';
 import { connect, type Session } from './connect.js';
 import { confirmAction, formatTime, printList, printObject, success, type Column, type Io } from './io.js';
 
@@ -16,11 +16,6 @@ export interface User {
   permissions?: string[];
 }
 
-interface List<T> {
-  items: T[];
-  links: { next?: string };
-}
-
 const columns = (io: Io): Column<User>[] => [
   { header: 'ID', value: (u) => u.id },
   { header: 'EMAIL', value: (u) => u.email },
@@ -34,18 +29,6 @@ const fields = (io: Io): Column<User>[] => [
   { header: 'permissions', value: (u) => (u.permissions ?? []).join(',') },
 ];
 
-/** Every page of a list, following `links.next`. */
-export async function collectAll<T>(session: Session, path: string, query?: Record<string, string | number | undefined>): Promise<T[]> {
-  const items: T[] = [];
-  let page = await session.client.get<List<T>>(path, query);
-  items.push(...page.items);
-  while (page.links.next) {
-    page = await session.client.get<List<T>>(page.links.next);
-    items.push(...page.items);
-  }
-  return items;
-}
-
 /** `scanhub users list|get|create|delete|invite`. */
 export function registerUserCommands(program: Command): void {
   const users = program.command('users').description('users of the customer');
@@ -55,7 +38,7 @@ export function registerUserCommands(program: Command): void {
     .description('list the users')
     .action(async (_options: unknown, command: Command) => {
       const session = connect(command);
-      printList(session.io, await collectAll<User>(session, `${session.base}/users`), columns(session.io));
+      printList(session.io, await collectAll<User>(session.client, `${session.base}/users`), columns(session.io));
     });
 
   users

@@ -147,3 +147,27 @@ function safeJson(text: string): unknown {
 
 /** Percent-encodes one path segment. */
 export const seg = (value: string) => encodeURIComponent(value);
+
+/** A page of a list endpoint (spec 1.3): its items and the link to the next page. */
+export interface List<T> {
+  items: T[];
+  links: { next?: string };
+}
+
+/** A client bound to one customer: `base` is `/{customer}` percent-encoded, the prefix of its paths. */
+export interface CustomerApi {
+  client: ApiClient;
+  base: string;
+}
+
+/** Every item of a list endpoint, following `links.next` until the last page. */
+export async function collectAll<T>(client: ApiClient, path: string, query?: Record<string, string | number | undefined>): Promise<T[]> {
+  const items: T[] = [];
+  let page = await client.get<List<T>>(path, query);
+  items.push(...page.items);
+  while (page.links.next) {
+    page = await client.get<List<T>>(page.links.next);
+    items.push(...page.items);
+  }
+  return items;
+}

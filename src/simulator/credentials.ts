@@ -1,6 +1,6 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { configDir } from '../cli/profile.js';
+import { configDir } from '../client/config-dir.js';
 
 /**
  * What POST /provisioning handed a simulated gateway. prepare-provisioning works once per

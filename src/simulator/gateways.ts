@@ -1,7 +1,4 @@
-import { ApiClient, ApiError, seg } from '../client/api.js';
-import type { Session } from '../cli/connect.js';
-import { CliError, Exit } from '../cli/io.js';
-import { collectAll } from '../cli/users.js';
+import { ApiClient, ApiError, collectAll, seg, type CustomerApi } from '../client/api.js';
 import { loadCredentials, saveCredentials, type GatewayCredentials } from './credentials.js';
 
 /** A gateway of the simulation with what it needs to connect. */
@@ -31,8 +28,8 @@ export interface GatewaySetup {
  * provisioned (prepare-provisioning, then POST /provisioning as the device would) unless the
  * simulator already holds their credentials from an earlier run.
  */
-export async function setUpGateways(session: Session, setup: GatewaySetup): Promise<SimulatedGateway[]> {
-  const existing = new Map((await collectAll<ApiGateway>(session, `${session.base}/gateways`)).map((g) => [g.name, g]));
+export async function setUpGateways(session: CustomerApi, setup: GatewaySetup): Promise<SimulatedGateway[]> {
+  const existing = new Map((await collectAll<ApiGateway>(session.client, `${session.base}/gateways`)).map((g) => [g.name, g]));
   const gateways: SimulatedGateway[] = [];
   for (let i = 1; i <= setup.count; i++) {
     const name = `${setup.prefix}-${i}`;
@@ -47,16 +44,15 @@ export async function setUpGateways(session: Session, setup: GatewaySetup): Prom
   return gateways;
 }
 
-async function provision(session: Session, gateway: ApiGateway, setup: GatewaySetup): Promise<GatewayCredentials> {
+async function provision(session: CustomerApi, gateway: ApiGateway, setup: GatewaySetup): Promise<GatewayCredentials> {
   let preparation: { registration_path: string; token: string };
   try {
     preparation = await session.client.post(`${session.base}/gateways/${seg(gateway.id)}/prepare-provisioning`);
   } catch (error) {
     if (error instanceof ApiError && error.status === 403 && /already/.test(error.details)) {
-      throw new CliError(
+      throw new Error(
         `gateway ${gateway.name} (${gateway.id}) was provisioned before, but not by this simulator on this machine, so its certificate is elsewhere: ` +
           `delete it (\`scanhub gateways delete ${gateway.id}\`) or pick another --prefix`,
-        Exit.ERROR,
         { cause: error },
       );
     }
