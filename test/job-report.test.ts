@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { formatDuration, printAnalysis } from '../src/cli/job-report.js';
 import type { Io } from '../src/cli/io.js';
 import { durationHistogram, summarizeDurations } from '../src/domain/job-stats.js';
-import { resolveTimeRange } from '../src/domain/time-range.js';
+import { rangeQuery } from '../src/cli/event-output.js';
+
+const resolveTimeRange = (options: { since?: string; from?: string; to?: string }, now: number) => {
+  const { start_time_millis, end_time_millis } = rangeQuery(options, now, true);
+  return { start_time: start_time_millis, end_time: end_time_millis };
+};
 
 // The terminal report shows local times: pin the zone.
 process.env.TZ = 'UTC';
@@ -37,7 +42,7 @@ describe('time ranges', () => {
     expect(resolveTimeRange({ from: '2025-06-01T08:00:00Z' }, now)).toEqual({ start_time: Date.UTC(2025, 5, 1, 8), end_time: now });
     expect(resolveTimeRange({ from: '2025-06-01', to: '1748779200000' }, now)).toEqual({ start_time: Date.UTC(2025, 5, 1), end_time: 1748779200000 });
     expect(resolveTimeRange({ to: '2h' }, now)).toEqual({ start_time: now - 7_200_000 - 86_400_000, end_time: now - 7_200_000 });
-    expect(() => resolveTimeRange({ from: '1h', to: '2h' }, now)).toThrow('--to (2025-06-01T10:00:00.000Z) is before --from (2025-06-01T11:00:00.000Z)');
+    expect(() => resolveTimeRange({ from: '1h', to: '2h' }, now)).toThrow('the range starts (2025-06-01T11:00:00.000Z) after it ends (2025-06-01T10:00:00.000Z)');
   });
 });
 

@@ -153,11 +153,11 @@ describe('scanhub jobs', () => {
     });
     expect(await cli('jobs', 'analyze', 'Packing', '--since', '2h', '--from', '2025-06-01')).toMatchObject({
       code: 2,
-      stderr: 'scanhub: give either --since or --from/--to, not both\n',
+      stderr: 'scanhub: --since cannot be combined with --from or --to: use one or the other\n',
     });
     expect(await cli('jobs', 'analyze', 'Packing', '--since', 'yesterday')).toMatchObject({
       code: 2,
-      stderr: 'scanhub: "yesterday" is not a duration: use a number and a unit, e.g. 30s, 30m, 2h, 7d or 2w\n',
+      stderr: 'scanhub: --since: "yesterday" is not a duration: use a number and a unit, e.g. 30s, 30m, 2h, 7d or 2w\n',
     });
     expect(await cli('jobs', 'create', '--name', 'Packing', '--start', 'A', '--end', 'B', '--gateway', G1)).toMatchObject({
       code: 1,

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import { seg } from '../client/api.js';
-import { resolveTimeRange } from '../domain/time-range.js';
 import { connect, type Session } from './connect.js';
 import { UUID, gatewayIds } from './gateway-refs.js';
 import { analysisCsv, printAnalysis, type JobAnalysis } from './job-report.js';
+import { rangeQuery } from './event-output.js';
 import { CliError, Exit, confirmAction, formatTime, printList, printObject, success, type Column, type Io } from './io.js';
 
 // The API returns job configurations in the store's shape (spec 2.4); a type-only import, nothing of the store loads.
@@ -138,12 +138,9 @@ export function registerJobCommands(program: Command): void {
     .action(async (ref: string, options: { from?: string; to?: string; since?: string; csv?: boolean }, command: Command) => {
       const session = connect(command);
       if (options.csv && session.io.json) throw new CliError('give either --csv or --json, not both', Exit.USAGE);
-      let range;
-      try {
-        range = resolveTimeRange(options, Date.now());
-      } catch (cause) {
-        throw new CliError((cause as Error).message, Exit.USAGE, { cause });
-      }
+      // Bounds from the local clock (not left to the server): the report names them.
+      const { start_time_millis, end_time_millis } = rangeQuery(options, Date.now(), true);
+      const range = { start_time: start_time_millis!, end_time: end_time_millis! };
       const job = await resolveJob(session, ref);
       const analysis = await session.client.post<JobAnalysis>(`${session.base}/job-analysis`, { job_config_id: job.job_config_id, ...range });
       if (session.io.json) return session.io.out(JSON.stringify(analysis, null, 2));
