@@ -2,7 +2,7 @@ import type { GatewayReport, EventValues } from '../../domain/payload.js';
 import type { IngestGateway } from '../batch-plan.js';
 export type { IngestGateway } from '../batch-plan.js';
 import { DeadLetterStore } from './dead-letters.js';
-import { EVENT_COLUMNS, EVENT_SELECT } from './event-rows.js';
+import { INSERT_EVENT_SQL } from './event-rows.js';
 import type { Db } from './open.js';
 import type { ConnectingGateway, DeadLetter } from '../ports.js';
 
@@ -44,12 +44,7 @@ export class IngestStore {
          OR firmware IS NOT coalesce(@firmware, firmware) OR type IS NOT coalesce(@type, type))`,
     );
     this.lookup = db.prepare<[string], ConnectingGateway>('SELECT id, customer_id, deleted FROM gateways WHERE id = ?');
-    // One row per statement on purpose: a multi-row INSERT needs a statement journal (to undo a
-    // half-done statement), which SQLite spills to a temporary file; measured a third slower.
-    this.insert = db.prepare(
-      `INSERT INTO events (customer_id, ${EVENT_SELECT}) VALUES (?, ${EVENT_COLUMNS.map(() => '?').join(', ')})
-       ON CONFLICT (id) DO NOTHING`,
-    );
+    this.insert = db.prepare(INSERT_EVENT_SQL);
     this.deadLetters = new DeadLetterStore(db);
   }
 
