@@ -1,32 +1,8 @@
 import type { JobConfig, JobConfigFields, JobConfigRefusal, JobConfigRepository } from '../ports.js';
+import { toJobConfig, type JobConfigRow } from '../rows.js';
 import { uniqueViolation, type Database, type Queryable } from './pool.js';
 
-interface JobConfigRow {
-  id: string;
-  job_name: string;
-  start_barcode: string;
-  end_barcode: string;
-  gateway_ids: string;
-  version: number;
-  created: number;
-  last_updated: number;
-}
-
 const COLUMNS = 'id, job_name, start_barcode, end_barcode, gateway_ids, version, created, last_updated';
-
-function toJobConfig(row: JobConfigRow): JobConfig {
-  return {
-    job_config_id: row.id,
-    job_name: row.job_name,
-    created: row.created,
-    last_updated: row.last_updated,
-    start_barcode: row.start_barcode,
-    end_barcode: row.end_barcode,
-    gateway_ids: JSON.parse(row.gateway_ids) as string[],
-    class: 'jobconfig',
-    version: row.version,
-  };
-}
 
 const NAME_TAKEN: JobConfigRefusal = { refused: 'name-taken' };
 

@@ -1,20 +1,6 @@
-import type { Consent, CustomerRepository, NewUser, UserRecord, UserRepository } from '../ports.js';
+import type { CustomerRepository, NewUser, UserRecord, UserRepository } from '../ports.js';
+import { toUserRecord, type UserRow } from '../rows.js';
 import type { Database, Queryable } from './pool.js';
-
-interface UserRow extends Omit<UserRecord, 'roles' | 'consent_general_terms' | 'consent_privacy_policy'> {
-  roles: string;
-  consent_general_terms: string | null;
-  consent_privacy_policy: string | null;
-}
-
-function toRecord(row: UserRow): UserRecord {
-  return {
-    ...row,
-    roles: JSON.parse(row.roles) as string[],
-    consent_general_terms: row.consent_general_terms ? (JSON.parse(row.consent_general_terms) as Consent) : null,
-    consent_privacy_policy: row.consent_privacy_policy ? (JSON.parse(row.consent_privacy_policy) as Consent) : null,
-  };
-}
 
 const USER_COLUMNS = `id, customer_id, email, first_name, last_name, language, roles, password_hash,
   consent_general_terms, consent_privacy_policy, created, last_updated`;
@@ -41,12 +27,12 @@ export class PgUsers implements UserRepository {
 
   async byId(id: string): Promise<UserRecord | undefined> {
     const row = (await this.db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE id = $1`, [id])).rows[0];
-    return row && toRecord(row);
+    return row && toUserRecord(row);
   }
 
   async byEmail(email: string): Promise<UserRecord | undefined> {
     const row = (await this.db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE lower(email) = lower($1)`, [email])).rows[0];
-    return row && toRecord(row);
+    return row && toUserRecord(row);
   }
 
   async page(customerId: string, after: { created: number; id: string } | null, limit: number): Promise<UserRecord[]> {
@@ -55,7 +41,7 @@ export class PgUsers implements UserRepository {
        ORDER BY created, id LIMIT $4`,
       [customerId, after?.created ?? -1, after?.id ?? '', limit],
     );
-    return rows.map(toRecord);
+    return rows.map(toUserRecord);
   }
 
   /** The customer's row is locked first, so two deletions cannot both remove "one of two" admins. */

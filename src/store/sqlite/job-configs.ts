@@ -1,30 +1,6 @@
 import type { Db } from './open.js';
 import type { JobConfig, JobConfigFields, JobConfigRefusal } from '../ports.js';
-
-interface JobConfigRow {
-  id: string;
-  job_name: string;
-  start_barcode: string;
-  end_barcode: string;
-  gateway_ids: string;
-  version: number;
-  created: number;
-  last_updated: number;
-}
-
-function toJobConfig(row: JobConfigRow): JobConfig {
-  return {
-    job_config_id: row.id,
-    job_name: row.job_name,
-    created: row.created,
-    last_updated: row.last_updated,
-    start_barcode: row.start_barcode,
-    end_barcode: row.end_barcode,
-    gateway_ids: JSON.parse(row.gateway_ids) as string[],
-    class: 'jobconfig',
-    version: row.version,
-  };
-}
+import { toJobConfig, type JobConfigRow } from '../rows.js';
 
 /**
  * Job configurations of each customer and the per-customer revision that is the list's ETag.

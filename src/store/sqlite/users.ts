@@ -1,20 +1,6 @@
 import type { Db } from './open.js';
-import type { Consent, NewUser, UserRecord } from '../ports.js';
-
-interface UserRow extends Omit<UserRecord, 'roles' | 'consent_general_terms' | 'consent_privacy_policy'> {
-  roles: string;
-  consent_general_terms: string | null;
-  consent_privacy_policy: string | null;
-}
-
-function toRecord(row: UserRow): UserRecord {
-  return {
-    ...row,
-    roles: JSON.parse(row.roles) as string[],
-    consent_general_terms: row.consent_general_terms ? (JSON.parse(row.consent_general_terms) as Consent) : null,
-    consent_privacy_policy: row.consent_privacy_policy ? (JSON.parse(row.consent_privacy_policy) as Consent) : null,
-  };
-}
+import type { NewUser, UserRecord } from '../ports.js';
+import { toUserRecord, type UserRow } from '../rows.js';
 
 /** Users and their invitations. E-mail addresses are unique per deployment, case-insensitively. */
 export class UserStore {
@@ -41,12 +27,12 @@ export class UserStore {
 
   byId(id: string): UserRecord | undefined {
     const row = this.db.prepare('SELECT * FROM users WHERE id = ?').get(id) as UserRow | undefined;
-    return row && toRecord(row);
+    return row && toUserRecord(row);
   }
 
   byEmail(email: string): UserRecord | undefined {
     const row = this.db.prepare('SELECT * FROM users WHERE email = ?').get(email) as UserRow | undefined;
-    return row && toRecord(row);
+    return row && toUserRecord(row);
   }
 
   /** One page of a customer's users in (created, id) order, after the given key. */
@@ -57,7 +43,7 @@ export class UserStore {
          ORDER BY created, id LIMIT @limit`,
       )
       .all({ customerId, created: after?.created ?? -1, id: after?.id ?? '', limit }) as UserRow[];
-    return rows.map(toRecord);
+    return rows.map(toUserRecord);
   }
 
   /**
