@@ -273,7 +273,7 @@ describe('500: the cause goes to the log, never to the client', () => {
     expect(failure?.err?.message).toBe('no such table: invitations');
   });
 
-  it('the database is closed under the running server: 500 without details; /healthz says 503', async () => {
+  it('the database is closed under the running server: 500 without details; /healthz says 503 and why', async () => {
     // The threads open their own connections: once they run, only the server's connection is closed.
     const { writer, maintenance } = t.server.broker.threads;
     await Promise.all([writer, ...maintenance].map((thread) => thread.reached('running')));
@@ -284,7 +284,7 @@ describe('500: the cause goes to the log, never to the client', () => {
     const health = await call(t.url, 'GET', '/healthz');
     expect({ status: health.status, body: health.body }).toEqual({
       status: 503,
-      body: error('Service Unavailable', 'Not ready yet: database. Threads: ingest writer running (1 start), checkpointer running (1 start).'),
+      body: error('Service Unavailable', 'Not ready yet: database (the database does not answer: The database connection is not open). Threads: ingest writer running (1 start), checkpointer running (1 start).'),
     });
   });
 });
