@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { customerIdProblem, isCustomerId, isEmailAddress } from '../domain/identifiers.js';
 import { parseDuration, parseTimeInput } from '../domain/time-input.js';
@@ -9,6 +10,22 @@ function port(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError(`"${value}" is not a port number (0-65535).`);
   return n;
+}
+
+/** `--trust-proxy 10.0.0.0/8,192.168.1.5`: addresses or CIDR ranges, IPv4 or IPv6, comma-separated. */
+export function trustedProxies(value: string): string[] {
+  const entries = value.split(',').map((entry) => entry.trim()).filter(Boolean);
+  if (entries.length === 0) throw new InvalidArgumentError('give at least one address or CIDR range, e.g. 10.0.0.0/8.');
+  for (const entry of entries) {
+    const [address = '', bits, extra] = entry.split('/');
+    const family = isIP(address);
+    const max = family === 4 ? 32 : 128;
+    const prefixOk = bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= max);
+    if (!family || !prefixOk || extra !== undefined) {
+      throw new InvalidArgumentError(`"${entry}" is not an IP address or CIDR range (such as 10.0.0.0/8 or fd00::/8).`);
+    }
+  }
+  return entries;
 }
 
 /** The base of every link the service hands out: an absolute http(s) URL without query or fragment. */
@@ -105,6 +122,7 @@ export function registerServeCommand(program: Command): void {
     .addOption(new Option('--port <port>', 'HTTP port').env('SCANHUB_PORT').default(8080).argParser(port))
     .addOption(new Option('--mqtt-port <port>', 'MQTT over TLS port').env('SCANHUB_MQTT_PORT').default(8883).argParser(port))
     .addOption(new Option('--public-url <url>', 'base URL for links (default http://<host>:<port>; the machine\'s host name for <host> with --host 0.0.0.0 or ::)').env('SCANHUB_PUBLIC_URL').argParser(publicUrl))
+    .addOption(new Option('--trust-proxy <cidrs>', 'balancers (addresses or CIDR ranges, comma-separated) whose X-Forwarded-For names the client').env('SCANHUB_TRUST_PROXY').argParser(trustedProxies))
     .addOption(new Option('--mqtt-public-host <host>', 'host put into mqtt_endpoint (default: --host, or the machine\'s host name)').env('SCANHUB_MQTT_PUBLIC_HOST'))
     .addOption(
       new Option('--min-created <time>', 'earliest created an MQTT event may have (ISO 8601 or epoch ms)')
@@ -128,6 +146,7 @@ export function registerServeCommand(program: Command): void {
       mqttPort: number;
       publicUrl?: string;
       mqttPublicHost?: string;
+      trustProxy?: string[];
       minCreated: number;
       maxCreatedAhead: number;
     }) => {

@@ -27,6 +27,11 @@ export interface AppOptions {
   logger?: FastifyServerOptions['logger'];
   /** What `/healthz` reports; all ready when omitted (tests). */
   readiness?: Readiness;
+  /**
+   * Addresses and CIDR ranges of the balancers whose X-Forwarded-For is believed (`--trust-proxy`):
+   * a request from one of them is logged, limited and audited as the client it names. Nobody's by default.
+   */
+  trustProxy?: string[];
 }
 
 /** Builds the HTTP API over the context. Never listens: `serve` and tests decide that. */
@@ -46,6 +51,8 @@ export async function buildApp(ctx: ServerContext, options: AppOptions = {}): Pr
     http: nodeServerOptions,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     forceCloseConnections: 'idle',
+    // proxy-addr: X-Forwarded-For is read right to left, up to the first address not trusted.
+    ...(options.trustProxy?.length ? { trustProxy: options.trustProxy.join(',') } : {}),
   });
 
   // Order matters: the OpenAPI collector and the guards must see every route registered after them.

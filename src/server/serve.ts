@@ -37,6 +37,8 @@ export interface ServeOptions {
   clock?: () => number;
   /** What an MQTT event's `created` may be (default DEFAULT_CREATED_WINDOW). */
   createdWindow?: CreatedWindow;
+  /** Balancers whose X-Forwarded-For is believed (addresses or CIDR ranges). */
+  trustProxy?: string[];
   /** Deadlines and caps for MQTT connections not yet authenticated (tests shorten them). */
   mqttLimits?: Partial<ConnectionLimits>;
 }
@@ -141,7 +143,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     const ctx = createContext(store, config, { idTokens, linkKey: await loadLinkKey(store.secrets), ca }, clock);
     const created = await bootstrap(ctx, options);
     const readiness: Readiness = { http: false, mqtt: false };
-    const app = await buildApp(ctx, { logger: options.logger ?? false, readiness });
+    const app = await buildApp(ctx, { logger: options.logger ?? false, readiness, trustProxy: options.trustProxy });
 
     await app.listen({ host: options.host, port: options.port });
     const address = app.server.address();
