@@ -13,12 +13,20 @@ export async function storedEvents(target: HasStore, customerId: string): Promis
 
 /**
  * Rows of a portable query (the same text in both dialects; `?` placeholders) on the test server's
- * database, whichever store it runs on: for what the seam does not answer (counts, raw columns).
+ * database, whichever store it runs on: for what the seam does not answer (counts, raw columns;
+ * an UPDATE answers no rows).
  * PostgreSQL's bigint comes back as a number, as SQLite's integers do.
  */
 export async function selectRows(target: HasStore, sql: string, ...params: unknown[]): Promise<Record<string, unknown>[]> {
   const { store } = serverOf(target).ctx;
-  if (store.locator.kind === 'sqlite') return dbOf(serverOf(target)).prepare(sql).all(...params) as Record<string, unknown>[];
+  if (store.locator.kind === 'sqlite') {
+    const statement = dbOf(serverOf(target)).prepare(sql);
+    if (!statement.reader) {
+      statement.run(...params);
+      return [];
+    }
+    return statement.all(...params) as Record<string, unknown>[];
+  }
   let n = 0;
   const client = new pg.Client({
     connectionString: store.locator.url,
