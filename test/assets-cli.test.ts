@@ -21,7 +21,7 @@ beforeEach(async () => {
   work = mkdtempSync(join(tmpdir(), 'scanhub-assets-cli-'));
   writeFileSync(join(work, 'eula.txt'), EULA);
   writeFileSync(join(work, 'mark-fw-2.0.bin'), FIRMWARE);
-  env = { SCANHUB_URL: ts.url, SCANHUB_TOKEN: ts.adminToken, SCANHUB_CUSTOMER: CUSTOMER, XDG_CONFIG_HOME: work, SCANHUB_DATA_DIR: ts.dataDir };
+  env = { SCANHUB_URL: ts.url, SCANHUB_TOKEN: ts.adminToken, SCANHUB_CUSTOMER: CUSTOMER, XDG_CONFIG_HOME: work, SCANHUB_DATA_DIR: ts.dataDir, ...ts.operatorEnv };
 });
 
 afterEach(async () => {
@@ -29,7 +29,8 @@ afterEach(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-const cli = (...args: string[]) => runCli(args, { env, cwd: work });
+/** The CLI; `operator` commands also name the test server's database (PostgreSQL). */
+const cli = (...args: string[]) => runCli(args[0] === 'operator' ? [...args, ...ts.operatorArgs.slice(2)] : args, { env, cwd: work });
 const add = (version = '2.0') =>
   cli('operator', 'assets', 'add', '--type', 'MARK_FIRMWARE', '--version', version, '--eula-version', 'eula-7', '--eula-file', join(work, 'eula.txt'), join(work, 'mark-fw-2.0.bin'));
 

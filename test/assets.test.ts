@@ -4,11 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { dbOf } from './helpers/sqlite.js';
 import { eulaChecksum } from '../src/domain/assets.js';
 import { registerAssetFile } from '../src/store/asset-files.js';
 import type { Asset } from '../src/store/ports.js';
-import { AssetStore } from '../src/store/sqlite/assets.js';
 import { CUSTOMER, startTestServer, type TestServer } from './helpers/server.js';
 import { call, insertCustomer } from './helpers/job-rows.js';
 
@@ -57,7 +55,8 @@ afterEach(async () => {
 const fetchLink = (url: string) => request(url, { reset: true });
 
 const agreement = { eula_version: 'eula-2', asset_type: 'MARK_FIRMWARE', agreed_by: 'tech@example.com' };
-const agreements = () => new AssetStore(dbOf(ts.server)).agreements();
+/** The recorded agreements, through the store seam. */
+const agreements = () => ts.server.ctx.store.assets.agreements();
 
 describe('generate-download-url refusals', () => {
   const refusals: { name: string; body: Record<string, unknown>; status: number; details: string }[] = [
@@ -115,12 +114,12 @@ describe('generate-download-url refusals', () => {
     it(`${r.name} is ${r.status} and records no agreement`, async () => {
       const answer = await call(ts.admin, 'POST', path, { ...agreement, ...r.body });
       expect(answer).toMatchObject({ status: r.status, body: { title: r.status === 404 ? 'Not Found' : 'Bad Request', details: r.details } });
-      expect(agreements()).toEqual([]);
+      expect(await agreements()).toEqual([]);
     });
   }
 
   it('no Authorization header is 401, another customer 403', async () => {
-    insertCustomer(dbOf(ts.server), 'other');
+    await insertCustomer(ts.server, 'other');
     expect((await call(ts.anonymous, 'POST', path, agreement)).status).toBe(401);
     expect((await call(ts.admin, 'POST', '/other/generate-download-url', agreement)).status).toBe(403);
   });
@@ -130,8 +129,7 @@ describe('generate-download-url', () => {
   it('accepts an address without a dot in its domain, like the default administrator admin@localhost', async () => {
     const answer = await call(ts.admin, 'POST', path, { ...agreement, agreed_by: 'admin@localhost' });
     expect(answer.status).toBe(200);
-    expect(agreements().map((a) => a.agreed_by)).toEqual(['admin@localhost']);
-    dbOf(ts.server).prepare('DELETE FROM asset_agreements').run();
+    expect((await agreements()).map((a) => a.agreed_by)).toEqual(['admin@localhost']);
   });
 
   it('records the agreement and links the latest version, byte for byte', async () => {
@@ -139,7 +137,7 @@ describe('generate-download-url', () => {
     now = T0 + 5_000;
     const { download_url } = await user.client.post<{ download_url: string }>(path, { ...agreement, eula_checksum: eulaChecksum(EULA_2) });
     expect(download_url.startsWith(`${ts.url}/downloads/assets/${firmware2.id}/firmware%202.0.bin?expires=${T0 + 5_000 + 600_000}&signature=`)).toBe(true);
-    expect(agreements()).toEqual([
+    expect(await agreements()).toEqual([
       {
         agreed_at: T0 + 5_000,
         customer_id: CUSTOMER,
@@ -162,7 +160,7 @@ describe('generate-download-url', () => {
     const { download_url } = await ts.admin.post<{ download_url: string }>(path, { ...agreement, eula_version: 'eula-1', asset_version: '1.0' });
     const download = await fetchLink(download_url);
     expect(await download.body.text()).toBe('old firmware');
-    expect(agreements().map((a) => [a.asset_version, a.eula_version, a.eula_checksum])).toEqual([['1.0', 'eula-1', eulaChecksum(EULA_1)]]);
+    expect((await agreements()).map((a) => [a.asset_version, a.eula_version, a.eula_checksum])).toEqual([['1.0', 'eula-1', eulaChecksum(EULA_1)]]);
   });
 
   it('the link is valid for 10 minutes, then 403', async () => {

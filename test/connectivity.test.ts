@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dbOf } from './helpers/sqlite.js';
+import { selectRows } from './helpers/store-rows.js';
 import { ACTIVE_WINDOW_MS, connectivityStatus, type ConnectivityFacts } from '../src/domain/connectivity.js';
 import { T0, call, useFixture } from './helpers/gateways.js';
 
@@ -35,7 +35,7 @@ describe('connectivity_status through the API, with an injected clock', () => {
       return inList;
     };
     // Ingest (the MQTT side) records message times in gateways.last_message; here it is set directly.
-    const messageAt = (at: number) => dbOf(f.t.server).prepare('UPDATE gateways SET last_message = ? WHERE id = ?').run(at, id);
+    const messageAt = (at: number) => selectRows(f.t, 'UPDATE gateways SET last_message = ? WHERE id = ?', at, id);
 
     const created = await call(f.t.url, 'POST', '/acme/gateways', { token: f.tokens.admin, body: { name: 'G', usecase: 'u', station: 's' } });
     const id = (created.body as { id: string }).id;
@@ -49,13 +49,13 @@ describe('connectivity_status through the API, with an injected clock', () => {
     clock.now = T0 + 5 * HOUR;
     expect(await status()).toBe('REGISTERING');
 
-    messageAt(clock.now);
+    await messageAt(clock.now);
     expect(await status()).toBe('ACTIVE');
     clock.now += 2 * HOUR;
     expect(await status()).toBe('ACTIVE');
     clock.now += 1;
     expect(await status()).toBe('INACTIVE');
-    messageAt(clock.now);
+    await messageAt(clock.now);
     expect(await status()).toBe('ACTIVE');
   });
 });

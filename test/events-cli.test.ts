@@ -3,8 +3,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dbOf } from './helpers/sqlite.js';
-import { insertEvents } from '../src/store/sqlite/event-rows.js';
+import { insertEvents } from './helpers/job-rows.js';
 import { BIN, runCli } from './helpers/cli.js';
 import { eventRow, newestFirst } from './helpers/events.js';
 import { exportFixture } from './helpers/fixtures.js';
@@ -22,7 +21,7 @@ let workDir: string;
 
 beforeAll(async () => {
   t = await startTestServer();
-  insertEvents(dbOf(t.server), CUSTOMER, fixture.rows);
+  await insertEvents(t.server, CUSTOMER, fixture.rows);
   env = { SCANHUB_URL: t.url, SCANHUB_TOKEN: t.adminToken, SCANHUB_CUSTOMER: CUSTOMER };
   workDir = mkdtempSync(join(tmpdir(), 'scanhub-cli-'));
 });
@@ -88,7 +87,7 @@ describe('scanhub events list', () => {
     const gateway = await t.admin.post<{ id: string }>(`/${CUSTOMER}/gateways`, { name: 'Dock A', usecase: 'inbound', station: 'dock-a' });
     // After the fixture's range, so that the other tests' ranges do not see it.
     const event = eventRow({ created: fixture.end + 1000, scan_code: 'by-name', gateway_id: gateway.id });
-    insertEvents(dbOf(t.server), CUSTOMER, [event]);
+    await insertEvents(t.server, CUSTOMER, [event]);
     const range = ['--from', String(fixture.end), '--to', String(fixture.end + 2000)];
     const result = await runCli(['events', 'list', ...range, '--gateway', 'Dock A'], { env });
     expect(result).toEqual({ code: 0, stderr: '', stdout: [new Date(event.created).toISOString(), 'scan', gateway.id, event.device_id ?? '', 'by-name', event.id].join('\t') + '\n' });
@@ -176,10 +175,10 @@ describe('scanhub events tail', () => {
     };
 
     const first = eventRow({ created: Date.now(), scan_code: 'first', gateway_id: GATEWAY });
-    insertEvents(dbOf(t.server), CUSTOMER, [first]);
+    await insertEvents(t.server, CUSTOMER, [first]);
     await printed(first.id);
     const second = eventRow({ created: Date.now(), scan_code: 'second' });
-    insertEvents(dbOf(t.server), CUSTOMER, [second]);
+    await insertEvents(t.server, CUSTOMER, [second]);
     await printed(second.id);
     child.kill('SIGINT');
     expect(await exited).toBe(0);

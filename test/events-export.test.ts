@@ -4,18 +4,17 @@ import Database from 'better-sqlite3';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { dbOf } from './helpers/sqlite.js';
+import { countRows } from './helpers/store-rows.js';
 import { hashPassword } from '../src/auth/passwords.js';
 import { ApiClient, ApiError } from '../src/client/api.js';
 import { Exporter, splitRange } from '../src/export/exporter.js';
 import { startServer } from '../src/server/serve.js';
-import { insertEvents } from '../src/store/sqlite/event-rows.js';
 import { ExportTaskStore } from '../src/store/sqlite/export-tasks.js';
 import { applyMigrations, migrations } from '../src/store/sqlite/migrations/index.js';
 import { eventRow, oldestFirst } from './helpers/events.js';
 import { exportFixture } from './helpers/fixtures.js';
 import { CUSTOMER, startTestServer, type TestServer } from './helpers/server.js';
-import { insertCustomer } from './helpers/job-rows.js';
+import { insertCustomer, insertEvents } from './helpers/job-rows.js';
 
 const START = Date.UTC(2024, 4, 2, 0, 0, 0);
 const DAY = 24 * 3600 * 1000;
@@ -50,7 +49,7 @@ async function download(link: string): Promise<{ status: number; headers: Header
 
 beforeAll(async () => {
   t = await startTestServer({ clock: () => now });
-  insertEvents(dbOf(t.server), CUSTOMER, fixture.rows);
+  await insertEvents(t.server, CUSTOMER, fixture.rows);
   // A second customer with its own administrator, for the 404 across customers.
   const ctx = t.server.ctx;
   const admin = { id: randomUUID(), customer_id: 'other', email: 'admin@other.example', roles: ['ADMIN_ROLE'], password_hash: await hashPassword('other-password-123'), created: now };
@@ -134,7 +133,7 @@ describe('export tasks', () => {
   it('move from PENDING to SUCCESSFUL and link to the file, with a new link on every call', async () => {
     // Enough events that the export is still running when the first poll arrives.
     const bulk = Array.from({ length: 100_000 }, (_, i) => eventRow({ created: fixture.end + 1000 + i, scan_code: `bulk ${i}` }));
-    insertEvents(dbOf(t.server), CUSTOMER, bulk);
+    await insertEvents(t.server, CUSTOMER, bulk);
     const query = { start_time_millis: fixture.end + 1000, end_time_millis: fixture.end + 1000 + bulk.length };
     const accepted = await t.admin.request<{ task: string; requested: string }>('POST', `/${CUSTOMER}/events/export/tasks`, { query });
     expect(accepted.status).toBe(202);
@@ -190,10 +189,10 @@ describe('export tasks', () => {
     [{ start_time_millis: 1 }, 'Unknown body field "start_time_millis": it is not part of this call.'],
     [['raw'], 'The request body must be a JSON object.'],
   ])('refuse the body %j with 400 naming the field', async (body, details) => {
-    const tasks = () => dbOf(t.server).prepare('SELECT count(*) FROM export_tasks').pluck().get();
-    const before = tasks();
+    const tasks = () => countRows(t, 'export_tasks');
+    const before = await tasks();
     expect(await refusal(t.admin.post(`/${CUSTOMER}/events/export/tasks`, body, range))).toEqual({ status: 400, body: { title: 'Bad Request', details } });
-    expect(tasks()).toBe(before);
+    expect(await tasks()).toBe(before);
   });
 
   it('refuse cells in the query: it is a field of the body', async () => {
@@ -245,8 +244,8 @@ describe('exports written in parts', () => {
     rows.push(...Array.from({ length: 40 }, (_, i) => eventRow({ created: START + 2000, device_id: `same-ms-${i}` })));
     const noon = rows.filter((row) => row.created !== START + 1999 && row.created !== START + 1000).map((row) => ({ ...row, id: randomUUID() }));
     const ctx = t.server.ctx;
-    insertCustomer(dbOf(t.server), customer);
-    insertEvents(dbOf(t.server), customer, rows);
+    await insertCustomer(t.server, customer);
+    await insertEvents(t.server, customer, rows);
     const exported = async (parts: number, range: { start: number; end: number }) => {
       const exporter = new Exporter({ store: ctx.store, dataDir: t.dataDir, clock: () => now, parts });
       const task = await exporter.finished(await exporter.request(customer, 'user', range));
@@ -263,8 +262,8 @@ describe('exports written in parts', () => {
     expect(await exported(2, { start: START, end: START + 3000 })).toEqual(whole);
     expect(await exported(3, { start: START, end: START + 3000 })).toEqual(whole);
     // A part with no events at all (the middle third here) adds nothing.
-    insertCustomer(dbOf(t.server), 'noon');
-    insertEvents(dbOf(t.server), 'noon', noon);
+    await insertCustomer(t.server, 'noon');
+    await insertEvents(t.server, 'noon', noon);
     const sparse = await (async () => {
       const exporter = new Exporter({ store: ctx.store, dataDir: t.dataDir, clock: () => now, parts: 3 });
       const task = await exporter.finished(await exporter.request('noon', 'user', { start: START, end: START + 3000 }));

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dbOf } from './helpers/sqlite.js';
+import { insertEvents } from './helpers/job-rows.js';
 import { ApiClient, ApiError } from '../src/client/api.js';
 import { encodePageToken } from '../src/domain/page-token.js';
-import { insertEvents, toApiEvent, type EventRow } from '../src/store/sqlite/event-rows.js';
+import { toApiEvent, type EventRow } from '../src/store/sqlite/event-rows.js';
 import { GATEWAY_NEWEST_FIRST_SQL, NEWEST_FIRST_SQL, OLDEST_FIRST_SQL } from '../src/store/sqlite/events.js';
 import { openDatabase } from '../src/store/sqlite/open.js';
 import { eventRow, newestFirst } from './helpers/events.js';
@@ -19,7 +19,7 @@ interface Page {
 }
 
 let t: TestServer;
-const seed = (rows: EventRow[], customer = CUSTOMER) => insertEvents(dbOf(t.server), customer, rows);
+const seed = (rows: EventRow[], customer = CUSTOMER) => insertEvents(t.server, customer, rows);
 const list = (query: Record<string, string | number | undefined>) => t.admin.get<Page>(`/${CUSTOMER}/events`, query);
 
 /** The status and body of a refused request. */
@@ -46,10 +46,10 @@ describe('GET /{customer_id}/events paging', () => {
   for (let i = 0; i < 450; i++) rows.push(eventRow({ created: T0, device_id: `same-ms-${i}` }));
   for (let i = 0; i < 850; i++) rows.push(eventRow({ created: start + Math.floor((i * 2 * HOUR) / 850), type: i % 3 ? 'scan' : 'telemetry' }));
 
-  beforeAll(() => {
-    seed(rows);
+  beforeAll(async () => {
+    await seed(rows);
     // Outside the range: at its end (excluded) and just before its start.
-    seed([eventRow({ created: end }), eventRow({ created: start - 1 })]);
+    await seed([eventRow({ created: end }), eventRow({ created: start - 1 })]);
   });
 
   it('collects every event of the range once, newest first, across pages of 100', async () => {
@@ -80,7 +80,7 @@ describe('GET /{customer_id}/events paging', () => {
       // Older (same millisecond with a smaller id, and an earlier millisecond): still ahead, listed once.
       const ahead = [eventRow({ created: Math.min(last.created + 1, end - 1) }), eventRow({ created: last.created, id: idBeyond(last.id, 1) })];
       const behind = [eventRow({ created: last.created, id: idBeyond(last.id, -1) }), eventRow({ created: Math.max(last.created - 1, start) })];
-      seed([...ahead, ...behind]);
+      await seed([...ahead, ...behind]);
       arrivedBehind.push(...behind);
       page = await t.admin.get<Page>(page.links.next);
       collected.push(...page.items.map((e) => e.id as string));
@@ -115,7 +115,7 @@ describe('GET /{customer_id}/events ranges', () => {
   it('includes the start and excludes the end of the range', async () => {
     const at = (created: number) => eventRow({ created, scan_code: `at ${created - base}` });
     const inside = [at(base), at(base + 1), at(base + 999)];
-    seed([at(base - 1), ...inside, at(base + 1000)]);
+    await seed([at(base - 1), ...inside, at(base + 1000)]);
     const page = await list({ start_time_millis: base, end_time_millis: base + 1000 });
     expect(page.items.map((e) => e.scan_code)).toEqual(['at 999', 'at 1', 'at 0']);
     expect(page.links).toEqual({});
@@ -131,7 +131,7 @@ describe('GET /{customer_id}/events ranges', () => {
 
   it('starts a range given only its end one day before that end', async () => {
     const end = T0 + 100 * 24 * HOUR;
-    seed([eventRow({ created: end - 24 * HOUR, scan_code: 'first in' }), eventRow({ created: end - 24 * HOUR - 1, scan_code: 'out' })]);
+    await seed([eventRow({ created: end - 24 * HOUR, scan_code: 'first in' }), eventRow({ created: end - 24 * HOUR - 1, scan_code: 'out' })]);
     const page = await list({ end_time_millis: end });
     expect(page.metadata.filters).toEqual([
       { name: 'start_time_millis', value: end - 24 * HOUR },
@@ -158,7 +158,7 @@ describe('GET /{customer_id}/events ranges', () => {
       metrics_worker_steps: 12,
     });
     const telemetry = eventRow({ created: base + 2 * HOUR + 1, type: 'telemetry', device_id: 'M001-000123', device_battery: 0.5, device_temperature: -3.5 });
-    seed([scan, telemetry]);
+    await seed([scan, telemetry]);
     const page = await list({ start_time_millis: base + 2 * HOUR, end_time_millis: base + 3 * HOUR });
     expect(page.items).toEqual([
       { id: telemetry.id, class: 'event', type: 'telemetry', created: base + 2 * HOUR + 1, device_id: 'M001-000123', device_battery: 0.5, device_temperature: -3.5 },
@@ -224,7 +224,7 @@ describe('GET /{customer_id}/events defaults', () => {
   it('lists the last 24 hours up to now by default, 500 at most per page', async () => {
     const day = 24 * HOUR;
     const inside = Array.from({ length: 520 }, (_, i) => eventRow({ created: NOW - day + i }));
-    insertEvents(dbOf(clocked.server), CUSTOMER, [...inside, eventRow({ created: NOW }), eventRow({ created: NOW - day - 1 }), eventRow({ created: NOW - 1, id: 'ffffffff-last' })]);
+    await insertEvents(clocked.server, CUSTOMER, [...inside, eventRow({ created: NOW }), eventRow({ created: NOW - day - 1 }), eventRow({ created: NOW - 1, id: 'ffffffff-last' })]);
     const page = await clocked.admin.get<Page>(`/${CUSTOMER}/events`);
     expect(page.metadata.size).toBe(500);
     expect(page.metadata.filters).toEqual([
@@ -311,12 +311,12 @@ describe('GET /{customer_id}/events?gateway_id=', () => {
     ...Array.from({ length: 300 }, () => eventRow({ created: start + 5000, gateway_id: gateway })),
   ];
 
-  beforeAll(() => {
-    seed(mine);
-    seed(Array.from({ length: 200 }, (_, i) => eventRow({ created: start + i, gateway_id: randomUUID() })));
-    seed([eventRow({ created: end, gateway_id: gateway }), eventRow({ created: start - 1, gateway_id: gateway })]);
+  beforeAll(async () => {
+    await seed(mine);
+    await seed(Array.from({ length: 200 }, (_, i) => eventRow({ created: start + i, gateway_id: randomUUID() })));
+    await seed([eventRow({ created: end, gateway_id: gateway }), eventRow({ created: start - 1, gateway_id: gateway })]);
     // The same gateway id under another customer is not this customer's.
-    seed([eventRow({ created: start + 1, gateway_id: gateway })], 'other');
+    await seed([eventRow({ created: start + 1, gateway_id: gateway })], 'other');
   });
 
   it('returns all events of the gateway in the range in one response, newest first, without links.next', async () => {

@@ -1,5 +1,3 @@
-import { FeatureStore } from '../src/store/sqlite/features.js';
-import { dbOf } from './helpers/sqlite.js';
 import { scenarioTable, type Scenario } from './helpers/scenarios.js';
 import { CUSTOMER } from './helpers/server.js';
 import { OTHER_CUSTOMER, startFoundation, type Foundation } from './helpers/world.js';
@@ -64,8 +62,8 @@ const flagged: Scenario<Foundation>[] = [
   {
     name: 'a flag the operator disables shows as disabled at once',
     method: 'GET',
-    path: (w) => {
-      new FeatureStore(dbOf(w.t.server)).set(OTHER_CUSTOMER, 'globex-only', false, undefined, w.t.server.ctx.clock());
+    path: async (w) => {
+      await w.t.server.ctx.store.features.set(OTHER_CUSTOMER, 'globex-only', false, undefined, w.t.server.ctx.clock());
       return `/${OTHER_CUSTOMER}/features`;
     },
     auth: (w) => `Bearer ${w.otherAdmin.token}`,

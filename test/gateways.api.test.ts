@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { dbOf } from './helpers/sqlite.js';
+import { selectColumn } from './helpers/store-rows.js';
 import {
   OTHER_CUSTOMER,
   T0,
@@ -169,7 +169,7 @@ describe('GET /{customer_id}/gateways', () => {
 describe('POST /{customer_id}/gateways/bulk-create', () => {
   const { fixture } = useFixture();
   const count = async (f: Fixture) =>
-    dbOf(f.t.server).prepare("SELECT count(*) FROM gateways WHERE customer_id = 'acme'").pluck().get() as number;
+    (await selectColumn(f.t.server, "SELECT count(*) FROM gateways WHERE customer_id = 'acme'"))[0] as number;
 
   scenarioTable(
     [

@@ -1,8 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { dbOf } from './helpers/sqlite.js';
-import { insertEvents } from '../src/store/sqlite/event-rows.js';
 import { CUSTOMER, startTestServer, type TestServer } from './helpers/server.js';
-import { call, eventRow, insertCustomer, insertGateway } from './helpers/job-rows.js';
+import { call, eventRow, insertCustomer, insertEvents, insertGateway } from './helpers/job-rows.js';
 import { DEFAULT_RANGE, G1, G2, G3, JOB, cases } from './fixtures/job-analysis-cases.js';
 
 const MISSING = '00000000-0000-4000-8000-000000000000';
@@ -11,7 +9,7 @@ let ts: TestServer;
 
 beforeEach(async () => {
   ts = await startTestServer();
-  for (const id of [G1, G2, G3]) insertGateway(dbOf(ts.server), CUSTOMER, `name-${id}`, id);
+  for (const id of [G1, G2, G3]) await insertGateway(ts.server, CUSTOMER, `name-${id}`, id);
 });
 
 afterEach(async () => {
@@ -31,7 +29,7 @@ describe('job analysis through HTTP, over seeded events', () => {
   for (const c of cases) {
     it(c.name, async () => {
       const rows = c.events.map((e) => eventRow(e.id, e.gateway_id!, e.created, e.scan_code, e.type));
-      insertEvents(dbOf(ts.server), CUSTOMER, rows);
+      await insertEvents(ts.server, CUSTOMER, rows);
       const id = await createConfig(c.gateways ?? [G1], c.barcodes);
       const answer = await ts.admin.post(`/${CUSTOMER}/job-analysis`, { job_config_id: id, ...(c.range ?? DEFAULT_RANGE) });
       expect(answer).toEqual({ results: c.expected });
@@ -76,14 +74,9 @@ describe('job analysis refusals', () => {
   }
 
   it("another customer's job configuration is 404, their path 403", async () => {
-    insertCustomer(dbOf(ts.server), 'other');
-    insertGateway(dbOf(ts.server), 'other', 'theirs', 'gw-other');
-    dbOf(ts.server)
-      .prepare(
-        `INSERT INTO job_configs (id, customer_id, job_name, start_barcode, end_barcode, gateway_ids, created, last_updated)
-         VALUES (?, 'other', 'Theirs', 'S', 'E', '["gw-other"]', 0, 0)`,
-      )
-      .run(MISSING);
+    await insertCustomer(ts.server, 'other');
+    await insertGateway(ts.server, 'other', 'theirs', 'gw-other');
+    await ts.server.ctx.store.jobConfigs.create('other', MISSING, { job_name: 'Theirs', start_barcode: 'S', end_barcode: 'E', gateway_ids: ['gw-other'] }, 0);
     expect((await call(ts.admin, 'POST', path, { job_config_id: MISSING, start_time: 0, end_time: 1 })).status).toBe(404);
     expect((await call(ts.admin, 'POST', '/other/job-analysis', { job_config_id: MISSING, start_time: 0, end_time: 1 })).status).toBe(403);
   });

@@ -1,5 +1,4 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { dbOf } from './helpers/sqlite.js';
 import type { ApiClient } from '../src/client/api.js';
 import { CUSTOMER, startTestServer, type TestServer } from './helpers/server.js';
 import { call, insertCustomer, insertGateway } from './helpers/job-rows.js';
@@ -20,11 +19,10 @@ let packing: { job_config_id: string };
 beforeEach(async () => {
   now = T0;
   ts = await startTestServer({ clock: () => now });
-  const db = dbOf(ts.server);
-  insertGateway(db, CUSTOMER, 'gw-1', G1);
-  insertGateway(db, CUSTOMER, 'gw-2', G2);
-  insertCustomer(db, 'other');
-  insertGateway(db, 'other', 'theirs', OTHER_GATEWAY);
+  await insertGateway(ts, CUSTOMER, 'gw-1', G1);
+  await insertGateway(ts, CUSTOMER, 'gw-2', G2);
+  await insertCustomer(ts, 'other');
+  await insertGateway(ts, 'other', 'theirs', OTHER_GATEWAY);
   user = (await ts.createUser('USER_ROLE')).client;
   packing = await ts.admin.post(base, { job_name: 'Packing', start_barcode: 'PACK-S', end_barcode: 'PACK-E', gateway_ids: [G1] });
 });
@@ -279,7 +277,7 @@ describe('job configuration lifecycle', () => {
   });
 
   it('a deleted gateway cannot be added, but does not block changing the rest', async () => {
-    dbOf(ts.server).prepare('UPDATE gateways SET deleted = ? WHERE id = ?').run(T0, G1);
+    expect(await ts.server.ctx.store.gateways.markDeleted(CUSTOMER, G1, T0)).toBe(true);
     expect(await call(ts.admin, 'POST', base, body)).toMatchObject(
       error(400, `Body field "gateway_ids" names gateway "${G1}", which is not a gateway of this customer.`),
     );

@@ -2,10 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { dbOf } from './helpers/sqlite.js';
-import { insertEvents } from '../src/store/sqlite/event-rows.js';
 import { runCli } from './helpers/cli.js';
-import { eventId, eventRow, insertGateway } from './helpers/job-rows.js';
+import { eventId, eventRow, insertEvents, insertGateway } from './helpers/job-rows.js';
 import { CUSTOMER, startTestServer, type TestServer } from './helpers/server.js';
 
 const T0 = Date.UTC(2025, 5, 1, 8);
@@ -21,11 +19,10 @@ beforeEach(async () => {
   ts = await startTestServer();
   config = mkdtempSync(join(tmpdir(), 'scanhub-cli-config-'));
   env = { SCANHUB_URL: ts.url, SCANHUB_TOKEN: ts.adminToken, SCANHUB_CUSTOMER: CUSTOMER, XDG_CONFIG_HOME: config };
-  const db = dbOf(ts.server);
-  insertGateway(db, CUSTOMER, 'gw-1', G1);
-  insertGateway(db, CUSTOMER, 'gw-2', G2);
+  await insertGateway(ts, CUSTOMER, 'gw-1', G1);
+  await insertGateway(ts, CUSTOMER, 'gw-2', G2);
   // G1: jobs of 2 and 4 minutes with a product scan between; G2: one job of 30 s, then one left open.
-  insertEvents(db, CUSTOMER, [
+  await insertEvents(ts, CUSTOMER, [
     eventRow(eventId(1), G1, T0, 'PACK-S-1'),
     eventRow(eventId(2), G1, T0 + MINUTE, '4006381333931'),
     eventRow(eventId(3), G1, T0 + 2 * MINUTE, 'PACK-E-1'),

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import mqtt, { type MqttClient } from 'mqtt';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { dbOf } from './helpers/sqlite.js';
+import { countRows, selectColumn, selectRows } from './helpers/store-rows.js';
 import { issueClientCertificate, loadOrCreateCa, randomSerialHex } from '../src/pki/ca.js';
 import { FileSecrets } from '../src/store/sqlite/secrets.js';
 import { connectGateway, connectPacket, connectRawTls, mqttString, provisionGateway, readBytes, remainingLength, type TestGateway } from './helpers/mqtt.js';
@@ -31,7 +31,7 @@ async function connect(gateway: TestGateway, options: Parameters<typeof connectG
 }
 
 const closed = (client: MqttClient) => new Promise<void>((resolve) => client.once('close', () => resolve()));
-const eventCount = () => (dbOf(t.server).prepare('SELECT count(*) AS n FROM events').get() as { n: number }).n;
+const eventCount = () => countRows(t, 'events');
 const scan = (id: string, extra: Record<string, unknown> = {}) => JSON.stringify({ id, type: 'scan', scan_code: 'A-1', created: 1_700_000_000_000, ...extra });
 const ID = ['0b7e3a52-5f0e-4a7d-9c61-3b1f2d4e5a01', '0b7e3a52-5f0e-4a7d-9c61-3b1f2d4e5a02', '0b7e3a52-5f0e-4a7d-9c61-3b1f2d4e5a03'];
 
@@ -77,7 +77,7 @@ describe('publishing', () => {
       { qos: 1 },
     );
     // The PUBACK has arrived: the row must already be committed.
-    expect(dbOf(t.server).prepare('SELECT * FROM events WHERE id = ?').get(ID[0])).toEqual({
+    expect((await selectRows(t.server, 'SELECT * FROM events WHERE id = ?', ID[0]))[0]).toEqual({
       seq: 1,
       id: ID[0],
       customer_id: CUSTOMER,
@@ -107,7 +107,7 @@ describe('publishing', () => {
     await client.publishAsync(gateway.topic, scan(ID[0]), { qos: 1 });
     await client.publishAsync(gateway.topic, scan(ID[0], { scan_code: 'changed' }), { qos: 1 });
     await client.publishAsync(gateway.topic, JSON.stringify([JSON.parse(scan(ID[0])), JSON.parse(scan(ID[1]))]), { qos: 1 });
-    expect(dbOf(t.server).prepare('SELECT id, scan_code FROM events ORDER BY seq').all()).toEqual([
+    expect((await selectRows(t.server, 'SELECT id, scan_code FROM events ORDER BY seq'))).toEqual([
       { id: ID[0], scan_code: 'A-1' },
       { id: ID[1], scan_code: 'A-1' },
     ]);
@@ -121,7 +121,7 @@ describe('publishing', () => {
     expect(await publishUnlessClosed(client, other.topic, scan(ID[0]))).toBe('closed');
     const again = await connect(gateway);
     expect(await publishUnlessClosed(again, `scanhub/other-customer/gateway/${gateway.id}`, scan(ID[1]))).toBe('closed');
-    expect(eventCount()).toBe(0);
+    expect((await eventCount())).toBe(0);
     expect(t.server.broker.stats.publishesRefused).toBe(2);
   });
 
@@ -135,10 +135,10 @@ describe('publishing', () => {
     };
     expect(Buffer.byteLength(exactly(256 * 1024))).toBe(262_144);
     expect(await publishUnlessClosed(client, gateway.topic, exactly(256 * 1024 + 1))).toBe('closed');
-    expect(eventCount()).toBe(0);
+    expect((await eventCount())).toBe(0);
     const again = await connect(gateway);
     expect(await publishUnlessClosed(again, gateway.topic, exactly(256 * 1024))).toBe('acknowledged');
-    expect(eventCount()).toBe(1);
+    expect((await eventCount())).toBe(1);
   });
 
   it('closes a connection at a PUBLISH header declaring 10 MB, without waiting for the body, and serves other gateways', async () => {
@@ -161,7 +161,7 @@ describe('publishing', () => {
 
     const client = await connect(other);
     await client.publishAsync(other.topic, scan(ID[0]), { qos: 1 });
-    expect(dbOf(t.server).prepare('SELECT id, gateway_id FROM events').all()).toEqual([{ id: ID[0], gateway_id: other.id }]);
+    expect((await selectRows(t.server, 'SELECT id, gateway_id FROM events'))).toEqual([{ id: ID[0], gateway_id: other.id }]);
   });
 
   it('closes a connection at a Remaining Length of five bytes (malformed), not counted as a refused publish', async () => {
@@ -179,7 +179,7 @@ describe('publishing', () => {
     ]);
     const client = await connect(gateway);
     await client.publishAsync(gateway.topic, scan(ID[0]), { qos: 1 });
-    expect(eventCount()).toBe(1);
+    expect((await eventCount())).toBe(1);
   });
 
   it('answers a SUBSCRIBE with failure 0x80 and keeps the connection', async () => {
@@ -190,7 +190,7 @@ describe('publishing', () => {
       packet: { cmd: 'suback', granted: [128, 128] },
     });
     await client.publishAsync(gateway.topic, scan(ID[0]), { qos: 1 });
-    expect(eventCount()).toBe(1);
+    expect((await eventCount())).toBe(1);
     expect(t.server.broker.stats.subscriptionsRefused).toBe(2);
   });
 });
@@ -231,7 +231,7 @@ describe('connecting', () => {
     await client.publishAsync(gateway.topic, scan(ID[0]), { qos: 1 });
     await t.admin.delete(`/${CUSTOMER}/gateways/${gateway.id}`);
     expect(await publishUnlessClosed(client, gateway.topic, scan(ID[1]))).toBe('closed');
-    expect(eventCount()).toBe(1);
+    expect((await eventCount())).toBe(1);
     expect(t.server.broker.ingest).toMatchObject({ events: 1, failed: 1 });
   });
 
@@ -253,6 +253,6 @@ describe('connecting', () => {
     const second = await connect(gateway, { clientId: 'anything' });
     await firstClosed;
     await second.publishAsync(gateway.topic, scan(ID[2]), { qos: 1 });
-    expect(dbOf(t.server).prepare('SELECT gateway_id FROM events ORDER BY seq').pluck().all()).toEqual([other.id, gateway.id, gateway.id]);
+    expect((await selectColumn(t.server, 'SELECT gateway_id FROM events ORDER BY seq'))).toEqual([other.id, gateway.id, gateway.id]);
   });
 });

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import type { MqttClient } from 'mqtt';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { dbOf } from './helpers/sqlite.js';
+import { selectRows } from './helpers/store-rows.js';
 import { databaseFile } from '../src/server/serve.js';
 import { connectGateway, provisionGateway, type TestGateway } from './helpers/mqtt.js';
 import { CUSTOMER, startTestServer, type TestServer } from './helpers/server.js';
@@ -27,7 +27,7 @@ async function connect(gateway: TestGateway): Promise<MqttClient> {
   return client;
 }
 
-const events = () => dbOf(t.server).prepare('SELECT id, class, type, created, scan_code, gateway_id FROM events ORDER BY seq').all();
+const events = async () => (await selectRows(t.server, 'SELECT id, class, type, created, scan_code, gateway_id FROM events ORDER BY seq'));
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const ID = ['5d1c2f0e-8a4b-4c3d-9e2f-1a2b3c4d5e01', '5d1c2f0e-8a4b-4c3d-9e2f-1a2b3c4d5e02'];
 
@@ -36,9 +36,9 @@ describe('payloads', () => {
     const gateway = await provisionGateway(t);
     const client = await connect(gateway);
     await client.publishAsync(gateway.topic, JSON.stringify({ type: 'telemetry', device_battery: 55, id: null }), { qos: 1 });
-    const [event] = events() as { id: string }[];
+    const [event] = (await events()) as { id: string }[];
     expect(event).toEqual({ id: expect.stringMatching(UUID), class: 'event', type: 'telemetry', created: T0, scan_code: null, gateway_id: gateway.id });
-    const row = dbOf(t.server).prepare('SELECT last_message FROM gateways WHERE id = ?').get(gateway.id);
+    const row = (await selectRows(t.server, 'SELECT last_message FROM gateways WHERE id = ?', gateway.id))[0];
     expect(row).toEqual({ last_message: T0 });
   });
 
@@ -48,7 +48,7 @@ describe('payloads', () => {
     const batch = ID.map((id, i) => ({ id, type: 'scan', scan_code: `C-${i}`, created: T0 - 10 + i, class: i ? 'device' : 'event' }));
     await client.publishAsync(gateway.topic, JSON.stringify(batch), { qos: 1 });
     await client.publishAsync(gateway.topic, '[]', { qos: 1 });
-    expect(events()).toEqual([
+    expect((await events())).toEqual([
       { id: ID[0], class: 'event', type: 'scan', created: T0 - 10, scan_code: 'C-0', gateway_id: gateway.id },
       { id: ID[1], class: 'device', type: 'scan', created: T0 - 9, scan_code: 'C-1', gateway_id: gateway.id },
     ]);
@@ -60,7 +60,7 @@ describe('payloads', () => {
     const client = await connect(gateway);
     await client.publishAsync(gateway.topic, JSON.stringify({ id: ID[0], type: 'scan' }), { qos: 0 });
     await client.publishAsync(gateway.topic, JSON.stringify({ id: ID[1], type: 'scan' }), { qos: 1 });
-    expect((events() as { id: string }[]).map((e) => e.id)).toEqual(ID);
+    expect(((await events()) as { id: string }[]).map((e) => e.id)).toEqual(ID);
   });
 
   const invalid: [string, string | Buffer][] = [
@@ -90,12 +90,12 @@ describe('payloads', () => {
     client.on('close', () => closes++);
     other.on('close', () => closes++);
     for (const [, payload] of invalid) await client.publishAsync(sender.topic, payload, { qos: 1 });
-    expect(events()).toEqual([]);
+    expect((await events())).toEqual([]);
     expect(t.server.broker.ingest).toMatchObject({ messages: invalid.length, invalid: invalid.length, events: 0, failed: 0 });
     // Both connections still work.
     await client.publishAsync(sender.topic, JSON.stringify({ id: ID[0], type: 'scan' }), { qos: 1 });
     await other.publishAsync(bystander.topic, JSON.stringify({ id: ID[1], type: 'scan' }), { qos: 1 });
-    expect((events() as { gateway_id: string }[]).map((e) => e.gateway_id)).toEqual([sender.id, bystander.id]);
+    expect(((await events()) as { gateway_id: string }[]).map((e) => e.gateway_id)).toEqual([sender.id, bystander.id]);
     expect(closes).toBe(0);
     expect(t.server.broker.stats).toMatchObject({ connected: 2, connections: 2 });
   });
@@ -129,7 +129,7 @@ describe('gateway reports', () => {
     await client.publishAsync(gateway.topic, JSON.stringify({ class: 'gateway', firmware: '3.2.0' }), { qos: 1 });
     const updated = await t.admin.get<Record<string, unknown>>(`/${CUSTOMER}/gateways/${gateway.id}`);
     expect(updated).toMatchObject({ model: 'GW-500', firmware: '3.2.0', type: 'mobile', last_updated: T0 + 9_000 });
-    expect(events()).toHaveLength(1);
+    expect((await events())).toHaveLength(1);
     expect(t.server.broker.ingest).toMatchObject({ messages: 3, reports: 2, events: 1 });
   });
 });
@@ -149,11 +149,11 @@ describe('durability', () => {
     blocker.close();
     expect(outcome).toBe('closed');
     expect(t.server.broker.ingest).toMatchObject({ messages: 1, events: 0, failed: 1 });
-    expect(events()).toEqual([]);
+    expect((await events())).toEqual([]);
 
     const again = await connect(gateway);
     await again.publishAsync(gateway.topic, JSON.stringify({ id: ID[0], type: 'scan' }), { qos: 1 });
-    expect((events() as { id: string }[]).map((e) => e.id)).toEqual([ID[0]]);
+    expect(((await events()) as { id: string }[]).map((e) => e.id)).toEqual([ID[0]]);
   }, 20_000);
 
   it('has stored every acknowledged message when the server shuts down mid-stream', async () => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { dbOf } from './helpers/sqlite.js';
+import { selectRows } from './helpers/store-rows.js';
 import { mqttString, provisionGateway, readBytes } from './helpers/mqtt.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
@@ -61,7 +61,7 @@ it('accepts an MQTT client that only has the PEM files openssl extracted from th
   socket.write(Buffer.concat([Buffer.from([0x32, ...remaining]), publishBody]));
   // PUBACK for packet id 0x0107, sent after the commit.
   expect([...(await readBytes(socket, 4))]).toEqual([0x40, 2, 0x01, 0x07]);
-  expect(dbOf(t.server).prepare('SELECT id, scan_code, gateway_id, gateway_usecase, gateway_station FROM events').all()).toEqual([
+  expect((await selectRows(t.server, 'SELECT id, scan_code, gateway_id, gateway_usecase, gateway_station FROM events'))).toEqual([
     { id: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d', scan_code: 'PALLET-0042', gateway_id: gateway.id, gateway_usecase: 'outbound', gateway_station: 'gate-2' },
   ]);
 

@@ -1,6 +1,6 @@
 import type { MqttClient } from 'mqtt';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { dbOf } from './helpers/sqlite.js';
+import { selectRows } from './helpers/store-rows.js';
 import { crashThreadForTest, type TestCrash } from '../src/threads/supervised-thread.js';
 import { call } from './helpers/http.js';
 import { connectGateway, messagesSubmitted, provisionGateway, type TestGateway } from './helpers/mqtt.js';
@@ -36,7 +36,7 @@ async function connect(gateway: TestGateway): Promise<MqttClient> {
 
 const ID = ['7a0c4e1b-2d3f-4a5b-8c6d-9e0f1a2b3c01', '7a0c4e1b-2d3f-4a5b-8c6d-9e0f1a2b3c02', '7a0c4e1b-2d3f-4a5b-8c6d-9e0f1a2b3c03'];
 const scan = (id: string) => JSON.stringify({ id, type: 'scan', scan_code: 'A-1', created: 1_700_000_000_000 });
-const storedIds = () => (dbOf(t.server).prepare('SELECT id FROM events ORDER BY seq').all() as { id: string }[]).map((row) => row.id);
+const storedIds = async () => ((await selectRows(t.server, 'SELECT id FROM events ORDER BY seq')) as { id: string }[]).map((row) => row.id);
 const health = async () => {
   const answer = await call(t.url, 'GET', '/healthz');
   return { status: answer.status, body: answer.body };
@@ -55,8 +55,12 @@ const healthy = (threads: Record<string, unknown> = {}) => ({
 const logged = (msg: string) => logs.filter((line) => line.msg === msg);
 
 /** The dead letters, as an operator would read them (docs/gateways-mqtt.md "Quarantine"). */
-const deadLetters = () =>
-  dbOf(t.server).prepare('SELECT gateway_id, customer_id, reason, CAST(payload AS TEXT) AS payload FROM dead_letters ORDER BY seq').all();
+const deadLetters = async () => {
+  const { deadLetters: store } = t.server.ctx.store;
+  return Promise.all(
+    (await store.list()).map(async ({ seq, gateway_id, customer_id, reason }) => ({ gateway_id, customer_id, reason, payload: Buffer.from((await store.payload(seq))!).toString() })),
+  );
+};
 /** /healthz's view of one thread. */
 const thread = (state: string, starts: number, lastCause: string | null) => ({ state, starts, last_cause: lastCause });
 
@@ -81,7 +85,7 @@ describe('the ingest writer thread dies', () => {
     const delivered = client.publishAsync(gateway.topic, scan(ID[0]!), { qos: 1 }).then(() => (acknowledged = true));
     await writer.reached('restarting');
     expect(acknowledged).toBe(false);
-    expect(storedIds()).toEqual(storedBeforeRestart);
+    expect((await storedIds())).toEqual(storedBeforeRestart);
     expect(await health()).toEqual({
       status: 503,
       body: {
@@ -94,12 +98,12 @@ describe('the ingest writer thread dies', () => {
     await writer.reached('running');
     // The new thread kept the message as a dead letter; then the PUBACK went out, on the same connection.
     await delivered;
-    expect(deadLetters()).toEqual([{ gateway_id: gateway.id, customer_id: CUSTOMER, reason: `crashed the ingest writer thread: ${cause}`, payload: scan(ID[0]!) }]);
-    expect(storedIds()).toEqual(storedBeforeRestart);
+    expect(await deadLetters()).toEqual([{ gateway_id: gateway.id, customer_id: CUSTOMER, reason: `crashed the ingest writer thread: ${cause}`, payload: scan(ID[0]!) }]);
+    expect((await storedIds())).toEqual(storedBeforeRestart);
     expect(closes).toBe(0);
     expect(await health()).toEqual(healthy({ 'ingest writer': thread('running', 2, cause) }));
     await client.publishAsync(gateway.topic, scan(ID[1]!), { qos: 1 });
-    expect(storedIds()).toEqual([...storedBeforeRestart, ID[1]]);
+    expect((await storedIds())).toEqual([...storedBeforeRestart, ID[1]]);
     expect(t.server.broker.ingest).toMatchObject({ messages: 2, events: 1, quarantined: 1, failed: 0, invalid: 0 });
     expect(writer.starts).toBe(2);
 
@@ -134,7 +138,7 @@ describe('the ingest writer thread dies', () => {
     await messagesSubmitted(t, 1);
     release();
     expect(await delivered).toBe('running');
-    expect(storedIds()).toEqual([ID[0]]);
+    expect((await storedIds())).toEqual([ID[0]]);
     expect(t.server.broker.ingest).toMatchObject({ messages: 1, events: 1, failed: 0, quarantined: 0 });
     expect(closes).toBe(0);
     expect(await health()).toEqual(healthy({ 'ingest writer': thread('running', 2, cause) }));
@@ -156,7 +160,7 @@ describe('the checkpointer thread dies', () => {
     release();
     await checkpointer.reached('running');
     expect(await health()).toEqual(healthy({ checkpointer: thread('running', 2, cause) }));
-    expect(storedIds()).toEqual([ID[0]]);
+    expect((await storedIds())).toEqual([ID[0]]);
     expect(checkpointer.starts).toBe(2);
     expect(logged('checkpointer thread crashed, restarting')).toEqual([
       expect.objectContaining({ level: 50, thread: 'checkpointer', restart_in_ms: 100, err: expect.objectContaining({ message: 'test crash of the checkpointer thread' }) }),

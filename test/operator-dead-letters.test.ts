@@ -1,7 +1,5 @@
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dbOf } from './helpers/sqlite.js';
-import { DeadLetterStore } from '../src/store/sqlite/dead-letters.js';
 import { BIN, runCli } from './helpers/cli.js';
 import { CUSTOMER, startTestServer, type TestServer } from './helpers/server.js';
 
@@ -17,13 +15,14 @@ beforeAll(async () => {
   t = await startTestServer();
   const now = 1_800_000_000_000;
   await t.server.ctx.store.gateways.createAll(CUSTOMER, [{ id: GATEWAY, name: 'dock', usecase: 'picking', station: 'S1' }], now);
-  const store = new DeadLetterStore(dbOf(t.server));
-  store.add({ gatewayId: GATEWAY, received: now, quarantined: now + 250, reason: 'crashed the ingest writer thread: boom', payload: PAYLOAD });
-  store.add({ gatewayId: 'gone', received: now + 1, quarantined: now + 300, reason: 'crashed the ingest writer thread: boom\tagain', payload: Buffer.from('[]') });
+  // Kept as the ingest writer keeps them: quarantined messages in a group commit, through the store seam.
+  const { ingest } = t.server.ctx.store;
+  await ingest.commit([{ gatewayId: GATEWAY, receivedAt: now, payload: PAYLOAD, quarantine: { at: now + 250, reason: 'crashed the ingest writer thread: boom' } }]);
+  await ingest.commit([{ gatewayId: 'gone', receivedAt: now + 1, payload: Buffer.from('[]'), quarantine: { at: now + 300, reason: 'crashed the ingest writer thread: boom\tagain' } }]);
 });
 afterAll(() => t.close());
 
-const operator = (...args: string[]) => runCli(['operator', 'dead-letters', ...args, '--data-dir', t.dataDir]);
+const operator = (...args: string[]) => runCli(['operator', 'dead-letters', ...args, ...t.operatorArgs], { env: t.operatorEnv });
 
 describe('scanhub operator dead-letters', () => {
   it('list --json: every dead letter, oldest first, the payload by its size', async () => {
@@ -45,7 +44,7 @@ describe('scanhub operator dead-letters', () => {
 
   it('payload <seq>: the bytes as the gateway sent them', () => {
     // Read as bytes: runCli decodes stdout as text.
-    const result = spawnSync(process.execPath, [BIN, 'operator', 'dead-letters', 'payload', '1', '--data-dir', t.dataDir], { env: { PATH: process.env.PATH } });
+    const result = spawnSync(process.execPath, [BIN, 'operator', 'dead-letters', 'payload', '1', ...t.operatorArgs], { env: { PATH: process.env.PATH, ...t.operatorEnv } });
     expect(result.status).toBe(0);
     expect(Buffer.compare(result.stdout, PAYLOAD)).toBe(0);
   });

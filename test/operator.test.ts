@@ -13,8 +13,9 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const outcome = (result: CliResult) => ({ code: result.code, stdout: result.stdout, stderr: result.stderr });
+/** `scanhub operator ...` on the test server's store (its data directory, and its database on PostgreSQL). */
 const operator = (args: string[], input?: string, env: Record<string, string> = {}) =>
-  runCli(['operator', ...args, ...(env.SCANHUB_DATA_DIR ? [] : ['--data-dir', t.dataDir])], { input, env });
+  runCli(['operator', ...args, ...(env.SCANHUB_DATA_DIR ? t.operatorArgs.slice(2) : t.operatorArgs)], { input, env: { ...t.operatorEnv, ...env } });
 
 describe('scanhub operator customers add (while serve runs)', () => {
   it('creates the customer and its administrator, who can then log in', async () => {

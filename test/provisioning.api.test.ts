@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSecureContext } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dbOf } from './helpers/sqlite.js';
+import { selectColumn, selectRows } from './helpers/store-rows.js';
 import {
   OTHER_CUSTOMER,
   T0,
@@ -73,16 +73,15 @@ describe('POST /{customer_id}/gateways/{gateway_id}/prepare-provisioning', () =>
         path: (f) => `/acme/gateways/${f.ids.g}`,
         as: 'admin',
         status: 200,
-        check: (_r, f) => {
-          const db = dbOf(f.t.server);
-          const tokens = db.prepare('SELECT token_hash, gateway_id, expires_at, used_at FROM provisioning_tokens').all();
+        check: async (_r, f) => {
+          const tokens = await selectRows(f.t, 'SELECT token_hash, gateway_id, expires_at, used_at FROM provisioning_tokens');
           expect(tokens).toEqual([
             { token_hash: createHash('sha256').update(f.ids.token!).digest('hex'), gateway_id: f.ids.g, expires_at: T0 + DAY, used_at: null },
           ]);
-          const certificate = db.prepare('SELECT common_name, cert_pem, key_pem FROM gateway_certificates').get() as { common_name: string; cert_pem: string; key_pem: string | null };
-          expect(certificate.common_name).toBe(f.ids.g);
-          expect(certificate.key_pem).toContain('BEGIN PRIVATE KEY');
-          expect(new X509Certificate(certificate.cert_pem).subject).toBe(`CN=${f.ids.g}`);
+          const [certificate] = (await selectRows(f.t, 'SELECT common_name, cert_pem, key_pem FROM gateway_certificates')) as unknown as { common_name: string; cert_pem: string; key_pem: string | null }[];
+          expect(certificate!.common_name).toBe(f.ids.g);
+          expect(certificate!.key_pem).toContain('BEGIN PRIVATE KEY');
+          expect(new X509Certificate(certificate!.cert_pem).subject).toBe(`CN=${f.ids.g}`);
         },
       },
       {
@@ -124,7 +123,7 @@ describe('POST /{customer_id}/gateways/{gateway_id}/prepare-provisioning', () =>
     const id = await createGateway(f, 'Race');
     const results = await Promise.all([1, 2].map(() => call(f.t.url, 'POST', `/acme/gateways/${id}/prepare-provisioning`, { token: f.tokens.admin })));
     expect(results.map((r) => r.status).sort()).toEqual([200, 403]);
-    expect(dbOf(f.t.server).prepare('SELECT count(*) FROM provisioning_tokens WHERE gateway_id = ?').pluck().get(id)).toBe(1);
+    expect((await selectColumn(f.t.server, 'SELECT count(*) FROM provisioning_tokens WHERE gateway_id = ?', id))[0]).toBe(1);
   });
 });
 
@@ -183,8 +182,8 @@ describe('POST /provisioning', () => {
         method: 'GET',
         path: '/healthz',
         status: 200,
-        check: (_r, f) => {
-          const row = dbOf(f.t.server).prepare('SELECT key_pem, delivered_at FROM gateway_certificates WHERE gateway_id = ?').get(f.ids.g);
+        check: async (_r, f) => {
+          const row = (await selectRows(f.t.server, 'SELECT key_pem, delivered_at FROM gateway_certificates WHERE gateway_id = ?', f.ids.g))[0];
           expect(row).toEqual({ key_pem: null, delivered_at: T0 });
         },
       },
@@ -224,6 +223,6 @@ describe('POST /provisioning', () => {
       status: 403,
       body: { title: 'Forbidden', details: 'The gateway of this provisioning token does not exist any more.' },
     });
-    expect(dbOf(f.t.server).prepare('SELECT used_at FROM provisioning_tokens WHERE gateway_id = ?').pluck().get(id)).toBeNull();
+    expect((await selectColumn(f.t.server, 'SELECT used_at FROM provisioning_tokens WHERE gateway_id = ?', id))[0]).toBeNull();
   });
 });

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dbOf } from './helpers/sqlite.js';
+import { countRows, selectColumn, selectRows } from './helpers/store-rows.js';
 import { runCli } from './helpers/cli.js';
 import { CUSTOMER, startTestServer, type TestServer } from './helpers/server.js';
 import type { SimulationSummary } from '../src/simulator/run.js';
@@ -25,9 +25,7 @@ afterAll(async () => {
 
 type Summary = SimulationSummary;
 
-const db = () => dbOf(t.server);
-const storedEvents = (gatewayId: string) =>
-  (db().prepare('SELECT count(*) AS n FROM events WHERE gateway_id = ?').get(gatewayId) as { n: number }).n;
+const storedEvents = (gatewayId: string) => countRows(t, 'events', 'gateway_id = ?', gatewayId);
 
 describe('scanhub simulate', () => {
   let first: Summary;
@@ -47,8 +45,10 @@ describe('scanhub simulate', () => {
     // 10 events/s for 2 s from each gateway: 21 due (the first at once), plus the end of an open job.
     expect(first.events_sent).toBeGreaterThanOrEqual(2 * 21);
     const ids = first.gateways.map((g) => g.id);
-    expect(ids.reduce((total, id) => total + storedEvents(id), 0)).toBe(first.events_sent);
-    expect(db().prepare(`SELECT DISTINCT model, manufacturer FROM gateways WHERE id IN (?, ?)`).all(...ids)).toEqual([
+    let stored = 0;
+    for (const id of ids) stored += await storedEvents(id);
+    expect(stored).toBe(first.events_sent);
+    expect(await selectRows(t, `SELECT DISTINCT model, manufacturer FROM gateways WHERE id IN (?, ?)`, ...ids)).toEqual([
       { model: 'SIM-GW-100', manufacturer: 'scanhub simulator' },
     ]);
 
@@ -59,13 +59,10 @@ describe('scanhub simulate', () => {
     for (const file of files) expect(statSync(join(config, 'scanhub', 'simulator', deployment!, file)).mode & 0o777).toBe(0o600);
   });
 
-  it('mixes complete jobs into the scans: start, items, end, in created order per gateway', () => {
+  it('mixes complete jobs into the scans: start, items, end, in created order per gateway', async () => {
     let jobs = 0;
     for (const { id } of first.gateways) {
-      const codes = db()
-        .prepare(`SELECT scan_code FROM events WHERE gateway_id = ? AND type = 'scan' ORDER BY created, id`)
-        .pluck()
-        .all(id) as string[];
+      const codes = (await selectColumn(t, `SELECT scan_code FROM events WHERE gateway_id = ? AND type = 'scan' ORDER BY created, id`, id)) as string[];
       const marks = codes.filter((code) => /^(JOB|END)-/.test(code));
       // Strictly alternating JOB-n, END-n with the same n, ending with an END.
       marks.forEach((code, i) => expect(code).toBe(`${i % 2 ? 'END' : 'JOB'}-${Math.floor(i / 2) + 1}`));
@@ -84,7 +81,8 @@ describe('scanhub simulate', () => {
     const second = JSON.parse(result.stdout) as Summary;
     expect(second.gateways).toEqual(first.gateways);
     expect(second.messages_acknowledged).toBe(second.messages_sent);
-    const total = first.gateways.reduce((sum, g) => sum + storedEvents(g.id), 0);
+    let total = 0;
+    for (const g of first.gateways) total += await storedEvents(g.id);
     expect(total).toBe(first.events_sent + second.events_sent);
   });
 

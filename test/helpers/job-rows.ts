@@ -1,18 +1,28 @@
 import { randomUUID } from 'node:crypto';
 import { ApiClient, ApiError } from '../../src/client/api.js';
+import type { RunningServer } from '../../src/server/serve.js';
 import type { EventRow } from '../../src/store/sqlite/event-rows.js';
-import type { Db } from '../../src/store/sqlite/open.js';
 
-/** Inserts a gateway row of the customer (gateways are another branch's routes) and returns its id. */
-export function insertGateway(db: Db, customerId: string, name: string, id: string = randomUUID()): string {
-  db.prepare(
-    `INSERT INTO gateways (id, customer_id, name, usecase, station, created, last_updated) VALUES (?, ?, ?, 'packing', 'station-1', 0, 0)`,
-  ).run(id, customerId, name);
+/** A test server, or its RunningServer: whose store the seeding helpers write through (either store). */
+type HasStore = RunningServer | { server: RunningServer };
+const storeOf = (target: HasStore) => ('server' in target ? target.server : target).ctx.store;
+
+/** Stores a gateway of the customer (created at 0, packing, station-1) through the store seam; returns its id. */
+export async function insertGateway(target: HasStore, customerId: string, name: string, id: string = randomUUID()): Promise<string> {
+  await storeOf(target).gateways.createAll(customerId, [{ id, name, usecase: 'packing', station: 'station-1' }], 0);
   return id;
 }
 
-export function insertCustomer(db: Db, id: string): void {
-  db.prepare('INSERT INTO customers (id, created) VALUES (?, 0)').run(id);
+/** Stores another customer (created at 0) with an administrator admin@<id>.example, through the store seam. */
+export async function insertCustomer(target: HasStore, id: string): Promise<void> {
+  const admin = { id: randomUUID(), customer_id: id, email: `admin@${id}.example`, roles: ['ADMIN_ROLE'], created: 0 };
+  const outcome = await storeOf(target).customers.createWithAdmin(id, admin, 0);
+  if (outcome !== 'created') throw new Error(`customer ${id}: ${outcome}`);
+}
+
+/** Stores events of the customer as they are, through the store seam (ON CONFLICT (id) DO NOTHING); returns how many. */
+export function insertEvents(target: HasStore, customerId: string, rows: EventRow[]): Promise<number> {
+  return storeOf(target).events.insert(customerId, rows);
 }
 
 /** An event id whose order among others is its number: `...-000000000007`. */

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { BIN } from './cli.js';
+import type { TestDatabase } from './test-store.js';
 
 /** A port that was free a moment ago (for a `serve` whose URL the test must know in advance). */
 export function freePort(): Promise<number> {
@@ -25,10 +26,13 @@ export interface ServeProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Spawns `node bin/scanhub.js serve ...args` with a clean environment plus `env`. */
-export function spawnServe(args: string[], env: Record<string, string> = {}): ServeProcess {
-  const child = spawn(process.execPath, [BIN, 'serve', ...args], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+/**
+ * Spawns `node bin/scanhub.js serve ...args` with a clean environment plus `env`; with `database`
+ * (testDatabase(), for the PostgreSQL test store) its `--database URL` and master key too.
+ */
+export function spawnServe(args: string[], env: Record<string, string> = {}, database?: TestDatabase): ServeProcess {
+  const child = spawn(process.execPath, [BIN, 'serve', ...args, ...(database?.args ?? [])], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...database?.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

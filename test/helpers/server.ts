@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { ApiClient } from '../../src/client/api.js';
 import { startServer, type RunningServer, type ServeOptions } from '../../src/server/serve.js';
+import { testDatabase } from './test-store.js';
 
 export const ADMIN_EMAIL = 'admin@example.com';
 export const ADMIN_PASSWORD = 'admin-password-123';
@@ -22,16 +23,26 @@ export interface TestServer {
   login(email: string, password: string): Promise<string>;
   /** Creates a user of CUSTOMER with the role, sets its password through an invitation, returns its client. */
   createUser(role: 'USER_ROLE' | 'ADMIN_ROLE', email?: string): Promise<{ id: string; token: string; client: ApiClient }>;
+  /** `--data-dir DIR` plus `--database URL` on PostgreSQL: for `scanhub operator ...` on this server's store. */
+  operatorArgs: string[];
+  /** The environment such a process needs (SCANHUB_MASTER_KEY on PostgreSQL, else nothing). */
+  operatorEnv: Record<string, string>;
   close(): Promise<void>;
 }
 
 let counter = 0;
 
-/** A real `serve` (HTTP on port 0, MQTT on port 0) over a fresh data directory. */
+/**
+ * A real `serve` (HTTP on port 0, MQTT on port 0) over a fresh data directory and, when the tests
+ * run on PostgreSQL (TEST_STORE), a fresh PostgreSQL database.
+ */
 export async function startTestServer(options: Partial<ServeOptions> = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'scanhub-test-'));
+  const database = await testDatabase();
+  const locator = database.locator(dataDir);
   const server = await startServer({
     dataDir,
+    ...(locator ? { locator } : {}),
     host: '127.0.0.1',
     port: 0,
     mqttPort: 0,
@@ -54,6 +65,8 @@ export async function startTestServer(options: Partial<ServeOptions> = {}): Prom
     adminToken,
     anonymous,
     login,
+    operatorArgs: ['--data-dir', dataDir, ...database.args],
+    operatorEnv: database.env,
     async createUser(role, email = `user${++counter}@example.com`) {
       const user = await admin.post<{ id: string }>(`/${CUSTOMER}/users`, { first_name: 'Test', last_name: 'User', role, email });
       const { invitation_token } = await admin.post<{ invitation_token: string }>(`/${CUSTOMER}/users/${user.id}/invitation`);
@@ -63,6 +76,7 @@ export async function startTestServer(options: Partial<ServeOptions> = {}): Prom
     },
     async close() {
       await server.close();
+      await database.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

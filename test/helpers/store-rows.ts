@@ -1,0 +1,51 @@
+import pg from 'pg';
+import type { RunningServer } from '../../src/server/serve.js';
+import type { RawEvent } from '../../src/store/ports.js';
+import { dbOf } from './sqlite.js';
+
+type HasStore = RunningServer | { server: RunningServer };
+const serverOf = (target: HasStore) => ('server' in target ? target.server : target);
+
+/** Every stored event of the customer, oldest first (then by id), through the store seam: works on either store. */
+export async function storedEvents(target: HasStore, customerId: string): Promise<RawEvent[]> {
+  return serverOf(target).ctx.store.events.oldestAfter(customerId, { created: Number.MIN_SAFE_INTEGER, id: '' }, Number.MAX_SAFE_INTEGER, 1_000_000);
+}
+
+/**
+ * Rows of a portable query (the same text in both dialects; `?` placeholders) on the test server's
+ * database, whichever store it runs on: for what the seam does not answer (counts, raw columns;
+ * an UPDATE answers no rows).
+ * PostgreSQL's bigint comes back as a number, as SQLite's integers do.
+ */
+export async function selectRows(target: HasStore, sql: string, ...params: unknown[]): Promise<Record<string, unknown>[]> {
+  const { store } = serverOf(target).ctx;
+  if (store.locator.kind === 'sqlite') {
+    const statement = dbOf(serverOf(target)).prepare(sql);
+    if (!statement.reader) {
+      statement.run(...params);
+      return [];
+    }
+    return statement.all(...params) as Record<string, unknown>[];
+  }
+  let n = 0;
+  const client = new pg.Client({
+    connectionString: store.locator.url,
+    types: { getTypeParser: ((oid: number, format?: string) => (oid === 20 ? Number : pg.types.getTypeParser(oid, format as 'text'))) as typeof pg.types.getTypeParser },
+  });
+  await client.connect();
+  try {
+    return (await client.query(sql.replace(/\?/g, () => `$${++n}`), params)).rows as Record<string, unknown>[];
+  } finally {
+    await client.end();
+  }
+}
+
+/** The first column of each row of selectRows. */
+export async function selectColumn(target: HasStore, sql: string, ...params: unknown[]): Promise<unknown[]> {
+  return (await selectRows(target, sql, ...params)).map((row) => Object.values(row)[0]);
+}
+
+/** `SELECT count(*) FROM table [WHERE ...]` on either store. */
+export async function countRows(target: HasStore, table: string, where = '', ...params: unknown[]): Promise<number> {
+  return Number((await selectColumn(target, `SELECT count(*) AS count FROM ${table}${where ? ` WHERE ${where}` : ''}`, ...params))[0]);
+}
