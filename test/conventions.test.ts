@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dbOf } from './helpers/sqlite.js';
+import { selectRows } from './helpers/store-rows.js';
+import { TEST_STORE } from './helpers/test-store.js';
 import { call, type HttpAnswer } from './helpers/http.js';
 import { error, scenarioTable, type Scenario } from './helpers/scenarios.js';
 import { CUSTOMER, startTestServer } from './helpers/server.js';
@@ -264,27 +265,32 @@ describe('500: the cause goes to the log, never to the client', () => {
 
   it('a table the query needs is gone: 500 without SQL; the log has the cause', async () => {
     const user = await t.createUser('USER_ROLE');
-    dbOf(t.server).exec('DROP TABLE invitations');
+    await selectRows(t, 'DROP TABLE invitations');
     const answer = await call(t.url, 'POST', `/${CUSTOMER}/users/${user.id}/invitation`, { token: t.adminToken });
     expect({ status: answer.status, body: answer.body }).toEqual({ status: 500, body: INTERNAL });
     expectErrorShape(answer);
     expect(answer.text).not.toMatch(/invitations|sqlite|SQL|at \w+ \(/i);
     const failure = logs.map((line) => JSON.parse(line) as { msg: string; err?: { message: string } }).find((line) => line.msg === 'request failed');
-    expect(failure?.err?.message).toBe('no such table: invitations');
+    expect(failure?.err?.message).toBe(TEST_STORE === 'postgres' ? 'relation "invitations" does not exist' : 'no such table: invitations');
   });
 
   it('the database is closed under the running server: 500 without details; /healthz says 503 and why', async () => {
     // The threads open their own connections: once they run, only the server's connection is closed.
     const { writer, maintenance } = t.server.broker.threads;
     await Promise.all([writer, ...maintenance].map((thread) => thread.reached('running')));
-    dbOf(t.server).close();
+    await t.server.ctx.store.close();
     const answer = await call(t.url, 'GET', `/${CUSTOMER}/me`, { token: t.adminToken });
     expect({ status: answer.status, body: answer.body }).toEqual({ status: 500, body: INTERNAL });
     expectErrorShape(answer);
     const health = await call(t.url, 'GET', '/healthz');
     expect({ status: health.status, body: health.body }).toEqual({
       status: 503,
-      body: error('Service Unavailable', 'Not ready yet: database (the database does not answer: The database connection is not open). Threads: ingest writer running (1 start), checkpointer running (1 start).'),
+      body: error(
+        'Service Unavailable',
+        TEST_STORE === 'postgres'
+          ? 'Not ready yet: database (Cannot use a pool after calling end on the pool). Threads: ingest writer running (1 start).'
+          : 'Not ready yet: database (the database does not answer: The database connection is not open). Threads: ingest writer running (1 start), checkpointer running (1 start).',
+      ),
     });
   });
 });

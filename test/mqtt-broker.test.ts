@@ -5,6 +5,7 @@ import mqtt, { type MqttClient } from 'mqtt';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { countRows, selectColumn, selectRows } from './helpers/store-rows.js';
 import { issueClientCertificate, loadOrCreateCa, randomSerialHex } from '../src/pki/ca.js';
+import { EVENT_COLUMNS } from '../src/domain/events.js';
 import { FileSecrets } from '../src/store/sqlite/secrets.js';
 import { connectGateway, connectPacket, connectRawTls, mqttString, provisionGateway, readBytes, remainingLength, type TestGateway } from './helpers/mqtt.js';
 import { CUSTOMER, collectedLogs, startTestServer, type TestServer } from './helpers/server.js';
@@ -77,8 +78,7 @@ describe('publishing', () => {
       { qos: 1 },
     );
     // The PUBACK has arrived: the row must already be committed.
-    expect((await selectRows(t.server, 'SELECT * FROM events WHERE id = ?', ID[0]))[0]).toEqual({
-      seq: 1,
+    expect((await selectRows(t.server, `SELECT customer_id, ${EVENT_COLUMNS.join(', ')} FROM events WHERE id = ?`, ID[0]))[0]).toEqual({
       id: ID[0],
       customer_id: CUSTOMER,
       class: 'event',
@@ -107,7 +107,7 @@ describe('publishing', () => {
     await client.publishAsync(gateway.topic, scan(ID[0]), { qos: 1 });
     await client.publishAsync(gateway.topic, scan(ID[0], { scan_code: 'changed' }), { qos: 1 });
     await client.publishAsync(gateway.topic, JSON.stringify([JSON.parse(scan(ID[0])), JSON.parse(scan(ID[1]))]), { qos: 1 });
-    expect((await selectRows(t.server, 'SELECT id, scan_code FROM events ORDER BY seq'))).toEqual([
+    expect((await selectRows(t.server, 'SELECT id, scan_code FROM events ORDER BY id'))).toEqual([
       { id: ID[0], scan_code: 'A-1' },
       { id: ID[1], scan_code: 'A-1' },
     ]);
@@ -197,7 +197,7 @@ describe('publishing', () => {
 
 describe('connecting', () => {
   it('refuses a client without a certificate in the TLS handshake', async () => {
-    const ca = readFileSync(join(t.dataDir, 'pki', 'ca.crt'));
+    const ca = Buffer.from(t.server.ctx.ca.certPem);
     // TLS 1.3: the server's "certificate required" alert reaches the client as the error.
     expect(await attempt({ ca })).toMatch(/alert certificate required/);
     expect(t.server.broker.stats).toMatchObject({ handshakesRefused: 1, connections: 0 });
@@ -209,7 +209,7 @@ describe('connecting', () => {
     try {
       const otherCa = await loadOrCreateCa(new FileSecrets(otherDir));
       const forged = issueClientCertificate(otherCa, gateway.id, randomSerialHex());
-      const ca = readFileSync(join(t.dataDir, 'pki', 'ca.crt'));
+      const ca = Buffer.from(t.server.ctx.ca.certPem);
       // Node verifies the chain after the handshake and closes the socket without an alert.
       expect(await attempt({ ca, key: forged.keyPem, cert: forged.certPem })).toBe('closed');
     } finally {
@@ -253,6 +253,6 @@ describe('connecting', () => {
     const second = await connect(gateway, { clientId: 'anything' });
     await firstClosed;
     await second.publishAsync(gateway.topic, scan(ID[2]), { qos: 1 });
-    expect((await selectColumn(t.server, 'SELECT gateway_id FROM events ORDER BY seq'))).toEqual([other.id, gateway.id, gateway.id]);
+    expect((await selectColumn(t.server, 'SELECT gateway_id FROM events ORDER BY id'))).toEqual([other.id, gateway.id, gateway.id]);
   });
 });

@@ -171,8 +171,9 @@ describe('POST /provisioning', () => {
           expect(certs).toHaveLength(2);
           writeFileSync(join(scratch, 'gw.crt'), certs[0]!);
           writeFileSync(join(scratch, 'ca.crt'), certs[1]!);
-          // Chains to the CA the deployment keeps in its data directory, not just to the one in the bundle.
-          expect(openssl(['verify', '-CAfile', join(f.t.dataDir, 'pki', 'ca.crt'), 'gw.crt'])).toBe('gw.crt: OK\n');
+          // Chains to the CA the deployment keeps (its secrets), not just to the one in the bundle.
+          writeFileSync(join(scratch, 'deployment-ca.crt'), f.t.server.ctx.ca.certPem);
+          expect(openssl(['verify', '-CAfile', 'deployment-ca.crt', 'gw.crt'])).toBe('gw.crt: OK\n');
           expect(new X509Certificate(certs[0]!).subject).toBe(`CN=${f.ids.g}`);
           expect(() => createSecureContext({ pfx: Buffer.from(f.ids.pkcs12!, 'base64'), passphrase: '' })).not.toThrow();
         },
