@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import pg from 'pg';
 import type { RunningServer } from '../../src/server/serve.js';
 import type { RawEvent } from '../../src/store/ports.js';
@@ -48,4 +49,16 @@ export async function selectColumn(target: HasStore, sql: string, ...params: unk
 /** `SELECT count(*) FROM table [WHERE ...]` on either store. */
 export async function countRows(target: HasStore, table: string, where = '', ...params: unknown[]): Promise<number> {
   return Number((await selectColumn(target, `SELECT count(*) AS count FROM ${table}${where ? ` WHERE ${where}` : ''}`, ...params))[0]);
+}
+
+/** `SELECT count(*) FROM table` on a connection of its own, for a server whose store is closed. */
+export async function countRowsOfClosed(target: HasStore, table: string): Promise<number> {
+  const { locator } = serverOf(target).ctx.store;
+  if (locator.kind === 'postgres') return countRows(target, table);
+  const db = new Database(locator.file, { readonly: true });
+  try {
+    return Number(db.prepare(`SELECT count(*) FROM ${table}`).pluck().get());
+  } finally {
+    db.close();
+  }
 }

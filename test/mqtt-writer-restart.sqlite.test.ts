@@ -36,7 +36,7 @@ async function connect(gateway: TestGateway): Promise<MqttClient> {
 
 const ID = ['7a0c4e1b-2d3f-4a5b-8c6d-9e0f1a2b3c01', '7a0c4e1b-2d3f-4a5b-8c6d-9e0f1a2b3c02', '7a0c4e1b-2d3f-4a5b-8c6d-9e0f1a2b3c03'];
 const scan = (id: string) => JSON.stringify({ id, type: 'scan', scan_code: 'A-1', created: 1_700_000_000_000 });
-const storedIds = async () => ((await selectRows(t.server, 'SELECT id FROM events ORDER BY seq')) as { id: string }[]).map((row) => row.id);
+const storedIds = async () => ((await selectRows(t.server, 'SELECT id FROM events ORDER BY id')) as { id: string }[]).map((row) => row.id);
 const health = async () => {
   const answer = await call(t.url, 'GET', '/healthz');
   return { status: answer.status, body: answer.body };
