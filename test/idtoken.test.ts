@@ -46,7 +46,7 @@ describe('IdTokens.verify', () => {
   });
 });
 
-/** A server and a signer holding its real IdToken key (keys/idtoken.jwk of its data directory). */
+/** A server and a signer holding its real IdToken key (from the server's store). */
 interface SigningWorld extends World {
   adminId: string;
   /** A token signed with the deployment's key, with the admin's claims minus the ones named. */
@@ -55,7 +55,8 @@ interface SigningWorld extends World {
 
 async function signingWorld(): Promise<SigningWorld> {
   const t = await startTestServer();
-  const jwk = JSON.parse(readFileSync(join(t.dataDir, 'keys', 'idtoken.jwk'), 'utf8')) as JWK;
+  // The deployment's key as the store keeps it (SQLite: keys/idtoken.jwk; PostgreSQL: encrypted).
+  const jwk = JSON.parse((await t.server.ctx.store.secrets.get('keys/idtoken.jwk'))!) as JWK;
   const key = await importJWK(jwk, 'ES256');
   const adminId = (await t.admin.get<{ id: string }>(`/${CUSTOMER}/me`)).id;
   return {

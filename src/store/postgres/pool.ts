@@ -94,10 +94,12 @@ export class Database {
   }
 
   /**
-   * Runs `work` in one transaction on one connection: committed when it resolves, rolled back
-   * when it throws (its error is rethrown, a connection failure as StoreUnavailable).
+   * Runs `work` on one connection of the pool, given back afterwards, or destroyed when it failed.
+   * A checked-out client has no 'error' listener of the pool's: when the server goes away between
+   * two statements its socket emits (EPIPE, ECONNRESET), and without this one the error would be
+   * uncaught and kill the thread (the ingest writer). The statement in flight fails with it anyway.
    */
-  async transaction<T>(work: (client: pg.PoolClient) => Promise<T>, options: { isolation?: Isolation; readOnly?: boolean } = {}): Promise<T> {
+  async withClient<T>(work: (client: pg.PoolClient, markBroken: (error: Error) => void) => Promise<T>): Promise<T> {
     let client: pg.PoolClient;
     try {
       client = await this.pool.connect();
@@ -105,26 +107,45 @@ export class Database {
       throw mapFailure(error);
     }
     let broken: Error | undefined;
+    const onError = (error: Error) => {
+      broken ??= error;
+    };
+    client.on('error', onError);
     try {
-      const mode = `${options.isolation ? ` ISOLATION LEVEL ${options.isolation.toUpperCase()}` : ''}${options.readOnly ? ' READ ONLY' : ''}`;
-      await client.query(`BEGIN${mode}`);
-      const result = await work(client);
-      await client.query('COMMIT');
-      return result;
+      return await work(client, onError);
     } catch (error) {
-      if (isConnectionFailure(error)) broken = error as Error;
-      else {
-        try {
-          await client.query('ROLLBACK');
-        } catch (rollbackError) {
-          broken = rollbackError as Error;
-        }
-      }
+      if (isConnectionFailure(error)) broken ??= error as Error;
       throw mapFailure(error);
     } finally {
-      // A connection that failed is destroyed, not given back.
+      client.off('error', onError);
       client.release(broken);
     }
+  }
+
+  /**
+   * Runs `work` in one transaction on one connection: committed when it resolves, rolled back
+   * when it throws (its error is rethrown, a connection failure as StoreUnavailable).
+   */
+  async transaction<T>(work: (client: pg.PoolClient) => Promise<T>, options: { isolation?: Isolation; readOnly?: boolean } = {}): Promise<T> {
+    return this.withClient(async (client, markBroken) => {
+      const mode = `${options.isolation ? ` ISOLATION LEVEL ${options.isolation.toUpperCase()}` : ''}${options.readOnly ? ' READ ONLY' : ''}`;
+      await client.query(`BEGIN${mode}`);
+      try {
+        const result = await work(client);
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        // After a connection failure there is nothing to roll back (the connection is destroyed).
+        if (!isConnectionFailure(error)) {
+          try {
+            await client.query('ROLLBACK');
+          } catch (rollbackError) {
+            markBroken(rollbackError as Error);
+          }
+        }
+        throw error;
+      }
+    });
   }
 
   /** Resolves when the server answers `SELECT 1` within `timeoutMs`. */

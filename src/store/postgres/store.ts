@@ -18,21 +18,7 @@ export type PostgresLocator = Extract<StoreLocator, { kind: 'postgres' }>;
 
 /** Applies the pending migrations on one connection of the pool (under the advisory lock). */
 async function migrate(db: Database): Promise<string[]> {
-  let client;
-  try {
-    client = await db.pool.connect();
-  } catch (error) {
-    throw mapFailure(error);
-  }
-  let broken: Error | undefined;
-  try {
-    return await applyMigrations(client);
-  } catch (error) {
-    broken = error as Error;
-    throw mapFailure(error);
-  } finally {
-    client.release(broken);
-  }
+  return db.withClient((client) => applyMigrations(client));
 }
 
 /**
