@@ -33,7 +33,7 @@ export function seededRange() {
 }
 
 /** The event `i` of gateway `g`: job markers at both ends of each job, telemetry now and then. */
-function event(g, i) {
+export function event(g, i) {
   const created = SEED.t0 + i * SEED.stepMs + g * 37;
   const k = i % SEED.jobLength;
   const job = Math.floor(i / SEED.jobLength);

@@ -1,0 +1,87 @@
+// Issue 13: job analysis of 1,000,000 events (50 gateways, the data set of jobs.bench.js) through
+// POST /{customer}/job-analysis, on SQLite and on PostgreSQL in one run, each served by
+// `scanhub serve` started from the CLI. SQLite: the cached data directory of bench/jobs-seed.js.
+// PostgreSQL: a fresh database, the same gateways and events written through the store seam
+// (`store.events.insert`, 50,000 rows a call), then ANALYZE. Per store: one warm-up analysis, then
+// BENCH_RUNS (3) timed ones, alternating between the stores; min / median / max and the ratio.
+// Target: <= 1 s. Env: BENCH_RUNS (3), BENCH_STORES (sqlite,postgres).
+import { SEED, event, gatewayId, seededDataDir, seededRange } from './jobs-seed.js';
+import { api, report } from './lib.js';
+import { RUNS, dropDeployment, load, login, newDeployment, psql, startPostgres, startServe, summarize, withStore } from './stores-lib.js';
+
+const BENCH = 'stores-jobs';
+const kinds = (process.env.BENCH_STORES ?? 'sqlite,postgres').split(',');
+const pg = kinds.includes('postgres') ? startPostgres(BENCH) : undefined;
+const active = kinds.filter((kind) => kind === 'sqlite' || pg);
+
+/** A fresh PostgreSQL deployment holding the data set of jobs-seed.js. */
+async function seededPostgres() {
+  const deployment = newDeployment('postgres', pg, { prefix: 'jobs' });
+  const server = await startServe(deployment, { customer: SEED.customer, logLevel: 'warn' }); // creates the customer and administrator
+  await server.stop();
+  const started = performance.now();
+  await withStore(deployment, async (store) => {
+    const now = Date.now();
+    await store.gateways.createAll(
+      SEED.customer,
+      Array.from({ length: SEED.gateways }, (_, g) => ({ id: gatewayId(g), name: `gateway-${g}`, usecase: 'packing', station: `station-${g}` })),
+      now,
+    );
+    const chunk = [];
+    for (let i = 0; i < SEED.eventsPerGateway; i++) {
+      for (let g = 0; g < SEED.gateways; g++) chunk.push(event(g, i));
+      if (chunk.length >= 50_000) await store.events.insert(SEED.customer, chunk.splice(0));
+    }
+    if (chunk.length) await store.events.insert(SEED.customer, chunk);
+  });
+  psql(deployment.url, 'VACUUM ANALYZE events');
+  const count = Number(psql(deployment.url, 'SELECT count(*) FROM events'));
+  console.error(`${BENCH}: seeded PostgreSQL with ${count} events in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  return deployment;
+}
+
+async function jobConfigId(url, token) {
+  const created = await api(url, 'POST', `/${SEED.customer}/job-configs`, token, {
+    job_name: `bench-${Date.now()}`,
+    start_barcode: SEED.startBarcode,
+    end_barcode: SEED.endBarcode,
+    gateway_ids: Array.from({ length: SEED.gateways }, (_, g) => gatewayId(g)),
+  });
+  return created.job_config_id;
+}
+
+async function timedAnalysis({ url, token, id }) {
+  const started = performance.now();
+  const answer = await api(url, 'POST', `/${SEED.customer}/job-analysis`, token, { job_config_id: id, ...seededRange() });
+  const seconds = (performance.now() - started) / 1000;
+  const jobs = answer.results.reduce((n, r) => n + r.jobs.length, 0);
+  const expected = SEED.gateways * Math.floor(SEED.eventsPerGateway / SEED.jobLength);
+  if (jobs !== expected) throw new Error(`analysis found ${jobs} jobs, expected ${expected}`);
+  return seconds;
+}
+
+const deployments = {};
+const servers = {};
+try {
+  for (const kind of active) {
+    deployments[kind] = kind === 'sqlite' ? newDeployment('sqlite', pg, { dataDir: await seededDataDir() }) : await seededPostgres();
+    const server = await startServe(deployments[kind], { customer: SEED.customer, logLevel: 'warn' });
+    const token = await login(server.url);
+    servers[kind] = { server, url: server.url, token, id: await jobConfigId(server.url, token) };
+    await timedAnalysis(servers[kind]); // warm-up
+  }
+  const times = Object.fromEntries(active.map((kind) => [kind, []]));
+  for (let run = 0; run < RUNS; run++) {
+    for (const kind of active) {
+      const seconds = await timedAnalysis(servers[kind]);
+      times[kind].push(seconds);
+      console.error(`${BENCH}: ${kind}: ${seconds.toFixed(3)} s; load ${load()}`);
+    }
+  }
+  summarize(BENCH, 'analysis_1M_events_seconds', 's', times, { target: 1 });
+  report(BENCH, 'load_average_1m_at_end', Number(load().split(' ')[0]), 'load');
+} finally {
+  for (const { server } of Object.values(servers)) await server.stop();
+  if (deployments.postgres) dropDeployment(deployments.postgres);
+  pg?.stop();
+}

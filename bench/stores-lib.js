@@ -1,0 +1,239 @@
+// Shared by the bench/stores-*.bench.js benchmarks (issue 13): the same figure measured on SQLite
+// and on PostgreSQL in one run, with `scanhub serve` started as a process from the CLI as a user
+// starts it (`--data-dir` for SQLite; `--database URL` and SCANHUB_MASTER_KEY for PostgreSQL).
+// PostgreSQL is a throwaway cluster of scripts/postgres.sh (started here, stopped at exit), one
+// fresh database per deployment. When no server can be started, the PostgreSQL side is skipped
+// with a printed reason (and the SQLite side still runs).
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { request } from 'undici';
+import { openStore } from '../dist/store/open.js';
+import { loadOrCreateCa } from '../dist/pki/ca.js';
+import { percentile, report } from './lib.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const BIN = join(ROOT, 'bin', 'scanhub.js');
+export const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+export const ADMIN_EMAIL = 'admin@bench.local';
+export const ADMIN_PASSWORD = 'bench-password-123';
+const CLOCK_TICKS = 100; // USER_HZ of /proc/<pid>/stat on Linux
+
+/** The machine's load averages as a string, recorded beside every figure (other agents share the machine). */
+export function load() {
+  return loadavg().map((l) => l.toFixed(2)).join(' ');
+}
+
+/**
+ * A throwaway PostgreSQL cluster (scripts/postgres.sh start), or undefined with the reason printed.
+ * BENCH_POSTGRES_URL uses a running server instead (databases are created in it).
+ */
+export function startPostgres(bench) {
+  if (process.env.BENCH_POSTGRES_URL) return { url: process.env.BENCH_POSTGRES_URL, stop() {} };
+  const result = spawnSync('bash', [join(ROOT, 'scripts', 'postgres.sh'), 'start'], { encoding: 'utf8' });
+  if (result.status !== 0) {
+    console.error(`${bench}: PostgreSQL side skipped: no PostgreSQL server could be started (scripts/postgres.sh start: ${(result.stderr || result.error?.message || '').trim()})`);
+    return undefined;
+  }
+  const url = /SCANHUB_TEST_DATABASE_URL='([^']+)'/.exec(result.stdout)[1];
+  const dir = /SCANHUB_TEST_POSTGRES_DIR='([^']+)'/.exec(result.stdout)[1];
+  let stopped = false;
+  const stop = () => {
+    if (stopped) return;
+    stopped = true;
+    spawnSync('bash', [join(ROOT, 'scripts', 'postgres.sh'), 'stop', dir], { stdio: 'ignore' });
+  };
+  process.once('exit', stop);
+  return { url, dir, stop };
+}
+
+/** Runs SQL through psql on the server's database `database`; its stdout (tuples only, unaligned). */
+export function psql(url, sql, database) {
+  const target = database ? withDatabase(url, database) : url;
+  return execFileSync('psql', ['-X', '-q', '-t', '-A', '-v', 'ON_ERROR_STOP=1', '-d', target, '-c', sql], { encoding: 'utf8', maxBuffer: 64 << 20 }).trim();
+}
+
+/** The connection string with another database name. */
+export function withDatabase(url, database) {
+  // Not `new URL`: a socket-directory URL (postgresql://user@/db?host=/dir) has no host to parse.
+  const match = /^(postgres(?:ql)?:\/\/[^/?]*)(\/[^?]*)?(\?.*)?$/i.exec(url);
+  if (!match) throw new Error(`not a PostgreSQL URL: ${url}`);
+  return `${match[1]}/${database}${match[3] ?? ''}`;
+}
+
+/** The pids of the cluster's processes: the postmaster (first line of postmaster.pid) and its children. */
+export function postgresPids(pg) {
+  if (!pg?.dir) return [];
+  const master = Number(readFileSync(join(pg.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const pids = [master];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[1]) === master) pids.push(Number(name));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
+/** CPU ms (user + system) a process has used so far, from /proc/<pid>/stat; 0 when it is gone. */
+export function cpuMs(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU ms per pid, for a later `cpuSince`. */
+export function cpuSnapshot(pids) {
+  return new Map(pids.map((pid) => [pid, cpuMs(pid)]));
+}
+
+/** CPU ms used since the snapshot by its processes and by the given new ones (counted from 0). */
+export function cpuSince(snapshot, pids = [...snapshot.keys()]) {
+  let total = 0;
+  for (const pid of new Set([...snapshot.keys(), ...pids])) total += cpuMs(pid) - (snapshot.get(pid) ?? 0);
+  return total;
+}
+
+/**
+ * A deployment of one kind: SQLite in a fresh data directory, or a fresh PostgreSQL database
+ * (files in a fresh data directory too). `dataDir` may name an existing SQLite data directory.
+ */
+export function newDeployment(kind, pg, { dataDir, prefix = 'stores' } = {}) {
+  const dir = dataDir ?? mkdtempSync(join(tmpdir(), `scanhub-bench-${prefix}-${kind}-`));
+  if (kind === 'sqlite') return { kind, dataDir: dir, locator: { kind: 'sqlite', file: join(dir, 'scanhub.db'), dataDir: dir }, owned: !dataDir };
+  const database = `bench_${prefix}_${randomUUID().slice(0, 8)}`;
+  psql(pg.url, `CREATE DATABASE ${database}`);
+  const url = withDatabase(pg.url, database);
+  const masterKey = randomBytes(32).toString('base64');
+  return { kind, dataDir: dir, database, url, masterKey, pg, locator: { kind: 'postgres', url, masterKey: new Uint8Array(Buffer.from(masterKey, 'base64')) }, owned: !dataDir };
+}
+
+/** Removes what the deployment created (its data directory when made here, its database). */
+export function dropDeployment(deployment) {
+  if (deployment.owned) rmSync(deployment.dataDir, { recursive: true, force: true });
+  if (deployment.kind === 'postgres') psql(deployment.pg.url, `DROP DATABASE IF EXISTS ${deployment.database} WITH (FORCE)`);
+}
+
+/**
+ * `scanhub serve` over the deployment as its own process; resolves once it listens, with its URL,
+ * MQTT port and pid. `onLog` receives each JSON log line of its stdout.
+ */
+export async function startServe(deployment, { customer, onLog = () => {}, logLevel = 'info' } = {}) {
+  const args = [BIN, 'serve', '--data-dir', deployment.dataDir, '--port', '0', '--mqtt-port', '0', '--mqtt-public-host', 'localhost'];
+  const env = {
+    ...process.env,
+    SCANHUB_LOG_LEVEL: logLevel,
+    SCANHUB_CUSTOMER_ID: customer,
+    SCANHUB_ADMIN_EMAIL: ADMIN_EMAIL,
+    SCANHUB_ADMIN_PASSWORD: ADMIN_PASSWORD,
+  };
+  delete env.SCANHUB_DATABASE_URL;
+  if (deployment.kind === 'postgres') {
+    args.push('--database', deployment.url);
+    env.SCANHUB_MASTER_KEY = deployment.masterKey;
+  }
+  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let partial = '';
+  child.stdout.on('data', (chunk) => {
+    const lines = (partial + chunk).split('\n');
+    partial = lines.pop();
+    for (const line of lines) {
+      try {
+        onLog(JSON.parse(line));
+      } catch {
+        // not a log line
+      }
+    }
+  });
+  const [url, mqttPort] = await new Promise((resolve, reject) => {
+    let stderr = '';
+    const timer = setTimeout(() => (child.kill('SIGKILL'), reject(new Error(`serve did not start in 60 s: ${stderr}`))), 60_000);
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk.toString();
+      const match = /serving (http:\/\/\S+?) \(MQTT over TLS on port (\d+)\)/.exec(stderr);
+      if (match) clearTimeout(timer), resolve([match[1], Number(match[2])]);
+    });
+    child.on('exit', (code) => (clearTimeout(timer), reject(new Error(`serve exited with ${code}: ${stderr}`))));
+  });
+  return {
+    url,
+    mqttPort,
+    pid: child.pid,
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.on('exit', resolve));
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      child.kill('SIGTERM');
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** Starts serve once so that it creates the customer, its administrator and the keys; stops it. */
+export async function bootstrap(deployment, customer) {
+  const server = await startServe(deployment, { customer, logLevel: 'warn' });
+  await server.stop();
+}
+
+/** Opens the deployment's store in this process (the CLI's own seam), runs `work(store)`, closes it. */
+export async function withStore(deployment, work, purpose = 'server') {
+  const store = await openStore(deployment.locator, purpose);
+  try {
+    return await work(store);
+  } finally {
+    await store.close();
+  }
+}
+
+/** The deployment's CA (through the store's secrets, as serve loads it). */
+export function deploymentCa(store) {
+  return loadOrCreateCa(store.secrets);
+}
+
+/** Logs in as the bench administrator; the IdToken. */
+export async function login(url) {
+  const response = await request(`${url}/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD }),
+  });
+  const body = await response.body.json();
+  if (!body.id_token) throw new Error(`login: ${response.statusCode} ${JSON.stringify(body)}`);
+  return body.id_token;
+}
+
+/**
+ * Min / median / max of each kind's runs, reported as JSON lines (`<metric>_min` ...), and the
+ * PostgreSQL/SQLite ratio of the medians. `target`/`cmp` apply to the median of PostgreSQL and SQLite.
+ */
+export function summarize(bench, metric, unit, byKind, { target, cmp = '<=' } = {}) {
+  const medians = {};
+  for (const [kind, values] of Object.entries(byKind)) {
+    if (values.length === 0) continue;
+    const median = percentile(values, 50);
+    medians[kind] = median;
+    report(bench, `${kind}_${metric}_min`, Math.min(...values), unit);
+    report(bench, `${kind}_${metric}_median`, median, unit, target, cmp);
+    report(bench, `${kind}_${metric}_max`, Math.max(...values), unit);
+  }
+  if (medians.sqlite && medians.postgres) report(bench, `${metric}_ratio_postgres_to_sqlite`, medians.postgres / medians.sqlite, 'x');
+  console.error(
+    `${bench} ${metric} (${unit}): ` +
+      Object.entries(byKind)
+        .map(([kind, values]) => `${kind} [${values.map((v) => Math.round(v * 1000) / 1000).join(', ')}]`)
+        .join('; ') +
+      `; load ${load()}`,
+  );
+}
