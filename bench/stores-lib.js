@@ -16,7 +16,8 @@ import { loadOrCreateCa } from '../dist/pki/ca.js';
 import { percentile, report } from './lib.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const BIN = join(ROOT, 'bin', 'scanhub.js');
+// BENCH_SERVE_BIN: another build's bin/scanhub.js to serve (the same figures for an older commit, side by side).
+const BIN = process.env.BENCH_SERVE_BIN ?? join(ROOT, 'bin', 'scanhub.js');
 export const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 export const ADMIN_EMAIL = 'admin@bench.local';
 export const ADMIN_PASSWORD = 'bench-password-123';
