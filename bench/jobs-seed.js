@@ -7,6 +7,7 @@ import { hashPassword } from '../dist/auth/passwords.js';
 import { insertEvents } from '../dist/store/sqlite/event-rows.js';
 import { openDatabase } from '../dist/store/sqlite/open.js';
 import { databaseFile, prepareDataDir } from '../dist/server/serve.js';
+import { api } from './lib.js';
 
 export const SEED = {
   version: 3,
@@ -82,4 +83,15 @@ export async function seededDataDir(log = (line) => process.stderr.write(line + 
   }
   writeFileSync(marker, JSON.stringify(SEED));
   return dataDir;
+}
+
+/** One POST /{customer}/job-analysis over the seeded range, in seconds; checks every job was found. */
+export async function timedAnalysis(url, token, id) {
+  const started = performance.now();
+  const answer = await api(url, 'POST', `/${SEED.customer}/job-analysis`, token, { job_config_id: id, ...seededRange() });
+  const seconds = (performance.now() - started) / 1000;
+  const jobs = answer.results.reduce((n, r) => n + r.jobs.length, 0);
+  const expected = SEED.gateways * Math.floor(SEED.eventsPerGateway / SEED.jobLength);
+  if (jobs !== expected) throw new Error(`analysis found ${jobs} jobs, expected ${expected}`);
+  return seconds;
 }

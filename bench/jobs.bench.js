@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
-import { SEED, gatewayId, seededDataDir, seededRange } from './jobs-seed.js';
+import { SEED, gatewayId, seededDataDir, timedAnalysis } from './jobs-seed.js';
 import { api, percentile, report } from './lib.js';
 
 const BENCH = 'jobs';
@@ -64,16 +64,6 @@ async function jobConfigId(url, token) {
     gateway_ids,
   });
   return created.job_config_id;
-}
-
-async function timedAnalysis(url, token, id) {
-  const started = performance.now();
-  const answer = await api(url, 'POST', `/${SEED.customer}/job-analysis`, token, { job_config_id: id, ...seededRange() });
-  const seconds = (performance.now() - started) / 1000;
-  const jobs = answer.results.reduce((n, r) => n + r.jobs.length, 0);
-  const expected = SEED.gateways * Math.floor(SEED.eventsPerGateway / SEED.jobLength);
-  if (jobs !== expected) throw new Error(`analysis found ${jobs} jobs, expected ${expected}`);
-  return seconds;
 }
 
 /** Latencies of GET /healthz, one after another, until `done` resolves. */

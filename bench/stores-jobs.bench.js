@@ -5,7 +5,7 @@
 // (`store.events.insert`, 50,000 rows a call), then ANALYZE. Per store: one warm-up analysis, then
 // BENCH_RUNS (3) timed ones, alternating between the stores; min / median / max and the ratio.
 // Target: <= 1 s. Env: BENCH_RUNS (3), BENCH_STORES (sqlite,postgres).
-import { SEED, event, gatewayId, seededDataDir, seededRange } from './jobs-seed.js';
+import { SEED, event, gatewayId, seededDataDir, timedAnalysis } from './jobs-seed.js';
 import { api, report } from './lib.js';
 import { RUNS, dropDeployment, load, login, newDeployment, psql, startPostgres, startServe, summarize, withStore } from './stores-lib.js';
 
@@ -50,16 +50,6 @@ async function jobConfigId(url, token) {
   return created.job_config_id;
 }
 
-async function timedAnalysis({ url, token, id }) {
-  const started = performance.now();
-  const answer = await api(url, 'POST', `/${SEED.customer}/job-analysis`, token, { job_config_id: id, ...seededRange() });
-  const seconds = (performance.now() - started) / 1000;
-  const jobs = answer.results.reduce((n, r) => n + r.jobs.length, 0);
-  const expected = SEED.gateways * Math.floor(SEED.eventsPerGateway / SEED.jobLength);
-  if (jobs !== expected) throw new Error(`analysis found ${jobs} jobs, expected ${expected}`);
-  return seconds;
-}
-
 const deployments = {};
 const servers = {};
 try {
@@ -68,12 +58,12 @@ try {
     const server = await startServe(deployments[kind], { customer: SEED.customer, logLevel: 'warn' });
     const token = await login(server.url);
     servers[kind] = { server, url: server.url, token, id: await jobConfigId(server.url, token) };
-    await timedAnalysis(servers[kind]); // warm-up
+    await timedAnalysis(servers[kind].url, servers[kind].token, servers[kind].id); // warm-up
   }
   const times = Object.fromEntries(active.map((kind) => [kind, []]));
   for (let run = 0; run < RUNS; run++) {
     for (const kind of active) {
-      const seconds = await timedAnalysis(servers[kind]);
+      const seconds = await timedAnalysis(servers[kind].url, servers[kind].token, servers[kind].id);
       times[kind].push(seconds);
       console.error(`${BENCH}: ${kind}: ${seconds.toFixed(3)} s; load ${load()}`);
     }
