@@ -7,29 +7,25 @@ import { countRows, selectColumn, selectRows } from './helpers/store-rows.js';
 import { issueClientCertificate, loadOrCreateCa, randomSerialHex } from '../src/pki/ca.js';
 import { EVENT_COLUMNS } from '../src/domain/events.js';
 import { FileSecrets } from '../src/store/sqlite/secrets.js';
-import { connectGateway, connectPacket, connectRawTls, mqttString, provisionGateway, readBytes, remainingLength, type TestGateway } from './helpers/mqtt.js';
+import { connectGateway, connectPacket, connectRawTls, mqttString, provisionGateway, readBytes, remainingLength, type TestGateway, GatewayClients } from './helpers/mqtt.js';
 import { CUSTOMER, collectedLogs, startTestServer, type TestServer } from './helpers/server.js';
 
 // The broker as a gateway meets it: TLS with the certificate the service issued, real sockets.
 
 let t: TestServer;
 let logs: { msg: string; [field: string]: unknown }[];
-const clients: MqttClient[] = [];
+const clients = new GatewayClients();
 beforeEach(async () => {
   const collected = collectedLogs('warn');
   logs = collected.lines;
   t = await startTestServer({ logger: collected.logger });
 });
 afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.endAsync(true)));
+  await clients.endAll();
   await t.close();
 });
 
-async function connect(gateway: TestGateway, options: Parameters<typeof connectGateway>[1] = {}): Promise<MqttClient> {
-  const client = await connectGateway(gateway, options);
-  clients.push(client);
-  return client;
-}
+const connect = (gateway: TestGateway, options: Parameters<typeof connectGateway>[1] = {}) => clients.connect(gateway, options);
 
 const closed = (client: MqttClient) => new Promise<void>((resolve) => client.once('close', () => resolve()));
 const eventCount = () => countRows(t, 'events');

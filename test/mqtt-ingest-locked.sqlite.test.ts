@@ -1,8 +1,7 @@
 import Database from 'better-sqlite3';
-import type { MqttClient } from 'mqtt';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { databaseFile } from '../src/server/serve.js';
-import { connectGateway, provisionGateway, type TestGateway } from './helpers/mqtt.js';
+import { provisionGateway, type TestGateway, GatewayClients } from './helpers/mqtt.js';
 import { selectRows } from './helpers/store-rows.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
@@ -10,20 +9,16 @@ import { startTestServer, type TestServer } from './helpers/server.js';
 // PostgreSQL's counterpart, the server going away mid-ingest, is test/serve-outage.test.ts.
 
 let t: TestServer;
-const clients: MqttClient[] = [];
+const clients = new GatewayClients();
 beforeEach(async () => {
   t = await startTestServer();
 });
 afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.endAsync(true)));
+  await clients.endAll();
   await t.close();
 });
 
-async function connect(gateway: TestGateway): Promise<MqttClient> {
-  const client = await connectGateway(gateway);
-  clients.push(client);
-  return client;
-}
+const connect = (gateway: TestGateway) => clients.connect(gateway);
 
 const events = async () => (await selectRows(t.server, 'SELECT id FROM events ORDER BY id'));
 const ID = ['5d1c2f0e-8a4b-4c3d-9e2f-1a2b3c4d5e01'];

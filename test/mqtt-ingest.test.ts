@@ -1,7 +1,6 @@
-import type { MqttClient } from 'mqtt';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { countRowsOfClosed, selectRows } from './helpers/store-rows.js';
-import { connectGateway, provisionGateway, type TestGateway } from './helpers/mqtt.js';
+import { provisionGateway, type TestGateway, GatewayClients } from './helpers/mqtt.js';
 import { CUSTOMER, startTestServer, type TestServer } from './helpers/server.js';
 
 // What ingest makes of payloads: defaults, arrays, gateway reports, invalid messages, durability.
@@ -9,21 +8,17 @@ import { CUSTOMER, startTestServer, type TestServer } from './helpers/server.js'
 const T0 = 1_800_000_000_000;
 const clock = { now: T0 };
 let t: TestServer;
-const clients: MqttClient[] = [];
+const clients = new GatewayClients();
 beforeEach(async () => {
   clock.now = T0;
   t = await startTestServer({ clock: () => clock.now });
 });
 afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.endAsync(true)));
+  await clients.endAll();
   await t.close();
 });
 
-async function connect(gateway: TestGateway): Promise<MqttClient> {
-  const client = await connectGateway(gateway);
-  clients.push(client);
-  return client;
-}
+const connect = (gateway: TestGateway) => clients.connect(gateway);
 
 const events = async () => (await selectRows(t.server, 'SELECT id, class, type, created, scan_code, gateway_id FROM events ORDER BY id'));
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

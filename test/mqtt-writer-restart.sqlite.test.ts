@@ -1,9 +1,8 @@
-import type { MqttClient } from 'mqtt';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { selectRows } from './helpers/store-rows.js';
 import { crashThreadForTest, type TestCrash } from '../src/threads/supervised-thread.js';
 import { call } from './helpers/http.js';
-import { connectGateway, messagesSubmitted, provisionGateway, type TestGateway } from './helpers/mqtt.js';
+import { messagesSubmitted, provisionGateway, type TestGateway, GatewayClients } from './helpers/mqtt.js';
 import { CUSTOMER, collectedLogs, startTestServer, type TestServer } from './helpers/server.js';
 
 /** The SQLite store's WAL checkpointer, one of the threads it runs beside the ingest writer. */
@@ -15,7 +14,7 @@ const checkpointerOf = (server: TestServer) => server.server.broker.threads.main
 
 let t: TestServer;
 let logs: { msg: string; [field: string]: unknown }[];
-const clients: MqttClient[] = [];
+const clients = new GatewayClients({ reconnectPeriod: 20 });
 beforeEach(async () => {
   const collected = collectedLogs('info');
   logs = collected.lines;
@@ -23,16 +22,12 @@ beforeEach(async () => {
   await t.server.broker.threads.writer.reached('running');
 });
 afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.endAsync(true)));
+  await clients.endAll();
   await t.close();
 });
 
 /** A gateway that reconnects at once and then resends what was not acknowledged, as devices do. */
-async function connect(gateway: TestGateway): Promise<MqttClient> {
-  const client = await connectGateway(gateway, { reconnectPeriod: 20 });
-  clients.push(client);
-  return client;
-}
+const connect = (gateway: TestGateway) => clients.connect(gateway);
 
 const ID = ['7a0c4e1b-2d3f-4a5b-8c6d-9e0f1a2b3c01', '7a0c4e1b-2d3f-4a5b-8c6d-9e0f1a2b3c02', '7a0c4e1b-2d3f-4a5b-8c6d-9e0f1a2b3c03'];
 const scan = (id: string) => JSON.stringify({ id, type: 'scan', scan_code: 'A-1', created: 1_700_000_000_000 });

@@ -116,3 +116,20 @@ export async function messagesSubmitted(t: TestServer, count: number): Promise<v
     await new Promise((resolve) => setImmediate(resolve));
   }
 }
+
+/** The gateway connections a test opens, every one ended by `endAll()` (in afterEach). */
+export class GatewayClients {
+  private readonly clients: MqttClient[] = [];
+
+  constructor(private readonly defaults: Parameters<typeof connectGateway>[1] = {}) {}
+
+  async connect(gateway: TestGateway, options: Parameters<typeof connectGateway>[1] = {}): Promise<MqttClient> {
+    const client = await connectGateway(gateway, { ...this.defaults, ...options });
+    this.clients.push(client);
+    return client;
+  }
+
+  async endAll(): Promise<void> {
+    await Promise.all(this.clients.splice(0).map((client) => client.endAsync(true)));
+  }
+}
