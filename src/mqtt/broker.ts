@@ -7,7 +7,7 @@ import type { Store } from '../store/ports.js';
 import type { IngestThreads } from './ingest-thread.js';
 import { IngestWriter, type IngestLog, type IngestStats } from './ingest.js';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './admission.js';
-import { listenMqtt, type ListenerStats, type MqttListener } from './listener.js';
+import { clientAddressOf, listenMqtt, type ListenerStats, type MqttListener } from './listener.js';
 import { limitPacketSize, type PacketRefusal } from './packet-size.js';
 import type { CreatedWindow } from '../domain/payload-limits.js';
 
@@ -60,6 +60,8 @@ export interface BrokerOptions {
   createdWindow?: CreatedWindow;
   /** Deadlines and caps for connections not yet authenticated (default DEFAULT_CONNECTION_LIMITS). */
   limits?: Partial<ConnectionLimits>;
+  /** Every connection starts with a PROXY protocol v2 header from the balancer (serve --mqtt-proxy-protocol). */
+  proxyProtocol?: boolean;
 }
 
 /** What the broker needs of the server: the store, where the CA lives, its public host name, the clock. */
@@ -113,6 +115,7 @@ export async function startBroker(ctx: BrokerContext, options: BrokerOptions): P
     publishesRefused: 0,
     subscriptionsRefused: 0,
     protocolLevelsRefused: 0,
+    proxyHeadersRefused: 0,
     protocolViolations: 0,
     unauthenticated: 0,
     connectionsOverCap: 0,
@@ -222,7 +225,7 @@ export async function startBroker(ctx: BrokerContext, options: BrokerOptions): P
   broker.on('client', (client) => {
     stats.connections++;
     stats.connected++;
-    log.info({ gateway_id: sessions.get(client)?.gatewayId, remote: client.conn && (client.conn as TLSSocket).remoteAddress }, 'gateway connected');
+    log.info({ gateway_id: sessions.get(client)?.gatewayId, remote: client.conn && clientAddressOf(client.conn as TLSSocket) }, 'gateway connected');
   });
   broker.on('clientDisconnect', (client) => {
     stats.connected--;
@@ -248,6 +251,7 @@ export async function startBroker(ctx: BrokerContext, options: BrokerOptions): P
       certPem: certificate.certPem,
       caPem: ca.certPem,
       limits: { ...DEFAULT_CONNECTION_LIMITS, ...options.limits },
+      proxyProtocol: options.proxyProtocol,
       stats,
       log,
       onConnection(socket) {
