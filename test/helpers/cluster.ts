@@ -135,7 +135,9 @@ export async function startCluster(options: { env?: Record<string, string> } = {
         '--database', database,
         '--public-url', url,
         '--mqtt-public-host', BALANCER_HOST,
+        '--mqtt-public-port', String(mqttPort),
         '--trust-proxy', BALANCER_HOST,
+        '--mqtt-proxy-protocol',
       ],
       {
         SCANHUB_MASTER_KEY: TEST_MASTER_KEY,
