@@ -128,12 +128,14 @@ export function dropDeployment(deployment) {
 
 /**
  * `scanhub serve` over the deployment as its own process; resolves once it listens, with its URL,
- * MQTT port and pid. `onLog` receives each JSON log line of its stdout.
+ * MQTT port and pid. `onLog` receives each JSON log line of its stdout. `args` come after the
+ * defaults (a later flag wins); `dataDir` is another instance's own directory on one database.
  */
-export async function startServe(deployment, { customer, onLog = () => {}, logLevel = 'info' } = {}) {
-  const args = [BIN, 'serve', '--data-dir', deployment.dataDir, '--port', '0', '--mqtt-port', '0', '--mqtt-public-host', 'localhost'];
+export async function startServe(deployment, { customer, onLog = () => {}, logLevel = 'info', args: extraArgs = [], env: extraEnv = {}, dataDir = deployment.dataDir } = {}) {
+  const args = [BIN, 'serve', '--data-dir', dataDir, '--port', '0', '--mqtt-port', '0', '--mqtt-public-host', 'localhost', ...extraArgs];
   const env = {
     ...process.env,
+    ...extraEnv,
     SCANHUB_LOG_LEVEL: logLevel,
     SCANHUB_CUSTOMER_ID: customer,
     SCANHUB_ADMIN_EMAIL: ADMIN_EMAIL,
@@ -171,6 +173,13 @@ export async function startServe(deployment, { customer, onLog = () => {}, logLe
     url,
     mqttPort,
     pid: child.pid,
+    /** kill -9; resolves once the process is gone. */
+    async kill() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.on('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+    },
     async stop() {
       if (child.exitCode !== null) return;
       const exited = new Promise((resolve) => child.on('exit', resolve));

@@ -12,6 +12,7 @@ import { applyMigrations } from './migrations/index.js';
 import { Database, mapFailure } from './pool.js';
 import { PgProvisioning } from './provisioning.js';
 import { PgSecrets } from './secrets.js';
+import { PgSignals } from './signals.js';
 import { PgCustomers, PgUsers } from './users.js';
 
 export type PostgresLocator = Extract<StoreLocator, { kind: 'postgres' }>;
@@ -50,6 +51,7 @@ class PostgresStore implements Store {
   readonly assets;
   readonly deadLetters;
   readonly secrets;
+  readonly signals;
   private closing: Promise<void> | undefined;
 
   constructor(
@@ -69,6 +71,7 @@ class PostgresStore implements Store {
     this.assets = new PgAssets(db);
     this.deadLetters = new PgDeadLetters(db);
     this.secrets = new PgSecrets(db, locator.masterKey);
+    this.signals = new PgSignals(locator.url, db);
   }
 
   ping(): Promise<void> {
@@ -76,7 +79,7 @@ class PostgresStore implements Store {
   }
 
   close(): Promise<void> {
-    this.closing ??= this.db.close();
+    this.closing ??= this.signals.close().then(() => this.db.close());
     return this.closing;
   }
 }
