@@ -6,7 +6,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ApiClient } from '../src/client/api.js';
 import { call } from './helpers/http.js';
-import { CLUSTER_ADMIN_EMAIL, CLUSTER_ADMIN_PASSWORD, startCluster, type Cluster, type ServerState } from './helpers/cluster.js';
+import { CLUSTER_ADMIN_EMAIL, CLUSTER_ADMIN_PASSWORD, startCluster, type Cluster, type ClusterInstance, type ServerState } from './helpers/cluster.js';
 import { GatewayClients, provisionGateway, type TestGateway } from './helpers/mqtt.js';
 import { describePostgres } from './helpers/postgres.js';
 
@@ -51,11 +51,18 @@ describePostgres('several scanhub serve processes on one PostgreSQL behind HAPro
   let cluster: Cluster;
   const clients = new GatewayClients();
 
-  /** The first JSON log line of any instance that satisfies `match` (waited for: stdout is a pipe). */
-  async function logged(match: (entry: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
-    let found: Record<string, unknown> | undefined;
-    const lines = () => cluster.instances.flatMap((instance) => instance.serve.stdout().split('\n').filter((line) => line.startsWith('{')));
-    await until(() => (found = lines().map((line) => JSON.parse(line) as Record<string, unknown>).find(match)) !== undefined, () => 'no such log line');
+  /** The first JSON log line of any instance that satisfies `match`, and that instance (waited for: stdout is a pipe). */
+  async function logged(match: (entry: Record<string, unknown>) => boolean): Promise<{ entry: Record<string, unknown>; instance: ClusterInstance }> {
+    let found: { entry: Record<string, unknown>; instance: ClusterInstance } | undefined;
+    const search = () => {
+      for (const instance of cluster.instances) {
+        const lines = instance.serve.stdout().split('\n').filter((line) => line.startsWith('{'));
+        const entry = lines.map((line) => JSON.parse(line) as Record<string, unknown>).find(match);
+        if (entry) return { entry, instance };
+      }
+      return undefined;
+    };
+    await until(() => (found = search()) !== undefined, () => 'no such log line');
     return found!;
   }
 
@@ -109,14 +116,31 @@ describePostgres('several scanhub serve processes on one PostgreSQL behind HAPro
       }).on('error', reject);
     });
     expect(status).toBe(200);
-    const request_ = await logged((entry) => (entry.req as { url?: string } | undefined)?.url === '/healthz?probe=forwarded');
-    expect((request_.req as { remoteAddress: string }).remoteAddress).toBe(CLIENT_ADDRESS);
+    const { entry: incoming } = await logged((entry) => (entry.req as { url?: string } | undefined)?.url === '/healthz?probe=forwarded');
+    expect((incoming.req as { remoteAddress: string }).remoteAddress).toBe(CLIENT_ADDRESS);
 
     const token = await login(cluster.url);
     const gateway = await provisionGateway({ admin: new ApiClient(cluster.url, token), anonymous: new ApiClient(cluster.url) });
     await clients.connect(gateway, { localAddress: CLIENT_ADDRESS });
-    const connected = await logged((entry) => entry.msg === 'gateway connected' && entry.gateway_id === gateway.id);
+    const { entry: connected } = await logged((entry) => entry.msg === 'gateway connected' && entry.gateway_id === gateway.id);
     expect(connected.remote).toBe(CLIENT_ADDRESS);
+    await clients.endAll();
+  });
+
+  it('disconnects a gateway from the instance that holds it within one second of its deletion through the other', async () => {
+    const token = await login(cluster.url);
+    const gateway = await provisionGateway({ admin: new ApiClient(cluster.url, token), anonymous: new ApiClient(cluster.url) });
+    const client = await clients.connect(gateway);
+    // The balancer chose the instance; the deletion goes to the other one directly.
+    const { instance: holder } = await logged((entry) => entry.msg === 'gateway connected' && entry.gateway_id === gateway.id);
+    const other = cluster.instances.find((instance) => instance !== holder)!;
+    const closed = new Promise<number>((resolve) => client.once('close', () => resolve(Date.now())));
+    const deleting = Date.now();
+    await new ApiClient(other.url, token).delete(`/acme/gateways/${gateway.id}`);
+    const disconnectedAfter = (await closed) - deleting;
+    expect(disconnectedAfter).toBeLessThan(1000);
+    console.info(`cluster: deleted through ${other.name}, disconnected from ${holder.name} ${disconnectedAfter} ms after the DELETE was sent`);
+    await expect(clients.connect(gateway)).rejects.toMatchObject({ code: 5 });
     await clients.endAll();
   });
 
