@@ -161,8 +161,9 @@ export async function startCluster(options: { env?: Record<string, string> } = {
 
   let haproxy: ChildProcess | undefined;
   let haproxyLog = '';
+  let haproxyFailed: Error | undefined;
   const close = async () => {
-    if (haproxy && haproxy.exitCode === null && haproxy.signalCode === null) {
+    if (haproxy && !haproxyFailed && haproxy.exitCode === null && haproxy.signalCode === null) {
       const exited = new Promise((resolve) => haproxy!.once('exit', resolve));
       haproxy.kill('SIGKILL');
       await exited;
@@ -180,6 +181,7 @@ export async function startCluster(options: { env?: Record<string, string> } = {
     for (;;) {
       const states = await servers().catch(() => []);
       if (ok(states)) return states;
+      if (haproxyFailed) throw new Error(`cannot run haproxy (Debian's package puts it in /usr/sbin, which must be on PATH): ${haproxyFailed.message}`);
       if (haproxy?.exitCode !== null) throw new Error(`haproxy exited (${haproxy?.exitCode}):\n${haproxyLog}`);
       if (Date.now() > deadline) throw new Error(`the balancer's servers are not ${what} after ${timeoutMs} ms: ${JSON.stringify(states)}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
@@ -203,6 +205,7 @@ export async function startCluster(options: { env?: Record<string, string> } = {
       },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
+    haproxy.on('error', (error) => (haproxyFailed = error));
     haproxy.stderr!.on('data', (chunk: Buffer) => (haproxyLog += chunk.toString()));
     await serversSatisfy(allUp, 'all up');
   } catch (error) {
