@@ -35,7 +35,7 @@ async function login(url: string): Promise<string> {
   return (answer.body as { id_token: string }).id_token;
 }
 
-/** Resolves once `done()` holds, checked at each event-loop turn; fails after `timeoutMs`. */
+/** Resolves once `done()` holds (checked every 10 ms: what it watches announces nothing); fails after `timeoutMs`. */
 async function until(done: () => boolean, what: () => string, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!done()) {
@@ -78,11 +78,12 @@ describePostgres('several scanhub serve processes on one PostgreSQL behind HAPro
     const [a, b] = cluster.instances;
     const bootstrapped = cluster.instances.filter((instance) => instance.serve.stderr().includes('Created customer "acme"'));
     expect(bootstrapped).toHaveLength(1);
-    const ids = await Promise.all([a!, b!].map(async (instance) => {
+    const provisioned = await Promise.all([a!, b!].map(async (instance) => {
       const admin = new ApiClient(instance.url, await login(instance.url));
       return provisionGateway({ admin, anonymous: new ApiClient(instance.url) });
     }));
-    expect(caOf(ids[0]!.pkcs12)).toBe(caOf(ids[1]!.pkcs12));
+    // Each instance issues certificates with the CA it loaded at start.
+    expect(caOf(provisioned[0]!.pkcs12)).toBe(caOf(provisioned[1]!.pkcs12));
   });
 
   it('takes on instance B the IdToken, the page token and the signed link that instance A made', async () => {
