@@ -48,7 +48,8 @@ const pg = startPostgres(BENCH);
 if (!pg) process.exit(0);
 
 /** A port free on every host a moment ago. */
-async function freePort(hosts) {
+async function freePort(hostList) {
+  const hosts = [...new Set(hostList)];
   for (;;) {
     const port = 20_000 + Math.floor(Math.random() * 40_000);
     const held = [];
@@ -137,10 +138,10 @@ async function startDeployment(balanced) {
 }
 
 /** Gateways created through the store seam, with certificates from the deployment CA. */
-async function makeGateways(deployment, count) {
+async function makeGateways(deployment, count, prefix) {
   return withStore(deployment, async (store) => {
     const ca = await deploymentCa(store);
-    const fresh = Array.from({ length: count }, (_, i) => ({ id: randomUUID(), name: `bench-${i}`, usecase: 'picking', station: `station-${i % 10}` }));
+    const fresh = Array.from({ length: count }, (_, i) => ({ id: randomUUID(), name: `${prefix}-${i}`, usecase: 'picking', station: `station-${i % 10}` }));
     await store.gateways.createAll(customer, fresh, Date.now());
     const list = await Promise.all(
       fresh.map(async ({ id }) => {
@@ -157,7 +158,7 @@ const storedEvents = (deployment) => Number(psql(deployment.url, 'SELECT count(*
 /** The lean generator through `target`; figures of throughput, latency and CPU per process. */
 async function ingest(running) {
   const { deployment, instances, haproxy } = running;
-  const gateways = await makeGateways(deployment, gatewayCount);
+  const gateways = await makeGateways(deployment, gatewayCount, 'ingest');
   const generator = fork(new URL('./mqtt-load.js', import.meta.url), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const messages = [];
   let waiting;
@@ -202,9 +203,10 @@ async function ingest(running) {
 /** Failover: mqtt.js gateways through the balancer, one instance killed; seconds until all publish again. */
 async function failover(running) {
   const { deployment, instances } = running;
-  const gateways = await makeGateways(deployment, failoverGateways);
+  const gateways = await makeGateways(deployment, failoverGateways, 'failover');
   const acked = new Set();
   let killedAt = 0;
+  let watching = false;
   const states = gateways.list.map(() => ({ lostAt: 0, backAt: 0 }));
   const clients = gateways.list.map((gateway, i) => {
     const client = mqtt.connect(`mqtts://${running.mqtt.host}:${running.mqtt.port}`, {
@@ -218,7 +220,7 @@ async function failover(running) {
       connectTimeout: 5_000,
     });
     client.on('close', () => {
-      if (killedAt && !states[i].lostAt) states[i].lostAt = Date.now();
+      if (watching && !states[i].lostAt) states[i].lostAt = Date.now();
     });
     client.on('error', () => {});
     return client;
@@ -238,6 +240,7 @@ async function failover(running) {
   );
   await new Promise((resolve) => setTimeout(resolve, 2_000));
   killedAt = Date.now();
+  watching = true;
   await instances[0].kill();
   // Gateways on the killed instance lose their connection as HAProxy closes it; wait until every
   // one of those publishes again (or 60 s).
@@ -245,6 +248,7 @@ async function failover(running) {
     const lost = states.filter((state) => state.lostAt);
     return lost.length > 0 && lost.every((state) => state.backAt);
   }, 'every gateway of the killed instance to publish again', 60_000);
+  watching = false;
   await new Promise((resolve) => setTimeout(resolve, 1_000));
   timers.forEach(clearInterval);
   await Promise.all(clients.map((client) => client.endAsync()));

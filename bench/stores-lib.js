@@ -181,7 +181,7 @@ export async function startServe(deployment, { customer, onLog = () => {}, logLe
       await exited;
     },
     async stop() {
-      if (child.exitCode !== null) return;
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((resolve) => child.on('exit', resolve));
       const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
       child.kill('SIGTERM');
