@@ -17,7 +17,7 @@
 //
 // Env: BENCH_RUNS (3), BENCH_GATEWAYS (200), BENCH_WINDOW (16), BENCH_SECONDS (10),
 // BENCH_WARMUP_SECONDS (3), BENCH_FAILOVER_GATEWAYS (100), BENCH_RECONNECT_MS (500).
-import { fork, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -26,10 +26,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import mqtt from 'mqtt';
 import { request } from 'undici';
-import { issueClientCertificateAsync, randomSerialHex } from '../dist/pki/ca.js';
 import { percentile, report } from './lib.js';
 import {
-  RUNS, cpuSince, cpuSnapshot, deploymentCa, dropDeployment, load, newDeployment, postgresPids, psql, startPostgres, startServe, withStore,
+  RUNS, benchGateways, cpuSince, cpuSnapshot, dropDeployment, forkGenerator, load, newDeployment, postgresPids, psql, startPostgres, startServe,
 } from './stores-lib.js';
 
 const BENCH = 'cluster';
@@ -137,42 +136,14 @@ async function startDeployment(balanced) {
   };
 }
 
-/** Gateways created through the store seam, with certificates from the deployment CA. */
-async function makeGateways(deployment, count, prefix) {
-  return withStore(deployment, async (store) => {
-    const ca = await deploymentCa(store);
-    const fresh = Array.from({ length: count }, (_, i) => ({ id: randomUUID(), name: `${prefix}-${i}`, usecase: 'picking', station: `station-${i % 10}` }));
-    await store.gateways.createAll(customer, fresh, Date.now());
-    const list = await Promise.all(
-      fresh.map(async ({ id }) => {
-        const issued = await issueClientCertificateAsync(ca, id, randomSerialHex());
-        return { id, topic: `scanhub/${customer}/gateway/${id}`, keyPem: issued.keyPem, certPem: issued.certPem };
-      }),
-    );
-    return { ca, list };
-  });
-}
-
 const storedEvents = (deployment) => Number(psql(deployment.url, 'SELECT count(*) FROM events'));
 
 /** The lean generator through `target`; figures of throughput, latency and CPU per process. */
 async function ingest(running) {
   const { deployment, instances, haproxy } = running;
-  const gateways = await makeGateways(deployment, gatewayCount, 'ingest');
-  const generator = fork(new URL('./mqtt-load.js', import.meta.url), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const messages = [];
-  let waiting;
-  generator.on('message', (m) => (waiting ? (waiting(m), (waiting = undefined)) : messages.push(m)));
-  const next = () => (messages.length ? Promise.resolve(messages.shift()) : new Promise((resolve) => (waiting = resolve)));
-  generator.send({
-    ...running.mqtt,
-    caPem: gateways.ca.certPem,
-    gateways: gateways.list,
-    window,
-    eventsPerMessage: 1,
-    warmupMs: warmupSeconds * 1000,
-    durationMs: seconds * 1000,
-  });
+  const gateways = await benchGateways(deployment, customer, gatewayCount, 'ingest');
+  const generator = forkGenerator(running.mqtt, gateways, { window, warmupSeconds, seconds });
+  const { next } = generator;
   const connected = await next();
   if (connected.type !== 'connected') throw new Error(`load generator: ${JSON.stringify(connected)}`);
   const pgPids = postgresPids(pg);
@@ -182,7 +153,7 @@ async function ingest(running) {
     haproxy: haproxy ? cpuSnapshot([haproxy.pid]) : undefined,
     generator: cpuSnapshot([generator.pid]),
   };
-  generator.send('start');
+  generator.start();
   const result = await next();
   const per1000 = (ms) => (ms / result.acked) * 1000;
   const figures = {
@@ -203,7 +174,7 @@ async function ingest(running) {
 /** Failover: mqtt.js gateways through the balancer, one instance killed; seconds until all publish again. */
 async function failover(running) {
   const { deployment, instances } = running;
-  const gateways = await makeGateways(deployment, failoverGateways, 'failover');
+  const gateways = await benchGateways(deployment, customer, failoverGateways, 'failover');
   const acked = new Set();
   let killedAt = 0;
   let watching = false;
