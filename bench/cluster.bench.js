@@ -17,7 +17,7 @@
 //
 // Env: BENCH_RUNS (3), BENCH_GATEWAYS (200), BENCH_WINDOW (16), BENCH_SECONDS (10),
 // BENCH_WARMUP_SECONDS (3), BENCH_FAILOVER_GATEWAYS (100), BENCH_RECONNECT_MS (500).
-import { fork, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -26,10 +26,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import mqtt from 'mqtt';
 import { request } from 'undici';
-import { issueClientCertificateAsync, randomSerialHex } from '../dist/pki/ca.js';
 import { percentile, report } from './lib.js';
 import {
-  RUNS, cpuSince, cpuSnapshot, deploymentCa, dropDeployment, load, newDeployment, postgresPids, psql, startPostgres, startServe, withStore,
+  RUNS, benchGateways, cpuSince, cpuSnapshot, dropDeployment, forkGenerator, load, newDeployment, postgresPids, psql, startPostgres, startServe,
 } from './stores-lib.js';
 
 const BENCH = 'cluster';
@@ -48,7 +47,8 @@ const pg = startPostgres(BENCH);
 if (!pg) process.exit(0);
 
 /** A port free on every host a moment ago. */
-async function freePort(hosts) {
+async function freePort(hostList) {
+  const hosts = [...new Set(hostList)];
   for (;;) {
     const port = 20_000 + Math.floor(Math.random() * 40_000);
     const held = [];
@@ -136,42 +136,14 @@ async function startDeployment(balanced) {
   };
 }
 
-/** Gateways created through the store seam, with certificates from the deployment CA. */
-async function makeGateways(deployment, count) {
-  return withStore(deployment, async (store) => {
-    const ca = await deploymentCa(store);
-    const fresh = Array.from({ length: count }, (_, i) => ({ id: randomUUID(), name: `bench-${i}`, usecase: 'picking', station: `station-${i % 10}` }));
-    await store.gateways.createAll(customer, fresh, Date.now());
-    const list = await Promise.all(
-      fresh.map(async ({ id }) => {
-        const issued = await issueClientCertificateAsync(ca, id, randomSerialHex());
-        return { id, topic: `scanhub/${customer}/gateway/${id}`, keyPem: issued.keyPem, certPem: issued.certPem };
-      }),
-    );
-    return { ca, list };
-  });
-}
-
 const storedEvents = (deployment) => Number(psql(deployment.url, 'SELECT count(*) FROM events'));
 
 /** The lean generator through `target`; figures of throughput, latency and CPU per process. */
 async function ingest(running) {
   const { deployment, instances, haproxy } = running;
-  const gateways = await makeGateways(deployment, gatewayCount);
-  const generator = fork(new URL('./mqtt-load.js', import.meta.url), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const messages = [];
-  let waiting;
-  generator.on('message', (m) => (waiting ? (waiting(m), (waiting = undefined)) : messages.push(m)));
-  const next = () => (messages.length ? Promise.resolve(messages.shift()) : new Promise((resolve) => (waiting = resolve)));
-  generator.send({
-    ...running.mqtt,
-    caPem: gateways.ca.certPem,
-    gateways: gateways.list,
-    window,
-    eventsPerMessage: 1,
-    warmupMs: warmupSeconds * 1000,
-    durationMs: seconds * 1000,
-  });
+  const gateways = await benchGateways(deployment, customer, gatewayCount, 'ingest');
+  const generator = forkGenerator(running.mqtt, gateways, { window, warmupSeconds, seconds });
+  const { next } = generator;
   const connected = await next();
   if (connected.type !== 'connected') throw new Error(`load generator: ${JSON.stringify(connected)}`);
   const pgPids = postgresPids(pg);
@@ -181,7 +153,7 @@ async function ingest(running) {
     haproxy: haproxy ? cpuSnapshot([haproxy.pid]) : undefined,
     generator: cpuSnapshot([generator.pid]),
   };
-  generator.send('start');
+  generator.start();
   const result = await next();
   const per1000 = (ms) => (ms / result.acked) * 1000;
   const figures = {
@@ -202,9 +174,10 @@ async function ingest(running) {
 /** Failover: mqtt.js gateways through the balancer, one instance killed; seconds until all publish again. */
 async function failover(running) {
   const { deployment, instances } = running;
-  const gateways = await makeGateways(deployment, failoverGateways);
+  const gateways = await benchGateways(deployment, customer, failoverGateways, 'failover');
   const acked = new Set();
   let killedAt = 0;
+  let watching = false;
   const states = gateways.list.map(() => ({ lostAt: 0, backAt: 0 }));
   const clients = gateways.list.map((gateway, i) => {
     const client = mqtt.connect(`mqtts://${running.mqtt.host}:${running.mqtt.port}`, {
@@ -218,7 +191,7 @@ async function failover(running) {
       connectTimeout: 5_000,
     });
     client.on('close', () => {
-      if (killedAt && !states[i].lostAt) states[i].lostAt = Date.now();
+      if (watching && !states[i].lostAt) states[i].lostAt = Date.now();
     });
     client.on('error', () => {});
     return client;
@@ -238,6 +211,7 @@ async function failover(running) {
   );
   await new Promise((resolve) => setTimeout(resolve, 2_000));
   killedAt = Date.now();
+  watching = true;
   await instances[0].kill();
   // Gateways on the killed instance lose their connection as HAProxy closes it; wait until every
   // one of those publishes again (or 60 s).
@@ -245,6 +219,7 @@ async function failover(running) {
     const lost = states.filter((state) => state.lostAt);
     return lost.length > 0 && lost.every((state) => state.backAt);
   }, 'every gateway of the killed instance to publish again', 60_000);
+  watching = false;
   await new Promise((resolve) => setTimeout(resolve, 1_000));
   timers.forEach(clearInterval);
   await Promise.all(clients.map((client) => client.endAsync()));
