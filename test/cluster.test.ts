@@ -86,7 +86,7 @@ describePostgres('several scanhub serve processes on one PostgreSQL behind HAPro
     expect(caOf(provisioned[0]!.pkcs12)).toBe(caOf(provisioned[1]!.pkcs12));
   });
 
-  it('takes on instance B the IdToken, the page token and the signed link that instance A made', async () => {
+  it('takes on instance B the IdToken, the page token, the signed link and the provisioning token that instance A made', async () => {
     const [a, b] = cluster.instances;
     const token = await login(a!.url);
     const onB = await call(b!.url, 'GET', '/acme/gateways', { token });
@@ -107,6 +107,15 @@ describePostgres('several scanhub serve processes on one PostgreSQL behind HAPro
     const download = await call(b!.url, 'GET', link.pathname + link.search);
     expect(download.status).toBe(200);
     expect(download.text).toMatch(/^id,/);
+
+    // A provisioning token prepared on A is redeemed on B.
+    const gateway = await call(a!.url, 'POST', '/acme/gateways', { token, json: { name: 'across', usecase: 'picking', station: 's1' } });
+    const gatewayId = (gateway.body as { id: string }).id;
+    const prepared = await call(a!.url, 'POST', `/acme/gateways/${gatewayId}/prepare-provisioning`, { token });
+    const { registration_path, token: provisioningToken } = prepared.body as { registration_path: string; token: string };
+    const redeemed = await call(b!.url, 'POST', registration_path, { json: { token: provisioningToken } });
+    expect(redeemed.status).toBe(200);
+    expect((redeemed.body as { certificate_common_name: string }).certificate_common_name).toBe(gatewayId);
   });
 
   it('names the client behind the balancer: X-Forwarded-For on the API, the PROXY header on MQTT', async () => {
