@@ -66,6 +66,7 @@ export class Exporter {
   private poller: NodeJS.Timeout | undefined;
   private pumping: Promise<void> | undefined;
   private pumpAgain = false;
+  private claimsFailing = false;
   private closed = false;
   private log: ExportLog | undefined;
 
@@ -198,7 +199,17 @@ export class Exporter {
       return;
     }
     this.pumping = this.pump()
-      .catch((error: unknown) => this.log?.error({ err: error }, 'claiming export tasks failed'))
+      .then(
+        () => {
+          if (this.claimsFailing) this.log?.info({}, 'claiming export tasks works again');
+          this.claimsFailing = false;
+        },
+        (error: unknown) => {
+          // Said once, not every poll, while the database is unreachable.
+          if (!this.claimsFailing) this.log?.error({ err: error }, 'claiming export tasks failed');
+          this.claimsFailing = true;
+        },
+      )
       .finally(() => {
         this.pumping = undefined;
         if (this.pumpAgain) {

@@ -36,10 +36,10 @@ function recordingLog(): ExportLog & { lines: { msg: string; task?: string }[]; 
   };
 }
 
-/** The repository with `renew` replaced. */
-function withRenew(tasks: ExportTaskRepository, renew: ExportTaskRepository['renew']): ExportTaskRepository {
+/** The repository with some methods replaced, the others its own. */
+function replacing(tasks: ExportTaskRepository, methods: Partial<ExportTaskRepository>): ExportTaskRepository {
   return new Proxy(tasks, {
-    get: (target, key) => (key === 'renew' ? renew : (Reflect.get(target, key) as (...args: unknown[]) => unknown).bind(target)),
+    get: (target, key) => (methods as Record<string | symbol, unknown>)[key] ?? (Reflect.get(target, key) as (...args: unknown[]) => unknown).bind(target),
   });
 }
 
@@ -192,7 +192,7 @@ function leaseSuite(kind: 'sqlite' | 'postgres'): void {
         return a.exportTasks.renew(id, owner, until);
       };
       const log = recordingLog();
-      const loser = exporterOn({ exportTasks: withRenew(a.exportTasks, stealing), locks: a.locks, locator: a.locator }, { ...SHORT_LEASE, renewMs: 3_600_000 });
+      const loser = exporterOn({ exportTasks: replacing(a.exportTasks, { renew: stealing }), locks: a.locks, locator: a.locator }, { ...SHORT_LEASE, renewMs: 3_600_000 });
       await loser.start(log);
       const requested = await loser.request(CUSTOMER, 'u', { start: fixture.start, end: fixture.end });
       await log.when('export lease lost: its outcome is another instance\'s');
@@ -216,19 +216,28 @@ function leaseSuite(kind: 'sqlite' | 'postgres'): void {
       });
     });
 
+    it('say once that claiming fails while the database refuses, and when it works again', async () => {
+      let refusals = 3;
+      const claim: ExportTaskRepository['claim'] = async (...args) => {
+        if (refusals-- > 0) throw new Error('PostgreSQL is unavailable: connection refused');
+        return a.exportTasks.claim(...args);
+      };
+      const log = recordingLog();
+      await exporterOn({ exportTasks: replacing(a.exportTasks, { claim }), locks: a.locks, locator: a.locator }, SHORT_LEASE).start(log);
+      await log.when('claiming export tasks works again');
+      expect(log.lines.map((line) => line.msg)).toEqual(['claiming export tasks failed', 'claiming export tasks works again']);
+    });
+
     it('release the running tasks on close, so another instance takes them at once, and reject their waiters', async () => {
       await a.events.insert(CUSTOMER, fixture.rows);
       let claimedOne!: () => void;
       const claimed = new Promise<void>((resolve) => (claimedOne = resolve));
-      const tasks = new Proxy(a.exportTasks, {
-        get: (target, key) =>
-          key === 'claim'
-            ? async (...args: Parameters<ExportTaskRepository['claim']>) => {
-                const got = await target.claim(...args);
-                if (got) claimedOne();
-                return got;
-              }
-            : (Reflect.get(target, key) as (...args: unknown[]) => unknown).bind(target),
+      const tasks = replacing(a.exportTasks, {
+        claim: async (...args) => {
+          const got = await a.exportTasks.claim(...args);
+          if (got) claimedOne();
+          return got;
+        },
       });
       const stopping = exporterOn({ exportTasks: tasks, locks: a.locks, locator: a.locator });
       const requested = await stopping.request(CUSTOMER, 'u', { start: fixture.start, end: fixture.end });
