@@ -491,8 +491,38 @@ export interface SecretRepository {
 }
 
 /** A store: every repository over one database, opened by openStore (src/store/open.ts). */
+/**
+ * What one instance tells every other (and itself): on PostgreSQL `NOTIFY scanhub` (DESIGN.md
+ * "Scale-out"), on SQLite within the one process. Short field names: a NOTIFY payload is at most
+ * 8,000 bytes.
+ */
+export type Signal =
+  /** The gateway was deleted: whoever holds its MQTT connection closes it. Sent by the store with the deletion itself. */
+  | { kind: 'gateway-deleted'; gateway_id: string }
+  /** These gateways connected to `instance`: any other instance closes its older connection of each. */
+  | { kind: 'gateways-connected'; instance: string; gateway_ids: string[] };
+
+export interface SignalBus {
+  /**
+   * Hears every signal from now on, sent by any instance (this one too), until the returned
+   * function is called. The first subscription starts listening.
+   */
+  subscribe(handler: (signal: Signal) => void): () => void;
+  /** Sends a signal to every instance; resolves once the database took it. */
+  publish(signal: Signal): Promise<void>;
+  /**
+   * Called each time listening resumes after a gap (the database restarted): signals sent
+   * meanwhile were not heard, so holders of state check it again.
+   */
+  onResume(handler: () => void): () => void;
+  /** Why signals of other instances cannot be heard now (for /healthz); undefined while listening. */
+  fault(): string | undefined;
+}
+
 export interface Store {
   readonly locator: StoreLocator;
+  /** Signals between instances (on SQLite, within this process). */
+  readonly signals: SignalBus;
   readonly customers: CustomerRepository;
   readonly users: UserRepository;
   readonly features: FeatureRepository;

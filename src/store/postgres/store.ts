@@ -13,6 +13,7 @@ import { applyMigrations } from './migrations/index.js';
 import { Database, mapFailure } from './pool.js';
 import { PgProvisioning } from './provisioning.js';
 import { PgSecrets } from './secrets.js';
+import { PgSignals } from './signals.js';
 import { PgCustomers, PgUsers } from './users.js';
 
 export type PostgresLocator = Extract<StoreLocator, { kind: 'postgres' }>;
@@ -52,6 +53,7 @@ class PostgresStore implements Store {
   readonly deadLetters;
   readonly secrets;
   readonly locks;
+  readonly signals;
   private closing: Promise<void> | undefined;
 
   constructor(
@@ -72,6 +74,7 @@ class PostgresStore implements Store {
     this.deadLetters = new PgDeadLetters(db);
     this.secrets = new PgSecrets(db, locator.masterKey);
     this.locks = new PgLocks(db);
+    this.signals = new PgSignals(locator.url, db);
   }
 
   ping(): Promise<void> {
@@ -79,7 +82,7 @@ class PostgresStore implements Store {
   }
 
   close(): Promise<void> {
-    this.closing ??= this.db.close();
+    this.closing ??= this.signals.close().then(() => this.db.close());
     return this.closing;
   }
 }

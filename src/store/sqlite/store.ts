@@ -21,6 +21,7 @@ import {
   type StorePurpose,
   type UserRepository,
 } from '../ports.js';
+import { LocalSignals } from '../local-signals.js';
 import { AssetStore } from './assets.js';
 import { CustomerStore } from './customers.js';
 import { DeadLetterStore } from './dead-letters.js';
@@ -71,6 +72,8 @@ export class SqliteStore implements Store {
   readonly deadLetters: DeadLetterRepository;
   readonly secrets: SecretRepository;
   readonly locks: LockRepository;
+  /** One process per data directory: signals stay in it. */
+  readonly signals = new LocalSignals();
   private readonly pool: () => JobAnalysisPool;
   private poolStarted = false;
   private closed = false;
@@ -140,7 +143,12 @@ export class SqliteStore implements Store {
       createAll: async (customerId, list, now) => gateways().createAll(customerId, list, now),
       page: async (customerId, after, limit) => gateways().page(customerId, after, limit),
       update: async (customerId, id, changes, expected, now) => gateways().update(customerId, id, changes, expected, now),
-      markDeleted: async (customerId, id, now) => gateways().markDeleted(customerId, id, now),
+      markDeleted: async (customerId, id, now) => {
+        const deleted = gateways().markDeleted(customerId, id, now);
+        // Committed: the broker of this process closes the gateway's connection.
+        if (deleted) this.signals.deliver({ kind: 'gateway-deleted', gateway_id: id.toLowerCase() });
+        return deleted;
+      },
     };
     this.provisioning = {
       prepare: async (customerId, preparation, now) => provisioning().prepare(customerId, preparation, now),
