@@ -8,6 +8,7 @@ import { PgGateways } from './gateways.js';
 import { PgIngest } from './ingest.js';
 import { PgJobAnalysis } from './job-analysis.js';
 import { PgJobConfigs } from './job-configs.js';
+import { PgLocks } from './locks.js';
 import { applyMigrations } from './migrations/index.js';
 import { Database, mapFailure } from './pool.js';
 import { PgProvisioning } from './provisioning.js';
@@ -51,6 +52,7 @@ class PostgresStore implements Store {
   readonly assets;
   readonly deadLetters;
   readonly secrets;
+  readonly locks;
   readonly signals;
   private closing: Promise<void> | undefined;
 
@@ -71,6 +73,7 @@ class PostgresStore implements Store {
     this.assets = new PgAssets(db);
     this.deadLetters = new PgDeadLetters(db);
     this.secrets = new PgSecrets(db, locator.masterKey);
+    this.locks = new PgLocks(db);
     this.signals = new PgSignals(locator.url, db);
   }
 
