@@ -23,16 +23,18 @@ export function registerOperatorMigrateCommand(operator: Command): void {
       const { MigrationRefused, migrateToPostgres } = await import('../store/migrate.js');
       let summary: Awaited<ReturnType<typeof migrateToPostgres>>;
       try {
-        summary = await migrateToPostgres({ dataDir, url: locator.url, masterKey: locator.masterKey, blobDir });
+        // Progress only for a person watching: a million events take about half a minute.
+        const onTable = process.stderr.isTTY ? (table: string, rows: number) => io.err(`Copying ${table}: ${rows} row${rows === 1 ? '' : 's'}...`) : undefined;
+        summary = await migrateToPostgres({ dataDir, url: locator.url, masterKey: locator.masterKey, blobDir, onTable });
       } catch (error) {
         if (error instanceof MigrationRefused) throw new CliError(error.message, Exit.USAGE, { cause: error });
         const reason = String((error as Error)?.message ?? error).split('\n')[0];
         throw new CliError(`the migration failed and nothing was stored in PostgreSQL: ${reason}`, Exit.ERROR, { cause: error });
       }
       printList(io, summary.tables, [
-        { header: 'table', value: (t) => t.table },
-        { header: 'sqlite', value: (t) => t.sqlite },
-        { header: 'postgresql', value: (t) => t.postgresql },
+        { header: 'TABLE', value: (t) => t.table },
+        { header: 'SQLITE', value: (t) => t.sqlite },
+        { header: 'POSTGRESQL', value: (t) => t.postgresql },
       ]);
       if (summary.replacedNul > 0) {
         const [values, hold] = summary.replacedNul === 1 ? ['text value', 'it holds'] : ['text values', 'they hold'];

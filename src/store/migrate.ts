@@ -31,6 +31,8 @@ export interface MigrationOptions {
   masterKey: Uint8Array;
   /** The cluster's blob directory: when it is not the data directory, the files are copied there. */
   blobDir: string;
+  /** Told before each table is copied (progress on a terminal). */
+  onTable?: (table: string, rows: number) => void;
 }
 
 /** One line of the summary: a table and its rows on each side (`secrets`: files and rows). */
@@ -78,7 +80,7 @@ export async function migrateToPostgres(options: MigrationOptions): Promise<Migr
       }
       const writer = await connect(options);
       try {
-        return await copy(reader, writer, files);
+        return await copy(reader, writer, files, options.onTable);
       } finally {
         await writer.close();
       }
@@ -101,7 +103,12 @@ async function connect(options: MigrationOptions): Promise<PgDeploymentWriter> {
 }
 
 /** Checks that the target is empty, migrates it, and copies everything in one transaction. */
-async function copy(reader: SqliteDeploymentReader, writer: PgDeploymentWriter, files: BlobCopyPlan): Promise<MigrationSummary> {
+async function copy(
+  reader: SqliteDeploymentReader,
+  writer: PgDeploymentWriter,
+  files: BlobCopyPlan,
+  onTable: MigrationOptions['onTable'],
+): Promise<MigrationSummary> {
   const occupied = await writer.tablesWithRows(TARGET_TABLES);
   if (occupied.length > 0) throw notEmpty(occupied);
   await writer.migrate();
@@ -114,6 +121,7 @@ async function copy(reader: SqliteDeploymentReader, writer: PgDeploymentWriter, 
       const summary: MigrationSummary = { tables: [], replacedNul: 0, files };
       for (const table of COPIED_TABLES) {
         const sqlite = reader.count(table);
+        onTable?.(table.name, sqlite);
         const outcome = await target.copy(table, reader.rows(table));
         const postgresql = await target.count(table.name);
         if (outcome.rows !== sqlite || postgresql !== sqlite) {
