@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { linkSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { readIfExists } from './secrets.js';
 
 /**
  * The lock of a SQLite data directory: `scanhub.pid`, holding the pid of the one process that has
@@ -144,13 +145,4 @@ function held(file: string, content: string): DataDirLock {
   };
   process.on('exit', release);
   return { file, release };
-}
-
-function readIfExists(file: string): string | undefined {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
 }
