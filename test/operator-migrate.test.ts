@@ -436,6 +436,21 @@ describePostgres('scanhub operator migrate', () => {
     expect(await pgCounts(database)).toEqual(EMPTY);
   });
 
+  it('refuses a --blob-dir that holds another file under the name of one to copy: exit 2, one line, nothing written', async () => {
+    const database = await freshDatabase();
+    const blobDir = join(root, 'blobs-taken');
+    const [exportFile] = readdirSync(join(dataDir, 'exports'));
+    mkdirSync(join(blobDir, 'exports'), { recursive: true });
+    writeFileSync(join(blobDir, 'exports', exportFile!), 'another file\n');
+    expect(await migrate(['--data-dir', dataDir, '--database', database, '--blob-dir', blobDir])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `scanhub: --blob-dir ${blobDir} holds exports/${exportFile} with other content than ${join(dataDir, 'exports', exportFile!)}: give an empty blob directory\n`,
+    });
+    expect(readdirSync(join(blobDir))).toEqual(['exports']);
+    expect(await pgCounts(database)).toEqual(EMPTY);
+  });
+
   it('a failure in the middle of the copy leaves the database empty and the blob directory as it was; a second run then succeeds', async () => {
     const database = await freshDatabase();
     // The schema first, then a trigger that refuses the rows of a table copied late (after events).

@@ -56,10 +56,14 @@ export class SqliteDeploymentReader {
     return this.secrets.get(name);
   }
 
+  /** Ends the read transaction (it wrote nothing) and closes the database. */
   close(): void {
     if (!this.db.open) return;
-    if (this.db.inTransaction) this.db.exec('COMMIT');
-    this.db.close();
+    try {
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+    } finally {
+      this.db.close();
+    }
   }
 }
 
