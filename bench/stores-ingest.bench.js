@@ -8,14 +8,11 @@
 // and of the PostgreSQL processes (/proc/<pid>/stat, warm-up and drain included).
 // Env: BENCH_RUNS (3), BENCH_GATEWAYS (200), BENCH_WINDOW (16), BENCH_SECONDS (10),
 // BENCH_WARMUP_SECONDS (3), BENCH_STORES (sqlite,postgres).
-import { fork } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { issueClientCertificateAsync, randomSerialHex } from '../dist/pki/ca.js';
 import { openDatabase } from '../dist/store/sqlite/open.js';
 import { report } from './lib.js';
 import {
-  RUNS, cpuSince, cpuSnapshot, deploymentCa, dropDeployment, load, newDeployment, postgresPids, psql, startPostgres, startServe, summarize, withStore,
+  RUNS, benchGateways, cpuSince, cpuSnapshot, dropDeployment, forkGenerator, load, newDeployment, postgresPids, psql, startPostgres, startServe, summarize,
 } from './stores-lib.js';
 
 const BENCH = 'stores-ingest';
@@ -44,40 +41,15 @@ async function oneRun(kind) {
   const deployment = newDeployment(kind, pg, { prefix: 'ingest' });
   const server = await startServe(deployment, { customer, logLevel: 'warn' });
   try {
-    const gateways = await withStore(deployment, async (store) => {
-      const ca = await deploymentCa(store);
-      const fresh = Array.from({ length: gatewayCount }, (_, i) => ({ id: randomUUID(), name: `bench-${i}`, usecase: 'picking', station: `station-${i % 10}` }));
-      await store.gateways.createAll(customer, fresh, Date.now());
-      const list = await Promise.all(
-        fresh.map(async ({ id }) => {
-          const issued = await issueClientCertificateAsync(ca, id, randomSerialHex());
-          return { id, topic: `scanhub/${customer}/gateway/${id}`, keyPem: issued.keyPem, certPem: issued.certPem };
-        }),
-      );
-      return { ca, list };
-    });
-
-    const generator = fork(new URL('./mqtt-load.js', import.meta.url), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    const messages = [];
-    let waiting;
-    generator.on('message', (m) => (waiting ? (waiting(m), (waiting = undefined)) : messages.push(m)));
-    const next = () => (messages.length ? Promise.resolve(messages.shift()) : new Promise((resolve) => (waiting = resolve)));
-    generator.send({
-      host: '127.0.0.1',
-      port: server.mqttPort,
-      caPem: gateways.ca.certPem,
-      gateways: gateways.list,
-      window,
-      eventsPerMessage: 1,
-      warmupMs: warmupSeconds * 1000,
-      durationMs: seconds * 1000,
-    });
+    const gateways = await benchGateways(deployment, customer, gatewayCount);
+    const generator = forkGenerator({ host: '127.0.0.1', port: server.mqttPort }, gateways, { window, warmupSeconds, seconds });
+    const { next } = generator;
     const connected = await next();
     if (connected.type !== 'connected') throw new Error(`load generator: ${JSON.stringify(connected)}`);
     const pgPids = postgresPids(pg && kind === 'postgres' ? pg : undefined);
     const serveCpu = cpuSnapshot([server.pid]);
     const pgCpu = cpuSnapshot(pgPids);
-    generator.send('start');
+    generator.start();
     const result = await next();
     const serveMs = cpuSince(serveCpu);
     const pgMs = kind === 'postgres' ? cpuSince(pgCpu, postgresPids(pg)) : 0;

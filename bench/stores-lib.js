@@ -4,7 +4,7 @@
 // PostgreSQL is a throwaway cluster of scripts/postgres.sh (started here, stopped at exit), one
 // fresh database per deployment. When no server can be started, the PostgreSQL side is skipped
 // with a printed reason (and the SQLite side still runs).
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, fork, spawn, spawnSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { openStore } from '../dist/store/open.js';
-import { loadOrCreateCa } from '../dist/pki/ca.js';
+import { issueClientCertificateAsync, loadOrCreateCa, randomSerialHex } from '../dist/pki/ca.js';
 import { percentile, report } from './lib.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -128,12 +128,14 @@ export function dropDeployment(deployment) {
 
 /**
  * `scanhub serve` over the deployment as its own process; resolves once it listens, with its URL,
- * MQTT port and pid. `onLog` receives each JSON log line of its stdout.
+ * MQTT port and pid. `onLog` receives each JSON log line of its stdout. `args` come after the
+ * defaults (a later flag wins); `dataDir` is another instance's own directory on one database.
  */
-export async function startServe(deployment, { customer, onLog = () => {}, logLevel = 'info' } = {}) {
-  const args = [BIN, 'serve', '--data-dir', deployment.dataDir, '--port', '0', '--mqtt-port', '0', '--mqtt-public-host', 'localhost'];
+export async function startServe(deployment, { customer, onLog = () => {}, logLevel = 'info', args: extraArgs = [], env: extraEnv = {}, dataDir = deployment.dataDir } = {}) {
+  const args = [BIN, 'serve', '--data-dir', dataDir, '--port', '0', '--mqtt-port', '0', '--mqtt-public-host', 'localhost', ...extraArgs];
   const env = {
     ...process.env,
+    ...extraEnv,
     SCANHUB_LOG_LEVEL: logLevel,
     SCANHUB_CUSTOMER_ID: customer,
     SCANHUB_ADMIN_EMAIL: ADMIN_EMAIL,
@@ -171,8 +173,15 @@ export async function startServe(deployment, { customer, onLog = () => {}, logLe
     url,
     mqttPort,
     pid: child.pid,
+    /** kill -9; resolves once the process is gone. */
+    async kill() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.on('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+    },
     async stop() {
-      if (child.exitCode !== null) return;
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((resolve) => child.on('exit', resolve));
       const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
       child.kill('SIGTERM');
@@ -201,6 +210,53 @@ export async function withStore(deployment, work, purpose = 'server') {
 /** The deployment's CA (through the store's secrets, as serve loads it). */
 export function deploymentCa(store) {
   return loadOrCreateCa(store.secrets);
+}
+
+/**
+ * `count` gateways of the customer created through the store seam, named `<prefix>-<i>`, each with
+ * a client certificate from the deployment CA: `{ ca, list: [{ id, topic, keyPem, certPem }] }`.
+ */
+export async function benchGateways(deployment, customer, count, prefix = 'bench') {
+  return withStore(deployment, async (store) => {
+    const ca = await deploymentCa(store);
+    const fresh = Array.from({ length: count }, (_, i) => ({ id: randomUUID(), name: `${prefix}-${i}`, usecase: 'picking', station: `station-${i % 10}` }));
+    await store.gateways.createAll(customer, fresh, Date.now());
+    const list = await Promise.all(
+      fresh.map(async ({ id }) => {
+        const issued = await issueClientCertificateAsync(ca, id, randomSerialHex());
+        return { id, topic: `scanhub/${customer}/gateway/${id}`, keyPem: issued.keyPem, certPem: issued.certPem };
+      }),
+    );
+    return { ca, list };
+  });
+}
+
+/**
+ * The load generator (bench/mqtt-load.js) in its own process, each of the gateways (benchGateways)
+ * publishing one event per QoS 1 message to `target` ({ host, port }) with `window` in flight:
+ * `next()` resolves with each message it sends back ('connected', then the results after `start()`).
+ */
+export function forkGenerator(target, gateways, { window, warmupSeconds, seconds }) {
+  const config = {
+    ...target,
+    caPem: gateways.ca.certPem,
+    gateways: gateways.list,
+    window,
+    eventsPerMessage: 1,
+    warmupMs: warmupSeconds * 1000,
+    durationMs: seconds * 1000,
+  };
+  const generator = fork(new URL('./mqtt-load.js', import.meta.url), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const messages = [];
+  let waiting;
+  generator.on('message', (m) => (waiting ? (waiting(m), (waiting = undefined)) : messages.push(m)));
+  generator.send(config);
+  return {
+    pid: generator.pid,
+    next: () => (messages.length ? Promise.resolve(messages.shift()) : new Promise((resolve) => (waiting = resolve))),
+    start: () => generator.send('start'),
+    kill: () => generator.kill(),
+  };
 }
 
 /** Logs in as the bench administrator; the IdToken. */

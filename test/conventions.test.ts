@@ -214,7 +214,7 @@ const errors: Scenario<Foundation>[] = [
     method: 'GET',
     path: '/healthz',
     status: 200,
-    fields: { status: 'ok', http: 'ok', mqtt: 'ok', database: 'ok' },
+    fields: { status: 'ok', http: 'ok', mqtt: 'ok', database: 'ok', signals: 'ok' },
     check: (answer) => expect(answer.headers).toMatchObject(CORS),
   },
 ];

@@ -7,14 +7,17 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { countRows } from './helpers/store-rows.js';
 import { hashPassword } from '../src/auth/passwords.js';
 import { ApiClient, ApiError } from '../src/client/api.js';
-import { Exporter, splitRange } from '../src/export/exporter.js';
+import { Exporter } from '../src/export/exporter.js';
+import { splitRange } from '../src/export/parts.js';
 import { startServer } from '../src/server/serve.js';
 import { ExportTaskStore } from '../src/store/sqlite/export-tasks.js';
 import { applyMigrations, migrations } from '../src/store/sqlite/migrations/index.js';
+import { openStore, sqliteLocator } from '../src/store/open.js';
 import { eventRow, oldestFirst } from './helpers/events.js';
 import { exportFixture } from './helpers/fixtures.js';
 import { CUSTOMER, startTestServer, type TestServer } from './helpers/server.js';
-import { insertCustomer, insertEvents } from './helpers/job-rows.js';
+import { insertEvents } from './helpers/job-rows.js';
+import { ownDatabase } from './helpers/test-store.js';
 
 const START = Date.UTC(2024, 4, 2, 0, 0, 0);
 const DAY = 24 * 3600 * 1000;
@@ -239,63 +242,70 @@ describe('exports written in parts', () => {
 
   it('give the same file in 1, 2 or 3 parts: one header, every event once, oldest first, across the cuts', async () => {
     // Events on both sides of each cut of [0, 3000) into three, many in the cut's millisecond, and an empty middle part.
-    const customer = 'parts';
     const rows = [0, 999, 1000, 1000, 1000, 1999, 2000, 2000, 2999].map((created, i) => eventRow({ created: START + created, scan_code: `code ${i}, "${created}"` }));
     rows.push(...Array.from({ length: 40 }, (_, i) => eventRow({ created: START + 2000, device_id: `same-ms-${i}` })));
     const noon = rows.filter((row) => row.created !== START + 1999 && row.created !== START + 1000).map((row) => ({ ...row, id: randomUUID() }));
-    const ctx = t.server.ctx;
-    await insertCustomer(t.server, customer);
-    await insertEvents(t.server, customer, rows);
-    const exported = async (parts: number, range: { start: number; end: number }) => {
-      const exporter = new Exporter({ store: ctx.store, dataDir: t.dataDir, clock: () => now, parts });
-      const task = await exporter.finished(await exporter.request(customer, 'user', range));
-      await exporter.close();
-      expect(task).toMatchObject({ status: 'SUCCESSFUL' });
-      expect(readdirSync(join(t.dataDir, 'exports')).filter((f) => f.includes('partial'))).toEqual([]);
-      return { rows: task.rows, csv: readFileSync(join(t.dataDir, task.file!), 'utf8') };
-    };
-    const whole = await exported(1, { start: START, end: START + 3000 });
-    expect(whole.rows).toBe(49);
-    const lines = whole.csv.split(/\r\n(?=[0-9a-f]{8}-)/);
-    expect(lines).toHaveLength(50);
-    expect(lines.slice(1).map((line) => line.slice(0, 36))).toEqual(oldestFirst(rows).map((row) => row.id));
-    expect(await exported(2, { start: START, end: START + 3000 })).toEqual(whole);
-    expect(await exported(3, { start: START, end: START + 3000 })).toEqual(whole);
-    // A part with no events at all (the middle third here) adds nothing.
-    await insertCustomer(t.server, 'noon');
-    await insertEvents(t.server, 'noon', noon);
-    const sparse = await (async () => {
-      const exporter = new Exporter({ store: ctx.store, dataDir: t.dataDir, clock: () => now, parts: 3 });
-      const task = await exporter.finished(await exporter.request('noon', 'user', { start: START, end: START + 3000 }));
-      await exporter.close();
-      return readFileSync(join(t.dataDir, task.file!), 'utf8');
-    })();
-    const sparseIds = sparse.split(/\r\n(?=[0-9a-f]{8}-)/).slice(1).map((line) => line.slice(0, 36));
-    expect(sparseIds).toEqual(oldestFirst(noon).map((row) => row.id));
+    // A database of its own: the server's exporter claims every task of its database.
+    const database = await ownDatabase();
+    try {
+      const store = await database.open();
+      for (const customer of ['parts', 'noon']) {
+        await store.customers.createWithAdmin(customer, { id: randomUUID(), customer_id: customer, email: `admin@${customer}.example`, roles: ['ADMIN_ROLE'], created: 0 }, 0);
+      }
+      await store.events.insert('parts', rows);
+      await store.events.insert('noon', noon);
+      const exported = async (customer: string, parts: number) => {
+        const exporter = new Exporter({ store, dataDir: database.dataDir, clock: () => now, parts });
+        const task = await exporter.finished(await exporter.request(customer, 'user', { start: START, end: START + 3000 }));
+        await exporter.close();
+        expect(task).toMatchObject({ status: 'SUCCESSFUL' });
+        expect(readdirSync(join(database.dataDir, 'exports')).filter((f) => f.includes('partial'))).toEqual([]);
+        return { rows: task.rows, csv: readFileSync(join(database.dataDir, task.file!), 'utf8') };
+      };
+      const whole = await exported('parts', 1);
+      expect(whole.rows).toBe(49);
+      const lines = whole.csv.split(/\r\n(?=[0-9a-f]{8}-)/);
+      expect(lines).toHaveLength(50);
+      expect(lines.slice(1).map((line) => line.slice(0, 36))).toEqual(oldestFirst(rows).map((row) => row.id));
+      expect(await exported('parts', 2)).toEqual(whole);
+      expect(await exported('parts', 3)).toEqual(whole);
+      // A part with no events at all (the middle third here) adds nothing.
+      const sparse = (await exported('noon', 3)).csv;
+      const sparseIds = sparse.split(/\r\n(?=[0-9a-f]{8}-)/).slice(1).map((line) => line.slice(0, 36));
+      expect(sparseIds).toEqual(oldestFirst(noon).map((row) => row.id));
+    } finally {
+      await database.close();
+    }
   });
 });
 
 describe('a failed export part', () => {
   it('fails the task, removes every part file, and the exporter goes on with the next task', async () => {
-    const ctx = t.server.ctx;
-    const options = { dataDir: t.dataDir, clock: () => now, parts: 2, concurrency: 1 };
-    // The workers open the store by its locator: this database file does not exist.
-    const locator = { kind: 'sqlite' as const, file: join(t.dataDir, 'no-such.db'), dataDir: t.dataDir };
-    const broken = new Exporter({ ...options, store: { exportTasks: ctx.store.exportTasks, locator } });
-    // Two tasks, one at a time: the second runs (and fails) after the first failed.
-    const first = await broken.request(CUSTOMER, 'user', { start: fixture.start, end: fixture.end });
-    const second = await broken.request(CUSTOMER, 'user', { start: fixture.start, end: fixture.end });
-    const [task, next] = await Promise.all([broken.finished(first), broken.finished(second)]);
-    await broken.close();
-    expect(task).toMatchObject({ status: 'FAILED', file: null });
-    expect(task.failure).toMatch(/^writing .*\.csv\.partial failed: SQLITE_CANTOPEN: unable to open database file$/);
-    expect(next).toMatchObject({ status: 'FAILED', file: null });
-    expect(readdirSync(join(t.dataDir, 'exports')).filter((name) => name.startsWith(task.id) || name.startsWith(next.id))).toEqual([]);
+    const database = await ownDatabase();
+    try {
+      const store = await database.open();
+      await store.customers.createWithAdmin(CUSTOMER, { id: randomUUID(), customer_id: CUSTOMER, email: 'admin@example.com', roles: ['ADMIN_ROLE'], created: 0 }, 0);
+      const options = { dataDir: database.dataDir, clock: () => now, parts: 2, concurrency: 1 };
+      // The workers open the store by its locator: this database file does not exist.
+      const locator = { kind: 'sqlite' as const, file: join(database.dataDir, 'no-such.db'), dataDir: database.dataDir };
+      const broken = new Exporter({ ...options, store: { exportTasks: store.exportTasks, locks: store.locks, locator } });
+      // Two tasks, one at a time: the second runs (and fails) after the first failed.
+      const first = await broken.request(CUSTOMER, 'user', { start: fixture.start, end: fixture.end });
+      const second = await broken.request(CUSTOMER, 'user', { start: fixture.start, end: fixture.end });
+      const [task, next] = await Promise.all([broken.finished(first), broken.finished(second)]);
+      await broken.close();
+      expect(task).toMatchObject({ status: 'FAILED', file: null });
+      expect(task.failure).toMatch(/^writing .*\.csv\.partial failed: SQLITE_CANTOPEN: unable to open database file$/);
+      expect(next).toMatchObject({ status: 'FAILED', file: null });
+      expect(readdirSync(join(database.dataDir, 'exports'))).toEqual([]);
+    } finally {
+      await database.close();
+    }
   });
 });
 
-describe('export tasks across a restart', () => {
-  it('fail when left PENDING, lose partial files, and have old files swept at start-up', async () => {
+describe('export tasks across a restart (SQLite: one process per data directory)', () => {
+  it('run again from the beginning when left PENDING, lose the partial files of the dead run, and have old files swept at start-up', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'scanhub-test-'));
     let clock = START;
     const options = {
@@ -310,25 +320,24 @@ describe('export tasks across a restart', () => {
     };
     try {
       const first = await startServer(options);
-      const ctx = first.ctx;
-      const admin = (await ctx.store.users.byEmail('admin@example.com'))!;
-      const abandoned = await ctx.store.exportTasks.create({ id: 'abandoned', customer_id: CUSTOMER, requested_by: admin.id, start_time: 0, end_time: 1, cells: 'safe', requested: clock });
-      const finished = await ctx.exporter.request(CUSTOMER, admin.id, { start: 0, end: 1 });
-      await ctx.exporter.finished(finished);
-      writeFileSync(join(dataDir, 'exports', 'abandoned.csv.partial'), 'id,cl');
-      expect(abandoned.status).toBe('PENDING');
+      const admin = (await first.ctx.store.users.byEmail('admin@example.com'))!;
+      const finished = await first.ctx.exporter.request(CUSTOMER, admin.id, { start: 0, end: 1 });
+      await first.ctx.exporter.finished(finished);
       await first.close();
+
+      // What a process killed while exporting leaves: a task PENDING under its lease, and its partial file.
+      const store = await openStore(sqliteLocator(dataDir), 'server');
+      const abandoned = await store.exportTasks.create({ id: 'abandoned', customer_id: CUSTOMER, requested_by: admin.id, start_time: 0, end_time: 1, cells: 'safe', requested: clock });
+      expect(await store.exportTasks.claim('a-process-that-was-killed', Date.now(), 3_600_000)).toMatchObject({ id: 'abandoned', attempts: 1 });
+      await store.close();
+      writeFileSync(join(dataDir, 'exports', 'abandoned.a1.csv.partial'), 'id,cl');
 
       clock = START + DAY + 1;
       const second = await startServer(options);
       try {
-        expect(await second.ctx.store.exportTasks.byId(CUSTOMER, 'abandoned')).toMatchObject({
-          status: 'FAILED',
-          completed: clock,
-          failure: 'the server stopped before the export finished',
-        });
+        expect(await second.ctx.exporter.finished(abandoned)).toMatchObject({ status: 'SUCCESSFUL', rows: 0, completed: clock, file: 'exports/abandoned.csv' });
         expect(await second.ctx.store.exportTasks.byId(CUSTOMER, finished.id)).toMatchObject({ status: 'SUCCESSFUL', file: null });
-        expect(readdirSync(join(dataDir, 'exports'))).toEqual([]);
+        expect(readdirSync(join(dataDir, 'exports'))).toEqual(['abandoned.csv']);
       } finally {
         await second.close();
       }
@@ -349,7 +358,7 @@ describe('migration 0006_export_cells', () => {
       }
       db.exec(`INSERT INTO customers (id, created) VALUES ('c', 0)`);
       db.exec(`INSERT INTO export_tasks (id, customer_id, requested_by, start_time, end_time, status, requested) VALUES ('old', 'c', 'u', 0, 1, 'SUCCESSFUL', 0)`);
-      expect(applyMigrations(db)).toEqual(['0006_export_cells']);
+      expect(applyMigrations(db)).toEqual(['0006_export_cells', '0007_export_leases']);
       expect(db.prepare(`SELECT cells FROM export_tasks WHERE id = 'old'`).pluck().get()).toBe('raw');
       const tasks = new ExportTaskStore(db);
       const task = { customer_id: 'c', requested_by: 'u', start_time: 0, end_time: 1, requested: 0 };

@@ -221,14 +221,19 @@ describe('connecting', () => {
     expect(t.server.broker.stats).toMatchObject({ connectsRefused: 1, connections: 0 });
   });
 
-  it('stops acknowledging a connected gateway once it is deleted', async () => {
+  it('disconnects a connected gateway when it is deleted, and refuses it when it comes back', async () => {
+    const collected = logs;
     const gateway = await provisionGateway(t);
     const client = await connect(gateway);
     await client.publishAsync(gateway.topic, scan(ID[0]), { qos: 1 });
+    const disconnected = closed(client);
     await t.admin.delete(`/${CUSTOMER}/gateways/${gateway.id}`);
-    expect(await publishUnlessClosed(client, gateway.topic, scan(ID[1]))).toBe('closed');
-    expect((await eventCount())).toBe(1);
-    expect(t.server.broker.ingest).toMatchObject({ events: 1, failed: 1 });
+    // No message needed: the deletion's signal closes the connection.
+    await disconnected;
+    await expect(connectGateway(gateway)).rejects.toMatchObject({ code: 5 });
+    expect(await eventCount()).toBe(1);
+    expect(t.server.broker.stats).toMatchObject({ connections: 1, connectsRefused: 1 });
+    expect(collected.filter((line) => line.msg === 'MQTT connect refused: unknown or deleted gateway')).toHaveLength(1);
   });
 
   it('fails the start of a second server on a taken MQTT port, naming it', async () => {

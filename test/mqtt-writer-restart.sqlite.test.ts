@@ -44,6 +44,7 @@ const healthy = (threads: Record<string, unknown> = {}) => ({
     http: 'ok',
     mqtt: 'ok',
     database: 'ok',
+    signals: 'ok',
     threads: { 'ingest writer': { state: 'running', starts: 1, last_cause: null }, checkpointer: { state: 'running', starts: 1, last_cause: null }, ...threads },
   },
 });

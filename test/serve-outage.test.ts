@@ -83,8 +83,9 @@ describePostgres('scanhub serve --database while PostgreSQL stops and comes back
 
     await someAcknowledged;
     await cluster.stop();
-    const health = await until(() => call(url, 'GET', '/healthz'), (answer) => answer.status === 503);
-    expect(JSON.stringify(health.body)).toMatch(/database|PostgreSQL/i);
+    // The database, and (once its connection has noticed) the LISTEN of signals between instances.
+    const health = await until(() => call(url, 'GET', '/healthz'), (answer) => answer.status === 503 && JSON.stringify(answer.body).includes('signals ('));
+    expect((health.body as { details: string }).details).toMatch(/^Not ready yet: database \(PostgreSQL is unavailable: .+\), signals \(not hearing other instances \(LISTEN scanhub\): .+; retrying\)\./);
     const refused = await call(url, 'GET', '/acme/gateways', { token });
     expect(refused.status).toBe(503);
     expect(refused.body).toEqual({ title: 'Service Unavailable', details: expect.any(String) });
@@ -105,6 +106,17 @@ describePostgres('scanhub serve --database while PostgreSQL stops and comes back
     } finally {
       await db.end();
     }
-    expect((await until(() => call(url, 'GET', '/healthz'), (answer) => answer.status === 200)).status).toBe(200);
+    expect((await until(() => call(url, 'GET', '/healthz'), (answer) => answer.status === 200)).body).toMatchObject({ database: 'ok', signals: 'ok' });
   }, 120_000);
+
+  it('hears signals again after the restart: a gateway deleted then is disconnected at once', async () => {
+    const login = await call(url, 'POST', '/auth/login', { json: { email: 'admin@localhost', password: PASSWORD } });
+    const admin = new ApiClient(url, (login.body as { id_token: string }).id_token);
+    const gateway = await provisionGateway({ admin, anonymous: new ApiClient(url) });
+    const client = await connectGateway(gateway);
+    const closed = new Promise<void>((resolve) => client.once('close', () => resolve()));
+    await admin.delete(`/acme/gateways/${gateway.id}`);
+    await closed;
+    await expect(connectGateway(gateway)).rejects.toMatchObject({ code: 5 });
+  });
 });

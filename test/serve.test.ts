@@ -51,7 +51,7 @@ describe('scanhub serve (as a process)', () => {
     const running = { state: expect.stringMatching(/^(starting|running)$/), starts: 1, last_cause: null };
     expect({ status: health.status, body: health.body }).toEqual({
       status: 200,
-      body: { status: 'ok', http: 'ok', mqtt: 'ok', database: 'ok', threads: { 'ingest writer': running, checkpointer: running } },
+      body: { status: 'ok', http: 'ok', mqtt: 'ok', database: 'ok', signals: 'ok', threads: { 'ingest writer': running, checkpointer: running } },
     });
     expect(await login(url, 'admin@localhost', password!)).toMatchObject({ status: 200, body: { customer_id: 'default' } });
 

@@ -96,6 +96,14 @@ function environmentSettings(env: NodeJS.ProcessEnv) {
   return { customerId, adminEmail, adminPassword: env.SCANHUB_ADMIN_PASSWORD || undefined, logger: { level } };
 }
 
+/** A switch set from the environment: 1/true/yes/on or 0/false/no/off (empty is off); anything else is a usage error. */
+export function environmentSwitch(name: string, value: string | undefined): boolean {
+  const text = (value ?? '').trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(text)) return true;
+  if (['', '0', 'false', 'no', 'off'].includes(text)) return false;
+  throw new CliError(`${name}: "${value}" is neither 1/true/yes/on nor 0/false/no/off`, Exit.USAGE);
+}
+
 type Derived<K extends string> = { source: 'option' | 'host' | 'host name' } & Record<K, string>;
 
 /**
@@ -134,6 +142,8 @@ export function registerServeCommand(program: Command): void {
     .addOption(new Option('--mqtt-port <port>', 'MQTT over TLS port').env('SCANHUB_MQTT_PORT').default(8883).argParser(port))
     .addOption(new Option('--public-url <url>', 'base URL for links (default http://<host>:<port>; the machine\'s host name for <host> with --host 0.0.0.0 or ::)').env('SCANHUB_PUBLIC_URL').argParser(publicUrl))
     .addOption(new Option('--trust-proxy <cidrs>', 'balancers (addresses or CIDR ranges, comma-separated) whose X-Forwarded-For names the client').env('SCANHUB_TRUST_PROXY').argParser(trustedProxies))
+    .addOption(new Option('--mqtt-public-port <port>', 'port put into mqtt_endpoint (default: the MQTT port as bound; set it to the balancer\'s)').env('SCANHUB_MQTT_PUBLIC_PORT').argParser(port))
+    .addOption(new Option('--mqtt-proxy-protocol', 'expect HAProxy\'s PROXY protocol v2 header on every MQTT connection (refusing those without); env SCANHUB_MQTT_PROXY_PROTOCOL=1'))
     .addOption(new Option('--mqtt-public-host <host>', 'host put into mqtt_endpoint (default: --host, or the machine\'s host name)').env('SCANHUB_MQTT_PUBLIC_HOST'))
     .addOption(
       new Option('--min-created <time>', 'earliest created an MQTT event may have (ISO 8601 or epoch ms)')
@@ -157,7 +167,9 @@ export function registerServeCommand(program: Command): void {
       mqttPort: number;
       publicUrl?: string;
       mqttPublicHost?: string;
+      mqttPublicPort?: number;
       trustProxy?: string[];
+      mqttProxyProtocol?: boolean;
       minCreated: number;
       maxCreatedAhead: number;
     }) => {
@@ -168,10 +180,17 @@ export function registerServeCommand(program: Command): void {
       const lock = locator.kind === 'sqlite' ? takeDataDir(locator.dataDir) : undefined;
       // Loaded here: the server (fastify and friends) would slow every client command's start.
       const { startServer } = await import('../server/serve.js');
-      const { minCreated, maxCreatedAhead, ...listen } = rest;
+      const { minCreated, maxCreatedAhead, mqttProxyProtocol, ...listen } = rest;
       let server: Awaited<ReturnType<typeof startServer>>;
       try {
-        server = await startServer({ ...listen, locator, blobDir, ...settings, createdWindow: { earliest: minCreated, aheadMs: maxCreatedAhead } });
+        server = await startServer({
+          ...listen,
+          locator,
+          blobDir,
+          ...settings,
+          mqttProxyProtocol: mqttProxyProtocol || environmentSwitch('SCANHUB_MQTT_PROXY_PROTOCOL', process.env.SCANHUB_MQTT_PROXY_PROTOCOL),
+          createdWindow: { earliest: minCreated, aheadMs: maxCreatedAhead },
+        });
       } catch (error) {
         lock?.release();
         throw error;

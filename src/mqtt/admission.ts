@@ -58,6 +58,8 @@ export function sourceOf(address: string): string {
 interface PendingConnection {
   /** peerOf the socket, taken while it was open (a closed socket may no longer know its peer). */
   peer: string;
+  /** The client's address: the socket's peer, or the one a balancer's PROXY header named. */
+  client: string;
   source: string;
   socket: Socket;
   tls?: TLSSocket;
@@ -81,9 +83,11 @@ export class UnauthenticatedConnections {
     private readonly refusals: ThrottledLog,
   ) {}
 
-  /** A TCP connection was accepted: starts its handshake deadline, or destroys it (false) when a cap is reached. */
-  admit(socket: Socket): boolean {
-    const address = socket.remoteAddress;
+  /**
+   * A TCP connection of `address` (its peer, or the client a balancer named) was accepted: starts
+   * its handshake deadline, or destroys it (false) when a cap is reached.
+   */
+  admit(socket: Socket, address: string | undefined): boolean {
     // Gone before we looked (reset while queued for accept): nothing to admit.
     if (address === undefined) return this.refuse(socket);
     const source = sourceOf(address);
@@ -101,7 +105,7 @@ export class UnauthenticatedConnections {
       this.stats.connectionsOverCap++;
       return this.refuse(socket);
     }
-    const connection: PendingConnection = { peer: peerOf(socket), source, socket, timer: this.deadline(socket, 'handshake') };
+    const connection: PendingConnection = { peer: peerOf(socket), client: address, source, socket, timer: this.deadline(socket, address, 'handshake') };
     this.pending.set(connection.peer, connection);
     this.perSource.set(source, fromSource + 1);
     this.stats.unauthenticated = this.pending.size;
@@ -109,14 +113,17 @@ export class UnauthenticatedConnections {
     return true;
   }
 
-  /** The TLS handshake completed: the CONNECT deadline replaces the handshake's. False when the connection is no longer known. */
-  secured(tls: TLSSocket): boolean {
+  /**
+   * The TLS handshake completed: the CONNECT deadline replaces the handshake's. The client's
+   * address, or undefined when the connection is no longer known.
+   */
+  secured(tls: TLSSocket): string | undefined {
     const connection = this.pending.get(peerOf(tls));
-    if (!connection) return false;
+    if (!connection) return undefined;
     clearTimeout(connection.timer);
     connection.tls = tls;
-    connection.timer = this.deadline(tls, 'connect');
-    return true;
+    connection.timer = this.deadline(tls, connection.client, 'connect');
+    return connection.client;
   }
 
   /** CONNACK 0 went out: the connection belongs to a gateway now, without deadline or cap. */
@@ -125,7 +132,7 @@ export class UnauthenticatedConnections {
     if (connection?.tls === tls) this.forget(connection);
   }
 
-  private deadline(socket: Socket, step: 'handshake' | 'connect'): NodeJS.Timeout {
+  private deadline(socket: Socket, client: string, step: 'handshake' | 'connect'): NodeJS.Timeout {
     const handshake = step === 'handshake';
     const timeoutMs = handshake ? this.limits.handshakeTimeoutMs : this.limits.connectTimeoutMs;
     return setTimeout(() => {
@@ -133,7 +140,7 @@ export class UnauthenticatedConnections {
       else this.stats.connectTimeouts++;
       this.refusals.warn(
         step,
-        { remote: socket.remoteAddress, timeout_ms: timeoutMs },
+        { remote: client, timeout_ms: timeoutMs },
         handshake ? 'MQTT connection closed: TLS handshake not completed in time' : 'MQTT connection closed: no CONNECT answered in time after the TLS handshake',
       );
       socket.destroy();

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { TLSSocket } from 'node:tls';
 import { Aedes, type AuthenticateError, type Client, type PublishPacket } from 'aedes';
 import { issueServerCertificate, type CertificateAuthority, type PregeneratedKeys } from '../pki/ca.js';
@@ -7,7 +8,7 @@ import type { Store } from '../store/ports.js';
 import type { IngestThreads } from './ingest-thread.js';
 import { IngestWriter, type IngestLog, type IngestStats } from './ingest.js';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './admission.js';
-import { listenMqtt, type ListenerStats, type MqttListener } from './listener.js';
+import { clientAddressOf, listenMqtt, type ListenerStats, type MqttListener } from './listener.js';
 import { limitPacketSize, type PacketRefusal } from './packet-size.js';
 import type { CreatedWindow } from '../domain/payload-limits.js';
 
@@ -60,6 +61,8 @@ export interface BrokerOptions {
   createdWindow?: CreatedWindow;
   /** Deadlines and caps for connections not yet authenticated (default DEFAULT_CONNECTION_LIMITS). */
   limits?: Partial<ConnectionLimits>;
+  /** Every connection starts with a PROXY protocol v2 header from the balancer (serve --mqtt-proxy-protocol). */
+  proxyProtocol?: boolean;
 }
 
 /** What the broker needs of the server: the store, where the CA lives, its public host name, the clock. */
@@ -69,6 +72,51 @@ export interface BrokerContext {
   ca: CertificateAuthority;
   config: Pick<ServerConfig, 'dataDir' | 'mqttPublicHost'>;
   clock: () => number;
+}
+
+/** Gateway ids per `gateways-connected` signal: 150 ids of 36 characters stay well within NOTIFY's 8,000 bytes. */
+const CONNECTED_PER_SIGNAL = 150;
+
+/**
+ * Tells the other instances which gateways connected here, coalesced: the connections of one
+ * turn of the event loop (a reconnect storm brings hundreds) go out as one signal per 150.
+ */
+class ConnectedSignals {
+  private pending: string[] = [];
+  private scheduled = false;
+  private closed = false;
+
+  constructor(
+    private readonly instance: string,
+    private readonly signals: Store['signals'],
+    private readonly log: IngestLog,
+  ) {}
+
+  add(gatewayId: string): void {
+    if (this.closed) return;
+    this.pending.push(gatewayId);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => this.flush());
+  }
+
+  close(): void {
+    this.closed = true;
+  }
+
+  private flush(): void {
+    this.scheduled = false;
+    const ids = this.pending;
+    this.pending = [];
+    for (let i = 0; i < ids.length; i += CONNECTED_PER_SIGNAL) {
+      const gatewayIds = ids.slice(i, i + CONNECTED_PER_SIGNAL);
+      this.signals.publish({ kind: 'gateways-connected', instance: this.instance, gateway_ids: gatewayIds }).catch((error: Error) => {
+        // The database is down: other instances will not close their older connections of these
+        // gateways; those die with their TCP keepalive or the gateway's own reconnect.
+        this.log.warn({ gateways: gatewayIds.length, reason: error.message }, 'could not tell other instances which gateways connected here');
+      });
+    }
+  }
 }
 
 /** The gateway behind a connection, known from its certificate once authenticated. */
@@ -113,6 +161,7 @@ export async function startBroker(ctx: BrokerContext, options: BrokerOptions): P
     publishesRefused: 0,
     subscriptionsRefused: 0,
     protocolLevelsRefused: 0,
+    proxyHeadersRefused: 0,
     protocolViolations: 0,
     unauthenticated: 0,
     connectionsOverCap: 0,
@@ -222,12 +271,53 @@ export async function startBroker(ctx: BrokerContext, options: BrokerOptions): P
   broker.on('client', (client) => {
     stats.connections++;
     stats.connected++;
-    log.info({ gateway_id: sessions.get(client)?.gatewayId, remote: client.conn && (client.conn as TLSSocket).remoteAddress }, 'gateway connected');
+    log.info({ gateway_id: sessions.get(client)?.gatewayId, remote: client.conn && clientAddressOf(client.conn as TLSSocket) }, 'gateway connected');
   });
   broker.on('clientDisconnect', (client) => {
     stats.connected--;
     log.info({ gateway_id: sessions.get(client)?.gatewayId }, 'gateway disconnected');
   });
+  // Signals of every instance (DESIGN.md "Scale-out"): a deleted gateway is disconnected wherever
+  // it is connected, and a gateway that connected to another instance loses its older connection
+  // here.
+  const instance = randomUUID();
+  /** The connection of each gateway connected here (aedes itself closes an older one of the same gateway). */
+  const byGateway = new Map<string, Client>();
+  const disconnect = (gatewayId: string, reason: string) => {
+    const client = byGateway.get(gatewayId);
+    if (!client) return;
+    log.info({ gateway_id: gatewayId, reason }, 'gateway disconnected by the service');
+    client.close();
+  };
+  const stopSignals = store.signals.subscribe((signal) => {
+    if (signal.kind === 'gateway-deleted') disconnect(signal.gateway_id, 'the gateway was deleted');
+    else if (signal.kind === 'gateways-connected' && signal.instance !== instance) {
+      for (const id of signal.gateway_ids) disconnect(id, 'the gateway connected to another instance');
+    }
+  });
+  // Signals sent while the listener was down were not heard: look up every connected gateway again.
+  const stopResume = store.signals.onResume(() => {
+    for (const id of byGateway.keys()) {
+      store.ingest.connectingGateway(id).then(
+        (gateway) => {
+          if (!gateway || gateway.deleted !== null) disconnect(id, 'the gateway was deleted');
+        },
+        () => undefined,
+      );
+    }
+  });
+  const connected = new ConnectedSignals(instance, store.signals, log);
+  broker.on('client', (client) => {
+    const gatewayId = sessions.get(client)?.gatewayId;
+    if (!gatewayId) return;
+    byGateway.set(gatewayId, client);
+    connected.add(gatewayId);
+  });
+  broker.on('clientDisconnect', (client) => {
+    const gatewayId = sessions.get(client)?.gatewayId;
+    if (gatewayId && byGateway.get(gatewayId) === client) byGateway.delete(gatewayId);
+  });
+
   broker.on('clientError', (client, error) => log.info({ gateway_id: sessions.get(client)?.gatewayId, reason: error.message }, 'gateway connection closed on error'));
   await broker.listen();
 
@@ -248,6 +338,7 @@ export async function startBroker(ctx: BrokerContext, options: BrokerOptions): P
       certPem: certificate.certPem,
       caPem: ca.certPem,
       limits: { ...DEFAULT_CONNECTION_LIMITS, ...options.limits },
+      proxyProtocol: options.proxyProtocol,
       stats,
       log,
       onConnection(socket) {
@@ -278,6 +369,9 @@ export async function startBroker(ctx: BrokerContext, options: BrokerOptions): P
     close: () =>
       (closing ??= (async () => {
         clearInterval(statsTimer);
+        stopSignals();
+        stopResume();
+        connected.close();
         const stopped = listener.stopAccepting();
         writer.flush();
         await new Promise<void>((resolve) => broker.close(() => resolve()));

@@ -4,6 +4,7 @@ import { UnauthenticatedConnections, type AdmissionStats, type ConnectionLimits 
 import type { IngestLog } from './ingest.js';
 import { ThrottledLog } from './log-throttle.js';
 import { checkProtocolLevel } from './protocol-level.js';
+import { parseProxyHeader } from './proxy-protocol.js';
 
 // Everything a connection goes through before aedes sees it: TCP accept within the caps on
 // unauthenticated connections, mutual TLS within its deadline, a CONNECT of a protocol level the
@@ -23,6 +24,19 @@ export interface ListenerStats extends AdmissionStats {
   handshakesRefused: number;
   /** CONNECTs of a protocol level other than 3 (MQTT 3.1) or 4 (3.1.1): CONNACK 0x01, closed. */
   protocolLevelsRefused: number;
+  /** With --mqtt-proxy-protocol: connections closed for a missing, malformed or late PROXY v2 header. */
+  proxyHeadersRefused: number;
+}
+
+/**
+ * The client behind each connection: the PROXY v2 header's source address when the balancer sent
+ * one, set on the TCP socket and, once the handshake is done, on the TLS socket that wraps it.
+ */
+const proxiedClients = new WeakMap<Socket, string>();
+
+/** The address of the client behind a connection (TCP or TLS socket): the balancer's client when a PROXY header named one. */
+export function clientAddressOf(socket: Socket): string | undefined {
+  return proxiedClients.get(socket) ?? socket.remoteAddress;
 }
 
 export interface ListenerOptions {
@@ -35,6 +49,11 @@ export interface ListenerOptions {
   limits: ConnectionLimits;
   stats: ListenerStats;
   log: IngestLog;
+  /**
+   * Every connection starts with HAProxy's PROXY protocol v2 header (`send-proxy-v2`), which names
+   * the client; a connection without one is refused (--mqtt-proxy-protocol).
+   */
+  proxyProtocol?: boolean;
   /** A connection of a gateway certificate whose CONNECT is MQTT 3.1 or 3.1.1: aedes' from here. */
   onConnection(socket: TLSSocket): void;
 }
@@ -71,7 +90,9 @@ export async function listenMqtt(options: ListenerOptions): Promise<MqttListener
       handshakeTimeout: 2 * limits.handshakeTimeoutMs,
     },
     (socket) => {
-      if (!unauthenticated.secured(socket)) return socket.destroy();
+      const client = unauthenticated.secured(socket);
+      if (client === undefined) return socket.destroy();
+      proxiedClients.set(socket, client);
       checkProtocolLevel(
         socket,
         () => options.onConnection(socket),
@@ -80,7 +101,7 @@ export async function listenMqtt(options: ListenerOptions): Promise<MqttListener
           const cn = socket.getPeerCertificate()?.subject?.CN;
           refusals.warn(
             'protocol level',
-            { remote: socket.remoteAddress, certificate_cn: cn, protocol_level: level },
+            { remote: clientAddressOf(socket), certificate_cn: cn, protocol_level: level },
             'MQTT CONNECT of an unsupported protocol level refused with CONNACK 0x01, connection closed',
           );
         },
@@ -93,8 +114,50 @@ export async function listenMqtt(options: ListenerOptions): Promise<MqttListener
     // A peer that hung up (or that a deadline closed) refused nothing.
     if (error.code === 'ECONNRESET') return;
     stats.handshakesRefused++;
-    refusals.warn(`handshake ${error.message}`, { remote: socket.remoteAddress, reason: error.message }, 'MQTT TLS handshake refused');
+    refusals.warn(`handshake ${error.message}`, { remote: clientAddressOf(socket), reason: error.message }, 'MQTT TLS handshake refused');
   });
+
+  const admit = (socket: Socket, client: string | undefined) => {
+    if (unauthenticated.admit(socket, client)) tls.emit('connection', socket);
+  };
+
+  /**
+   * Reads the PROXY v2 header before anything else, within the handshake deadline, then hands the
+   * bytes after it to TLS (Node's TLS socket takes over what the TCP socket has buffered). The
+   * caps on unauthenticated connections then count the client's address, not the balancer's.
+   */
+  const readProxyHeader = (socket: Socket) => {
+    let received = Buffer.alloc(0);
+    const refuse = (reason: string) => {
+      stats.proxyHeadersRefused++;
+      refusals.warn('proxy header', { remote: socket.remoteAddress, reason }, 'MQTT connection refused: no valid PROXY protocol v2 header (--mqtt-proxy-protocol)');
+      socket.destroy();
+    };
+    const timer = setTimeout(() => refuse(`no complete header within ${limits.handshakeTimeoutMs} ms`), limits.handshakeTimeoutMs);
+    const done = () => {
+      clearTimeout(timer);
+      socket.off('readable', onReadable);
+      socket.off('close', done);
+    };
+    const onReadable = () => {
+      let chunk: Buffer | null;
+      while ((chunk = socket.read() as Buffer | null) !== null) {
+        received = Buffer.concat([received, chunk]);
+        const header = parseProxyHeader(received);
+        if (header.kind === 'incomplete') continue;
+        done();
+        if (header.kind === 'refused') return refuse(header.reason);
+        const rest = received.subarray(header.headerBytes);
+        if (rest.length) socket.unshift(rest);
+        const client = header.kind === 'proxied' ? header.address : socket.remoteAddress;
+        if (client !== undefined) proxiedClients.set(socket, client);
+        return admit(socket, client);
+      }
+    };
+    socket.on('readable', onReadable);
+    // A balancer's TCP health check connects and closes without a byte: nothing to refuse or log.
+    socket.once('close', done);
+  };
 
   // TCP is accepted here and handed to the TLS server only within the caps, so that a refused
   // connection costs no TLS state.
@@ -105,7 +168,8 @@ export async function listenMqtt(options: ListenerOptions): Promise<MqttListener
     socket.once('close', () => sockets.delete(socket));
     // A reset before anyone reads the socket would otherwise be an uncaught error.
     socket.on('error', () => socket.destroy());
-    if (unauthenticated.admit(socket)) tls.emit('connection', socket);
+    if (options.proxyProtocol) readProxyHeader(socket);
+    else admit(socket, socket.remoteAddress);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -30,6 +30,10 @@ export interface ServeOptions {
   mqttPort: number;
   publicUrl?: string;
   mqttPublicHost?: string;
+  /** The port put into `mqtt_endpoint` when gateways reach MQTT through a balancer on another port (default: the bound MQTT port). */
+  mqttPublicPort?: number;
+  /** Every MQTT connection starts with a PROXY protocol v2 header from the balancer. */
+  mqttProxyProtocol?: boolean;
   customerId: string;
   adminEmail: string;
   adminPassword?: string;
@@ -163,13 +167,14 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         keys,
         createdWindow: options.createdWindow,
         limits: options.mqttLimits,
+        proxyProtocol: options.mqttProxyProtocol,
       });
     } catch (error) {
       await app.close();
       throw new Error(`cannot start the MQTT broker on ${options.host}:${options.mqttPort}: ${(error as Error).message}`, { cause: error });
     }
-    // mqtt_endpoint (provisioning) names the port as bound.
-    config.mqttPort = broker.port;
+    // mqtt_endpoint (provisioning) names the port as bound, or the balancer's.
+    config.mqttPort = options.mqttPublicPort ?? broker.port;
     readiness.mqtt = true;
     readiness.mqttFault = () => broker.fault();
     readiness.threads = () => [broker.threads.writer, ...broker.threads.maintenance];

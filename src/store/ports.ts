@@ -211,6 +211,12 @@ export interface ExportTaskRecord {
   failure: string | null;
 }
 
+/** A task as a claim returns it: its lease is the claimant's. */
+export interface ClaimedExportTask extends ExportTaskRecord {
+  /** Claims of the task so far, this one included; a released claim (its server stopped on purpose) is not counted. */
+  attempts: number;
+}
+
 export interface NewExportTask {
   id: string;
   customer_id: string;
@@ -398,19 +404,54 @@ export interface IngestRepository {
   commit(batch: IngestMessage[], window?: CreatedWindow): Promise<BatchResult>;
 }
 
+/**
+ * Export tasks. A task is run by whoever holds its lease (DESIGN.md "Scale-out"): `claim` takes it,
+ * `renew` keeps it, and the outcome is recorded only by the holder, so a task taken over after its
+ * lease expired is completed exactly once. Lease times are wall-clock milliseconds.
+ */
 export interface ExportTaskRepository {
   create(task: NewExportTask): Promise<ExportTaskRecord>;
   /** The task if it belongs to the customer. */
   byId(customerId: string, id: string): Promise<ExportTaskRecord | undefined>;
-  succeed(id: string, completed: number, rows: number, file: string): Promise<void>;
-  fail(id: string, completed: number, failure: string): Promise<void>;
-  /** Marks every PENDING task FAILED (their work died with the previous process); returns how many. */
-  failAbandoned(now: number): Promise<number>;
+  /**
+   * Takes the oldest (requested, id) PENDING task whose lease is free or ended before `now`: the
+   * lease becomes `owner`'s until `now + leaseMs` and its attempts grow by one, in one statement
+   * (of callers racing, one gets each task). Undefined when no task is free.
+   */
+  claim(owner: string, now: number, leaseMs: number): Promise<ClaimedExportTask | undefined>;
+  /** Extends the lease to `until` while `owner` holds it and the task is PENDING; false when the lease was lost. */
+  renew(id: string, owner: string, until: number): Promise<boolean>;
+  /** Gives the lease back without an outcome (the owner stops): the task is free at once and the attempt does not count. */
+  release(id: string, owner: string): Promise<boolean>;
+  /**
+   * At start-up: frees the leases that no running process can hold. SQLite (one process per data
+   * directory): every lease, since its holder died with the previous process. PostgreSQL: none, as
+   * other instances may be running them; their leases expire. Returns how many were freed.
+   */
+  releaseOrphaned(): Promise<number>;
+  /** Records success while `owner` holds the lease of the PENDING task; false (nothing recorded) otherwise. */
+  succeed(id: string, owner: string, completed: number, rows: number, file: string): Promise<boolean>;
+  /** Records failure while `owner` holds the lease of the PENDING task; false (nothing recorded) otherwise. */
+  fail(id: string, owner: string, completed: number, failure: string): Promise<boolean>;
   /** Tasks whose file was completed at or before `cutoff` and is still kept. */
   expiredBy(cutoff: number): Promise<{ id: string; file: string }[]>;
   dropFile(id: string): Promise<void>;
   /** Files of the tasks still kept, for telling them from stray files. */
   keptFiles(): Promise<Set<string>>;
+}
+
+/** Periodic clean-ups that run on one instance at a time (their PostgreSQL keys: postgres/locks.ts). */
+export type LockName = 'export-sweep';
+
+/** What tryRun did: ran the work (and what it returned), or left it to the instance holding the lock. */
+export type LockOutcome<T> = { ran: true; value: T } | { ran: false };
+
+export interface LockRepository {
+  /**
+   * Runs `work` holding the named lock when no other process on the database holds it, and does
+   * not run it when one does. PostgreSQL: a session advisory lock; SQLite (one process): always runs.
+   */
+  tryRun<T>(name: LockName, work: () => Promise<T>): Promise<LockOutcome<T>>;
 }
 
 export interface JobConfigRepository {
@@ -451,8 +492,38 @@ export interface SecretRepository {
 }
 
 /** A store: every repository over one database, opened by openStore (src/store/open.ts). */
+/**
+ * What one instance tells every other (and itself): on PostgreSQL `NOTIFY scanhub` (DESIGN.md
+ * "Scale-out"), on SQLite within the one process. Short field names: a NOTIFY payload is at most
+ * 8,000 bytes.
+ */
+export type Signal =
+  /** The gateway was deleted: whoever holds its MQTT connection closes it. Sent by the store with the deletion itself. */
+  | { kind: 'gateway-deleted'; gateway_id: string }
+  /** These gateways connected to `instance`: any other instance closes its older connection of each. */
+  | { kind: 'gateways-connected'; instance: string; gateway_ids: string[] };
+
+export interface SignalBus {
+  /**
+   * Hears every signal from now on, sent by any instance (this one too), until the returned
+   * function is called. The first subscription starts listening.
+   */
+  subscribe(handler: (signal: Signal) => void): () => void;
+  /** Sends a signal to every instance; resolves once the database took it. */
+  publish(signal: Signal): Promise<void>;
+  /**
+   * Called each time listening resumes after a gap (the database restarted): signals sent
+   * meanwhile were not heard, so holders of state check it again.
+   */
+  onResume(handler: () => void): () => void;
+  /** Why signals of other instances cannot be heard now (for /healthz); undefined while listening. */
+  fault(): string | undefined;
+}
+
 export interface Store {
   readonly locator: StoreLocator;
+  /** Signals between instances (on SQLite, within this process). */
+  readonly signals: SignalBus;
   readonly customers: CustomerRepository;
   readonly users: UserRepository;
   readonly features: FeatureRepository;
@@ -466,6 +537,7 @@ export interface Store {
   readonly assets: AssetRepository;
   readonly deadLetters: DeadLetterRepository;
   readonly secrets: SecretRepository;
+  readonly locks: LockRepository;
   /** Resolves when the database answers; rejects with StoreUnavailable saying why (for /healthz). */
   ping(): Promise<void>;
   close(): Promise<void>;

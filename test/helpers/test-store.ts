@@ -1,6 +1,10 @@
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
-import type { StoreLocator } from '../../src/store/ports.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openStore, sqliteLocator } from '../../src/store/open.js';
+import type { Store, StoreLocator } from '../../src/store/ports.js';
 import { TEST_DATABASE_URL, withDatabase } from './postgres.js';
 
 /**
@@ -28,13 +32,25 @@ export interface TestDatabase {
 export async function testDatabase(serverUrl = TEST_DATABASE_URL): Promise<TestDatabase> {
   if (TEST_STORE === 'sqlite') return { locator: () => undefined, args: [], env: {}, drop: async () => undefined };
   if (!serverUrl) throw new Error('SCANHUB_TEST_STORE=postgres needs SCANHUB_TEST_DATABASE_URL (scripts/postgres.sh start sets it)');
-  const name = `scanhub_test_${randomBytes(6).toString('hex')}`;
-  await admin(serverUrl, `CREATE DATABASE ${name}`);
-  const url = withDatabase(serverUrl, name);
+  const { url, drop } = await createDatabase(serverUrl);
   return {
-    locator: () => ({ kind: 'postgres', url, masterKey: new Uint8Array(Buffer.from(TEST_MASTER_KEY, 'base64')) }),
+    locator: () => postgresLocator(url),
     args: ['--database', url],
     env: { SCANHUB_MASTER_KEY: TEST_MASTER_KEY },
+    drop,
+  };
+}
+
+function postgresLocator(url: string): StoreLocator {
+  return { kind: 'postgres', url, masterKey: new Uint8Array(Buffer.from(TEST_MASTER_KEY, 'base64')) };
+}
+
+/** A new database on the server, and how to drop it. */
+async function createDatabase(serverUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `scanhub_test_${randomBytes(6).toString('hex')}`;
+  await admin(serverUrl, `CREATE DATABASE ${name}`);
+  return {
+    url: withDatabase(serverUrl, name),
     drop: () => admin(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined),
   };
 }
@@ -47,4 +63,38 @@ async function admin(serverUrl: string, sql: string): Promise<void> {
   } finally {
     await client.end();
   }
+}
+
+/** A database of a test's own, without a server, that it opens as many stores on as it needs ("instances"). */
+export interface OwnDatabase {
+  /** Its data (and blob) directory: the SQLite file, export files. */
+  dataDir: string;
+  locator: StoreLocator;
+  /** Opens another store on the database, as a server would (closed by close()). */
+  open(): Promise<Store>;
+  /** Closes every store opened, drops the PostgreSQL database and deletes the data directory. */
+  close(): Promise<void>;
+}
+
+/** A fresh database of the kind: the SQLite file of a new data directory, or a new PostgreSQL database. */
+export async function ownDatabase(kind: 'sqlite' | 'postgres' = TEST_STORE): Promise<OwnDatabase> {
+  if (kind === 'postgres' && !TEST_DATABASE_URL) throw new Error('a PostgreSQL database needs SCANHUB_TEST_DATABASE_URL (scripts/postgres.sh start sets it)');
+  const postgres = kind === 'postgres' ? await createDatabase(TEST_DATABASE_URL!) : undefined;
+  const dataDir = mkdtempSync(join(tmpdir(), 'scanhub-test-'));
+  const locator = postgres ? postgresLocator(postgres.url) : sqliteLocator(dataDir);
+  const stores: Store[] = [];
+  return {
+    dataDir,
+    locator,
+    async open() {
+      const store = await openStore(locator, 'server');
+      stores.push(store);
+      return store;
+    },
+    async close() {
+      await Promise.all(stores.splice(0).map((store) => store.close()));
+      await postgres?.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
 }

@@ -49,7 +49,7 @@ describePostgres('PostgreSQL store', () => {
     await client.connect();
     const { rows } = await client.query('SELECT name FROM schema_migrations ORDER BY name');
     await client.end();
-    expect(rows).toEqual([{ name: '0001_foundation' }]);
+    expect(rows).toEqual([{ name: '0001_foundation' }, { name: '0002_export_leases' }]);
   });
 
   it('customers: bootstrap once, createWithAdmin refuses a taken id or e-mail and stores nothing', async () => {
@@ -201,16 +201,18 @@ describePostgres('PostgreSQL store', () => {
     expect((await store.events.newestBefore('nobody', 0, { created: T0 + 1e9, id: '' }, 10, 'P')).json.toString()).toBe('P');
   });
 
-  it('export tasks: create, succeed, fail, abandoned, expired, kept files', async () => {
+  it('export tasks: create, claim, succeed, fail, expired, kept files (leases: test/store/export-leases.test.ts)', async () => {
     const task = { id: 't1', customer_id: CUSTOMER, requested_by: 'u', start_time: 1, end_time: 2, cells: 'safe' as const, requested: T0 };
     expect(await store.exportTasks.create(task)).toEqual({ ...task, status: 'PENDING', completed: null, rows: null, file: null, failure: null });
     await store.exportTasks.create({ ...task, id: 't2' });
     await store.exportTasks.create({ ...task, id: 't3' });
-    await store.exportTasks.succeed('t1', T0 + 1, 42, 'exports/t1.csv');
-    await store.exportTasks.fail('t2', T0 + 2, 'boom');
-    expect(await store.exportTasks.failAbandoned(T0 + 3)).toBe(1);
+    expect(await store.exportTasks.claim('me', 0, 1000)).toEqual({ ...task, status: 'PENDING', completed: null, rows: null, file: null, failure: null, attempts: 1 });
+    expect((await store.exportTasks.claim('me', 0, 1000))?.id).toBe('t2');
+    expect(await store.exportTasks.succeed('t1', 'me', T0 + 1, 42, 'exports/t1.csv')).toBe(true);
+    expect(await store.exportTasks.fail('t2', 'me', T0 + 2, 'boom')).toBe(true);
     expect(await store.exportTasks.byId(CUSTOMER, 't1')).toMatchObject({ status: 'SUCCESSFUL', rows: 42, file: 'exports/t1.csv', completed: T0 + 1 });
-    expect(await store.exportTasks.byId(CUSTOMER, 't3')).toMatchObject({ status: 'FAILED', failure: 'the server stopped before the export finished' });
+    expect(await store.exportTasks.byId(CUSTOMER, 't2')).toMatchObject({ status: 'FAILED', failure: 'boom', completed: T0 + 2 });
+    expect(await store.exportTasks.byId(CUSTOMER, 't3')).toMatchObject({ status: 'PENDING' });
     expect(await store.exportTasks.byId('gamma', 't1')).toBeUndefined();
     expect(await store.exportTasks.keptFiles()).toEqual(new Set(['exports/t1.csv']));
     expect(await store.exportTasks.expiredBy(T0)).toEqual([]);

@@ -46,7 +46,8 @@ function describeThreads(threads: ReturnType<typeof threadsOf>): string {
 }
 
 /**
- * `GET /healthz`: 200 once HTTP, MQTT and the database are ready, else 503 naming what is not;
+ * `GET /healthz`: 200 once HTTP, MQTT and the database are ready and the instance hears the
+ * others' signals, else 503 naming what is not;
  * both show every supervised thread. A restarting checkpointer keeps the 200: it is not on the
  * PUBACK path (README "Runtime contract").
  */
@@ -63,6 +64,7 @@ export function registerHealthRoutes(app: FastifyInstance, ctx: ServerContext, r
             http: { type: 'string' },
             mqtt: { type: 'string' },
             database: { type: 'string' },
+            signals: { type: 'string', description: 'ok while this instance hears the others (LISTEN scanhub on PostgreSQL; always ok on SQLite), else reconnecting.' },
             threads: { type: 'object', additionalProperties: threadSchema },
           },
         },
@@ -79,13 +81,20 @@ export function registerHealthRoutes(app: FastifyInstance, ctx: ServerContext, r
         databaseReason = (error as Error).message;
       }
       const fault = readiness.mqtt ? readiness.mqttFault?.() : undefined;
-      const parts = { http: readiness.http ? 'ok' : 'starting', mqtt: readiness.mqtt ? (fault?.state ?? 'ok') : 'starting', database };
+      const signalsFault = ctx.store.signals.fault();
+      const parts = {
+        http: readiness.http ? 'ok' : 'starting',
+        mqtt: readiness.mqtt ? (fault?.state ?? 'ok') : 'starting',
+        database,
+        signals: signalsFault ? 'reconnecting' : 'ok',
+      };
       const threads = threadsOf(readiness);
       const notReady = Object.entries(parts)
         .filter(([, state]) => state !== 'ok')
         .map(([name]) => {
           if (name === 'mqtt' && fault) return `mqtt (${fault.reason})`;
           if (name === 'database' && databaseReason) return `database (${databaseReason})`;
+          if (name === 'signals' && signalsFault) return `signals (${signalsFault})`;
           return name;
         });
       if (notReady.length > 0) {

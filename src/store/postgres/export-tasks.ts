@@ -1,9 +1,12 @@
-import type { ExportTaskRecord, ExportTaskRepository, NewExportTask } from '../ports.js';
+import type { ClaimedExportTask, ExportTaskRecord, ExportTaskRepository, NewExportTask } from '../ports.js';
 import type { Database } from './pool.js';
 
 const TASK_COLUMNS = 'id, customer_id, requested_by, start_time, end_time, status, requested, completed, "rows", file, failure, cells';
 
-/** Export tasks: one row each, from request to the deletion of their file. */
+/**
+ * Export tasks: one row each, from request to the deletion of their file. Claimed with a lease
+ * (ports.ts ExportTaskRepository) by whichever instance finds a free one first.
+ */
 export class PgExportTasks implements ExportTaskRepository {
   constructor(private readonly db: Database) {}
 
@@ -20,25 +23,54 @@ export class PgExportTasks implements ExportTaskRepository {
     return (await this.db.query<ExportTaskRecord>(`SELECT ${TASK_COLUMNS} FROM export_tasks WHERE id = $1 AND customer_id = $2`, [id, customerId])).rows[0];
   }
 
-  async succeed(id: string, completed: number, rows: number, file: string): Promise<void> {
-    await this.db.query(`UPDATE export_tasks SET status = 'SUCCESSFUL', completed = $1, "rows" = $2, file = $3 WHERE id = $4 AND status = 'PENDING'`, [
-      completed,
-      rows,
-      file,
-      id,
-    ]);
-  }
-
-  async fail(id: string, completed: number, failure: string): Promise<void> {
-    await this.db.query(`UPDATE export_tasks SET status = 'FAILED', completed = $1, failure = $2 WHERE id = $3 AND status = 'PENDING'`, [completed, failure, id]);
-  }
-
-  async failAbandoned(now: number): Promise<number> {
-    const result = await this.db.query(
-      `UPDATE export_tasks SET status = 'FAILED', completed = $1, failure = 'the server stopped before the export finished' WHERE status = 'PENDING'`,
-      [now],
+  /**
+   * SKIP LOCKED: instances claiming together each lock a different row instead of queueing on
+   * the first. Under READ COMMITTED a row another claim updated meanwhile is checked again
+   * against the WHERE, so a lease just taken is never taken twice.
+   */
+  async claim(owner: string, now: number, leaseMs: number): Promise<ClaimedExportTask | undefined> {
+    const { rows } = await this.db.query<ClaimedExportTask>(
+      `UPDATE export_tasks SET lease_owner = $1, lease_until = $2, attempts = attempts + 1
+       WHERE id = (SELECT id FROM export_tasks WHERE status = 'PENDING' AND (lease_until IS NULL OR lease_until < $3)
+                   ORDER BY requested, id FOR UPDATE SKIP LOCKED LIMIT 1)
+       RETURNING ${TASK_COLUMNS}, attempts`,
+      [owner, now + leaseMs, now],
     );
-    return result.rowCount ?? 0;
+    return rows[0];
+  }
+
+  async renew(id: string, owner: string, until: number): Promise<boolean> {
+    const result = await this.db.query(`UPDATE export_tasks SET lease_until = $1 WHERE id = $2 AND lease_owner = $3 AND status = 'PENDING'`, [until, id, owner]);
+    return result.rowCount === 1;
+  }
+
+  async release(id: string, owner: string): Promise<boolean> {
+    const result = await this.db.query(
+      `UPDATE export_tasks SET lease_owner = NULL, lease_until = NULL, attempts = attempts - 1 WHERE id = $1 AND lease_owner = $2 AND status = 'PENDING'`,
+      [id, owner],
+    );
+    return result.rowCount === 1;
+  }
+
+  /** None: other instances may be running the tasks whose leases are held; leases expire by themselves. */
+  async releaseOrphaned(): Promise<number> {
+    return 0;
+  }
+
+  async succeed(id: string, owner: string, completed: number, rows: number, file: string): Promise<boolean> {
+    const result = await this.db.query(
+      `UPDATE export_tasks SET status = 'SUCCESSFUL', completed = $1, "rows" = $2, file = $3, lease_until = NULL WHERE id = $4 AND lease_owner = $5 AND status = 'PENDING'`,
+      [completed, rows, file, id, owner],
+    );
+    return result.rowCount === 1;
+  }
+
+  async fail(id: string, owner: string, completed: number, failure: string): Promise<boolean> {
+    const result = await this.db.query(
+      `UPDATE export_tasks SET status = 'FAILED', completed = $1, failure = $2, lease_until = NULL WHERE id = $3 AND lease_owner = $4 AND status = 'PENDING'`,
+      [completed, failure, id, owner],
+    );
+    return result.rowCount === 1;
   }
 
   async expiredBy(cutoff: number): Promise<{ id: string; file: string }[]> {

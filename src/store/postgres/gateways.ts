@@ -1,5 +1,6 @@
 import { GatewayNameTaken, type GatewayChanges, type GatewayRecord, type GatewayRepository, type NewGateway, type UpdateOutcome } from '../ports.js';
 import { uniqueViolation, type Database, type Queryable } from './pool.js';
+import { SIGNAL_CHANNEL } from './signals.js';
 
 export const GATEWAY_COLUMNS = `id, customer_id, name, usecase, station, type, model, manufacturer, firmware, version,
   provisioning_prepared, last_message, deleted, created, last_updated`;
@@ -108,11 +109,18 @@ export class PgGateways implements GatewayRepository {
       });
   }
 
-  /** Soft-deletes the gateway: it disappears from the API, its certificate stops working, its name is free again. */
+  /**
+   * Soft-deletes the gateway: it disappears from the API, its certificate stops working, its name
+   * is free again. The same statement sends the `gateway-deleted` signal, so every instance hears
+   * it exactly when the deletion commits.
+   */
   async markDeleted(customerId: string, id: string, now: number): Promise<boolean> {
     const result = await this.db.query(
-      `UPDATE gateways SET deleted = $1, last_updated = $1, version = version + 1
-       WHERE id = $2 AND customer_id = $3 AND deleted IS NULL`,
+      `WITH deleted AS (
+         UPDATE gateways SET deleted = $1, last_updated = $1, version = version + 1
+         WHERE id = $2 AND customer_id = $3 AND deleted IS NULL
+         RETURNING id)
+       SELECT pg_notify('${SIGNAL_CHANNEL}', json_build_object('kind', 'gateway-deleted', 'gateway_id', id)::text) FROM deleted`,
       [now, id.toLowerCase(), customerId],
     );
     return result.rowCount === 1;

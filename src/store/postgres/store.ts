@@ -8,10 +8,12 @@ import { PgGateways } from './gateways.js';
 import { PgIngest } from './ingest.js';
 import { PgJobAnalysis } from './job-analysis.js';
 import { PgJobConfigs } from './job-configs.js';
+import { PgLocks } from './locks.js';
 import { applyMigrations } from './migrations/index.js';
 import { Database, mapFailure } from './pool.js';
 import { PgProvisioning } from './provisioning.js';
 import { PgSecrets } from './secrets.js';
+import { PgSignals } from './signals.js';
 import { PgCustomers, PgUsers } from './users.js';
 
 export type PostgresLocator = Extract<StoreLocator, { kind: 'postgres' }>;
@@ -50,6 +52,8 @@ class PostgresStore implements Store {
   readonly assets;
   readonly deadLetters;
   readonly secrets;
+  readonly locks;
+  readonly signals;
   private closing: Promise<void> | undefined;
 
   constructor(
@@ -69,6 +73,8 @@ class PostgresStore implements Store {
     this.assets = new PgAssets(db);
     this.deadLetters = new PgDeadLetters(db);
     this.secrets = new PgSecrets(db, locator.masterKey);
+    this.locks = new PgLocks(db);
+    this.signals = new PgSignals(locator.url, db);
   }
 
   ping(): Promise<void> {
@@ -76,7 +82,7 @@ class PostgresStore implements Store {
   }
 
   close(): Promise<void> {
-    this.closing ??= this.db.close();
+    this.closing ??= this.signals.close().then(() => this.db.close());
     return this.closing;
   }
 }

@@ -1,6 +1,7 @@
 import type { CustomerRepository, NewUser, UserRecord, UserRepository } from '../ports.js';
 import { toUserRecord, type UserRow } from '../rows.js';
 import type { Database, Queryable } from './pool.js';
+import { ADVISORY_LOCKS } from './locks.js';
 
 const USER_COLUMNS = `id, customer_id, email, first_name, last_name, language, roles, password_hash,
   consent_general_terms, consent_privacy_policy, created, last_updated`;
@@ -132,8 +133,7 @@ export class PgCustomers implements CustomerRepository {
   }
 }
 
-/** The advisory lock of bootstrap (migrations use 736301). */
-const BOOTSTRAP_LOCK = 736302;
+const BOOTSTRAP_LOCK = ADVISORY_LOCKS.bootstrap;
 
 class Refused extends Error {
   constructor(readonly outcome: 'customer-exists' | 'email-taken') {

@@ -1,8 +1,13 @@
-import type { CellMode } from '../../domain/csv.js';
 import type { Db } from './open.js';
-import type { ExportTaskRecord, NewExportTask } from '../ports.js';
+import type { ClaimedExportTask, ExportTaskRecord, NewExportTask } from '../ports.js';
 
-/** Export tasks: one row each, from request to the deletion of their file. */
+/** The columns of an ExportTaskRecord (the lease columns are the repository's own). */
+const TASK_COLUMNS = 'id, customer_id, requested_by, start_time, end_time, status, requested, completed, rows, file, failure, cells';
+
+/**
+ * Export tasks: one row each, from request to the deletion of their file. Claimed with a lease
+ * (ports.ts ExportTaskRepository); a claim is one UPDATE ... RETURNING, atomic as every SQLite write.
+ */
 export class ExportTaskStore {
   constructor(private readonly db: Db) {}
 
@@ -10,35 +15,63 @@ export class ExportTaskStore {
     return this.db
       .prepare(
         `INSERT INTO export_tasks (id, customer_id, requested_by, start_time, end_time, cells, status, requested)
-         VALUES (@id, @customer_id, @requested_by, @start_time, @end_time, @cells, 'PENDING', @requested) RETURNING *`,
+         VALUES (@id, @customer_id, @requested_by, @start_time, @end_time, @cells, 'PENDING', @requested) RETURNING ${TASK_COLUMNS}`,
       )
       .get(task) as ExportTaskRecord;
   }
 
   /** The task if it belongs to the customer. */
   byId(customerId: string, id: string): ExportTaskRecord | undefined {
-    return this.db.prepare('SELECT * FROM export_tasks WHERE id = ? AND customer_id = ?').get(id, customerId) as
+    return this.db.prepare(`SELECT ${TASK_COLUMNS} FROM export_tasks WHERE id = ? AND customer_id = ?`).get(id, customerId) as
       | ExportTaskRecord
       | undefined;
   }
 
-  succeed(id: string, completed: number, rows: number, file: string): void {
-    this.db
-      .prepare(`UPDATE export_tasks SET status = 'SUCCESSFUL', completed = ?, rows = ?, file = ? WHERE id = ? AND status = 'PENDING'`)
-      .run(completed, rows, file, id);
-  }
-
-  fail(id: string, completed: number, failure: string): void {
-    this.db
-      .prepare(`UPDATE export_tasks SET status = 'FAILED', completed = ?, failure = ? WHERE id = ? AND status = 'PENDING'`)
-      .run(completed, failure, id);
-  }
-
-  /** Marks every PENDING task FAILED (their work died with the previous process); returns how many. */
-  failAbandoned(now: number): number {
+  /** The oldest free PENDING task, its lease now the owner's; undefined when none is free. */
+  claim(owner: string, now: number, leaseMs: number): ClaimedExportTask | undefined {
     return this.db
-      .prepare(`UPDATE export_tasks SET status = 'FAILED', completed = ?, failure = 'the server stopped before the export finished' WHERE status = 'PENDING'`)
-      .run(now).changes;
+      .prepare(
+        `UPDATE export_tasks SET lease_owner = ?, lease_until = ?, attempts = attempts + 1
+         WHERE id = (SELECT id FROM export_tasks WHERE status = 'PENDING' AND (lease_until IS NULL OR lease_until < ?) ORDER BY requested, id LIMIT 1)
+         RETURNING ${TASK_COLUMNS}, attempts`,
+      )
+      .get(owner, now + leaseMs, now) as ClaimedExportTask | undefined;
+  }
+
+  renew(id: string, owner: string, until: number): boolean {
+    return (
+      this.db.prepare(`UPDATE export_tasks SET lease_until = ? WHERE id = ? AND lease_owner = ? AND status = 'PENDING'`).run(until, id, owner).changes === 1
+    );
+  }
+
+  release(id: string, owner: string): boolean {
+    return (
+      this.db
+        .prepare(`UPDATE export_tasks SET lease_owner = NULL, lease_until = NULL, attempts = attempts - 1 WHERE id = ? AND lease_owner = ? AND status = 'PENDING'`)
+        .run(id, owner).changes === 1
+    );
+  }
+
+  /** Every lease of a PENDING task: only one process uses a SQLite data directory, so at its start none is alive. */
+  releaseOrphaned(): number {
+    return this.db.prepare(`UPDATE export_tasks SET lease_owner = NULL, lease_until = NULL WHERE status = 'PENDING' AND lease_owner IS NOT NULL`).run()
+      .changes;
+  }
+
+  succeed(id: string, owner: string, completed: number, rows: number, file: string): boolean {
+    return (
+      this.db
+        .prepare(`UPDATE export_tasks SET status = 'SUCCESSFUL', completed = ?, rows = ?, file = ?, lease_until = NULL WHERE id = ? AND lease_owner = ? AND status = 'PENDING'`)
+        .run(completed, rows, file, id, owner).changes === 1
+    );
+  }
+
+  fail(id: string, owner: string, completed: number, failure: string): boolean {
+    return (
+      this.db
+        .prepare(`UPDATE export_tasks SET status = 'FAILED', completed = ?, failure = ?, lease_until = NULL WHERE id = ? AND lease_owner = ? AND status = 'PENDING'`)
+        .run(completed, failure, id, owner).changes === 1
+    );
   }
 
   /** Tasks whose file was completed at or before `cutoff` and is still kept. */

@@ -13,6 +13,7 @@ import {
   type IngestRepository,
   type JobAnalysisRepository,
   type JobConfigRepository,
+  type LockRepository,
   type NewUser,
   type ProvisioningRepository,
   type SecretRepository,
@@ -20,6 +21,7 @@ import {
   type StorePurpose,
   type UserRepository,
 } from '../ports.js';
+import { LocalSignals } from '../local-signals.js';
 import { AssetStore } from './assets.js';
 import { CustomerStore } from './customers.js';
 import { DeadLetterStore } from './dead-letters.js';
@@ -69,6 +71,9 @@ export class SqliteStore implements Store {
   readonly assets: AssetRepository;
   readonly deadLetters: DeadLetterRepository;
   readonly secrets: SecretRepository;
+  readonly locks: LockRepository;
+  /** One process per data directory: signals stay in it. */
+  readonly signals = new LocalSignals();
   private readonly pool: () => JobAnalysisPool;
   private poolStarted = false;
   private closed = false;
@@ -138,7 +143,12 @@ export class SqliteStore implements Store {
       createAll: async (customerId, list, now) => gateways().createAll(customerId, list, now),
       page: async (customerId, after, limit) => gateways().page(customerId, after, limit),
       update: async (customerId, id, changes, expected, now) => gateways().update(customerId, id, changes, expected, now),
-      markDeleted: async (customerId, id, now) => gateways().markDeleted(customerId, id, now),
+      markDeleted: async (customerId, id, now) => {
+        const deleted = gateways().markDeleted(customerId, id, now);
+        // Committed: the broker of this process closes the gateway's connection.
+        if (deleted) this.signals.deliver({ kind: 'gateway-deleted', gateway_id: id.toLowerCase() });
+        return deleted;
+      },
     };
     this.provisioning = {
       prepare: async (customerId, preparation, now) => provisioning().prepare(customerId, preparation, now),
@@ -166,9 +176,12 @@ export class SqliteStore implements Store {
     this.exportTasks = {
       create: async (task) => exportTasks().create(task),
       byId: async (customerId, id) => exportTasks().byId(customerId, id),
-      succeed: async (id, completed, rows, file) => exportTasks().succeed(id, completed, rows, file),
-      fail: async (id, completed, failure) => exportTasks().fail(id, completed, failure),
-      failAbandoned: async (now) => exportTasks().failAbandoned(now),
+      claim: async (owner, now, leaseMs) => exportTasks().claim(owner, now, leaseMs),
+      renew: async (id, owner, until) => exportTasks().renew(id, owner, until),
+      release: async (id, owner) => exportTasks().release(id, owner),
+      releaseOrphaned: async () => exportTasks().releaseOrphaned(),
+      succeed: async (id, owner, completed, rows, file) => exportTasks().succeed(id, owner, completed, rows, file),
+      fail: async (id, owner, completed, failure) => exportTasks().fail(id, owner, completed, failure),
       expiredBy: async (cutoff) => exportTasks().expiredBy(cutoff),
       dropFile: async (id) => exportTasks().dropFile(id),
       keptFiles: async () => exportTasks().keptFiles(),
@@ -199,6 +212,8 @@ export class SqliteStore implements Store {
       payload: async (seq) => deadLetters().payload(seq),
     };
     this.secrets = new FileSecrets(locator.dataDir);
+    // One process per data directory: nobody else can hold a lock, so the work always runs.
+    this.locks = { tryRun: async (_name, work) => ({ ran: true, value: await work() }) };
   }
 
   async ping(): Promise<void> {

@@ -1,5 +1,7 @@
 import type pg from 'pg';
+import { ADVISORY_LOCKS } from '../locks.js';
 import { migration as m0001 } from './0001_foundation.js';
+import { migration as m0002 } from './0002_export_leases.js';
 
 /** One schema change: its statements run in the migration transaction. */
 export interface Migration {
@@ -9,10 +11,9 @@ export interface Migration {
 }
 
 /** Every migration, in order. A new one is a new file and one line here. */
-export const migrations: Migration[] = [m0001];
+export const migrations: Migration[] = [m0001, m0002];
 
-/** The advisory lock key of migrations (a constant of ours; bootstrap uses 736302). */
-const MIGRATION_LOCK = 736301;
+const MIGRATION_LOCK = ADVISORY_LOCKS.migrations;
 
 /**
  * Applies the pending migrations in one transaction under `pg_advisory_lock`, so that of several
