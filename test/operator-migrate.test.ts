@@ -98,6 +98,7 @@ interface Seen {
   deletedGatewayId: string;
   answers: Record<string, { status: number; etag: unknown; text: string }>;
   exportTask: string;
+  pendingExport: string;
   exportCsv: string;
   asset: Buffer;
   deadLetters: string;
@@ -217,10 +218,16 @@ describePostgres('scanhub operator migrate', () => {
       'the ingest writer died with this message alone',
       Buffer.from([0, 1, 2, 0xff]),
     );
+    // An export the box accepted and had not finished when it stopped: its lease died with it.
+    const pendingExport = randomUUID();
+    db.prepare(
+      `INSERT INTO export_tasks (id, customer_id, requested_by, start_time, end_time, status, requested, cells, lease_owner, lease_until, attempts)
+       VALUES (?, ?, ?, ?, ?, 'PENDING', ?, 'safe', 'the-stopped-box', ?, 1)`,
+    ).run(pendingExport, CUSTOMER, ADMIN_EMAIL, BASE, BASE + 60_000, Date.now(), Date.now() + 3_600_000);
     db.close();
     const deadLetters = await runCli([...operator, 'dead-letters', 'list']);
     expect(deadLetters.code).toBe(0);
-    seen = { adminToken, gateway, deletedGatewayId: spare.id, answers, exportTask: task, exportCsv, asset, deadLetters: deadLetters.stdout, eventCount: events.length };
+    seen = { adminToken, gateway, deletedGatewayId: spare.id, answers, exportTask: task, pendingExport, exportCsv, asset, deadLetters: deadLetters.stdout, eventCount: events.length };
   }, 120_000);
 
   it('copies the stopped deployment: counts verified, old tokens, passwords and gateway certificates work, answers are byte-identical', async () => {
@@ -239,7 +246,7 @@ describePostgres('scanhub operator migrate', () => {
         'gateway_certificates\t1\t1',
         'provisioning_tokens\t1\t1',
         'events\t6\t6',
-        'export_tasks\t1\t1',
+        'export_tasks\t2\t2',
         'job_configs\t1\t1',
         'job_config_revisions\t1\t1',
         'assets\t1\t1',
@@ -308,6 +315,10 @@ describePostgres('scanhub operator migrate', () => {
       agreed_by: ADMIN_EMAIL,
     });
     expect(Buffer.from(await (await fetch(download_url)).arrayBuffer())).toEqual(seen.asset);
+    // The export the stopped box left PENDING is not held by its lease: the cluster runs it, with the same rows.
+    const pending = await waitForExport(admin, seen.pendingExport);
+    expect(pending.status).toBe('SUCCESSFUL');
+    expect((await call(pending.download_link!, 'GET', '')).text).toBe(seen.exportCsv.replace('nul\u0000inside', 'nul\uFFFDinside'));
 
     // The dead letter kept its seq and bytes.
     const clusterOperator = ['operator', '--data-dir', join(root, 'instance-1'), '--database', database, '--blob-dir', blobDir];

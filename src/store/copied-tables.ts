@@ -35,7 +35,10 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   { name: 'gateway_certificates', columns: ['serial', 'gateway_id', 'common_name', 'cert_pem', 'key_pem', 'created', 'not_after', 'delivered_at'] },
   { name: 'provisioning_tokens', columns: ['token_hash', 'gateway_id', 'certificate_serial', 'created', 'expires_at', 'used_at'] },
   { name: 'events', columns: ['customer_id', ...EVENT_COLUMNS] },
-  { name: 'export_tasks', columns: ['id', 'customer_id', 'requested_by', 'start_time', 'end_time', 'status', 'requested', 'completed', 'rows', 'file', 'failure', 'cells'] },
+  {
+    name: 'export_tasks',
+    columns: ['id', 'customer_id', 'requested_by', 'start_time', 'end_time', 'status', 'requested', 'completed', 'rows', 'file', 'failure', 'cells', 'lease_owner', 'lease_until', 'attempts'],
+  },
   { name: 'job_configs', columns: ['id', 'customer_id', 'job_name', 'start_barcode', 'end_barcode', 'gateway_ids', 'version', 'created', 'last_updated'] },
   { name: 'job_config_revisions', columns: ['customer_id', 'revision'] },
   {

@@ -67,8 +67,16 @@ export class SqliteDeploymentReader {
   }
 }
 
-/** Values SQLite keeps otherwise than the other stores: booleans as 0/1, deleted gateways' names. */
+/**
+ * Values SQLite keeps otherwise than the other stores: booleans as 0/1, deleted gateways' names;
+ * and the leases of PENDING export tasks, held by the stopped process (as SQLite's own start frees them).
+ */
 const CONVERSIONS: Record<string, (row: CopiedRow, columns: readonly string[]) => void> = {
+  export_tasks(row, columns) {
+    if (row[columns.indexOf('status')] !== 'PENDING') return;
+    row[columns.indexOf('lease_owner')] = null;
+    row[columns.indexOf('lease_until')] = null;
+  },
   features(row, columns) {
     const enabled = columns.indexOf('enabled');
     row[enabled] = row[enabled] === 1;
