@@ -9,6 +9,9 @@ const shared = {
 /** Tests that only make sense on PostgreSQL: they stop and start a private cluster, or run several instances on one database. */
 const POSTGRES_ONLY = ['test/serve-outage.test.ts', 'test/instances.test.ts', 'test/cluster.test.ts', 'test/cluster-export.test.ts'];
 
+/** Tests that use SQLite and PostgreSQL side by side (`operator migrate`): run once, in the sqlite project. */
+const BOTH_STORES = ['test/operator-migrate.test.ts'];
+
 const sqlite: TestProjectInlineConfiguration = {
   test: {
     ...shared,
@@ -25,14 +28,15 @@ const sqlite: TestProjectInlineConfiguration = {
  * - `*.sqlite.test.ts`: they test the SQLite store itself (its file, its rows, its threads);
  * - test/store/**: the store tests choose their store themselves (and already run PostgreSQL);
  * - test/hostile/**: CPU-heavy fuzzing of the HTTP and MQTT layers, which sit above the store
- *   seam; running them twice would add minutes on two cores and test nothing new.
+ *   seam; running them twice would add minutes on two cores and test nothing new;
+ * - BOTH_STORES: tests that choose both stores themselves.
  */
 const postgres: TestProjectInlineConfiguration = {
   test: {
     ...shared,
     name: 'postgres',
     include: ['test/**/*.test.ts'],
-    exclude: ['**/node_modules/**', 'test/**/*.sqlite.test.ts', 'test/store/**', 'test/hostile/**'],
+    exclude: ['**/node_modules/**', 'test/**/*.sqlite.test.ts', 'test/store/**', 'test/hostile/**', ...BOTH_STORES],
     env: { SCANHUB_TEST_STORE: 'postgres' },
   },
 };

@@ -370,13 +370,13 @@ describe('layers', () => {
   /** Where an import lands, as a path under src/ (or the package name). */
   const target = (file: string, specifier: string) => (specifier.startsWith('.') ? posix.join(posix.dirname(file), specifier) : specifier);
 
-  it('nothing outside src/store/ imports a database driver or a store implementation (only ports.ts and shared helpers)', () => {
+  it('nothing outside src/store/ imports a database driver (pg-copy-streams included) or a store implementation (only ports.ts and shared helpers)', () => {
     const offenders = sources
       .filter((file) => !file.startsWith('store/'))
       .flatMap((file) =>
         importsOf(file)
           .map((specifier) => target(file, specifier))
-          .filter((to) => /^(better-sqlite3|pg)(\/|$)/.test(to) || /^store\/(sqlite|postgres)\//.test(to))
+          .filter((to) => /^(better-sqlite3|pg|pg-copy-streams)(\/|$)/.test(to) || /^store\/(sqlite|postgres)\//.test(to))
           .map((to) => `${file} -> ${to}`),
       );
     expect(offenders).toEqual([]);
@@ -387,9 +387,9 @@ describe('layers', () => {
       importsOf(file)
         .map((specifier) => target(file, specifier))
         .filter((to) =>
-          file.startsWith('store/sqlite/') ? /^(pg(\/|$)|store\/postgres\/)/.test(to)
+          file.startsWith('store/sqlite/') ? /^(pg(-copy-streams)?(\/|$)|store\/postgres\/)/.test(to)
           : file.startsWith('store/postgres/') ? /^(better-sqlite3(\/|$)|store\/sqlite\/)/.test(to)
-          : file.startsWith('store/') && file !== 'store/open.ts' ? /^(better-sqlite3|pg)(\/|$)/.test(to)
+          : file.startsWith('store/') && file !== 'store/open.ts' ? /^(better-sqlite3|pg|pg-copy-streams)(\/|$)/.test(to)
           : false,
         )
         .map((to) => `${file} -> ${to}`),

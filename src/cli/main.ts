@@ -8,6 +8,7 @@ import { registerJobCommands } from './jobs.js';
 import { registerLoginCommands } from './login.js';
 import { registerOperatorAssetCommands } from './operator-assets.js';
 import { registerOperatorDeadLetterCommands } from './operator-dead-letters.js';
+import { registerOperatorMigrateCommand } from './operator-migrate.js';
 import { registerOperatorCommands } from './operator.js';
 import { registerServeCommand } from './serve.js';
 import { registerSimulateCommand } from './simulate.js';
@@ -34,6 +35,7 @@ export function buildProgram(): Command {
   const operator = registerOperatorCommands(program);
   registerOperatorAssetCommands(operator);
   registerOperatorDeadLetterCommands(operator);
+  registerOperatorMigrateCommand(operator);
   registerAssetCommands(program);
   registerJobCommands(program);
   registerSimulateCommand(program);

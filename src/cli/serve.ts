@@ -3,6 +3,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { customerIdProblem, isCustomerId, isEmailAddress } from '../domain/identifiers.js';
 import { parseDuration, parseTimeInput } from '../domain/time-input.js';
 import { DEFAULT_CREATED_WINDOW, MAX_CREATED_AHEAD_MS } from '../domain/payload-limits.js';
+import { DataDirBusy, lockDataDir, type DataDirLock } from '../store/open.js';
 import { resolveDeployment, addDeploymentOptions } from './deployment.js';
 import { CliError, Exit } from './io.js';
 
@@ -120,6 +121,16 @@ function hostNameDefaults(publicUrl: Derived<'url'>, mqttHost: Derived<'host'>, 
   return `--host ${host} listens on every address, so ${parts.join(' and ')} (this machine's host name); if clients reach it by another name, set ${options}.\n`;
 }
 
+/** Takes the SQLite data directory for this `serve`, or refuses (exit 2) while another process holds it. */
+function takeDataDir(dataDir: string): DataDirLock {
+  try {
+    return lockDataDir(dataDir, 'serve');
+  } catch (error) {
+    if (error instanceof DataDirBusy) throw new CliError(`${error.message}: stop it first, two processes never share a data directory`, Exit.USAGE);
+    throw error;
+  }
+}
+
 /** `scanhub serve`: the whole service in this process (DESIGN.md runtime contract). */
 export function registerServeCommand(program: Command): void {
   const serve = program.command('serve');
@@ -165,17 +176,25 @@ export function registerServeCommand(program: Command): void {
       const settings = environmentSettings(process.env);
       const { database, masterKeyFile, blobDir: blobOption, ...rest } = options;
       const { locator, blobDir } = resolveDeployment({ dataDir: options.dataDir, database, masterKeyFile, blobDir: blobOption });
+      // One process per SQLite data directory: a second `serve` would run a second broker and writer on one file.
+      const lock = locator.kind === 'sqlite' ? takeDataDir(locator.dataDir) : undefined;
       // Loaded here: the server (fastify and friends) would slow every client command's start.
       const { startServer } = await import('../server/serve.js');
       const { minCreated, maxCreatedAhead, mqttProxyProtocol, ...listen } = rest;
-      const server = await startServer({
-        ...listen,
-        locator,
-        blobDir,
-        ...settings,
-        mqttProxyProtocol: mqttProxyProtocol || environmentSwitch('SCANHUB_MQTT_PROXY_PROTOCOL', process.env.SCANHUB_MQTT_PROXY_PROTOCOL),
-        createdWindow: { earliest: minCreated, aheadMs: maxCreatedAhead },
-      });
+      let server: Awaited<ReturnType<typeof startServer>>;
+      try {
+        server = await startServer({
+          ...listen,
+          locator,
+          blobDir,
+          ...settings,
+          mqttProxyProtocol: mqttProxyProtocol || environmentSwitch('SCANHUB_MQTT_PROXY_PROTOCOL', process.env.SCANHUB_MQTT_PROXY_PROTOCOL),
+          createdWindow: { earliest: minCreated, aheadMs: maxCreatedAhead },
+        });
+      } catch (error) {
+        lock?.release();
+        throw error;
+      }
       const { bootstrap } = server;
       if (bootstrap) {
         process.stderr.write(`Created customer "${bootstrap.customerId}" with administrator ${bootstrap.adminEmail}.\n`);
@@ -194,7 +213,10 @@ export function registerServeCommand(program: Command): void {
         // A second signal while draining exits at once.
         process.once(signal, () => process.exit(130));
         server.close().then(
-          () => process.exit(0),
+          () => {
+            lock?.release();
+            process.exit(0);
+          },
           (error: unknown) => {
             server.app.log.error({ err: error }, 'shutdown failed');
             process.exit(1);

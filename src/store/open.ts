@@ -4,6 +4,7 @@ import { walCheckpointer, type StoreThread } from './sqlite/checkpointer.js';
 import { openSqliteStore, SqliteStore } from './sqlite/store.js';
 
 export type { StoreThread } from './sqlite/checkpointer.js';
+export { DataDirBusy, dataDirHolder, lockDataDir, type DataDirLock } from './sqlite/data-dir-lock.js';
 
 /** The locator of the SQLite database of a data directory (`<dataDir>/scanhub.db`). */
 export function sqliteLocator(dataDir: string): StoreLocator {

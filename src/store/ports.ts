@@ -315,7 +315,8 @@ export interface DeadLetterSummary {
 }
 
 /** The secrets a deployment keeps (SQLite: files under the data directory; PostgreSQL: encrypted rows). */
-export type SecretName = 'pki/ca.key' | 'pki/ca.crt' | 'keys/idtoken.jwk' | 'keys/links.key';
+export const SECRET_NAMES = ['pki/ca.key', 'pki/ca.crt', 'keys/idtoken.jwk', 'keys/links.key'] as const;
+export type SecretName = (typeof SECRET_NAMES)[number];
 
 // ---------------------------------------------------------------------------------------------
 // Repositories, one per aggregate.

@@ -10,11 +10,42 @@ export class WrongMasterKey extends Error {
   }
 }
 
-interface SecretRow {
+/** A secret as stored: AES-256-GCM ciphertext with its nonce and tag. */
+export interface SecretRow {
   nonce: Buffer;
   ciphertext: Buffer;
   tag: Buffer;
 }
+
+/** The master key as a cipher key; refuses one that is not 32 bytes. */
+export function cipherKey(masterKey: Uint8Array): Buffer {
+  if (masterKey.byteLength !== 32) throw new Error(`the master key must be 32 bytes, got ${masterKey.byteLength}`);
+  return Buffer.from(masterKey);
+}
+
+/** Encrypts a secret's value under the key, its name as additional authenticated data. */
+export function sealSecret(key: Buffer, name: string, value: string): SecretRow {
+  const nonce = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, nonce);
+  cipher.setAAD(Buffer.from(name));
+  const ciphertext = Buffer.concat([cipher.update(value, 'utf8'), cipher.final()]);
+  return { nonce, ciphertext, tag: cipher.getAuthTag() };
+}
+
+/** Decrypts a stored secret; WrongMasterKey when the key (or the name) is not the one it was sealed with. */
+export function openSecret(key: Buffer, name: string, row: SecretRow): string {
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', key, row.nonce);
+    decipher.setAAD(Buffer.from(name));
+    decipher.setAuthTag(row.tag);
+    return Buffer.concat([decipher.update(row.ciphertext), decipher.final()]).toString('utf8');
+  } catch (cause) {
+    throw new WrongMasterKey(name, { cause });
+  }
+}
+
+/** Stores a secret inside the caller's transaction (the first value stored under a name wins). */
+export const INSERT_SECRET_SQL = 'INSERT INTO secrets (name, nonce, ciphertext, tag, created) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (name) DO NOTHING';
 
 /**
  * The deployment's secrets (CA key and certificate, token-signing key, link key), encrypted with
@@ -28,48 +59,22 @@ export class PgSecrets implements SecretRepository {
     private readonly db: Database,
     masterKey: Uint8Array,
   ) {
-    if (masterKey.byteLength !== 32) throw new Error(`the master key must be 32 bytes, got ${masterKey.byteLength}`);
-    this.key = Buffer.from(masterKey);
+    this.key = cipherKey(masterKey);
   }
 
   async get(name: SecretName): Promise<string | undefined> {
     const row = (await this.db.query<SecretRow>('SELECT nonce, ciphertext, tag FROM secrets WHERE name = $1', [name])).rows[0];
-    return row && this.decrypt(name, row);
+    return row && openSecret(this.key, name, row);
   }
 
   async getOrCreate(name: SecretName, create: () => string | Promise<string>): Promise<string> {
     const stored = await this.get(name);
     if (stored !== undefined) return stored;
-    const { nonce, ciphertext, tag } = this.encrypt(name, await create());
-    await this.db.query('INSERT INTO secrets (name, nonce, ciphertext, tag, created) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (name) DO NOTHING', [
-      name,
-      nonce,
-      ciphertext,
-      tag,
-      Date.now(),
-    ]);
+    const { nonce, ciphertext, tag } = sealSecret(this.key, name, await create());
+    await this.db.query(INSERT_SECRET_SQL, [name, nonce, ciphertext, tag, Date.now()]);
     // Whoever stored first, this reads the value that is now the deployment's.
     const value = await this.get(name);
     if (value === undefined) throw new Error(`the secret ${JSON.stringify(name)} was stored and is gone`);
     return value;
-  }
-
-  private encrypt(name: string, value: string): SecretRow {
-    const nonce = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.key, nonce);
-    cipher.setAAD(Buffer.from(name));
-    const ciphertext = Buffer.concat([cipher.update(value, 'utf8'), cipher.final()]);
-    return { nonce, ciphertext, tag: cipher.getAuthTag() };
-  }
-
-  private decrypt(name: string, row: SecretRow): string {
-    try {
-      const decipher = createDecipheriv('aes-256-gcm', this.key, row.nonce);
-      decipher.setAAD(Buffer.from(name));
-      decipher.setAuthTag(row.tag);
-      return Buffer.concat([decipher.update(row.ciphertext), decipher.final()]).toString('utf8');
-    } catch (cause) {
-      throw new WrongMasterKey(name, { cause });
-    }
   }
 }

@@ -35,7 +35,8 @@ export class FileSecrets implements SecretRepository {
   }
 }
 
-function readIfExists(file: string): string | undefined {
+/** The file's text, or undefined when it does not exist. */
+export function readIfExists(file: string): string | undefined {
   try {
     return readFileSync(file, 'utf8');
   } catch (error) {

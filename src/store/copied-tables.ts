@@ -1,0 +1,56 @@
+import { EVENT_COLUMNS } from '../domain/events.js';
+
+/**
+ * What `scanhub operator migrate` copies from a SQLite deployment into PostgreSQL: every table
+ * both stores keep, under the same names and columns (the PostgreSQL schema is SQLite's
+ * migrations in one step), parents before the tables whose foreign keys name them.
+ */
+export interface CopiedTable {
+  name: string;
+  /** The columns copied, in the order the rows carry their values. */
+  columns: readonly string[];
+  /** A column the database numbers (seq): its values are kept and the counter moved past them. */
+  numbered?: string;
+}
+
+/**
+ * A row's values in its table's column order, dialect-neutral: text, numbers (integers are safe
+ * integers), booleans, bytes, null.
+ */
+export type CopiedValue = string | number | boolean | Uint8Array | null;
+export type CopiedRow = CopiedValue[];
+
+export const COPIED_TABLES: readonly CopiedTable[] = [
+  { name: 'customers', columns: ['id', 'created'] },
+  {
+    name: 'users',
+    columns: ['id', 'customer_id', 'email', 'first_name', 'last_name', 'language', 'roles', 'password_hash', 'consent_general_terms', 'consent_privacy_policy', 'created', 'last_updated'],
+  },
+  { name: 'invitations', columns: ['token_hash', 'user_id', 'created', 'expires_at', 'used_at'] },
+  { name: 'features', columns: ['customer_id', 'feature', 'enabled', 'additional_properties', 'last_updated'] },
+  {
+    name: 'gateways',
+    columns: ['id', 'customer_id', 'name', 'usecase', 'station', 'type', 'model', 'manufacturer', 'firmware', 'version', 'provisioning_prepared', 'last_message', 'deleted', 'created', 'last_updated'],
+  },
+  { name: 'gateway_certificates', columns: ['serial', 'gateway_id', 'common_name', 'cert_pem', 'key_pem', 'created', 'not_after', 'delivered_at'] },
+  { name: 'provisioning_tokens', columns: ['token_hash', 'gateway_id', 'certificate_serial', 'created', 'expires_at', 'used_at'] },
+  { name: 'events', columns: ['customer_id', ...EVENT_COLUMNS] },
+  {
+    name: 'export_tasks',
+    columns: ['id', 'customer_id', 'requested_by', 'start_time', 'end_time', 'status', 'requested', 'completed', 'rows', 'file', 'failure', 'cells', 'lease_owner', 'lease_until', 'attempts'],
+  },
+  { name: 'job_configs', columns: ['id', 'customer_id', 'job_name', 'start_barcode', 'end_barcode', 'gateway_ids', 'version', 'created', 'last_updated'] },
+  { name: 'job_config_revisions', columns: ['customer_id', 'revision'] },
+  {
+    name: 'assets',
+    columns: ['seq', 'id', 'asset_type', 'asset_version', 'file_name', 'file_size', 'file_sha256', 'eula_version', 'eula_text', 'eula_checksum', 'registered'],
+    numbered: 'seq',
+  },
+  {
+    name: 'asset_agreements',
+    columns: ['seq', 'customer_id', 'user_id', 'agreed_by', 'asset_id', 'asset_type', 'asset_version', 'eula_version', 'eula_checksum', 'agreed_at'],
+    numbered: 'seq',
+  },
+  { name: 'dead_letters', columns: ['seq', 'gateway_id', 'customer_id', 'received', 'quarantined', 'reason', 'payload'], numbered: 'seq' },
+];
+
