@@ -50,6 +50,7 @@ export interface PartsWriting {
 export function writeParts(job: PartsJob): PartsWriting {
   const ranges = splitRange(job.range, job.files.length);
   const workers: Worker[] = [];
+  const opened = new Set<Worker>();
   const outcomes: Promise<number>[] = [];
   let stopped = false;
   for (const [part, range] of ranges.entries()) {
@@ -65,6 +66,14 @@ export function writeParts(job: PartsJob): PartsWriting {
       const worker = new Worker(workerScript(import.meta.url, './worker.js'), { workerData, resourceLimits: WORKER_LIMITS });
       workers.push(worker);
       outcomes.push(outcomeOf(worker, () => stopped));
+      // Terminated only once its store is open: terminating a thread while better-sqlite3 opens
+      // (and fails to open) a database aborts the whole process (V8 "ToLocalChecked Empty
+      // MaybeLocal"). Until then a stop waits for this message, or for the thread's own exit.
+      worker.on('message', (message: ExportMessage) => {
+        if (message.type !== 'opened') return;
+        opened.add(worker);
+        if (stopped) void worker.terminate();
+      });
     } catch (error) {
       // No thread (out of threads or memory): the parts started are stopped below.
       outcomes.push(Promise.reject(new Error(`no export worker could be started: ${(error as Error).message}`)));
@@ -73,7 +82,7 @@ export function writeParts(job: PartsJob): PartsWriting {
   }
   const stop = () => {
     stopped = true;
-    workers.forEach((worker) => void worker.terminate());
+    for (const worker of opened) void worker.terminate();
   };
   const written = Promise.all(outcomes).then(
     async (counts) => {
@@ -97,7 +106,7 @@ function outcomeOf(worker: Worker, stopped: () => boolean): Promise<number> {
     let failure: string | undefined;
     worker.on('message', (message: ExportMessage) => {
       if (message.type === 'done') rows = message.rows;
-      else failure ??= message.reason;
+      else if (message.type === 'failed') failure ??= message.reason;
     });
     // Errors cross threads as plain objects: a SqliteError arrives without its message.
     worker.on('error', (error) => (failure ??= error.message || `the export worker failed (${String((error as { code?: unknown }).code ?? error)})`));

@@ -21,8 +21,8 @@ export interface ExportJob {
   cells: CellMode;
 }
 
-/** What a worker reports: the file is complete, or why it is not. */
-export type ExportMessage = { type: 'done'; rows: number } | { type: 'failed'; reason: string };
+/** What a worker reports: its store is open (it may be terminated from now on), the file is complete, or why it is not. */
+export type ExportMessage = { type: 'opened' } | { type: 'done'; rows: number } | { type: 'failed'; reason: string };
 
 // One part of an export per worker thread, on its own read-only connection (SQLite: WAL lets it
 // read while the server's connection keeps writing, and its page cache stays SQLite's default
@@ -31,6 +31,7 @@ const job = workerData as ExportJob;
 lowerThreadPriority();
 try {
   const store = await openStore(job.locator, 'reader');
+  parentPort!.postMessage({ type: 'opened' } satisfies ExportMessage);
   try {
     const rows = await writeEventsCsv(store.events, job.customerId, job, job.file, job.header, job.cells);
     parentPort!.postMessage({ type: 'done', rows } satisfies ExportMessage);
