@@ -81,7 +81,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: ServerContext): vo
       if (!user || !user.password_hash || !matches) {
         await ctx.store.loginFailures.record(key, now, now - LOGIN_LOCKOUT.windowMs);
         if (refusals.length + 1 === LOGIN_LOCKOUT.refusals) {
-          // Audit: the lockout entry of issue 15 item 4 goes here (docs/README.md "Log-in lockout").
+          // Audit: the lockout entry of issue 15 item 4 goes here (README.md "Decisions", Lockout).
           request.log.warn({ email: key, until: (refusals[0] ?? now) + LOGIN_LOCKOUT.windowMs }, 'log-in locked: too many refused log-ins for this e-mail address');
         }
         throw unauthorized('The e-mail address or password is wrong.');

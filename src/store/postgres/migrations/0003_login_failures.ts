@@ -1,7 +1,7 @@
 import type { Migration } from './index.js';
 
-// Refused log-ins, for the per-e-mail lockout (DESIGN.md "Trust", "Brute force"; docs/README.md
-// "Log-in lockout"), shared by every instance on the database: the lower-cased address as typed
+// Refused log-ins, for the per-e-mail lockout (DESIGN.md "Trust", "Brute force"; README.md
+// "Decisions", Lockout), shared by every instance on the database: the lower-cased address as typed
 // (known or not) and when. Rows older than the window are deleted as new ones arrive (index on `at`).
 export const migration: Migration = {
   name: '0003_login_failures',

@@ -1,7 +1,7 @@
 import type { Migration } from './index.js';
 
-// Refused log-ins, for the per-e-mail lockout (DESIGN.md "Trust", "Brute force"; docs/README.md
-// "Log-in lockout"): the lower-cased address as typed (known or not) and when. Rows older than the
+// Refused log-ins, for the per-e-mail lockout (DESIGN.md "Trust", "Brute force"; README.md
+// "Decisions", Lockout): the lower-cased address as typed (known or not) and when. Rows older than the
 // window are deleted as new ones arrive; the index on `at` serves that delete.
 export const migration: Migration = {
   name: '0008_login_failures',
