@@ -11,7 +11,7 @@ const T0 = 1_800_000_000_000;
 const WRONG = { title: 'Unauthorized', details: 'The e-mail address or password is wrong.' };
 const locked = (email: string, seconds: number) => ({
   title: 'Too Many Requests',
-  details: `More than 10 refused log-ins for ${JSON.stringify(email)} within 15 minutes: retry in ${seconds} seconds.`,
+  details: `10 refused log-ins for ${JSON.stringify(email)} within 15 minutes: retry in ${seconds} seconds.`,
 });
 
 let t: TestServer;

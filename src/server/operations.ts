@@ -50,7 +50,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     description: 'Send the id_token in the Authorization header of every customer-scoped call, and customer_id in its path; it is valid expires_in seconds.',
     errors: {
       401: 'The e-mail address or password is wrong.',
-      429: `More than ${LOGIN_LOCKOUT.refusals} refused log-ins for this e-mail address within ${LOGIN_LOCKOUT.windowMs / 60_000} minutes, or more than ${RATE_LIMITS.auth} calls to /auth/* a minute from this address; Retry-After says when to try again.`,
+      429: `${LOGIN_LOCKOUT.refusals} refused log-ins for this e-mail address within ${LOGIN_LOCKOUT.windowMs / 60_000} minutes, or more than ${RATE_LIMITS.auth} calls to /auth/* a minute from this address; Retry-After says when to try again.`,
     },
   },
   'POST /auth/accept-invitation': {

@@ -72,7 +72,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: ServerContext): vo
         // Not verified, not counted: the lock ends when the window lets one attempt through.
         const seconds = retryAfterSeconds(lockedMs);
         throw tooManyRequests(
-          `More than ${LOGIN_LOCKOUT.refusals} refused log-ins for ${JSON.stringify(email)} within ${LOGIN_LOCKOUT.windowMs / 60_000} minutes: retry in ${seconds} seconds.`,
+          `${LOGIN_LOCKOUT.refusals} refused log-ins for ${JSON.stringify(email)} within ${LOGIN_LOCKOUT.windowMs / 60_000} minutes: retry in ${seconds} seconds.`,
           seconds,
         );
       }
