@@ -1,8 +1,9 @@
 import type { MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../src/client/api.js';
+import { call } from './helpers/http.js';
 import { GatewayClients, provisionGateway, type TestGateway } from './helpers/mqtt.js';
-import { CUSTOMER, startTestServer, type TestServer } from './helpers/server.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, CUSTOMER, startTestServer, type TestServer } from './helpers/server.js';
 import { TEST_STORE } from './helpers/test-store.js';
 
 // Two instances of the service on one PostgreSQL database, in this process but each with its own
@@ -59,6 +60,17 @@ describe('two instances on one database', () => {
     expect((await closedOnB) - deleting).toBeLessThan(1000);
     await expect(clients.connect(on(b, gateway))).rejects.toMatchObject({ code: 5 });
     await expect(clients.connect(on(a, gateway))).rejects.toMatchObject({ code: 5 });
+  });
+
+  it('count refused log-ins together: 5 on A and 5 on B lock the address on both', async () => {
+    const login = (t: TestServer, password: string) => call(t.url, 'POST', '/auth/login', { json: { email: ADMIN_EMAIL, password } });
+    // The administrator's tokens, issued before, keep working for the other tests.
+    for (const t of [a, b, a, b, a, b, a, b, a, b]) expect((await login(t, 'not-the-password')).status).toBe(401);
+    for (const t of [a, b]) {
+      const answer = await login(t, ADMIN_PASSWORD);
+      expect([answer.status, (answer.body as { title: string }).title]).toEqual([429, 'Too Many Requests']);
+      expect(Number(answer.headers['retry-after'])).toBeGreaterThan(890);
+    }
   });
 
   it('both report signals ok in /healthz', async () => {

@@ -133,8 +133,8 @@ describe('GET /openapi.json', () => {
     );
     expect(refusals).toEqual({
       'GET /healthz': '500 503',
-      'POST /auth/login': '400 401 413 415 500 503',
-      'POST /auth/accept-invitation': '400 401 413 415 500 503',
+      'POST /auth/login': '400 401 413 415 429 500 503',
+      'POST /auth/accept-invitation': '400 401 413 415 429 500 503',
       'GET /.well-known/jwks.json': '500 503',
       'GET /{customer_id}/me': '400 401 403 500 503',
       'POST /{customer_id}/users': '400 401 403 409 413 415 500 503',
@@ -155,7 +155,7 @@ describe('GET /openapi.json', () => {
       'PATCH /{customer_id}/gateways/{gateway_id}': '400 401 403 404 409 413 415 500 503',
       'DELETE /{customer_id}/gateways/{gateway_id}': '400 401 403 404 413 415 500 503',
       'POST /{customer_id}/gateways/{gateway_id}/prepare-provisioning': '400 401 403 413 415 500 503',
-      'POST /provisioning': '400 403 413 415 500 503',
+      'POST /provisioning': '400 403 413 415 429 500 503',
       'POST /{customer_id}/create-provisioning-package': '400 401 403 409 413 415 500 503',
       'GET /{customer_id}/job-configs': '400 401 403 500 503',
       'POST /{customer_id}/job-configs': '400 401 403 409 413 415 500 503',

@@ -241,6 +241,7 @@ describePostgres('scanhub operator migrate', () => {
         'customers\t1\t1',
         'users\t3\t3',
         'invitations\t2\t2',
+        'login_failures\t0\t0',
         'features\t1\t1',
         'gateways\t3\t3',
         'gateway_certificates\t1\t1',

@@ -5,6 +5,7 @@ import type { ServerContext } from './context.js';
 import { MAX_PARAM_LENGTH, frameworkError, installConventions } from './conventions.js';
 import { clientErrorHandler, nodeServerOptions } from './http-refusals.js';
 import { openApiOptions, requireOperationDocs } from './openapi.js';
+import { installRateLimits, type RateLimits } from './rate-limits.js';
 import { registerAssetRoutes } from './routes/assets.js';
 import { registerAuthRoutes } from './routes/auth.js';
 import { registerDownloadRoutes } from './routes/downloads.js';
@@ -32,6 +33,8 @@ export interface AppOptions {
    * a request from one of them is logged, limited and audited as the client it names. Nobody's by default.
    */
   trustProxy?: string[];
+  /** Requests per minute per client address on POST /auth/* and POST /provisioning (default RATE_LIMITS). */
+  rateLimits?: RateLimits;
 }
 
 /** Builds the HTTP API over the context. Never listens: `serve` and tests decide that. */
@@ -60,6 +63,7 @@ export async function buildApp(ctx: ServerContext, options: AppOptions = {}): Pr
   addSharedSchemas(app);
   await installConventions(app);
   installAccessGuard(app, ctx);
+  await installRateLimits(app, options.rateLimits);
   requireOperationDocs(app);
 
   registerHealthRoutes(app, ctx, options.readiness ?? { http: true, mqtt: true });

@@ -1,3 +1,6 @@
+import { LOGIN_LOCKOUT } from '../domain/lockout.js';
+import { RATE_LIMITS } from './rate-limits.js';
+
 /**
  * What the OpenAPI document says of each operation beyond its route's schema (openapi.ts applies
  * it). operationIds are a contract: generated clients name their methods after them, and
@@ -45,12 +48,18 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'POST /auth/login': {
     operationId: 'login',
     description: 'Send the id_token in the Authorization header of every customer-scoped call, and customer_id in its path; it is valid expires_in seconds.',
-    errors: { 401: 'The e-mail address or password is wrong.' },
+    errors: {
+      401: 'The e-mail address or password is wrong.',
+      429: `${LOGIN_LOCKOUT.refusals} refused log-ins for this e-mail address within ${LOGIN_LOCKOUT.windowMs / 60_000} minutes, or more than ${RATE_LIMITS.auth} calls to /auth/* a minute from this address; Retry-After says when to try again.`,
+    },
   },
   'POST /auth/accept-invitation': {
     operationId: 'acceptInvitation',
     description: 'Redeems the token of POST /{customer_id}/users/{user_id}/invitation: sets the user\'s password and logs them in. Each token works once, within 24 hours.',
-    errors: { 401: 'The invitation token is unknown, already used or expired.' },
+    errors: {
+      401: 'The invitation token is unknown, already used or expired.',
+      429: `More than ${RATE_LIMITS.auth} calls to /auth/* a minute from this address; Retry-After says when to try again.`,
+    },
   },
   'GET /.well-known/jwks.json': {
     operationId: 'getJwks',
@@ -151,7 +160,10 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'POST /provisioning': {
     operationId: 'redeemProvisioningToken',
     description: 'Called by the device with the token of prepare-provisioning, once. Needs no IdToken: the token authorizes the call.',
-    errors: { 403: 'The token is unknown, already used or expired, or its gateway was deleted.' },
+    errors: {
+      403: 'The token is unknown, already used or expired, or its gateway was deleted.',
+      429: `More than ${RATE_LIMITS.provisioning} calls a minute from this address; Retry-After says when to try again.`,
+    },
   },
   'POST /:customer_id/create-provisioning-package': {
     operationId: 'createProvisioningPackage',

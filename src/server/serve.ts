@@ -14,6 +14,7 @@ import { openStore, sqliteLocator } from '../store/open.js';
 import type { Store, StoreLocator } from '../store/ports.js';
 import { buildApp } from './app.js';
 import { createContext, type ServerContext } from './context.js';
+import type { RateLimits } from './rate-limits.js';
 import type { Readiness } from './routes/health.js';
 
 /** How long close() lets in-flight HTTP requests finish before it cuts their connections. */
@@ -45,6 +46,8 @@ export interface ServeOptions {
   trustProxy?: string[];
   /** Deadlines and caps for MQTT connections not yet authenticated (tests shorten them). */
   mqttLimits?: Partial<ConnectionLimits>;
+  /** Requests per minute per client address on POST /auth/* and POST /provisioning (default RATE_LIMITS; tests change them). */
+  rateLimits?: RateLimits;
 }
 
 export interface Bootstrap {
@@ -147,7 +150,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     const ctx = createContext(store, config, { idTokens, linkKey: await loadLinkKey(store.secrets), ca }, clock);
     const created = await bootstrap(ctx, options);
     const readiness: Readiness = { http: false, mqtt: false };
-    const app = await buildApp(ctx, { logger: options.logger ?? false, readiness, trustProxy: options.trustProxy });
+    const app = await buildApp(ctx, { logger: options.logger ?? false, readiness, trustProxy: options.trustProxy, rateLimits: options.rateLimits });
 
     await app.listen({ host: options.host, port: options.port });
     const address = app.server.address();

@@ -27,6 +27,7 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
     columns: ['id', 'customer_id', 'email', 'first_name', 'last_name', 'language', 'roles', 'password_hash', 'consent_general_terms', 'consent_privacy_policy', 'created', 'last_updated'],
   },
   { name: 'invitations', columns: ['token_hash', 'user_id', 'created', 'expires_at', 'used_at'] },
+  { name: 'login_failures', columns: ['email_lower', 'at'] },
   { name: 'features', columns: ['customer_id', 'feature', 'enabled', 'additional_properties', 'last_updated'] },
   {
     name: 'gateways',

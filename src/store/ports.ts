@@ -347,6 +347,18 @@ export interface UserRepository {
   redeemInvitation(tokenHash: string, passwordHash: string, now: number): Promise<string | undefined>;
 }
 
+/**
+ * Refused log-ins (DESIGN.md "Trust", "Brute force"), kept in the database so that every instance
+ * of a scale-out deployment counts the same refusals. `key` is the e-mail address as
+ * domain/lockout.ts lockoutKey makes it (lower-cased); unknown addresses are counted too.
+ */
+export interface LoginFailureRepository {
+  /** The times of the key's refusals after `since` (exclusive), oldest first. */
+  since(key: string, since: number): Promise<number[]>;
+  /** Records a refusal of the key at `at` and forgets every refusal (of any key) at or before `forgetUpTo`. */
+  record(key: string, at: number, forgetUpTo: number): Promise<void>;
+}
+
 export interface FeatureRepository {
   list(customerId: string): Promise<Feature[]>;
   set(customerId: string, feature: string, enabled: boolean, properties: Record<string, unknown> | null | undefined, now: number): Promise<Feature>;
@@ -526,6 +538,7 @@ export interface Store {
   readonly signals: SignalBus;
   readonly customers: CustomerRepository;
   readonly users: UserRepository;
+  readonly loginFailures: LoginFailureRepository;
   readonly features: FeatureRepository;
   readonly gateways: GatewayRepository;
   readonly provisioning: ProvisioningRepository;

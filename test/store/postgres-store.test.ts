@@ -49,7 +49,7 @@ describePostgres('PostgreSQL store', () => {
     await client.connect();
     const { rows } = await client.query('SELECT name FROM schema_migrations ORDER BY name');
     await client.end();
-    expect(rows).toEqual([{ name: '0001_foundation' }, { name: '0002_export_leases' }]);
+    expect(rows).toEqual([{ name: '0001_foundation' }, { name: '0002_export_leases' }, { name: '0003_login_failures' }]);
   });
 
   it('customers: bootstrap once, createWithAdmin refuses a taken id or e-mail and stores nothing', async () => {

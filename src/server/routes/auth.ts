@@ -2,9 +2,11 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { ID_TOKEN_LIFETIME_SECONDS } from '../../auth/idtoken.js';
 import { MIN_PASSWORD_LENGTH, hashPassword, verifyPassword } from '../../auth/passwords.js';
+import { LOGIN_LOCKOUT, lockedForMs, lockoutKey, retryAfterSeconds } from '../../domain/lockout.js';
 import type { UserRecord } from '../../store/ports.js';
 import type { ServerContext } from '../context.js';
 import { unauthorized } from '../errors.js';
+import { tooManyRequests } from '../rate-limits.js';
 import { errorResponses } from '../schemas.js';
 
 // Verified against when the e-mail is unknown, so both failures take the same time.
@@ -60,9 +62,30 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: ServerContext): vo
       response: { 200: loginResponse, ...errorResponses },
     },
     handler: async (request) => {
-      const user = await ctx.store.users.byEmail(request.body.email.trim());
+      const email = request.body.email.trim();
+      // Unknown addresses are counted and locked alike, so a 429 tells nothing about who has an account.
+      const key = lockoutKey(email);
+      const now = ctx.clock();
+      const refusals = await ctx.store.loginFailures.since(key, now - LOGIN_LOCKOUT.windowMs);
+      const lockedMs = lockedForMs(refusals, now);
+      if (lockedMs > 0) {
+        // Not verified, not counted: the lock ends when the window lets one attempt through.
+        const seconds = retryAfterSeconds(lockedMs);
+        throw tooManyRequests(
+          `${LOGIN_LOCKOUT.refusals} refused log-ins for ${JSON.stringify(email)} within ${LOGIN_LOCKOUT.windowMs / 60_000} minutes: retry in ${seconds} seconds.`,
+          seconds,
+        );
+      }
+      const user = await ctx.store.users.byEmail(email);
       const matches = await verifyPassword(request.body.password, user?.password_hash ?? DUMMY_HASH);
-      if (!user || !user.password_hash || !matches) throw unauthorized('The e-mail address or password is wrong.');
+      if (!user || !user.password_hash || !matches) {
+        await ctx.store.loginFailures.record(key, now, now - LOGIN_LOCKOUT.windowMs);
+        if (refusals.length + 1 === LOGIN_LOCKOUT.refusals) {
+          // Audit: the lockout entry of issue 15 item 4 goes here (README.md "Decisions", Lockout).
+          request.log.warn({ email: key, until: (refusals[0] ?? now) + LOGIN_LOCKOUT.windowMs }, 'log-in locked: too many refused log-ins for this e-mail address');
+        }
+        throw unauthorized('The e-mail address or password is wrong.');
+      }
       return issue(user);
     },
   });

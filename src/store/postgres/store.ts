@@ -15,6 +15,7 @@ import { PgProvisioning } from './provisioning.js';
 import { PgSecrets } from './secrets.js';
 import { PgSignals } from './signals.js';
 import { PgCustomers, PgUsers } from './users.js';
+import { PgLoginFailures } from './login-failures.js';
 
 export type PostgresLocator = Extract<StoreLocator, { kind: 'postgres' }>;
 
@@ -41,6 +42,7 @@ export async function openPostgresStore(locator: PostgresLocator, purpose: Store
 class PostgresStore implements Store {
   readonly customers;
   readonly users;
+  readonly loginFailures;
   readonly features;
   readonly gateways;
   readonly provisioning;
@@ -62,6 +64,7 @@ class PostgresStore implements Store {
   ) {
     this.customers = new PgCustomers(db);
     this.users = new PgUsers(db);
+    this.loginFailures = new PgLoginFailures(db);
     this.features = new PgFeatures(db);
     this.gateways = new PgGateways(db);
     this.provisioning = new PgProvisioning(db);

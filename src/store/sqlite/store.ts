@@ -14,6 +14,7 @@ import {
   type JobAnalysisRepository,
   type JobConfigRepository,
   type LockRepository,
+  type LoginFailureRepository,
   type NewUser,
   type ProvisioningRepository,
   type SecretRepository,
@@ -35,6 +36,7 @@ import { IngestStore, tuneForIngest } from './ingest.js';
 import { JobAnalysisPool } from './job-analysis-pool.js';
 import { analyzeStoredJobs } from './job-events.js';
 import { JobConfigStore } from './job-configs.js';
+import { LoginFailureStore } from './login-failures.js';
 import { openDatabase, type Db } from './open.js';
 import { ProvisioningStore } from './provisioning.js';
 import { FileSecrets } from './secrets.js';
@@ -60,6 +62,7 @@ function lazy<T>(build: () => T): () => T {
 export class SqliteStore implements Store {
   readonly customers: CustomerRepository;
   readonly users: UserRepository;
+  readonly loginFailures: LoginFailureRepository;
   readonly features: FeatureRepository;
   readonly gateways: GatewayRepository;
   readonly provisioning: ProvisioningRepository;
@@ -85,6 +88,7 @@ export class SqliteStore implements Store {
   ) {
     const customers = lazy(() => new CustomerStore(db));
     const users = lazy(() => new UserStore(db));
+    const loginFailures = lazy(() => new LoginFailureStore(db));
     const features = lazy(() => new FeatureStore(db));
     const gateways = lazy(() => new GatewayStore(db));
     const provisioning = lazy(() => new ProvisioningStore(db));
@@ -131,6 +135,10 @@ export class SqliteStore implements Store {
       setPassword: async (id, hash, now) => users().setPassword(id, hash, now),
       createInvitation: async (tokenHash, userId, now, expiresAt) => users().createInvitation(tokenHash, userId, now, expiresAt),
       redeemInvitation: async (tokenHash, hash, now) => users().redeemInvitation(tokenHash, hash, now),
+    };
+    this.loginFailures = {
+      since: async (key, since) => loginFailures().since(key, since),
+      record: async (key, at, forgetUpTo) => loginFailures().record(key, at, forgetUpTo),
     };
     this.features = {
       list: async (customerId) => features().list(customerId),

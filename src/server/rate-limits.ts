@@ -1,0 +1,64 @@
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyInstance, RouteOptions } from 'fastify';
+import { HttpError } from './errors.js';
+import { REGISTRATION_PATH } from './routes/preparation.js';
+
+/** Requests one client address may make per minute, per group of routes. */
+export interface RateLimits {
+  /** `POST /auth/*` (log-in, accept-invitation) together. */
+  auth: number;
+  /** `POST /provisioning` (devices trading a token for their certificate). */
+  provisioning: number;
+}
+
+/**
+ * The defaults: far above what a person or a device does, far below what guessing needs. Counted
+ * per instance, in memory (a deployment of N instances behind a balancer admits up to N times
+ * this); the per-e-mail lockout (domain/lockout.ts) is the limit shared through the database.
+ */
+export const RATE_LIMITS: RateLimits = { auth: 30, provisioning: 60 };
+
+const WINDOW_MS = 60_000;
+
+/** 429 in our body, with Retry-After in whole seconds. */
+export function tooManyRequests(details: string, retryAfterSeconds: number): HttpError {
+  return new HttpError(429, 'Too Many Requests', details, { 'retry-after': String(retryAfterSeconds) });
+}
+
+/** Which limit a route falls under, if any. */
+function groupOf(route: RouteOptions): keyof RateLimits | undefined {
+  const methods = Array.isArray(route.method) ? route.method : [route.method];
+  if (!methods.includes('POST')) return undefined;
+  if (route.url.startsWith('/auth/')) return 'auth';
+  if (route.url === REGISTRATION_PATH) return 'provisioning';
+  return undefined;
+}
+
+/**
+ * Per-address limits on the routes that take secrets from anyone (@fastify/rate-limit, keyed by
+ * request.ip, which honours --trust-proxy): one counter per group, so the /auth/* routes share
+ * theirs. Install before the routes are registered.
+ */
+export async function installRateLimits(app: FastifyInstance, limits: RateLimits = RATE_LIMITS): Promise<void> {
+  await app.register(rateLimit, {
+    global: false,
+    keyGenerator: (request) => request.ip,
+    errorResponseBuilder: (request, context) => {
+      const seconds = Math.max(1, Math.ceil(context.ttl / 1000));
+      return tooManyRequests(
+        `More than ${context.max} requests a minute from ${request.ip} to ${request.method} ${request.url.split('?')[0]}: retry in ${seconds} seconds.`,
+        seconds,
+      );
+    },
+  });
+  const limiters = {
+    auth: app.rateLimit({ max: limits.auth, timeWindow: WINDOW_MS }),
+    provisioning: app.rateLimit({ max: limits.provisioning, timeWindow: WINDOW_MS }),
+  };
+  app.addHook('onRoute', (route) => {
+    const group = groupOf(route);
+    if (!group) return;
+    const hooks = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
+    route.onRequest = [...hooks, limiters[group]];
+  });
+}

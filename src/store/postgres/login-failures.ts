@@ -1,0 +1,19 @@
+import type { LoginFailureRepository } from '../ports.js';
+import type { Database } from './pool.js';
+
+/** Refused log-ins in the login_failures table (migration 0003), counted by every instance alike. */
+export class PgLoginFailures implements LoginFailureRepository {
+  constructor(private readonly db: Database) {}
+
+  async since(key: string, since: number): Promise<number[]> {
+    const { rows } = await this.db.query<{ at: number }>('SELECT at FROM login_failures WHERE email_lower = $1 AND at > $2 ORDER BY at', [key, since]);
+    return rows.map((row) => row.at);
+  }
+
+  record(key: string, at: number, forgetUpTo: number): Promise<void> {
+    return this.db.transaction(async (client) => {
+      await client.query('DELETE FROM login_failures WHERE at <= $1', [forgetUpTo]);
+      await client.query('INSERT INTO login_failures (email_lower, at) VALUES ($1, $2)', [key, at]);
+    });
+  }
+}

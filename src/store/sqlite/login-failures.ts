@@ -1,0 +1,24 @@
+import type { Db } from './open.js';
+
+/** The login_failures table (migration 0008): one row per refused log-in, forgotten once out of the window. */
+export class LoginFailureStore {
+  private readonly select;
+  private readonly insert;
+  private readonly forget;
+
+  constructor(db: Db) {
+    this.select = db.prepare<[string, number], number>('SELECT at FROM login_failures WHERE email_lower = ? AND at > ? ORDER BY at').pluck();
+    this.insert = db.prepare('INSERT INTO login_failures (email_lower, at) VALUES (?, ?)');
+    this.forget = db.prepare('DELETE FROM login_failures WHERE at <= ?');
+    this.record = db.transaction((key: string, at: number, forgetUpTo: number) => {
+      this.forget.run(forgetUpTo);
+      this.insert.run(key, at);
+    });
+  }
+
+  since(key: string, since: number): number[] {
+    return this.select.all(key, since);
+  }
+
+  readonly record: (key: string, at: number, forgetUpTo: number) => void;
+}
