@@ -21,7 +21,8 @@ const RETRY_DELAYS_MS = [100, 250, 500, 1_000, 2_000, 5_000];
 export class PgSignals implements SignalBus {
   private readonly local = new LocalSignals();
   private client: pg.Client | undefined;
-  private reason: string | undefined = 'not listening yet';
+  /** Why the instance is not listening; undefined while it listens and during the first attempt at start. */
+  private reason: string | undefined;
   private attempts = 0;
   private listenedOnce = false;
   private retry: NodeJS.Timeout | undefined;
