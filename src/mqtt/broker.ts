@@ -74,6 +74,9 @@ export interface BrokerContext {
   clock: () => number;
 }
 
+/** How long the start waits for the signal listener before going on (it then keeps retrying, and /healthz says so). */
+const SIGNALS_START_WAIT_MS = 10_000;
+
 /** Gateway ids per `gateways-connected` signal: 150 ids of 36 characters stay well within NOTIFY's 8,000 bytes. */
 const CONNECTED_PER_SIGNAL = 150;
 
@@ -306,6 +309,9 @@ export async function startBroker(ctx: BrokerContext, options: BrokerOptions): P
       );
     }
   });
+  // Ready only once signals are heard (PostgreSQL: LISTEN is set up), so that a gateway deleted
+  // right after start is not missed; a database that fails meanwhile shows in /healthz instead.
+  await Promise.race([store.signals.listening(), new Promise((resolve) => setTimeout(resolve, SIGNALS_START_WAIT_MS).unref())]);
   const connected = new ConnectedSignals(instance, store.signals, log);
   broker.on('client', (client) => {
     const gatewayId = sessions.get(client)?.gatewayId;

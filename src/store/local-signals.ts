@@ -27,6 +27,8 @@ export class LocalSignals implements SignalBus {
     return undefined;
   }
 
+  async listening(): Promise<void> {}
+
   /** Whether anyone listens (the PostgreSQL bus listens only then). */
   get subscribed(): boolean {
     return this.handlers.size > 0;

@@ -530,6 +530,8 @@ export interface SignalBus {
   onResume(handler: () => void): () => void;
   /** Why signals of other instances cannot be heard now (for /healthz); undefined while listening. */
   fault(): string | undefined;
+  /** Resolves once the bus hears signals (after the first subscription), at once within one process. */
+  listening(): Promise<void>;
 }
 
 export interface Store {

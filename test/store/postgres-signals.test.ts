@@ -54,7 +54,7 @@ describePostgres('signals over LISTEN/NOTIFY', () => {
   it('delivers a published signal to every instance, the sender too', async () => {
     const onA = heard(a);
     const onB = heard(b);
-    await until(() => a.signals.fault() === undefined && b.signals.fault() === undefined);
+    await Promise.all([a.signals.listening(), b.signals.listening()]);
     const signal: Signal = { kind: 'gateways-connected', instance: 'instance-a', gateway_ids: ['gw-1', 'gw-2'] };
     const [atA, atB] = await Promise.all([onA.next((s) => s.kind === 'gateways-connected'), onB.next((s) => s.kind === 'gateways-connected'), a.signals.publish(signal)]);
     expect(atA).toEqual(signal);
@@ -63,7 +63,7 @@ describePostgres('signals over LISTEN/NOTIFY', () => {
 
   it('sends gateway-deleted with the deletion itself, and nothing when nothing was deleted', async () => {
     const onB = heard(b);
-    await until(() => b.signals.fault() === undefined);
+    await b.signals.listening();
     const deleted = onB.next((s) => s.kind === 'gateway-deleted');
     expect(await a.gateways.markDeleted('acme', 'GW-1', T0 + 1)).toBe(true);
     expect(await deleted).toEqual({ kind: 'gateway-deleted', gateway_id: 'gw-1' });
@@ -79,7 +79,7 @@ describePostgres('signals over LISTEN/NOTIFY', () => {
     const onB = heard(b);
     let resumed = 0;
     b.signals.onResume(() => resumed++);
-    await until(() => b.signals.fault() === undefined);
+    await b.signals.listening();
     await cluster.stop();
     await until(() => b.signals.fault() !== undefined);
     expect(b.signals.fault()).toMatch(/^not hearing other instances \(LISTEN scanhub\): .+; retrying$/);

@@ -28,6 +28,8 @@ export class PgSignals implements SignalBus {
   private retry: NodeJS.Timeout | undefined;
   private check: NodeJS.Timeout | undefined;
   private closed = false;
+  private heard!: () => void;
+  private readonly firstListen = new Promise<void>((resolve) => (this.heard = resolve));
 
   constructor(
     private readonly url: string,
@@ -50,6 +52,10 @@ export class PgSignals implements SignalBus {
 
   fault(): string | undefined {
     return this.local.subscribed ? this.reason : undefined;
+  }
+
+  listening(): Promise<void> {
+    return this.firstListen;
   }
 
   /** Stops listening for good. */
@@ -93,6 +99,7 @@ export class PgSignals implements SignalBus {
     }, CHECK_INTERVAL_MS).unref();
     if (this.listenedOnce) this.local.resumed();
     this.listenedOnce = true;
+    this.heard();
   }
 
   private lost(client: pg.Client, error: Error): void {
