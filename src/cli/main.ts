@@ -7,6 +7,7 @@ import { CliError, Exit, describeError } from './io.js';
 import { registerJobCommands } from './jobs.js';
 import { registerLoginCommands } from './login.js';
 import { registerOperatorAssetCommands } from './operator-assets.js';
+import { registerOperatorCaCommand } from './operator-ca.js';
 import { registerOperatorDeadLetterCommands } from './operator-dead-letters.js';
 import { registerOperatorMigrateCommand } from './operator-migrate.js';
 import { registerOperatorCommands } from './operator.js';
@@ -35,6 +36,7 @@ export function buildProgram(): Command {
   const operator = registerOperatorCommands(program);
   registerOperatorAssetCommands(operator);
   registerOperatorDeadLetterCommands(operator);
+  registerOperatorCaCommand(operator);
   registerOperatorMigrateCommand(operator);
   registerAssetCommands(program);
   registerJobCommands(program);

@@ -19,6 +19,7 @@ import { registerJobConfigRoutes } from './routes/job-configs.js';
 import { registerUserRoutes } from './routes/users.js';
 import { addSharedSchemas } from './schemas.js';
 import { strictBodyValidators } from './validation.js';
+import type { TlsPair } from '../pki/tls-pair.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -32,6 +33,8 @@ export interface AppOptions {
    * a request from one of them is logged, limited and audited as the client it names. Nobody's by default.
    */
   trustProxy?: string[];
+  /** Serve HTTPS with this pair (reloaded with `server.setSecureContext`); plain HTTP without. */
+  tls?: TlsPair;
 }
 
 /** Builds the HTTP API over the context. Never listens: `serve` and tests decide that. */
@@ -48,7 +51,7 @@ export async function buildApp(ctx: ServerContext, options: AppOptions = {}): Pr
     frameworkErrors: frameworkError,
     // Requests Node's HTTP parser refuses, and 431s, in the usual error body (http-refusals.ts).
     clientErrorHandler,
-    http: nodeServerOptions,
+    ...(options.tls ? { https: { ...nodeServerOptions, cert: options.tls.certPem, key: options.tls.keyPem } } : { http: nodeServerOptions }),
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     forceCloseConnections: 'idle',
     // proxy-addr: X-Forwarded-For is read right to left, up to the first address not trusted.
