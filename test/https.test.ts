@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { X509Certificate } from 'node:crypto';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
@@ -9,7 +10,7 @@ import { runCli } from './helpers/cli.js';
 import { call } from './helpers/http.js';
 import { connectGateway, type Provisioned, type TestGateway } from './helpers/mqtt.js';
 import { freePort, spawnServe, stop, type ServeProcess } from './helpers/serve-process.js';
-import { testDatabase, type TestDatabase } from './helpers/test-store.js';
+import { TEST_STORE, testDatabase, type TestDatabase } from './helpers/test-store.js';
 
 const ADMIN_PASSWORD = 'https-admin-password';
 const started: ServeProcess[] = [];
@@ -123,13 +124,27 @@ describe('serve --https: a certificate of the deployment CA', () => {
   });
 });
 
+describe('operator ca before the first start', () => {
+  it('prints nothing: no database (SQLite, exit 2) or no CA yet (PostgreSQL, exit 1)', async () => {
+    const database = await testDatabase();
+    databases.push(database);
+    const dataDir = join(work, 'not-started');
+    const result = await runCli(['operator', 'ca', '--data-dir', dataDir, ...database.args], { env: database.env });
+    expect({ code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual(
+      TEST_STORE === 'sqlite'
+        ? { code: 2, stdout: '', stderr: `scanhub: no scanhub database in ${dataDir}: start \`scanhub serve --data-dir ${dataDir}\` once to create it\n` }
+        : { code: 1, stdout: '', stderr: 'scanhub: this deployment has no CA yet: start `scanhub serve` once to create it\n' },
+    );
+  });
+});
+
 describe('serve --tls-cert/--tls-key', () => {
   it('serves that pair; SIGHUP serves a new pair to new connections while the MQTT connection stays up; bad files on SIGHUP keep the pair', async () => {
     copyFileSync(file('a.crt'), file('live.crt'));
     copyFileSync(file('a.key'), file('live.key'));
     const { process, url, port } = await serve(['--tls-cert', file('live.crt'), '--tls-key', file('live.key')]);
     expect(url).toBe(`https://127.0.0.1:${port}`);
-    const testCa = execFileSync('cat', [file('test-ca.crt')]).toString();
+    const testCa = readFileSync(file('test-ca.crt'), 'utf8');
     expect(await peerFingerprint(port, testCa)).toBe(opensslFingerprint(file('a.crt')));
 
     const trusting = new Agent({ connect: { ca: testCa } });
@@ -185,7 +200,7 @@ describe('serve --tls-cert/--tls-key', () => {
     });
     started.push(process);
     await process.stderrMatches(/scanhub is serving /);
-    expect(await peerFingerprint(port, execFileSync('cat', [file('test-ca.crt')]).toString())).toBe(opensslFingerprint(file('a.crt')));
+    expect(await peerFingerprint(port, readFileSync(file('test-ca.crt'), 'utf8'))).toBe(opensslFingerprint(file('a.crt')));
   });
 });
 
@@ -195,7 +210,10 @@ describe('plain HTTP beyond loopback', () => {
   it('--host 0.0.0.0 without TLS warns naming both options; with --https it does not; on loopback it does not', async () => {
     const open = await serve(['--host', '0.0.0.0', '--public-url', 'http://scanhub.test', '--mqtt-public-host', 'scanhub.test']);
     expect((await open.process.stderrMatches(/warning: .*\n/))[0]).toBe(warning);
-    const secure = await serve(['--host', '0.0.0.0', '--public-url', 'https://scanhub.test', '--mqtt-public-host', 'scanhub.test', '--https']);
+    const secure = await serve(['--host', '0.0.0.0', '--public-url', 'https://api.scanhub.test', '--mqtt-public-host', 'mqtt.scanhub.test', '--https']);
+    // The deployment CA's certificate names every host clients use (never 0.0.0.0), kept in the data directory.
+    const issued = new X509Certificate(readFileSync(join(secure.dataDir, 'pki', 'https.crt')));
+    expect(issued.subjectAltName).toBe('DNS:api.scanhub.test, DNS:mqtt.scanhub.test, DNS:localhost, IP Address:127.0.0.1');
     const local = await serve([]);
     // Stopped, every line it printed has arrived.
     expect(await stop(secure.process)).toEqual({ code: 0, signal: null });
