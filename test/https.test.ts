@@ -3,7 +3,7 @@ import { X509Certificate } from 'node:crypto';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect as tlsConnect } from 'node:tls';
+import { connect as tlsConnect, type DetailedPeerCertificate } from 'node:tls';
 import { Agent } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './helpers/cli.js';
@@ -49,6 +49,23 @@ function peerFingerprint(port: number, ca: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = tlsConnect({ host: '127.0.0.1', port, ca }, () => {
       resolve(socket.getPeerCertificate().fingerprint256);
+      socket.end();
+    });
+    socket.once('error', reject);
+  });
+}
+
+/** The fingerprints of the chain the server sends, its own certificate first (nothing verified). */
+function servedChain(port: number): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    const socket = tlsConnect({ host: '127.0.0.1', port, rejectUnauthorized: false }, () => {
+      const chain: string[] = [];
+      let certificate: DetailedPeerCertificate | undefined = socket.getPeerCertificate(true);
+      while (certificate?.fingerprint256 && !chain.includes(certificate.fingerprint256)) {
+        chain.push(certificate.fingerprint256);
+        certificate = certificate.issuerCertificate;
+      }
+      resolve(chain);
       socket.end();
     });
     socket.once('error', reject);
@@ -102,7 +119,10 @@ describe('serve --https: a certificate of the deployment CA', () => {
     const health = await call(url, 'GET', '/healthz', { dispatcher: trusting });
     expect({ status: health.status, state: (health.body as { status: string }).status }).toEqual({ status: 200, state: 'ok' });
     // Without the CA, the chain does not verify.
-    await expect(call(url, 'GET', '/healthz')).rejects.toMatchObject({ code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' });
+    await expect(call(url, 'GET', '/healthz')).rejects.toMatchObject({ code: 'SELF_SIGNED_CERT_IN_CHAIN' });
+
+    // The chain ends with the deployment CA: a client not trusting it yet can show its fingerprint.
+    expect(await servedChain(port)).toEqual([opensslFingerprint(join(dataDir, 'pki', 'https.crt')), opensslFingerprint(join(dataDir, '..', 'ca.pem'))]);
 
     const gateway = await provisionOverHttps(url, trusting);
     expect(gateway.registrationUrl).toBe(`https://127.0.0.1:${port}/provisioning`);

@@ -129,11 +129,16 @@ function sourceOf(option: string | undefined, host: string): 'option' | 'host' |
   return isEveryAddress(host) ? 'host name' : 'host';
 }
 
-/** The pair HTTPS serves: the one given, or one the deployment CA issues for every name clients use. */
+/**
+ * The pair HTTPS serves: the one given, or one the deployment CA issues for every name clients use.
+ * The latter's chain ends with the CA itself, so a client that does not trust it yet can show the
+ * CA's fingerprint (trust on first use) and save it.
+ */
 function httpsPair(options: ServeOptions, ca: CertificateAuthority, dataDir: string, mqttPublicHost: string): TlsPair | undefined {
   if (options.tls !== 'deployment-ca') return options.tls;
   const publicHost = options.publicUrl ? new URL(options.publicUrl).hostname : reachableHost(options.host);
-  return issueServerCertificate(ca, dataDir, [options.host, publicHost, mqttPublicHost], undefined, 'https');
+  const issued = issueServerCertificate(ca, dataDir, [options.host, publicHost, mqttPublicHost], undefined, 'https');
+  return { certPem: `${issued.certPem.trimEnd()}\n${ca.certPem.trimEnd()}\n`, keyPem: issued.keyPem };
 }
 
 /** Starts the whole service: data directory, database, HTTP API and MQTT broker. */
