@@ -59,3 +59,15 @@ export function readTlsPair(certFile: string, keyFile: string): TlsPair {
 export function sha256Fingerprint(certPem: string): string {
   return new X509Certificate(certPem).fingerprint256;
 }
+
+/** A CA certificate file a client trusts (`--ca-cert`): PEM, returned as read. Throws TlsPairError. */
+export function readCaCertificate(file: string): string {
+  const pem = readText('cert', file);
+  try {
+    if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new Error('no BEGIN CERTIFICATE line');
+    new X509Certificate(pem);
+  } catch (error) {
+    throw new TlsPairError('cert', `"${file}" is not a PEM certificate`, { cause: error });
+  }
+  return pem;
+}
