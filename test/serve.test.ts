@@ -163,6 +163,9 @@ describe('scanhub serve (as a process)', () => {
 });
 
 describe('serve on every address (0.0.0.0)', () => {
+  const plainHttpWarning =
+    'warning: the API listens on 0.0.0.0 over plain HTTP, so passwords, tokens and gateway keys cross the network in clear text: serve HTTPS with --tls-cert/--tls-key or --https.\n';
+
   /** `serve --host 0.0.0.0` as a process on free ports, with the admin's token once it serves. */
   async function serveOnEveryAddress(extra: string[]) {
     const port = await freePort();
@@ -178,22 +181,25 @@ describe('serve on every address (0.0.0.0)', () => {
 
   it('without --public-url: links use the machine name, and serve says so on start, naming --public-url', async () => {
     const { process, url, port, mqttPort, token } = await serveOnEveryAddress([]);
-    await process.stderrMatches(/set --public-url.*\n/);
+    await process.stderrMatches(/warning: .*\n/);
     expect(process.stderr()).toBe(
       'Created customer "default" with administrator admin@localhost.\n' +
         `scanhub is serving http://0.0.0.0:${port} (MQTT over TLS on port ${mqttPort}); Ctrl-C stops it.\n` +
         `--host 0.0.0.0 listens on every address, so links use http://${hostname()}:${port} and gateways are sent to MQTT host ${hostname()} ` +
-        "(this machine's host name); if clients reach it by another name, set --public-url and --mqtt-public-host.\n",
+        "(this machine's host name); if clients reach it by another name, set --public-url and --mqtt-public-host.\n" +
+        plainHttpWarning,
     );
     const exported = await call(url, 'GET', '/default/events/export', { token });
     expect((exported.body as { download_link: string }).download_link.startsWith(`http://${hostname()}:${port}/downloads/exports/`)).toBe(true);
   });
 
-  it('with --public-url and --mqtt-public-host: links use them and serve prints no notice', async () => {
+  it('with --public-url and --mqtt-public-host: links use them and serve prints no notice (but the plain-HTTP warning)', async () => {
     const { process, url, port, mqttPort, token } = await serveOnEveryAddress(['--public-url', 'https://scanhub.example.com', '--mqtt-public-host', 'mqtt.example.com']);
+    await process.stderrMatches(/warning: .*\n/);
     expect(process.stderr()).toBe(
       'Created customer "default" with administrator admin@localhost.\n' +
-        `scanhub is serving http://0.0.0.0:${port} (MQTT over TLS on port ${mqttPort}); Ctrl-C stops it.\n`,
+        `scanhub is serving http://0.0.0.0:${port} (MQTT over TLS on port ${mqttPort}); Ctrl-C stops it.\n` +
+        plainHttpWarning,
     );
     const exported = await call(url, 'GET', '/default/events/export', { token });
     expect((exported.body as { download_link: string }).download_link.startsWith('https://scanhub.example.com/downloads/exports/')).toBe(true);

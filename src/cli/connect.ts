@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { ApiClient, seg } from '../client/api.js';
 import { CliError, Exit, createIo, type GlobalOptions, type Io } from './io.js';
-import { readProfile } from './profile.js';
+import { TlsPairError, readCaCertificate } from '../pki/tls-pair.js';
+import { readProfile, type Profile } from './profile.js';
 
 /** What a client command works with: where to send, as whom, for which customer. */
 export interface Session {
@@ -34,7 +35,21 @@ export function connect(command: Command, env: NodeJS.ProcessEnv = process.env):
   if (!token) throw new CliError(`not logged in to ${url}: run \`scanhub login\` or set SCANHUB_TOKEN`, Exit.AUTH);
   const customer = options.customer ?? env.SCANHUB_CUSTOMER ?? claimsOf(token)?.customer_id ?? profile?.customer;
   if (!customer) throw new CliError('no customer known: pass --customer or set SCANHUB_CUSTOMER', Exit.USAGE);
-  return { io, client: new ApiClient(url, token), customer, base: `/${seg(customer)}` };
+  return { io, client: new ApiClient(url, token, { ca: trustedCa(options, env, profile, url) }), customer, base: `/${seg(customer)}` };
+}
+
+/** The CA to trust by `--ca-cert` > SCANHUB_CA_CERT > the profile's (for the profile's deployment only). */
+function trustedCa(options: GlobalOptions, env: NodeJS.ProcessEnv, profile: Profile | undefined, url: string): string | undefined {
+  const file = options.caCert ?? env.SCANHUB_CA_CERT;
+  if (file) {
+    try {
+      return readCaCertificate(file);
+    } catch (error) {
+      if (error instanceof TlsPairError) throw new CliError(`--ca-cert: ${error.message}`, Exit.USAGE);
+      throw error;
+    }
+  }
+  return profile && url.replace(/\/+$/, '') === profile.url.replace(/\/+$/, '') ? profile.ca_cert : undefined;
 }
 
 /** The claims of an IdToken, read without verifying (the server verifies); undefined if it is no JWT. */
@@ -70,8 +85,9 @@ function checkUrl(url: string): void {
 export function connectAnonymous(command: Command, env: NodeJS.ProcessEnv = process.env): { io: Io; client: ApiClient } {
   const options = globalsOf(command);
   const io = createIo(options, env);
-  const url = options.url ?? env.SCANHUB_URL ?? readProfile(env)?.url;
+  const profile = readProfile(env);
+  const url = options.url ?? env.SCANHUB_URL ?? profile?.url;
   if (!url) throw new CliError('no deployment URL: pass --url or set SCANHUB_URL', Exit.USAGE);
   checkUrl(url);
-  return { io, client: new ApiClient(url) };
+  return { io, client: new ApiClient(url, undefined, { ca: trustedCa(options, env, profile, url) }) };
 }

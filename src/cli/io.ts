@@ -2,7 +2,7 @@ import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import Table from 'cli-table3';
-import { ApiError, NetworkError } from '../client/api.js';
+import { ApiError, NetworkError, untrustedCertificate } from '../client/api.js';
 
 /** Exit codes (STYLE.md): the only place that names them. */
 export const Exit = { OK: 0, ERROR: 1, USAGE: 2, AUTH: 4 } as const;
@@ -25,6 +25,8 @@ export interface GlobalOptions {
   url?: string;
   token?: string;
   customer?: string;
+  /** A CA certificate file (PEM) to trust for an HTTPS deployment. */
+  caCert?: string;
   json?: boolean;
   debug?: boolean;
 }
@@ -145,6 +147,13 @@ export async function confirmAction(io: Io, message: string, yes: boolean | unde
 /** Turns any error into one sentence with a next step, and the exit code for it. */
 export function describeError(error: unknown): { message: string; exitCode: ExitCode } {
   if (error instanceof CliError) return { message: error.message, exitCode: error.exitCode };
+  const untrusted = untrustedCertificate(error);
+  if (error instanceof NetworkError && untrusted) {
+    return {
+      message: `the certificate of ${error.baseUrl} is not trusted (${untrusted}): pass --ca-cert with the deployment's CA (\`scanhub operator ca\` prints it) or set SCANHUB_CA_CERT`,
+      exitCode: Exit.ERROR,
+    };
+  }
   if (error instanceof NetworkError) {
     return { message: `${error.message}: is the URL right and is \`scanhub serve\` running there?`, exitCode: Exit.ERROR };
   }

@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import { claimsOf, connect, connectAnonymous, globalsOf } from './connect.js';
-import { CliError, Exit, createIo, formatTime, printObject, promptSecret, promptText, readStdin, success, type Io } from './io.js';
+import { CliError, Exit, confirmAction, createIo, formatTime, printObject, promptSecret, promptText, readStdin, success, type Io } from './io.js';
 import { profileFile, removeProfile, saveProfile } from './profile.js';
-import { ApiClient, ApiError } from '../client/api.js';
+import { ApiClient, ApiError, untrustedCertificate } from '../client/api.js';
+import { presentedCa } from '../client/presented-ca.js';
 
 interface LoginResponse {
   id_token: string;
@@ -30,6 +31,29 @@ async function authenticate(client: ApiClient, path: string, body: object): Prom
   }
 }
 
+/**
+ * `authenticate`; when the deployment's certificate is not trusted and a person is at the terminal,
+ * shows the fingerprint of the CA it chains to and, once they accept, trusts it (trust on first
+ * use). Piped, the refusal names --ca-cert. Returns the client that worked.
+ */
+async function authenticateTrusting(io: Io, client: ApiClient, path: string, body: object): Promise<{ client: ApiClient; response: LoginResponse }> {
+  try {
+    return { client, response: await authenticate(client, path, body) };
+  } catch (error) {
+    if (!untrustedCertificate(error) || client.ca || !io.interactive) throw error;
+    const ca = await presentedCa(client.baseUrl);
+    if (!ca) throw error;
+    io.err(
+      `The certificate of ${client.baseUrl} is not trusted. It chains to the CA "${ca.subject}",\n` +
+        `SHA-256 fingerprint ${ca.fingerprint}\n` +
+        'Compare it with the fingerprint `scanhub operator ca` prints on the server.',
+    );
+    await confirmAction(io, 'Trust this CA for this deployment (saved in the profile)?', undefined);
+    const trusting = new ApiClient(client.baseUrl, undefined, { ca: ca.pem });
+    return { client: trusting, response: await authenticate(trusting, path, body) };
+  }
+}
+
 async function readPassword(io: Io, options: LoginOptions, message: string): Promise<string> {
   if (options.passwordStdin) {
     const password = await readStdin();
@@ -48,7 +72,8 @@ export function registerLoginCommands(program: Command): void {
     .option('--password-stdin', 'read the password from standard input')
     .option('--invitation [token]', 'accept an invitation and set a password (token prompted, or env SCANHUB_INVITATION_TOKEN)')
     .action(async (options: LoginOptions, command: Command) => {
-      const { io, client } = connectAnonymous(command);
+      const { io, client: given } = connectAnonymous(command);
+      let client = given;
       let response: LoginResponse;
       let email = options.email;
       if (options.invitation) {
@@ -57,13 +82,13 @@ export function registerLoginCommands(program: Command): void {
             ? options.invitation
             : process.env.SCANHUB_INVITATION_TOKEN || (await promptText(io, 'Invitation token:', '--invitation TOKEN'));
         const password = await readPassword(io, options, 'New password (at least 12 characters):');
-        response = await authenticate(client, '/auth/accept-invitation', { invitation_token: token, password });
+        ({ client, response } = await authenticateTrusting(io, client, '/auth/accept-invitation', { invitation_token: token, password }));
       } else {
         email ??= await promptText(io, 'E-mail:', '--email');
         const password = await readPassword(io, options, 'Password:');
-        response = await authenticate(client, '/auth/login', { email, password });
+        ({ client, response } = await authenticateTrusting(io, client, '/auth/login', { email, password }));
       }
-      const me = await new ApiClient(client.baseUrl, response.id_token).get<{ email: string }>(
+      const me = await new ApiClient(client.baseUrl, response.id_token, { ca: client.ca }).get<{ email: string }>(
         `/${encodeURIComponent(response.customer_id)}/me`,
       );
       const file = saveProfile({
@@ -72,6 +97,7 @@ export function registerLoginCommands(program: Command): void {
         customer: response.customer_id,
         email: me.email,
         expires_at: Date.now() + response.expires_in * 1000,
+        ...(client.ca ? { ca_cert: client.ca } : {}),
       });
       if (io.json) io.out(JSON.stringify(response, null, 2));
       success(io, `Logged in to ${client.baseUrl} as ${me.email} (customer ${response.customer_id}); profile saved to ${file}.`);

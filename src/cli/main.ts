@@ -7,6 +7,7 @@ import { CliError, Exit, describeError } from './io.js';
 import { registerJobCommands } from './jobs.js';
 import { registerLoginCommands } from './login.js';
 import { registerOperatorAssetCommands } from './operator-assets.js';
+import { registerOperatorCaCommand } from './operator-ca.js';
 import { registerOperatorDeadLetterCommands } from './operator-dead-letters.js';
 import { registerOperatorMigrateCommand } from './operator-migrate.js';
 import { registerOperatorCommands } from './operator.js';
@@ -21,6 +22,7 @@ export function buildProgram(): Command {
     .option('--url <url>', 'base URL of the deployment (env SCANHUB_URL)')
     .option('--token <token>', 'IdToken to use (env SCANHUB_TOKEN; prefer the environment: flags show in `ps`)')
     .option('--customer <id>', 'customer id (env SCANHUB_CUSTOMER)')
+    .option('--ca-cert <file>', "CA certificate (PEM) of an HTTPS deployment, as `scanhub operator ca` prints it (env SCANHUB_CA_CERT; `login` saves it)")
     .option('--json', 'print JSON: lists as arrays of the API items, everything else as the API response')
     .addOption(new Option('--debug', 'print stacks and requests on errors'))
     .showHelpAfterError('(run with --help for usage)')
@@ -35,6 +37,7 @@ export function buildProgram(): Command {
   const operator = registerOperatorCommands(program);
   registerOperatorAssetCommands(operator);
   registerOperatorDeadLetterCommands(operator);
+  registerOperatorCaCommand(operator);
   registerOperatorMigrateCommand(operator);
   registerAssetCommands(program);
   registerJobCommands(program);

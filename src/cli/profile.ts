@@ -9,6 +9,8 @@ export interface Profile {
   customer: string;
   email?: string;
   expires_at?: number;
+  /** The CA (PEM) the deployment's HTTPS certificate chains to, when trusted by `--ca-cert` or on first use. */
+  ca_cert?: string;
 }
 
 export function profileFile(env: NodeJS.ProcessEnv = process.env): string {

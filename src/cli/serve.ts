@@ -3,7 +3,9 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { customerIdProblem, isCustomerId, isEmailAddress } from '../domain/identifiers.js';
 import { parseDuration, parseTimeInput } from '../domain/time-input.js';
 import { DEFAULT_CREATED_WINDOW, MAX_CREATED_AHEAD_MS } from '../domain/payload-limits.js';
+import { TlsPairError, readTlsPair, type TlsPair } from '../pki/tls-pair.js';
 import { DataDirBusy, lockDataDir, type DataDirLock } from '../store/open.js';
+import type { RunningServer } from '../server/serve.js';
 import { resolveDeployment, addDeploymentOptions } from './deployment.js';
 import { CliError, Exit } from './io.js';
 
@@ -121,6 +123,41 @@ function hostNameDefaults(publicUrl: Derived<'url'>, mqttHost: Derived<'host'>, 
   return `--host ${host} listens on every address, so ${parts.join(' and ')} (this machine's host name); if clients reach it by another name, set ${options}.\n`;
 }
 
+/** `--tls-cert/--tls-key` read and checked, or undefined without them; a bad file is a usage error (exit 2) before listening. */
+function tlsFiles(certFile: string | undefined, keyFile: string | undefined): TlsPair | undefined {
+  if (certFile === undefined && keyFile === undefined) return undefined;
+  if (!certFile || !keyFile) throw new CliError('--tls-cert and --tls-key go together: give both files (or --https for a certificate of the deployment CA)', Exit.USAGE);
+  try {
+    return readTlsPair(certFile, keyFile);
+  } catch (error) {
+    if (error instanceof TlsPairError) throw new CliError(`--tls-${error.file}: ${error.message}`, Exit.USAGE);
+    throw error;
+  }
+}
+
+/** Whether only this machine can reach the address. */
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/** On SIGHUP: the certificate files read again and served to new connections; bad files keep the old pair. */
+function reloadTlsOnHangup(server: Pick<RunningServer, 'reloadTls' | 'app'>, certFile: string, keyFile: string): void {
+  process.on('SIGHUP', () => {
+    let pair: TlsPair;
+    try {
+      pair = tlsFiles(certFile, keyFile)!;
+      server.reloadTls(pair);
+    } catch (error) {
+      const reason = (error as Error).message;
+      server.app.log.error({ certFile, keyFile, reason }, 'TLS certificate not reloaded');
+      process.stderr.write(`scanhub: TLS certificate not reloaded, still serving the previous one: ${reason}\n`);
+      return;
+    }
+    server.app.log.info({ certFile, keyFile }, 'TLS certificate reloaded');
+    process.stderr.write(`Reloaded the TLS certificate from ${certFile}.\n`);
+  });
+}
+
 /** Takes the SQLite data directory for this `serve`, or refuses (exit 2) while another process holds it. */
 function takeDataDir(dataDir: string): DataDirLock {
   try {
@@ -140,7 +177,10 @@ export function registerServeCommand(program: Command): void {
     .addOption(new Option('--host <host>', 'address to listen on').env('SCANHUB_HOST').default('127.0.0.1'))
     .addOption(new Option('--port <port>', 'HTTP port').env('SCANHUB_PORT').default(8080).argParser(port))
     .addOption(new Option('--mqtt-port <port>', 'MQTT over TLS port').env('SCANHUB_MQTT_PORT').default(8883).argParser(port))
-    .addOption(new Option('--public-url <url>', 'base URL for links (default http://<host>:<port>; the machine\'s host name for <host> with --host 0.0.0.0 or ::)').env('SCANHUB_PUBLIC_URL').argParser(publicUrl))
+    .addOption(new Option('--tls-cert <file>', 'serve the API over HTTPS with this certificate (PEM, chain allowed; reread on SIGHUP)').env('SCANHUB_TLS_CERT'))
+    .addOption(new Option('--tls-key <file>', 'the private key (PEM) of --tls-cert').env('SCANHUB_TLS_KEY'))
+    .addOption(new Option('--https', 'serve the API over HTTPS with a certificate of the deployment CA (see `scanhub operator ca`); env SCANHUB_HTTPS=1'))
+    .addOption(new Option('--public-url <url>', 'base URL for links (default http(s)://<host>:<port>; the machine\'s host name for <host> with --host 0.0.0.0 or ::)').env('SCANHUB_PUBLIC_URL').argParser(publicUrl))
     .addOption(new Option('--trust-proxy <cidrs>', 'balancers (addresses or CIDR ranges, comma-separated) whose X-Forwarded-For names the client').env('SCANHUB_TRUST_PROXY').argParser(trustedProxies))
     .addOption(new Option('--mqtt-public-port <port>', 'port put into mqtt_endpoint (default: the MQTT port as bound; set it to the balancer\'s)').env('SCANHUB_MQTT_PUBLIC_PORT').argParser(port))
     .addOption(new Option('--mqtt-proxy-protocol', 'expect HAProxy\'s PROXY protocol v2 header on every MQTT connection (refusing those without); env SCANHUB_MQTT_PROXY_PROTOCOL=1'))
@@ -170,11 +210,16 @@ export function registerServeCommand(program: Command): void {
       mqttPublicPort?: number;
       trustProxy?: string[];
       mqttProxyProtocol?: boolean;
+      tlsCert?: string;
+      tlsKey?: string;
+      https?: boolean;
       minCreated: number;
       maxCreatedAhead: number;
     }) => {
       const settings = environmentSettings(process.env);
-      const { database, masterKeyFile, blobDir: blobOption, ...rest } = options;
+      const { database, masterKeyFile, blobDir: blobOption, tlsCert, tlsKey, https, ...rest } = options;
+      const pair = tlsFiles(tlsCert, tlsKey);
+      const tls = pair ?? (https || environmentSwitch('SCANHUB_HTTPS', process.env.SCANHUB_HTTPS) ? 'deployment-ca' : undefined);
       const { locator, blobDir } = resolveDeployment({ dataDir: options.dataDir, database, masterKeyFile, blobDir: blobOption });
       // One process per SQLite data directory: a second `serve` would run a second broker and writer on one file.
       const lock = locator.kind === 'sqlite' ? takeDataDir(locator.dataDir) : undefined;
@@ -188,6 +233,7 @@ export function registerServeCommand(program: Command): void {
           locator,
           blobDir,
           ...settings,
+          tls,
           mqttProxyProtocol: mqttProxyProtocol || environmentSwitch('SCANHUB_MQTT_PROXY_PROTOCOL', process.env.SCANHUB_MQTT_PROXY_PROTOCOL),
           createdWindow: { earliest: minCreated, aheadMs: maxCreatedAhead },
         });
@@ -207,6 +253,12 @@ export function registerServeCommand(program: Command): void {
       process.stderr.write(`scanhub is serving ${server.url} (MQTT over TLS on port ${server.mqttPort}); Ctrl-C stops it.\n`);
       const hostNameNotice = hostNameDefaults(server.publicUrl, server.mqttPublicHost, options.host);
       if (hostNameNotice) process.stderr.write(hostNameNotice);
+      if (!tls && !isLoopback(options.host)) {
+        process.stderr.write(
+          `warning: the API listens on ${options.host} over plain HTTP, so passwords, tokens and gateway keys cross the network in clear text: serve HTTPS with --tls-cert/--tls-key or --https.\n`,
+        );
+      }
+      if (pair) reloadTlsOnHangup(server, tlsCert!, tlsKey!);
 
       const stop = (signal: string) => {
         server.app.log.info({ signal }, 'shutting down');

@@ -41,23 +41,50 @@ export interface ApiResponse<T> {
   body: T;
 }
 
+/** TLS verification errors of a certificate chain that ends in a CA the client does not trust. */
+const UNTRUSTED_CODES = new Set(['SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY']);
+
+/** Whether a request failed because the deployment's certificate chain is not trusted; its code when so. */
+export function untrustedCertificate(error: unknown): string | undefined {
+  const code = ((error instanceof NetworkError ? error.cause : error) as NodeJS.ErrnoException | undefined)?.code;
+  return code && UNTRUSTED_CODES.has(code) ? code : undefined;
+}
+
 // undici is loaded on the first request: `scanhub serve` and commands that fail before calling
 // the API (usage errors, operator commands) then never pay for it.
-let undiciRequest: (typeof import('undici'))['request'] | undefined;
-async function httpRequest(...args: Parameters<(typeof import('undici'))['request']>) {
-  undiciRequest ??= (await import('undici')).request;
-  return undiciRequest(...args);
+let undici: typeof import('undici') | undefined;
+const agents = new Map<string, import('undici').Agent>();
+async function httpRequest(url: URL, options: { method: 'GET'; headers?: Record<string, string>; body?: string }, ca: string | undefined) {
+  undici ??= await import('undici');
+  let dispatcher: import('undici').Agent | undefined;
+  if (ca) {
+    const { rootCertificates } = await import('node:tls');
+    dispatcher = agents.get(ca);
+    // The deployment's CA beside the system's: a public certificate keeps verifying.
+    if (!dispatcher) agents.set(ca, (dispatcher = new undici.Agent({ connect: { ca: [...rootCertificates, ca] } })));
+  }
+  return undici.request(url, { ...options, dispatcher });
+}
+
+/** How the client connects: the CA (PEM) an HTTPS deployment's certificate chains to, when not a public one. */
+export interface ClientOptions {
+  ca?: string;
 }
 
 /** Typed HTTP client of any scanhub deployment (undici), used by the CLI, the simulator and tests. */
 export class ApiClient {
   readonly baseUrl: string;
 
+  /** The CA trusted beside the system's (`--ca-cert`), if any. */
+  readonly ca: string | undefined;
+
   constructor(
     baseUrl: string,
     readonly token?: string,
+    options: ClientOptions = {},
   ) {
     this.baseUrl = baseUrl.replace(/\/+$/, '');
+    this.ca = options.ca;
   }
 
   /** Sends the request; resolves with 2xx answers, throws ApiError or NetworkError otherwise. */
@@ -75,7 +102,7 @@ export class ApiClient {
     }
     let response;
     try {
-      response = await httpRequest(url, { method: method as 'GET', headers, body });
+      response = await httpRequest(url, { method: method as 'GET', headers, body }, this.ca);
     } catch (cause) {
       throw new NetworkError(this.baseUrl, cause);
     }
@@ -115,7 +142,7 @@ export class ApiClient {
     const url = new URL(link, this.baseUrl + '/');
     let response;
     try {
-      response = await httpRequest(url, { method: 'GET' });
+      response = await httpRequest(url, { method: 'GET' }, this.ca);
     } catch (cause) {
       throw new NetworkError(this.baseUrl, cause);
     }

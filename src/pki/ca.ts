@@ -134,14 +134,21 @@ function serverCertificateFits(ca: CertificateAuthority, certPem: string, hosts:
 }
 
 /**
- * The MQTT listener's certificate from `pki/server.{crt,key}`, reissued when it does not cover
- * `hosts` (plus localhost and 127.0.0.1), was signed by another CA, or expires within 30 days.
+ * A server certificate from `pki/<name>.{crt,key}` (the MQTT listener's is `server`, HTTPS's with
+ * `serve --https` is `https`), reissued when it does not cover `hosts` (plus localhost and
+ * 127.0.0.1), was signed by another CA, or expires within 30 days.
  */
-export function issueServerCertificate(ca: CertificateAuthority, dataDir: string, hosts: string[], pregenerated?: KeyPair): IssuedCertificate {
+export function issueServerCertificate(
+  ca: CertificateAuthority,
+  dataDir: string,
+  hosts: string[],
+  pregenerated?: KeyPair,
+  name: 'server' | 'https' = 'server',
+): IssuedCertificate {
   const dir = join(dataDir, 'pki');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const certFile = join(dir, 'server.crt');
-  const keyFile = join(dir, 'server.key');
+  const certFile = join(dir, `${name}.crt`);
+  const keyFile = join(dir, `${name}.key`);
   const storedCert = readIfExists(certFile);
   const storedKey = readIfExists(keyFile);
   if (storedCert !== undefined && storedKey !== undefined && serverCertificateFits(ca, storedCert, hosts)) {

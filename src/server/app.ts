@@ -20,6 +20,7 @@ import { registerJobConfigRoutes } from './routes/job-configs.js';
 import { registerUserRoutes } from './routes/users.js';
 import { addSharedSchemas } from './schemas.js';
 import { strictBodyValidators } from './validation.js';
+import type { TlsPair } from '../pki/tls-pair.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -35,6 +36,8 @@ export interface AppOptions {
   trustProxy?: string[];
   /** Requests per minute per client address on POST /auth/* and POST /provisioning (default RATE_LIMITS). */
   rateLimits?: RateLimits;
+  /** Serve HTTPS with this pair (reloaded with `server.setSecureContext`); plain HTTP without. */
+  tls?: TlsPair;
 }
 
 /** Builds the HTTP API over the context. Never listens: `serve` and tests decide that. */
@@ -51,7 +54,7 @@ export async function buildApp(ctx: ServerContext, options: AppOptions = {}): Pr
     frameworkErrors: frameworkError,
     // Requests Node's HTTP parser refuses, and 431s, in the usual error body (http-refusals.ts).
     clientErrorHandler,
-    http: nodeServerOptions,
+    ...(options.tls ? { https: { ...nodeServerOptions, cert: options.tls.certPem, key: options.tls.keyPem } } : { http: nodeServerOptions }),
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     forceCloseConnections: 'idle',
     // proxy-addr: X-Forwarded-For is read right to left, up to the first address not trusted.

@@ -6,7 +6,9 @@ import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { ConnectionLimits } from '../mqtt/admission.js';
 import { startBroker, type MqttBroker } from '../mqtt/broker.js';
 import type { CreatedWindow } from '../domain/payload-limits.js';
-import { loadOrCreateCa, pregenerateDeploymentKeys } from '../pki/ca.js';
+import type { Server as TlsServer } from 'node:tls';
+import { issueServerCertificate, loadOrCreateCa, pregenerateDeploymentKeys, type CertificateAuthority } from '../pki/ca.js';
+import type { TlsPair } from '../pki/tls-pair.js';
 import { IdTokens } from '../auth/idtoken.js';
 import { MIN_PASSWORD_LENGTH, generatePassword, hashPassword } from '../auth/passwords.js';
 import { loadLinkKey } from '../auth/secrets.js';
@@ -48,6 +50,8 @@ export interface ServeOptions {
   mqttLimits?: Partial<ConnectionLimits>;
   /** Requests per minute per client address on POST /auth/* and POST /provisioning (default RATE_LIMITS; tests change them). */
   rateLimits?: RateLimits;
+  /** HTTPS for the API: with this pair (`--tls-cert/--tls-key`), or a certificate of the deployment CA (`--https`). */
+  tls?: TlsPair | 'deployment-ca';
 }
 
 export interface Bootstrap {
@@ -60,7 +64,7 @@ export interface Bootstrap {
 export interface RunningServer {
   app: FastifyInstance;
   ctx: ServerContext;
-  /** `http://host:port` as bound (port 0 resolved). */
+  /** `http(s)://host:port` as bound (port 0 resolved). */
   url: string;
   /**
    * The base of links and `registration_path`, and where it came from: `--public-url`, the
@@ -74,6 +78,8 @@ export interface RunningServer {
   /** The embedded broker: its counters and those of ingest (`broker.ingest`). */
   broker: MqttBroker;
   bootstrap: Bootstrap | undefined;
+  /** Serves new HTTPS connections with this pair; open connections (and MQTT) are left alone. */
+  reloadTls(pair: TlsPair): void;
   /** Stops accepting, drains in-flight requests and messages, closes broker and database. */
   close(): Promise<void>;
 }
@@ -126,6 +132,18 @@ function sourceOf(option: string | undefined, host: string): 'option' | 'host' |
   return isEveryAddress(host) ? 'host name' : 'host';
 }
 
+/**
+ * The pair HTTPS serves: the one given, or one the deployment CA issues for every name clients use.
+ * The latter's chain ends with the CA itself, so a client that does not trust it yet can show the
+ * CA's fingerprint (trust on first use) and save it.
+ */
+function httpsPair(options: ServeOptions, ca: CertificateAuthority, dataDir: string, mqttPublicHost: string): TlsPair | undefined {
+  if (options.tls !== 'deployment-ca') return options.tls;
+  const publicHost = options.publicUrl ? new URL(options.publicUrl).hostname : reachableHost(options.host);
+  const issued = issueServerCertificate(ca, dataDir, [options.host, publicHost, mqttPublicHost], undefined, 'https');
+  return { certPem: `${issued.certPem.trimEnd()}\n${ca.certPem.trimEnd()}\n`, keyPem: issued.keyPem };
+}
+
 /** Starts the whole service: data directory, database, HTTP API and MQTT broker. */
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   const dataDir = resolve(options.dataDir);
@@ -150,12 +168,13 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     const ctx = createContext(store, config, { idTokens, linkKey: await loadLinkKey(store.secrets), ca }, clock);
     const created = await bootstrap(ctx, options);
     const readiness: Readiness = { http: false, mqtt: false };
-    const app = await buildApp(ctx, { logger: options.logger ?? false, readiness, trustProxy: options.trustProxy, rateLimits: options.rateLimits });
+    const tls = httpsPair(options, ca, dataDir, config.mqttPublicHost);
+    const app = await buildApp(ctx, { logger: options.logger ?? false, readiness, trustProxy: options.trustProxy, rateLimits: options.rateLimits, tls });
 
     await app.listen({ host: options.host, port: options.port });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : options.port;
-    const urlOf = (host: string) => `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+    const urlOf = (host: string) => `${tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
     const url = urlOf(options.host);
     // Links must work from other machines: never http://0.0.0.0:port.
     if (!config.publicUrl) config.publicUrl = urlOf(reachableHost(options.host));
@@ -195,6 +214,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       mqttPort: broker.port,
       broker,
       bootstrap: created,
+      reloadTls(pair) {
+        if (!tls) throw new Error('the API is served over plain HTTP: there is no certificate to reload');
+        (app.server as unknown as TlsServer).setSecureContext({ cert: pair.certPem, key: pair.keyPem });
+      },
       close: () =>
         (closing ??= (async () => {
           readiness.http = false;

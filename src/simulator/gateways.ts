@@ -59,7 +59,7 @@ async function provision(session: CustomerApi, gateway: ApiGateway, setup: Gatew
     throw error;
   }
   // The device's side: no Authorization header, only the token.
-  const device = new ApiClient(session.client.baseUrl);
+  const device = new ApiClient(session.client.baseUrl, undefined, { ca: session.client.ca });
   const provisioned = await device.post<Omit<GatewayCredentials, 'gateway_id'>>(preparation.registration_path, { token: preparation.token });
   const credentials: GatewayCredentials = {
     gateway_id: gateway.id,

@@ -1,4 +1,4 @@
-import { request } from 'undici';
+import { request, type Dispatcher } from 'undici';
 
 /** One HTTP answer as a client sees it: status, headers, raw text and the parsed JSON (if any). */
 export interface HttpAnswer {
@@ -19,6 +19,8 @@ export interface CallOptions {
   raw?: string | Buffer;
   contentType?: string;
   headers?: Record<string, string>;
+  /** Who connects (an undici Agent trusting a CA for HTTPS); the global dispatcher without. */
+  dispatcher?: Dispatcher;
 }
 
 /**
@@ -37,7 +39,7 @@ export async function call(baseUrl: string, method: string, path: string, option
     if (options.contentType) headers['content-type'] = options.contentType;
     body = options.raw;
   }
-  const response = await request(baseUrl + path, { method: method as 'GET', headers, body });
+  const response = await request(baseUrl + path, { method: method as 'GET', headers, body, dispatcher: options.dispatcher });
   const text = await response.body.text();
   let parsed: unknown;
   try {
