@@ -111,7 +111,7 @@ function outcomeOf(worker: Worker, stopped: () => boolean): Promise<number> {
     // Errors cross threads as plain objects: a SqliteError arrives without its message.
     worker.on('error', (error) => (failure ??= error.message || `the export worker failed (${String((error as { code?: unknown }).code ?? error)})`));
     worker.on('exit', (code) => {
-      if (rows !== undefined && failure === undefined) resolve(rows);
+      if (rows !== undefined && failure === undefined && !stopped()) resolve(rows);
       else reject(new Error(failure ?? (stopped() ? 'the export was stopped before it finished' : `the export worker exited with code ${code}`)));
     });
   });
