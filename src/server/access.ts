@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import type { AuditActor } from '../domain/audit.js';
 import { permissionsOf, type Permission } from '../domain/permissions.js';
 import type { UserRecord } from '../store/ports.js';
 import type { ServerContext } from './context.js';
@@ -17,6 +18,8 @@ export type Access = { permission: Permission; self?: string } | 'authenticated'
 export interface Principal {
   user: UserRecord;
   permissions: Permission[];
+  /** Who the audit log names for this caller's changes. */
+  actor: AuditActor;
 }
 
 declare module 'fastify' {
@@ -65,9 +68,10 @@ async function authorize(ctx: ServerContext, request: FastifyRequest, access: Ac
     throw forbidden(`Your account belongs to customer "${user.customer_id}" and has no access to customer "${params.customer_id}".`);
   }
   const permissions = permissionsOf(user.roles);
-  if (access === 'authenticated') return { user, permissions };
-  if (permissions.includes(access.permission)) return { user, permissions };
-  if (access.self && params[access.self] === user.id) return { user, permissions };
+  const actor: AuditActor = { type: 'user', id: user.id, email: user.email };
+  if (access === 'authenticated') return { user, permissions, actor };
+  if (permissions.includes(access.permission)) return { user, permissions, actor };
+  if (access.self && params[access.self] === user.id) return { user, permissions, actor };
   throw forbidden(
     `Your role${user.roles.length === 1 ? '' : 's'} ${user.roles.join(', ') || '(none)'} lack${user.roles.length === 1 ? 's' : ''} the permission "${access.permission}" this call needs; ask an administrator.`,
   );

@@ -1,0 +1,67 @@
+/**
+ * The audit log's vocabulary (DESIGN.md, "Trust"): which actions are recorded, who can act, and
+ * what one entry holds. The store writes an entry in the same transaction as the change it
+ * records; routes build entries with src/server/audit.ts.
+ */
+
+/** Every action the audit log records; `scanhub audit --action` takes these names. */
+export const AUDIT_ACTIONS = [
+  'auth.login',
+  'auth.login_refused',
+  'auth.locked_out',
+  'user.created',
+  'user.updated',
+  'user.deleted',
+  'user.invited',
+  'user.invitation_accepted',
+  'apikey.created',
+  'apikey.revoked',
+  'gateway.created',
+  'gateway.deleted',
+  'gateway.prepared',
+  'gateway.provisioned',
+  'gateway.certificate_revoked',
+  'gateway.reprovisioned',
+  'feature.set',
+  'eula.agreed',
+  'export.created',
+] as const;
+
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+export function isAuditAction(value: string): value is AuditAction {
+  return (AUDIT_ACTIONS as readonly string[]).includes(value);
+}
+
+/**
+ * Who did it: a user (IdToken), an API key (`id` the key's id), a device (`id` the gateway id,
+ * e.g. redeeming a provisioning token) or the operator (`scanhub operator ...`, `id` "operator").
+ */
+export interface AuditActor {
+  type: 'user' | 'api_key' | 'device' | 'operator';
+  id: string;
+  email?: string;
+}
+
+/** What it was done to, e.g. `{ type: 'gateway', id }`. */
+export interface AuditTarget {
+  type: string;
+  id: string;
+}
+
+/** One entry; `id` is a UUID, `time` milliseconds since the epoch. */
+export interface AuditEntry {
+  id: string;
+  customerId: string;
+  time: number;
+  action: AuditAction;
+  actor: AuditActor;
+  target?: AuditTarget;
+  /** The client's address as the server saw it (honours --trust-proxy). */
+  ip?: string;
+  /** Small facts about the change (names, roles, counts); never a secret. */
+  details?: Record<string, unknown>;
+}
+
+/** The operator actor: changes made by `scanhub operator ...` on the data directory or database. */
+export const OPERATOR_ACTOR: AuditActor = { type: 'operator', id: 'operator' };
