@@ -74,6 +74,9 @@ describe('GET /openapi.json', () => {
       'GET /{customer_id}/users/{user_id}': 'getUser',
       'DELETE /{customer_id}/users/{user_id}': 'deleteUser',
       'POST /{customer_id}/users/{user_id}/invitation': 'createInvitation',
+      'POST /{customer_id}/api-keys': 'createApiKey',
+      'GET /{customer_id}/api-keys': 'listApiKeys',
+      'DELETE /{customer_id}/api-keys/{api_key_id}': 'revokeApiKey',
       'GET /{customer_id}/features': 'listFeatures',
       'GET /downloads/{path}': 'downloadFile',
       'GET /{customer_id}/events': 'listEvents',
@@ -208,7 +211,7 @@ describe('GET /openapi.json', () => {
 
   it('declares the IdToken security scheme and the error body', () => {
     expect(doc.components.securitySchemes).toEqual({
-      IdToken: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'The id_token of POST /auth/login, bare or as "Bearer <token>".' },
+      IdToken: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'The id_token of POST /auth/login, or an API key of POST /{customer_id}/api-keys, bare or as "Bearer <token>".' },
     });
     expect(doc.components.schemas.Error?.required).toEqual(['title', 'details']);
     expect(doc.components.schemas.Error?.properties).toEqual({ title: { type: 'string' }, details: { type: 'string' } });

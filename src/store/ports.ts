@@ -173,6 +173,25 @@ export class PreparationRefused extends Error {
   }
 }
 
+/** An API key as stored (docs/api-keys.md): its hash, never the key. */
+export interface ApiKeyRecord {
+  id: string;
+  customer_id: string;
+  name: string;
+  /** SHA-256 of the key, lower-case hex (src/auth/api-keys.ts). */
+  key_hash: string;
+  permissions: string[];
+  created: number;
+  /** The user who created it: the key acts as them. */
+  created_by: string;
+  expires_at: number | null;
+  /** When the key last authenticated a request, to the minute; null before its first use. */
+  last_used: number | null;
+  revoked: number | null;
+}
+
+export type NewApiKey = Omit<ApiKeyRecord, 'last_used' | 'revoked'>;
+
 /** A raw event row (as the export reads them): the values of EVENT_COLUMNS in order. */
 export type RawEvent = (string | number | null)[];
 
@@ -359,6 +378,26 @@ export interface LoginFailureRepository {
   record(key: string, at: number, forgetUpTo: number): Promise<void>;
 }
 
+/**
+ * API keys. Names are unique among a customer's keys that are not revoked; revoked keys stay (as
+ * rows) so that a revoked key is told from an unknown one, and are listed no more.
+ */
+export interface ApiKeyRepository {
+  /** Inserts the key; false (nothing stored) when a key of the customer that is not revoked has the name. */
+  create(key: NewApiKey): Promise<boolean>;
+  /** The key with this hash, revoked and expired ones included. */
+  byHash(keyHash: string): Promise<ApiKeyRecord | undefined>;
+  /** The customer's keys that are not revoked, in (created, id) order after the position. */
+  page(customerId: string, after: { created: number; id: string } | null, limit: number): Promise<ApiKeyRecord[]>;
+  /** Revokes the customer's key at `now`; 'missing' when it is unknown, another customer's, or revoked already. */
+  revoke(customerId: string, id: string, now: number): Promise<'revoked' | 'missing'>;
+  /**
+   * Sets last_used to `now` when it is null or at or before `staleAt`, in one conditional statement:
+   * a key in steady use costs one write a minute, not one per request.
+   */
+  touch(id: string, now: number, staleAt: number): Promise<void>;
+}
+
 export interface FeatureRepository {
   list(customerId: string): Promise<Feature[]>;
   set(customerId: string, feature: string, enabled: boolean, properties: Record<string, unknown> | null | undefined, now: number): Promise<Feature>;
@@ -541,6 +580,7 @@ export interface Store {
   readonly customers: CustomerRepository;
   readonly users: UserRepository;
   readonly loginFailures: LoginFailureRepository;
+  readonly apiKeys: ApiKeyRepository;
   readonly features: FeatureRepository;
   readonly gateways: GatewayRepository;
   readonly provisioning: ProvisioningRepository;

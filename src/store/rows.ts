@@ -1,4 +1,4 @@
-import type { Consent, JobConfig, UserRecord } from './ports.js';
+import type { ApiKeyRecord, Consent, JobConfig, UserRecord } from './ports.js';
 
 /**
  * Rows as both stores keep them (lists and consents as JSON text) and the records they make: one
@@ -43,4 +43,12 @@ export function toJobConfig(row: JobConfigRow): JobConfig {
     class: 'jobconfig',
     version: row.version,
   };
+}
+
+export interface ApiKeyRow extends Omit<ApiKeyRecord, 'permissions'> {
+  permissions: string;
+}
+
+export function toApiKeyRecord(row: ApiKeyRow): ApiKeyRecord {
+  return { ...row, permissions: JSON.parse(row.permissions) as string[] };
 }

@@ -16,6 +16,7 @@ import { PgSecrets } from './secrets.js';
 import { PgSignals } from './signals.js';
 import { PgCustomers, PgUsers } from './users.js';
 import { PgLoginFailures } from './login-failures.js';
+import { PgApiKeys } from './api-keys.js';
 
 export type PostgresLocator = Extract<StoreLocator, { kind: 'postgres' }>;
 
@@ -43,6 +44,7 @@ class PostgresStore implements Store {
   readonly customers;
   readonly users;
   readonly loginFailures;
+  readonly apiKeys;
   readonly features;
   readonly gateways;
   readonly provisioning;
@@ -65,6 +67,7 @@ class PostgresStore implements Store {
     this.customers = new PgCustomers(db);
     this.users = new PgUsers(db);
     this.loginFailures = new PgLoginFailures(db);
+    this.apiKeys = new PgApiKeys(db);
     this.features = new PgFeatures(db);
     this.gateways = new PgGateways(db);
     this.provisioning = new PgProvisioning(db);

@@ -3,6 +3,7 @@ import type { IngestMessage } from '../../domain/ingest.js';
 import type { CreatedWindow } from '../../domain/payload-limits.js';
 import {
   StoreUnavailable,
+  type ApiKeyRepository,
   type AssetRepository,
   type CustomerRepository,
   type DeadLetterRepository,
@@ -37,6 +38,7 @@ import { JobAnalysisPool } from './job-analysis-pool.js';
 import { analyzeStoredJobs } from './job-events.js';
 import { JobConfigStore } from './job-configs.js';
 import { LoginFailureStore } from './login-failures.js';
+import { ApiKeyStore } from './api-keys.js';
 import { openDatabase, type Db } from './open.js';
 import { ProvisioningStore } from './provisioning.js';
 import { FileSecrets } from './secrets.js';
@@ -63,6 +65,7 @@ export class SqliteStore implements Store {
   readonly customers: CustomerRepository;
   readonly users: UserRepository;
   readonly loginFailures: LoginFailureRepository;
+  readonly apiKeys: ApiKeyRepository;
   readonly features: FeatureRepository;
   readonly gateways: GatewayRepository;
   readonly provisioning: ProvisioningRepository;
@@ -89,6 +92,7 @@ export class SqliteStore implements Store {
     const customers = lazy(() => new CustomerStore(db));
     const users = lazy(() => new UserStore(db));
     const loginFailures = lazy(() => new LoginFailureStore(db));
+    const apiKeys = lazy(() => new ApiKeyStore(db));
     const features = lazy(() => new FeatureStore(db));
     const gateways = lazy(() => new GatewayStore(db));
     const provisioning = lazy(() => new ProvisioningStore(db));
@@ -139,6 +143,13 @@ export class SqliteStore implements Store {
     this.loginFailures = {
       since: async (key, since) => loginFailures().since(key, since),
       record: async (key, at, forgetUpTo) => loginFailures().record(key, at, forgetUpTo),
+    };
+    this.apiKeys = {
+      create: async (key) => apiKeys().create(key),
+      byHash: async (keyHash) => apiKeys().byHash(keyHash),
+      page: async (customerId, after, limit) => apiKeys().page(customerId, after, limit),
+      revoke: async (customerId, id, now) => apiKeys().revoke(customerId, id, now),
+      touch: async (id, now, staleAt) => apiKeys().touch(id, now, staleAt),
     };
     this.features = {
       list: async (customerId) => features().list(customerId),

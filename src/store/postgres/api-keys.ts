@@ -1,0 +1,43 @@
+import type { ApiKeyRecord, ApiKeyRepository, NewApiKey } from '../ports.js';
+import { toApiKeyRecord, type ApiKeyRow } from '../rows.js';
+import type { Database } from './pool.js';
+
+const COLUMNS = 'id, customer_id, name, key_hash, permissions, created, created_by, expires_at, last_used, revoked';
+
+/** The api_keys table (migration 0005): keys by their hash; a name unique among the keys not revoked. */
+export class PgApiKeys implements ApiKeyRepository {
+  constructor(private readonly db: Database) {}
+
+  async create(key: NewApiKey): Promise<boolean> {
+    const result = await this.db.query(
+      `INSERT INTO api_keys (id, customer_id, name, key_hash, permissions, created, created_by, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+       ON CONFLICT (customer_id, name) WHERE revoked IS NULL DO NOTHING`,
+      [key.id, key.customer_id, key.name, key.key_hash, JSON.stringify(key.permissions), key.created, key.created_by, key.expires_at],
+    );
+    return result.rowCount === 1;
+  }
+
+  async byHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
+    const row = (await this.db.query<ApiKeyRow>(`SELECT ${COLUMNS} FROM api_keys WHERE key_hash = $1`, [keyHash])).rows[0];
+    return row && toApiKeyRecord(row);
+  }
+
+  async page(customerId: string, after: { created: number; id: string } | null, limit: number): Promise<ApiKeyRecord[]> {
+    const { rows } = await this.db.query<ApiKeyRow>(
+      `SELECT ${COLUMNS} FROM api_keys WHERE customer_id = $1 AND revoked IS NULL AND (created, id) > ($2, $3)
+       ORDER BY created, id LIMIT $4`,
+      [customerId, after?.created ?? -1, after?.id ?? '', limit],
+    );
+    return rows.map(toApiKeyRecord);
+  }
+
+  async revoke(customerId: string, id: string, now: number): Promise<'revoked' | 'missing'> {
+    const result = await this.db.query('UPDATE api_keys SET revoked = $1 WHERE customer_id = $2 AND id = $3 AND revoked IS NULL', [now, customerId, id]);
+    return result.rowCount === 1 ? 'revoked' : 'missing';
+  }
+
+  async touch(id: string, now: number, staleAt: number): Promise<void> {
+    await this.db.query('UPDATE api_keys SET last_used = $1 WHERE id = $2 AND (last_used IS NULL OR last_used <= $3)', [now, id, staleAt]);
+  }
+}
