@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toApiEvent } from '../src/domain/events.js';
 import { eventRow } from './helpers/events.js';
 import { call } from './helpers/http.js';
-import { error, scenarioTable, type Scenario } from './helpers/scenarios.js';
+import { NO_HEADER, error, scenarioTable, type Scenario } from './helpers/scenarios.js';
 import { CUSTOMER } from './helpers/server.js';
 import { ADMIN_PERMISSIONS, UUID, asAdmin, asUser, bearer } from './helpers/users.js';
 import { OTHER_CUSTOMER, startFoundation, type Foundation } from './helpers/world.js';
@@ -319,6 +319,19 @@ describe('API keys', () => {
     } finally {
       w.clock.reset();
     }
+  });
+
+  it('GET /api-keys/current describes the key in the header with its customer; an IdToken there is 400, none 401', async () => {
+    const created = await createKey(w, { permissions: ['event.read'] });
+    const { key, ...listed } = created;
+    expect(await get('/api-keys/current', bearer(key))).toMatchObject({ status: 200, body: { ...listed, last_used: expect.any(Number), customer_id: CUSTOMER } });
+    expect(await get('/api-keys/current', asAdmin(w))).toMatchObject({
+      status: 400,
+      body: error('Bad Request', 'The Authorization header holds an IdToken, not an API key: an IdToken names its customer in its claim "customer_id".'),
+    });
+    expect(await call(w.url, 'GET', '/api-keys/current')).toMatchObject({ status: 401, body: NO_HEADER });
+    await w.t.admin.delete(`/${CUSTOMER}/api-keys/${created.id}`);
+    expect((await get('/api-keys/current', bearer(key))).status).toBe(401);
   });
 
   it('the store keeps the SHA-256 of the key, never the key', async () => {

@@ -147,6 +147,7 @@ async function authenticateApiKey(ctx: ServerContext, key: string): Promise<Call
   }
   if (record.last_used === null || record.last_used <= now - LAST_USED_PRECISION_MS) {
     await ctx.store.apiKeys.touch(record.id, now, now - LAST_USED_PRECISION_MS);
+    return { user, apiKey: { ...record, last_used: now } };
   }
   return { user, apiKey: record };
 }

@@ -95,6 +95,15 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     description: 'Hand the token to the user: they set their password with it at POST /auth/accept-invitation.',
     errors: { 404: NO_USER },
   },
+  'GET /api-keys/current': {
+    operationId: 'getCurrentApiKey',
+    description:
+      'For clients that hold only a key (CI): the key in the Authorization header, bare or as "Bearer <key>", and the customer it belongs to. Not for IdTokens, which name their customer in the claim customer_id.',
+    errors: {
+      400: 'The Authorization header holds an IdToken, not an API key.',
+      401: 'No Authorization header, or a malformed, unknown, revoked or expired API key.',
+    },
+  },
   'POST /:customer_id/api-keys': {
     operationId: 'createApiKey',
     description:

@@ -4,7 +4,7 @@ import { hashApiKey, newApiKey } from '../../auth/api-keys.js';
 import { decodePageToken, encodePageToken, isCreatedIdKey } from '../../domain/page-token.js';
 import { PERMISSIONS, isPermission, type Permission } from '../../domain/permissions.js';
 import type { ApiKeyRecord } from '../../store/ports.js';
-import { principalOf } from '../access.js';
+import { authenticate, principalOf } from '../access.js';
 import type { ServerContext } from '../context.js';
 import { badRequest, conflict, notFound } from '../errors.js';
 import { customerParams, errorResponses, limitParameter, listBody, listOf } from '../schemas.js';
@@ -66,8 +66,31 @@ function grantedPermissions(requested: string[] | undefined, held: Permission[])
   return PERMISSIONS.filter((p) => requested.includes(p));
 }
 
+const currentKeySchema = {
+  type: 'object',
+  properties: { ...apiKeyProperties, customer_id: { type: 'string' } },
+  required: [...API_KEY_FIELDS, 'customer_id'],
+} as const;
+
 /** API keys for scripts and CI (DESIGN.md "Trust"; docs/api-keys.md). */
 export function registerApiKeyRoutes(app: FastifyInstance, ctx: ServerContext): void {
+  // Outside the customer's paths: a client holding only a key learns its customer here (an IdToken
+  // carries it in a claim). Authenticated as every call is, so it also checks a key in CI.
+  app.get('/api-keys/current', {
+    schema: {
+      summary: 'The API key in the Authorization header, with its customer',
+      tags: ['api keys'],
+      response: { 200: currentKeySchema, ...errorResponses },
+    },
+    handler: async (request) => {
+      const caller = await authenticate(ctx, request.headers.authorization);
+      if (!caller.apiKey) {
+        throw badRequest('The Authorization header holds an IdToken, not an API key: an IdToken names its customer in its claim "customer_id".');
+      }
+      return { ...toApiKey(caller.apiKey), customer_id: caller.apiKey.customer_id };
+    },
+  });
+
   app.post<{ Params: { customer_id: string }; Body: NewKeyBody }>('/:customer_id/api-keys', {
     config: { access: { permission: 'apikey.write' } },
     schema: {
