@@ -132,8 +132,9 @@ async function authenticateApiKey(ctx: ServerContext, key: string): Promise<Call
   if (!isWellFormedApiKey(key)) {
     throw unauthorized('The API key in the Authorization header is malformed: a key is "shk_" and 43 more characters, as POST /{customer_id}/api-keys made it.');
   }
-  const record = await ctx.store.apiKeys.byHash(hashApiKey(key));
-  if (!record) throw unauthorized('The API key in the Authorization header is unknown: create one with `scanhub api-keys create`.');
+  const found = await ctx.store.apiKeys.withCreator(hashApiKey(key));
+  if (!found) throw unauthorized('The API key in the Authorization header is unknown: create one with `scanhub api-keys create`.');
+  const { key: record, creator: user } = found;
   if (record.revoked !== null) {
     throw unauthorized(`The API key "${record.name}" was revoked at ${new Date(record.revoked).toISOString()}: create a new one.`);
   }
@@ -141,7 +142,6 @@ async function authenticateApiKey(ctx: ServerContext, key: string): Promise<Call
   if (record.expires_at !== null && record.expires_at <= now) {
     throw unauthorized(`The API key "${record.name}" expired at ${new Date(record.expires_at).toISOString()}: create a new one.`);
   }
-  const user = await ctx.store.users.byId(record.created_by);
   if (!user || user.customer_id !== record.customer_id) {
     throw unauthorized(`The user who created the API key "${record.name}" no longer exists: create a new key.`);
   }

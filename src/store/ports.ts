@@ -387,6 +387,11 @@ export interface ApiKeyRepository {
   create(key: NewApiKey): Promise<boolean>;
   /** The key with this hash, revoked and expired ones included. */
   byHash(keyHash: string): Promise<ApiKeyRecord | undefined>;
+  /**
+   * The same with the user who created it (undefined once deleted), read together: what
+   * authenticating a request needs, in one round trip (a key must cost no more than an IdToken).
+   */
+  withCreator(keyHash: string): Promise<{ key: ApiKeyRecord; creator: UserRecord | undefined } | undefined>;
   /** The customer's keys that are not revoked, in (created, id) order after the position. */
   page(customerId: string, after: { created: number; id: string } | null, limit: number): Promise<ApiKeyRecord[]>;
   /** Revokes the customer's key at `now`; 'missing' when it is unknown, another customer's, or revoked already. */

@@ -45,6 +45,18 @@ function contract(open: () => Promise<Store>): void {
     expect(await store.apiKeys.byHash('no-such-hash')).toBeUndefined();
   });
 
+  it('withCreator reads the key and its creator together; a creator that is gone is undefined', async () => {
+    const found = await store.apiKeys.withCreator('hash-k1');
+    expect(found?.key).toEqual(stored(k1));
+    expect(found?.creator).toEqual(await store.users.byId(ADMIN.id));
+    expect(found?.creator).toMatchObject({ id: ADMIN.id, customer_id: 'a', email: ADMIN.email, roles: ['ADMIN_ROLE'], consent_general_terms: null, created: T0 });
+    const orphan = key('a', 'k-orphan', 'orphan', T0 + 5, { created_by: 'u-gone' });
+    expect(await store.apiKeys.create(orphan)).toBe(true);
+    expect(await store.apiKeys.withCreator('hash-k-orphan')).toEqual({ key: stored(orphan), creator: undefined });
+    expect(await store.apiKeys.revoke('a', 'k-orphan', T0 + 6)).toBe('revoked');
+    expect(await store.apiKeys.withCreator('no-such-hash')).toBeUndefined();
+  });
+
   it('refuses a second key of the same name in the customer, allows it in another customer', async () => {
     expect(await store.apiKeys.create(key('a', 'k-dup', 'ci', T0 + 3))).toBe(false);
     expect(await store.apiKeys.byHash('hash-k-dup')).toBeUndefined();

@@ -1,8 +1,9 @@
-import type { ApiKeyRecord, ApiKeyRepository, NewApiKey } from '../ports.js';
-import { toApiKeyRecord, type ApiKeyRow } from '../rows.js';
+import type { ApiKeyRecord, ApiKeyRepository, NewApiKey, UserRecord } from '../ports.js';
+import { toApiKeyRecord, toUserRecord, type ApiKeyRow, type UserRow } from '../rows.js';
 import type { Database } from './pool.js';
 
 const COLUMNS = 'id, customer_id, name, key_hash, permissions, created, created_by, expires_at, last_used, revoked';
+const KEY_COLUMNS = COLUMNS.split(', ').map((column) => `k.${column}`).join(', ');
 
 /** The api_keys table (migration 0005): keys by their hash; a name unique among the keys not revoked. */
 export class PgApiKeys implements ApiKeyRepository {
@@ -21,6 +22,19 @@ export class PgApiKeys implements ApiKeyRepository {
   async byHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
     const row = (await this.db.query<ApiKeyRow>(`SELECT ${COLUMNS} FROM api_keys WHERE key_hash = $1`, [keyHash])).rows[0];
     return row && toApiKeyRecord(row);
+  }
+
+  /** One statement: the creator's row as JSON (its bigints are milliseconds, exact as JSON numbers). */
+  async withCreator(keyHash: string): Promise<{ key: ApiKeyRecord; creator: UserRecord | undefined } | undefined> {
+    const row = (
+      await this.db.query<ApiKeyRow & { creator: UserRow | null }>(
+        `SELECT ${KEY_COLUMNS}, to_jsonb(u) AS creator FROM api_keys k LEFT JOIN users u ON u.id = k.created_by WHERE k.key_hash = $1`,
+        [keyHash],
+      )
+    ).rows[0];
+    if (!row) return undefined;
+    const { creator, ...key } = row;
+    return { key: toApiKeyRecord(key), creator: creator ? toUserRecord(creator) : undefined };
   }
 
   async page(customerId: string, after: { created: number; id: string } | null, limit: number): Promise<ApiKeyRecord[]> {

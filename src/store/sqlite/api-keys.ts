@@ -1,11 +1,12 @@
-import type { ApiKeyRecord, NewApiKey } from '../ports.js';
-import { toApiKeyRecord, type ApiKeyRow } from '../rows.js';
+import type { ApiKeyRecord, NewApiKey, UserRecord } from '../ports.js';
+import { toApiKeyRecord, toUserRecord, type ApiKeyRow, type UserRow } from '../rows.js';
 import type { Db } from './open.js';
 
 /** The api_keys table (migration 0010): keys by their hash; a name unique among the keys not revoked. */
 export class ApiKeyStore {
   private readonly insert;
   private readonly selectByHash;
+  private readonly selectCreator;
   private readonly selectPage;
   private readonly markRevoked;
   private readonly markUsed;
@@ -17,6 +18,7 @@ export class ApiKeyStore {
        ON CONFLICT (customer_id, name) WHERE revoked IS NULL DO NOTHING`,
     );
     this.selectByHash = db.prepare<[string], ApiKeyRow>('SELECT * FROM api_keys WHERE key_hash = ?');
+    this.selectCreator = db.prepare<[string], UserRow>('SELECT * FROM users WHERE id = ?');
     this.selectPage = db.prepare<{ customerId: string; created: number; id: string; limit: number }, ApiKeyRow>(
       `SELECT * FROM api_keys WHERE customer_id = @customerId AND revoked IS NULL AND (created, id) > (@created, @id)
        ORDER BY created, id LIMIT @limit`,
@@ -32,6 +34,13 @@ export class ApiKeyStore {
   byHash(keyHash: string): ApiKeyRecord | undefined {
     const row = this.selectByHash.get(keyHash);
     return row && toApiKeyRecord(row);
+  }
+
+  withCreator(keyHash: string): { key: ApiKeyRecord; creator: UserRecord | undefined } | undefined {
+    const row = this.selectByHash.get(keyHash);
+    if (!row) return undefined;
+    const creator = this.selectCreator.get(row.created_by);
+    return { key: toApiKeyRecord(row), creator: creator && toUserRecord(creator) };
   }
 
   page(customerId: string, after: { created: number; id: string } | null, limit: number): ApiKeyRecord[] {

@@ -147,6 +147,7 @@ export class SqliteStore implements Store {
     this.apiKeys = {
       create: async (key) => apiKeys().create(key),
       byHash: async (keyHash) => apiKeys().byHash(keyHash),
+      withCreator: async (keyHash) => apiKeys().withCreator(keyHash),
       page: async (customerId, after, limit) => apiKeys().page(customerId, after, limit),
       revoke: async (customerId, id, now) => apiKeys().revoke(customerId, id, now),
       touch: async (id, now, staleAt) => apiKeys().touch(id, now, staleAt),
