@@ -194,6 +194,9 @@ function writePackage(ctx: ServerContext, dir: string, preparation: Preparation,
     wifi: wifi ?? null,
     gateway_id: preparation.gatewayId,
     expires_at: preparation.expiresAt,
+    // The deployment CA: it signs the broker's certificate and, with `serve --https`, the API's,
+    // so a device can verify both before it holds its PKCS#12.
+    ca_certificate: ctx.ca.certPem,
   };
   writeFileSync(join(dir, file), JSON.stringify(document, null, 2) + '\n', { mode: 0o600, flag: 'wx' });
   return file;
