@@ -8,8 +8,15 @@
  * Both stores must give byte-identical answers for the same data (the contract tests in
  * test/store/ check it): the same keyset order (created, id), the same page tokens, the same
  * JSON bytes of an event page, the same CSV.
+ *
+ * The audit log (DESIGN.md "Trust"): a repository method that makes a change the audit log records
+ * takes a trailing `audit?: AuditEntry` parameter and writes that entry in the same transaction as
+ * the change. So no entry is lost and none describes a change that did not happen: a refused
+ * change (a name clash, a 409, 'missing') writes no entry. `audit.append` is for actions that
+ * change nothing else (a log-in, a refused log-in).
  */
 import type { AssetType } from '../domain/assets.js';
+import type { AuditAction, AuditEntry } from '../domain/audit.js';
 import type { CellMode } from '../domain/csv.js';
 import type { EventRow } from '../domain/events.js';
 import type { BatchResult, IngestMessage } from '../domain/ingest.js';
@@ -359,6 +366,29 @@ export interface LoginFailureRepository {
   record(key: string, at: number, forgetUpTo: number): Promise<void>;
 }
 
+/** A keyset position in the audit log, newest first: `(time, id)`. */
+export interface AuditKey {
+  time: number;
+  id: string;
+}
+
+/** One page of the audit log and whether more entries follow in its range. */
+export interface AuditPage {
+  entries: AuditEntry[];
+  more: boolean;
+}
+
+/** The audit log (DESIGN.md "Trust"); entries of changes are written by the repositories that make them. */
+export interface AuditRepository {
+  /** Records an action that changes nothing else (a log-in, a refused log-in). */
+  append(entry: AuditEntry): Promise<void>;
+  /**
+   * Up to `limit` entries of the customer with `start <= time` and `(time, id) < before`, newest
+   * first, of one action when given.
+   */
+  newestBefore(customerId: string, start: number, before: AuditKey, limit: number, action?: AuditAction): Promise<AuditPage>;
+}
+
 export interface FeatureRepository {
   list(customerId: string): Promise<Feature[]>;
   set(customerId: string, feature: string, enabled: boolean, properties: Record<string, unknown> | null | undefined, now: number): Promise<Feature>;
@@ -541,6 +571,7 @@ export interface Store {
   readonly customers: CustomerRepository;
   readonly users: UserRepository;
   readonly loginFailures: LoginFailureRepository;
+  readonly audit: AuditRepository;
   readonly features: FeatureRepository;
   readonly gateways: GatewayRepository;
   readonly provisioning: ProvisioningRepository;

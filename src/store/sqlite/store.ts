@@ -4,6 +4,7 @@ import type { CreatedWindow } from '../../domain/payload-limits.js';
 import {
   StoreUnavailable,
   type AssetRepository,
+  type AuditRepository,
   type CustomerRepository,
   type DeadLetterRepository,
   type EventRepository,
@@ -24,6 +25,7 @@ import {
 } from '../ports.js';
 import { LocalSignals } from '../local-signals.js';
 import { AssetStore } from './assets.js';
+import { AuditStore } from './audit.js';
 import { CustomerStore } from './customers.js';
 import { DeadLetterStore } from './dead-letters.js';
 import { insertEvents } from './event-rows.js';
@@ -63,6 +65,7 @@ export class SqliteStore implements Store {
   readonly customers: CustomerRepository;
   readonly users: UserRepository;
   readonly loginFailures: LoginFailureRepository;
+  readonly audit: AuditRepository;
   readonly features: FeatureRepository;
   readonly gateways: GatewayRepository;
   readonly provisioning: ProvisioningRepository;
@@ -89,6 +92,7 @@ export class SqliteStore implements Store {
     const customers = lazy(() => new CustomerStore(db));
     const users = lazy(() => new UserStore(db));
     const loginFailures = lazy(() => new LoginFailureStore(db));
+    const audit = lazy(() => new AuditStore(db));
     const features = lazy(() => new FeatureStore(db));
     const gateways = lazy(() => new GatewayStore(db));
     const provisioning = lazy(() => new ProvisioningStore(db));
@@ -139,6 +143,10 @@ export class SqliteStore implements Store {
     this.loginFailures = {
       since: async (key, since) => loginFailures().since(key, since),
       record: async (key, at, forgetUpTo) => loginFailures().record(key, at, forgetUpTo),
+    };
+    this.audit = {
+      append: async (entry) => audit().append(entry),
+      newestBefore: async (customerId, start, before, limit, action) => audit().newestBefore(customerId, start, before, limit, action),
     };
     this.features = {
       list: async (customerId) => features().list(customerId),
