@@ -63,5 +63,11 @@ export interface AuditEntry {
   details?: Record<string, unknown>;
 }
 
+/** A position in the audit log, whose pages run newest first by `(time, id)`. */
+export interface AuditKey {
+  time: number;
+  id: string;
+}
+
 /** The operator actor: changes made by `scanhub operator ...` on the data directory or database. */
 export const OPERATOR_ACTOR: AuditActor = { type: 'operator', id: 'operator' };

@@ -16,7 +16,7 @@
  * change nothing else (a log-in, a refused log-in).
  */
 import type { AssetType } from '../domain/assets.js';
-import type { AuditAction, AuditEntry } from '../domain/audit.js';
+import type { AuditAction, AuditEntry, AuditKey } from '../domain/audit.js';
 import type { CellMode } from '../domain/csv.js';
 import type { EventRow } from '../domain/events.js';
 import type { BatchResult, IngestMessage } from '../domain/ingest.js';
@@ -366,11 +366,7 @@ export interface LoginFailureRepository {
   record(key: string, at: number, forgetUpTo: number): Promise<void>;
 }
 
-/** A keyset position in the audit log, newest first: `(time, id)`. */
-export interface AuditKey {
-  time: number;
-  id: string;
-}
+export type { AuditKey };
 
 /** One page of the audit log and whether more entries follow in its range. */
 export interface AuditPage {
