@@ -71,3 +71,15 @@ export interface AuditKey {
 
 /** The operator actor: changes made by `scanhub operator ...` on the data directory or database. */
 export const OPERATOR_ACTOR: AuditActor = { type: 'operator', id: 'operator' };
+
+/** An entry of a change the operator made (`scanhub operator ...`, the first `serve`): no client address. */
+export function operatorAuditEntry(
+  id: string,
+  customerId: string,
+  time: number,
+  action: AuditAction,
+  target?: AuditTarget,
+  details?: Record<string, unknown>,
+): AuditEntry {
+  return { id, customerId, time, action, actor: OPERATOR_ACTOR, ...(target ? { target } : {}), ...(details ? { details } : {}) };
+}

@@ -19,6 +19,23 @@ export async function insertAuditEntry(client: Queryable, entry: AuditEntry): Pr
   await client.query(INSERT_SQL, auditRowValues(entry));
 }
 
+/**
+ * Runs `change` in one transaction with the audit entries `entriesOf` names for its result (none
+ * for a refused change, or when `change` throws), so the entries are written exactly when the change is.
+ */
+export function audited<T>(
+  db: Database,
+  change: (client: Queryable) => Promise<T>,
+  entriesOf: (result: T) => AuditEntry | readonly AuditEntry[] | undefined,
+): Promise<T> {
+  return db.transaction(async (client) => {
+    const result = await change(client);
+    const entries = entriesOf(result);
+    for (const entry of entries === undefined ? [] : ([] as AuditEntry[]).concat(entries)) await insertAuditEntry(client, entry);
+    return result;
+  });
+}
+
 /** The audit_log table (migration 0004). */
 export class PgAudit implements AuditRepository {
   constructor(private readonly db: Database) {}

@@ -26,6 +26,21 @@ export function insertAuditEntry(db: Db, entry: AuditEntry): void {
   insert.run(auditRowValues(entry));
 }
 
+/**
+ * Runs `change` in one transaction with the audit entries `entriesOf` names for its result (none
+ * for a refused change), so the entries are written exactly when the change is.
+ */
+export function audited<T>(db: Db, change: () => T, entriesOf: (result: T) => AuditEntry | readonly AuditEntry[] | undefined): T {
+  return db
+    .transaction(() => {
+      const result = change();
+      const entries = entriesOf(result);
+      for (const entry of entries === undefined ? [] : ([] as AuditEntry[]).concat(entries)) insertAuditEntry(db, entry);
+      return result;
+    })
+    .immediate();
+}
+
 /** The audit_log table (migration 0009). */
 export class AuditStore {
   private readonly page;
