@@ -1,5 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { registerAssetCommands } from './assets.js';
+import { registerAuditCommand } from './audit.js';
 import { registerEventCommands } from './events.js';
 import { registerFeatureCommands } from './features.js';
 import { registerGatewayCommands } from './gateways.js';
@@ -41,6 +42,7 @@ export function buildProgram(): Command {
   registerOperatorMigrateCommand(operator);
   registerAssetCommands(program);
   registerJobCommands(program);
+  registerAuditCommand(program);
   registerSimulateCommand(program);
   return program;
 }

@@ -12,6 +12,7 @@ export const PERMISSIONS = [
   'asset.download',
   'user.read',
   'user.write',
+  'audit.read',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];

@@ -1,5 +1,6 @@
 import type { Store, StoreLocator, StorePurpose } from '../ports.js';
 import { PgAssets } from './assets.js';
+import { PgAudit } from './audit.js';
 import { PgDeadLetters } from './dead-letters.js';
 import { PgEvents } from './events.js';
 import { PgExportTasks } from './export-tasks.js';
@@ -43,6 +44,7 @@ class PostgresStore implements Store {
   readonly customers;
   readonly users;
   readonly loginFailures;
+  readonly audit;
   readonly features;
   readonly gateways;
   readonly provisioning;
@@ -65,6 +67,7 @@ class PostgresStore implements Store {
     this.customers = new PgCustomers(db);
     this.users = new PgUsers(db);
     this.loginFailures = new PgLoginFailures(db);
+    this.audit = new PgAudit(db);
     this.features = new PgFeatures(db);
     this.gateways = new PgGateways(db);
     this.provisioning = new PgProvisioning(db);
