@@ -80,7 +80,7 @@ const creation: Scenario<Foundation>[] = [
     status: 400,
     body: error(
       'Bad Request',
-      'Body field "permissions" names an unknown permission "event.write": use some of event.read, event.export, gateway.read, gateway.write, gateway.provision, jobconfig.read, jobconfig.write, jobanalysis.run, feature.read, asset.download, user.read, user.write, apikey.write.',
+      'Body field "permissions" names an unknown permission "event.write": use some of event.read, event.export, gateway.read, gateway.write, gateway.provision, jobconfig.read, jobconfig.write, jobanalysis.run, feature.read, asset.download, user.read, user.write, audit.read, apikey.write.',
     ),
   },
   {
@@ -332,6 +332,39 @@ describe('API keys', () => {
     expect(await call(w.url, 'GET', '/api-keys/current')).toMatchObject({ status: 401, body: NO_HEADER });
     await w.t.admin.delete(`/${CUSTOMER}/api-keys/${created.id}`);
     expect((await get('/api-keys/current', bearer(key))).status).toBe(401);
+  });
+
+  it('the audit log records keys created and revoked, by a user or by a key, and no refused change', async () => {
+    const t0 = Date.now();
+    w.clock.freeze(t0);
+    try {
+      const a = await createKey(w, { name: 'audit-a', permissions: ['event.read', 'apikey.write'], expires_at: t0 + 86_400_000 });
+      w.clock.advance(1);
+      const b = await createKey(w, { name: 'audit-b' }, bearer(a.key));
+      w.clock.advance(1);
+      expect((await call(w.url, 'POST', `/${CUSTOMER}/api-keys`, { authorization: asAdmin(w), json: { name: 'audit-a' } })).status).toBe(409);
+      expect((await call(w.url, 'DELETE', `/${CUSTOMER}/api-keys/${b.id}`, { authorization: bearer(a.key) })).status).toBe(204);
+      w.clock.advance(1);
+      expect((await call(w.url, 'DELETE', `/${CUSTOMER}/api-keys/${b.id}`, { authorization: asAdmin(w) })).status).toBe(404);
+      expect((await call(w.url, 'DELETE', `/${CUSTOMER}/api-keys/${a.id}`, { authorization: asAdmin(w) })).status).toBe(204);
+      w.clock.advance(1); // the log's range ends before now
+      const entries = async (action: string) =>
+        ((await get(`/${CUSTOMER}/audit-log?action=${action}`, asAdmin(w))).body as { items: { id: string; target: { id: string } }[] }).items
+          .filter((item) => [a.id, b.id].includes(item.target.id))
+          .map(({ id: _id, ...rest }) => rest);
+      const admin = { type: 'user', id: w.admin.id, email: w.admin.email };
+      const byKey = { type: 'api_key', id: a.id };
+      expect(await entries('apikey.created')).toEqual([
+        { time: t0 + 1, action: 'apikey.created', actor: byKey, target: { type: 'api_key', id: b.id }, ip: '127.0.0.1', details: { name: 'audit-b', permissions: ['event.read', 'apikey.write'], expires_at: null } },
+        { time: t0, action: 'apikey.created', actor: admin, target: { type: 'api_key', id: a.id }, ip: '127.0.0.1', details: { name: 'audit-a', permissions: ['event.read', 'apikey.write'], expires_at: t0 + 86_400_000 } },
+      ]);
+      expect(await entries('apikey.revoked')).toEqual([
+        { time: t0 + 3, action: 'apikey.revoked', actor: admin, target: { type: 'api_key', id: a.id }, ip: '127.0.0.1', details: { name: 'audit-a' } },
+        { time: t0 + 2, action: 'apikey.revoked', actor: byKey, target: { type: 'api_key', id: b.id }, ip: '127.0.0.1', details: { name: 'audit-b' } },
+      ]);
+    } finally {
+      w.clock.reset();
+    }
   });
 
   it('the store keeps the SHA-256 of the key, never the key', async () => {

@@ -245,6 +245,7 @@ describePostgres('scanhub operator migrate', () => {
         'users\t3\t3',
         'invitations\t2\t2',
         'login_failures\t0\t0',
+        'audit_log\t17\t17',
         'api_keys\t1\t1',
         'features\t1\t1',
         'gateways\t3\t3',
@@ -383,10 +384,11 @@ describePostgres('scanhub operator migrate', () => {
     expect(await migrate(['--data-dir', dataDir, '--database', database])).toEqual({
       code: 2,
       stdout: '',
-      stderr: 'scanhub: the PostgreSQL database is not empty (rows in customers, users): migrate into a new, empty database\n',
+      stderr: 'scanhub: the PostgreSQL database is not empty (rows in customers, users, audit_log): migrate into a new, empty database\n',
     });
     expect(await pgCounts(database)).toEqual(before);
-    expect(before).toEqual({ ...EMPTY, customers: 1, users: 1 });
+    // The customer and its administrator, and the audit entry of that creation.
+    expect(before).toEqual({ ...EMPTY, customers: 1, users: 1, audit_log: 1 });
   });
 
   it('refuses a database it cannot reach or that does not exist: exit 2, one line', async () => {

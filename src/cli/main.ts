@@ -1,6 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { registerApiKeyCommands } from './api-keys.js';
 import { registerAssetCommands } from './assets.js';
+import { registerAuditCommand } from './audit.js';
 import { registerEventCommands } from './events.js';
 import { registerFeatureCommands } from './features.js';
 import { registerGatewayCommands } from './gateways.js';
@@ -43,6 +44,7 @@ export function buildProgram(): Command {
   registerOperatorMigrateCommand(operator);
   registerAssetCommands(program);
   registerJobCommands(program);
+  registerAuditCommand(program);
   registerSimulateCommand(program);
   return program;
 }

@@ -12,6 +12,7 @@ export const PERMISSIONS = [
   'asset.download',
   'user.read',
   'user.write',
+  'audit.read',
   'apikey.write',
 ] as const;
 

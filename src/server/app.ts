@@ -8,6 +8,7 @@ import { openApiOptions, requireOperationDocs } from './openapi.js';
 import { installRateLimits, type RateLimits } from './rate-limits.js';
 import { registerApiKeyRoutes } from './routes/api-keys.js';
 import { registerAssetRoutes } from './routes/assets.js';
+import { registerAuditLogRoutes } from './routes/audit-log.js';
 import { registerAuthRoutes } from './routes/auth.js';
 import { registerDownloadRoutes } from './routes/downloads.js';
 import { registerEventRoutes } from './routes/events.js';
@@ -83,6 +84,7 @@ export async function buildApp(ctx: ServerContext, options: AppOptions = {}): Pr
   registerJobConfigRoutes(app, ctx);
   registerJobAnalysisRoutes(app, ctx);
   registerAssetRoutes(app, ctx);
+  registerAuditLogRoutes(app, ctx);
 
   app.get('/openapi.json', {
     schema: {

@@ -28,6 +28,7 @@ export const TAGS = [
   { name: 'assets', description: 'Apps and firmware to download after agreeing to their EULA.' },
   { name: 'features', description: 'Feature flags of a customer.' },
   { name: 'downloads', description: 'Files handed out through signed, expiring links: exports, assets, provisioning packages.' },
+  { name: 'audit', description: 'Who did what: the audit log of security-relevant actions.' },
   { name: 'operations', description: 'Health and this document, for operators and tools.' },
 ];
 
@@ -137,6 +138,11 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     operationId: 'listEvents',
     description:
       'Events with start_time_millis <= created < end_time_millis (default: the last 24 hours); links.next continues the query. With gateway_id, all events of that gateway in the range come in one streamed response.',
+  },
+  'GET /:customer_id/audit-log': {
+    operationId: 'listAuditLog',
+    description:
+      'Entries with start_time <= time < end_time (default: the last 24 hours), newest first; links.next continues the query. Log-ins, users, invitations, API keys, gateways and their provisioning, features, EULA agreements and exports (docs/audit.md).',
   },
   'GET /:customer_id/events/export': {
     operationId: 'exportEvents',

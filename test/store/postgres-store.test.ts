@@ -49,7 +49,7 @@ describePostgres('PostgreSQL store', () => {
     await client.connect();
     const { rows } = await client.query('SELECT name FROM schema_migrations ORDER BY name');
     await client.end();
-    expect(rows).toEqual([{ name: '0001_foundation' }, { name: '0002_export_leases' }, { name: '0003_login_failures' }, { name: '0005_api_keys' }]);
+    expect(rows).toEqual([{ name: '0001_foundation' }, { name: '0002_export_leases' }, { name: '0003_login_failures' }, { name: '0004_audit_log' }, { name: '0005_api_keys' }]);
   });
 
   it('customers: bootstrap once, createWithAdmin refuses a taken id or e-mail and stores nothing', async () => {

@@ -5,6 +5,7 @@ import { decodePageToken, encodePageToken, isCreatedIdKey } from '../../domain/p
 import { PERMISSIONS, isPermission, type Permission } from '../../domain/permissions.js';
 import type { ApiKeyRecord } from '../../store/ports.js';
 import { authenticate, principalOf } from '../access.js';
+import { auditEntry } from '../audit.js';
 import type { ServerContext } from '../context.js';
 import { badRequest, conflict, notFound } from '../errors.js';
 import { customerParams, errorResponses, limitParameter, listBody, listOf } from '../schemas.js';
@@ -130,7 +131,8 @@ export function registerApiKeyRoutes(app: FastifyInstance, ctx: ServerContext): 
         last_used: null,
         revoked: null,
       };
-      if (!(await ctx.store.apiKeys.create(record))) {
+      const audit = auditEntry(ctx, request, 'apikey.created', { type: 'api_key', id: record.id }, { name, permissions, expires_at: record.expires_at });
+      if (!(await ctx.store.apiKeys.create(record, audit))) {
         throw conflict(`An API key named "${name}" already exists: revoke it first or choose another name.`);
       }
       return reply.code(201).send({ ...toApiKey(record), key });
@@ -184,7 +186,8 @@ export function registerApiKeyRoutes(app: FastifyInstance, ctx: ServerContext): 
     },
     handler: async (request, reply) => {
       const { customer_id, api_key_id } = request.params;
-      if ((await ctx.store.apiKeys.revoke(customer_id, api_key_id, ctx.clock())) === 'missing') {
+      const audit = (key: ApiKeyRecord) => auditEntry(ctx, request, 'apikey.revoked', { type: 'api_key', id: key.id }, { name: key.name });
+      if ((await ctx.store.apiKeys.revoke(customer_id, api_key_id, ctx.clock(), audit)) === 'missing') {
         throw notFound(`API key "${api_key_id}" does not exist or was revoked already.`);
       }
       return reply.code(204).send();

@@ -4,6 +4,7 @@ import { ID_TOKEN_LIFETIME_SECONDS } from '../../auth/idtoken.js';
 import { MIN_PASSWORD_LENGTH, hashPassword, verifyPassword } from '../../auth/passwords.js';
 import { LOGIN_LOCKOUT, lockedForMs, lockoutKey, retryAfterSeconds } from '../../domain/lockout.js';
 import type { UserRecord } from '../../store/ports.js';
+import { auditEntryBy } from '../audit.js';
 import type { ServerContext } from '../context.js';
 import { unauthorized } from '../errors.js';
 import { tooManyRequests } from '../rate-limits.js';
@@ -79,13 +80,24 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: ServerContext): vo
       const user = await ctx.store.users.byEmail(email);
       const matches = await verifyPassword(request.body.password, user?.password_hash ?? DUMMY_HASH);
       if (!user || !user.password_hash || !matches) {
-        await ctx.store.loginFailures.record(key, now, now - LOGIN_LOCKOUT.windowMs);
-        if (refusals.length + 1 === LOGIN_LOCKOUT.refusals) {
-          // Audit: the lockout entry of issue 15 item 4 goes here (README.md "Decisions", Lockout).
-          request.log.warn({ email: key, until: (refusals[0] ?? now) + LOGIN_LOCKOUT.windowMs }, 'log-in locked: too many refused log-ins for this e-mail address');
-        }
+        // This refusal starts a lock: the next attempt within the window gets the 429.
+        const locks = refusals.length + 1 === LOGIN_LOCKOUT.refusals;
+        const until = (refusals[0] ?? now) + LOGIN_LOCKOUT.windowMs;
+        // A known address: the refusal (and the lock it starts) goes in its customer's audit log, with
+        // the count. An unknown address belongs to no customer: only the server log names it.
+        const actor = user && { type: 'user' as const, id: user.id, email: user.email };
+        const audit =
+          user && actor
+            ? [
+                auditEntryBy(ctx, request, actor, user.customer_id, 'auth.login_refused', { type: 'user', id: user.id }),
+                ...(locks ? [auditEntryBy(ctx, request, actor, user.customer_id, 'auth.locked_out', { type: 'user', id: user.id }, { refusals: LOGIN_LOCKOUT.refusals, until })] : []),
+              ]
+            : [];
+        await ctx.store.loginFailures.record(key, now, now - LOGIN_LOCKOUT.windowMs, audit);
+        if (locks) request.log.warn({ email: key, until }, 'log-in locked: too many refused log-ins for this e-mail address');
         throw unauthorized('The e-mail address or password is wrong.');
       }
+      await ctx.store.audit.append(auditEntryBy(ctx, request, { type: 'user', id: user.id, email: user.email }, user.customer_id, 'auth.login', { type: 'user', id: user.id }));
       return issue(user);
     },
   });
@@ -107,7 +119,9 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: ServerContext): vo
     },
     handler: async (request) => {
       const passwordHash = await hashPassword(request.body.password);
-      const userId = await ctx.store.users.redeemInvitation(hashInvitationToken(request.body.invitation_token), passwordHash, ctx.clock());
+      const userId = await ctx.store.users.redeemInvitation(hashInvitationToken(request.body.invitation_token), passwordHash, ctx.clock(), (user) =>
+        auditEntryBy(ctx, request, { type: 'user', id: user.id, email: user.email }, user.customer_id, 'user.invitation_accepted', { type: 'user', id: user.id }),
+      );
       if (!userId) throw unauthorized('The invitation token is unknown, already used or expired: ask an administrator for a new invitation.');
       return issue((await ctx.store.users.byId(userId))!);
     },

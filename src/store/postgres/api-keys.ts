@@ -1,5 +1,7 @@
-import type { ApiKeyRecord, ApiKeyRepository, NewApiKey, UserRecord } from '../ports.js';
+import type { AuditEntry } from '../../domain/audit.js';
+import type { ApiKeyRecord, ApiKeyRepository, AuditOf, NewApiKey, UserRecord } from '../ports.js';
 import { toApiKeyRecord, toUserRecord, type ApiKeyRow, type UserRow } from '../rows.js';
+import { audited } from './audit.js';
 import type { Database } from './pool.js';
 
 const COLUMNS = 'id, customer_id, name, key_hash, permissions, created, created_by, expires_at, last_used, revoked';
@@ -9,13 +11,13 @@ const KEY_COLUMNS = COLUMNS.split(', ').map((column) => `k.${column}`).join(', '
 export class PgApiKeys implements ApiKeyRepository {
   constructor(private readonly db: Database) {}
 
-  async create(key: NewApiKey): Promise<boolean> {
-    const result = await this.db.query(
+  async create(key: NewApiKey, audit?: AuditEntry): Promise<boolean> {
+    const result = await audited(this.db, (client) => client.query(
       `INSERT INTO api_keys (id, customer_id, name, key_hash, permissions, created, created_by, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
        ON CONFLICT (customer_id, name) WHERE revoked IS NULL DO NOTHING`,
       [key.id, key.customer_id, key.name, key.key_hash, JSON.stringify(key.permissions), key.created, key.created_by, key.expires_at],
-    );
+    ), (inserted) => (inserted.rowCount === 1 ? audit : undefined));
     return result.rowCount === 1;
   }
 
@@ -46,9 +48,14 @@ export class PgApiKeys implements ApiKeyRepository {
     return rows.map(toApiKeyRecord);
   }
 
-  async revoke(customerId: string, id: string, now: number): Promise<'revoked' | 'missing'> {
-    const result = await this.db.query('UPDATE api_keys SET revoked = $1 WHERE customer_id = $2 AND id = $3 AND revoked IS NULL', [now, customerId, id]);
-    return result.rowCount === 1 ? 'revoked' : 'missing';
+  async revoke(customerId: string, id: string, now: number, audit?: AuditOf<ApiKeyRecord>): Promise<'revoked' | 'missing'> {
+    const { rows } = await audited(
+      this.db,
+      (client) =>
+        client.query<ApiKeyRow>(`UPDATE api_keys SET revoked = $1 WHERE customer_id = $2 AND id = $3 AND revoked IS NULL RETURNING ${COLUMNS}`, [now, customerId, id]),
+      (revoked) => (revoked.rows[0] && audit ? audit(toApiKeyRecord(revoked.rows[0])) : undefined),
+    );
+    return rows.length === 1 ? 'revoked' : 'missing';
   }
 
   async touch(id: string, now: number, staleAt: number): Promise<void> {

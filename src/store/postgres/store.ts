@@ -1,5 +1,6 @@
 import type { Store, StoreLocator, StorePurpose } from '../ports.js';
 import { PgAssets } from './assets.js';
+import { PgAudit } from './audit.js';
 import { PgDeadLetters } from './dead-letters.js';
 import { PgEvents } from './events.js';
 import { PgExportTasks } from './export-tasks.js';
@@ -44,6 +45,7 @@ class PostgresStore implements Store {
   readonly customers;
   readonly users;
   readonly loginFailures;
+  readonly audit;
   readonly apiKeys;
   readonly features;
   readonly gateways;
@@ -67,6 +69,7 @@ class PostgresStore implements Store {
     this.customers = new PgCustomers(db);
     this.users = new PgUsers(db);
     this.loginFailures = new PgLoginFailures(db);
+    this.audit = new PgAudit(db);
     this.apiKeys = new PgApiKeys(db);
     this.features = new PgFeatures(db);
     this.gateways = new PgGateways(db);

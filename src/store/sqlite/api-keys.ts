@@ -23,7 +23,9 @@ export class ApiKeyStore {
       `SELECT * FROM api_keys WHERE customer_id = @customerId AND revoked IS NULL AND (created, id) > (@created, @id)
        ORDER BY created, id LIMIT @limit`,
     );
-    this.markRevoked = db.prepare('UPDATE api_keys SET revoked = ? WHERE customer_id = ? AND id = ? AND revoked IS NULL');
+    this.markRevoked = db.prepare<[number, string, string], ApiKeyRow>(
+      'UPDATE api_keys SET revoked = ? WHERE customer_id = ? AND id = ? AND revoked IS NULL RETURNING *',
+    );
     this.markUsed = db.prepare('UPDATE api_keys SET last_used = ? WHERE id = ? AND (last_used IS NULL OR last_used <= ?)');
   }
 
@@ -47,8 +49,10 @@ export class ApiKeyStore {
     return this.selectPage.all({ customerId, created: after?.created ?? -1, id: after?.id ?? '', limit }).map(toApiKeyRecord);
   }
 
-  revoke(customerId: string, id: string, now: number): 'revoked' | 'missing' {
-    return this.markRevoked.run(now, customerId, id).changes === 1 ? 'revoked' : 'missing';
+  /** The key as revoked, or undefined when there was none to revoke. */
+  revoke(customerId: string, id: string, now: number): ApiKeyRecord | undefined {
+    const row = this.markRevoked.get(now, customerId, id);
+    return row && toApiKeyRecord(row);
   }
 
   touch(id: string, now: number, staleAt: number): void {
