@@ -1,14 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { hashApiKey, newApiKey } from '../../auth/api-keys.js';
-import { decodePageToken, encodePageToken, isCreatedIdKey } from '../../domain/page-token.js';
 import { PERMISSIONS, isPermission, type Permission } from '../../domain/permissions.js';
 import type { ApiKeyRecord } from '../../store/ports.js';
 import { authenticate, principalOf } from '../access.js';
 import { auditEntry } from '../audit.js';
 import type { ServerContext } from '../context.js';
+import { createdIdPage, type CreatedIdList } from '../created-id-pages.js';
 import { badRequest, conflict, notFound } from '../errors.js';
 import { customerParams, errorResponses, limitParameter, listBody, listOf } from '../schemas.js';
+
+const API_KEY_LIST: CreatedIdList = { segment: 'api-keys', noun: 'API key' };
 
 const apiKeyProperties = {
   id: { type: 'string', format: 'uuid' },
@@ -149,25 +151,9 @@ export function registerApiKeyRoutes(app: FastifyInstance, ctx: ServerContext): 
       response: { 200: listOf(apiKeySchema, 'List of API keys'), ...errorResponses },
     },
     handler: async (request) => {
-      const customerId = request.params.customer_id;
-      const { next_token, limit } = request.query;
-      let after = null;
-      if (next_token !== undefined) {
-        const token = decodePageToken(next_token, 'api-keys', customerId, isCreatedIdKey);
-        if (!token) throw badRequest('Query parameter "next_token" is not a token of this API key list.');
-        after = token.after;
-      }
-      const keys = await ctx.store.apiKeys.page(customerId, after, limit + 1);
-      const page = keys.slice(0, limit);
-      const last = page[page.length - 1];
-      const next =
-        keys.length > limit && last
-          ? `/${encodeURIComponent(customerId)}/api-keys?next_token=${encodePageToken({
-              kind: 'api-keys',
-              customer: customerId,
-              after: { created: last.created, id: last.id },
-            })}&limit=${limit}`
-          : undefined;
+      const { page, next } = await createdIdPage(API_KEY_LIST, request.params.customer_id, request.query, (after, limit) =>
+        ctx.store.apiKeys.page(request.params.customer_id, after, limit),
+      );
       return listBody(page.map(toApiKey), 'API keys of the customer', next);
     },
   });

@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { decodePageToken, encodePageToken, isCreatedIdKey } from '../../domain/page-token.js';
 import { GatewayNameTaken, type GatewayChanges, type NewGateway } from '../../store/ports.js';
 import { auditEntry } from '../audit.js';
 import type { ServerContext } from '../context.js';
+import { createdIdPage, type CreatedIdList } from '../created-id-pages.js';
 import { badRequest, conflict, notFound } from '../errors.js';
 import { customerParams, errorResponses, limitParameter, listBody, listOf } from '../schemas.js';
 import { checkGatewayText, etagOf, gatewayFields, gatewaySchema, parseIfMatch, toApiGateway } from './gateway-view.js';
+
+const GATEWAY_LIST: CreatedIdList = { segment: 'gateways', noun: 'gateway' };
 
 /** At most this many gateways per bulk-create call. */
 export const BULK_CREATE_MAX = 500;
@@ -65,25 +67,9 @@ export function registerGatewayRoutes(app: FastifyInstance, ctx: ServerContext):
       response: { 200: listOf(gatewaySchema, 'List of gateways'), ...errorResponses },
     },
     handler: async (request) => {
-      const customerId = request.params.customer_id;
-      const { next_token, limit } = request.query;
-      let after = null;
-      if (next_token !== undefined) {
-        const token = decodePageToken(next_token, 'gateways', customerId, isCreatedIdKey);
-        if (!token) throw badRequest('Query parameter "next_token" is not a token of this gateway list.');
-        after = token.after;
-      }
-      const rows = await ctx.store.gateways.page(customerId, after, limit + 1);
-      const page = rows.slice(0, limit);
-      const last = page[page.length - 1];
-      const next =
-        rows.length > limit && last
-          ? `/${encodeURIComponent(customerId)}/gateways?next_token=${encodePageToken({
-              kind: 'gateways',
-              customer: customerId,
-              after: { created: last.created, id: last.id },
-            })}&limit=${limit}`
-          : undefined;
+      const { page, next } = await createdIdPage(GATEWAY_LIST, request.params.customer_id, request.query, (after, limit) =>
+        ctx.store.gateways.page(request.params.customer_id, after, limit),
+      );
       const now = ctx.clock();
       return listBody(page.map((g) => toApiGateway(g, now)), 'Gateways of the customer', next);
     },

@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { decodePageToken, encodePageToken, isCreatedIdKey } from '../../domain/page-token.js';
 import { ROLES, permissionsOf } from '../../domain/permissions.js';
 import type { UserRecord } from '../../store/ports.js';
 import { hashInvitationToken, newInvitationToken } from './auth.js';
 import { auditEntry } from '../audit.js';
 import type { ServerContext } from '../context.js';
-import { badRequest, conflict, notFound } from '../errors.js';
+import { createdIdPage, type CreatedIdList } from '../created-id-pages.js';
+import { conflict, notFound } from '../errors.js';
 import { customerParams, errorResponses, limitParameter, listBody, listOf } from '../schemas.js';
+
+const USER_LIST: CreatedIdList = { segment: 'users', noun: 'user' };
 
 const INVITATION_LIFETIME_MS = 24 * 3600 * 1000;
 
@@ -128,25 +130,9 @@ export function registerUserRoutes(app: FastifyInstance, ctx: ServerContext): vo
       response: { 200: listOf(userSchema, 'List of users'), ...errorResponses },
     },
     handler: async (request) => {
-      const customerId = request.params.customer_id;
-      const { next_token, limit } = request.query;
-      let after = null;
-      if (next_token !== undefined) {
-        const token = decodePageToken(next_token, 'users', customerId, isCreatedIdKey);
-        if (!token) throw badRequest('Query parameter "next_token" is not a token of this user list.');
-        after = token.after;
-      }
-      const users = await ctx.store.users.page(customerId, after, limit + 1);
-      const page = users.slice(0, limit);
-      const last = page[page.length - 1];
-      const next =
-        users.length > limit && last
-          ? `/${encodeURIComponent(customerId)}/users?next_token=${encodePageToken({
-              kind: 'users',
-              customer: customerId,
-              after: { created: last.created, id: last.id },
-            })}&limit=${limit}`
-          : undefined;
+      const { page, next } = await createdIdPage(USER_LIST, request.params.customer_id, request.query, (after, limit) =>
+        ctx.store.users.page(request.params.customer_id, after, limit),
+      );
       return listBody(page.map(toApiUser), 'Users of the customer', next);
     },
   });
