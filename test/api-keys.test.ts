@@ -143,7 +143,43 @@ const creation: Scenario<Foundation>[] = [
     auth: asAdmin,
     json: { name: 'ci-none', permissions: [] },
     status: 400,
-    fields: { title: 'Bad Request' },
+    body: error('Bad Request', 'Body field "permissions" must NOT have fewer than 1 items.'),
+  },
+  {
+    name: 'a blank name: 400',
+    method: 'POST',
+    path: `/${CUSTOMER}/api-keys`,
+    auth: asAdmin,
+    json: { name: '   ' },
+    status: 400,
+    body: error('Bad Request', 'Body field "name" is blank: name the key after what uses it, e.g. the pipeline.'),
+  },
+  {
+    name: 'a name over 100 characters: 400',
+    method: 'POST',
+    path: `/${CUSTOMER}/api-keys`,
+    auth: asAdmin,
+    json: { name: 'n'.repeat(101) },
+    status: 400,
+    body: error('Bad Request', 'Body field "name" must NOT have more than 100 characters.'),
+  },
+  {
+    name: 'expires_at not a number: 400',
+    method: 'POST',
+    path: `/${CUSTOMER}/api-keys`,
+    auth: asAdmin,
+    json: { name: 'ci-soon', expires_at: 'soon' },
+    status: 400,
+    body: error('Bad Request', 'Body field "expires_at" must be integer.'),
+  },
+  {
+    name: 'a field the call does not take: 400',
+    method: 'POST',
+    path: `/${CUSTOMER}/api-keys`,
+    auth: asAdmin,
+    json: { name: 'ci-key', key: 'shk_chosen' },
+    status: 400,
+    body: error('Bad Request', 'Unknown body field "key": it is not part of this call.'),
   },
   {
     name: 'USER_ROLE lacks apikey.write: 403',
@@ -157,6 +193,41 @@ const creation: Scenario<Foundation>[] = [
 ];
 
 scenarioTable('POST /{customer_id}/api-keys', startFoundation, creation);
+
+scenarioTable('GET and DELETE /{customer_id}/api-keys', startFoundation, [
+  {
+    name: 'a next_token of another list: 400',
+    method: 'GET',
+    path: async (w) => `/${CUSTOMER}/api-keys?next_token=${new URL((await w.t.admin.get<{ links: { next: string } }>(`/${CUSTOMER}/users?limit=1`)).links.next, w.url).searchParams.get('next_token')}`,
+    auth: asAdmin,
+    status: 400,
+    body: error('Bad Request', 'Query parameter "next_token" is not a token of this API key list.'),
+  },
+  {
+    name: 'USER_ROLE may not list keys: 403',
+    method: 'GET',
+    path: `/${CUSTOMER}/api-keys`,
+    auth: asUser,
+    status: 403,
+    body: error('Forbidden', 'Your role USER_ROLE lacks the permission "apikey.write" this call needs; ask an administrator.'),
+  },
+  {
+    name: 'USER_ROLE may not revoke: 403',
+    method: 'DELETE',
+    path: async (w) => `/${CUSTOMER}/api-keys/${(await createKey(w)).id}`,
+    auth: asUser,
+    status: 403,
+    body: error('Forbidden', 'Your role USER_ROLE lacks the permission "apikey.write" this call needs; ask an administrator.'),
+  },
+  {
+    name: 'an id that does not exist: 404',
+    method: 'DELETE',
+    path: `/${CUSTOMER}/api-keys/no-such-key`,
+    auth: asAdmin,
+    status: 404,
+    body: error('Not Found', 'API key "no-such-key" does not exist or was revoked already.'),
+  },
+]);
 
 describe('API keys', () => {
   let w: Foundation;

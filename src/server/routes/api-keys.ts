@@ -103,7 +103,7 @@ export function registerApiKeyRoutes(app: FastifyInstance, ctx: ServerContext): 
       body: {
         type: 'object',
         properties: {
-          name: { type: 'string', minLength: 1, maxLength: 100, pattern: '\\S' },
+          name: { type: 'string', minLength: 1, maxLength: 100 },
           permissions: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: 50 },
           expires_at: { type: 'integer', description: 'Milliseconds since the epoch; without it the key does not expire.' },
         },
@@ -114,6 +114,7 @@ export function registerApiKeyRoutes(app: FastifyInstance, ctx: ServerContext): 
     },
     handler: async (request, reply) => {
       const { name, expires_at } = request.body;
+      if (name.trim() === '') throw badRequest('Body field "name" is blank: name the key after what uses it, e.g. the pipeline.');
       const principal = principalOf(request);
       const permissions = grantedPermissions(request.body.permissions, principal.permissions);
       const now = ctx.clock();
