@@ -242,6 +242,8 @@ describePostgres('scanhub operator migrate', () => {
         'users\t3\t3',
         'invitations\t2\t2',
         'login_failures\t0\t0',
+        // The setup's log-ins, users, gateways, preparation, provisioning, export tasks and agreement.
+        'audit_log\t16\t16',
         'features\t1\t1',
         'gateways\t3\t3',
         'gateway_certificates\t1\t1',
@@ -376,10 +378,10 @@ describePostgres('scanhub operator migrate', () => {
     expect(await migrate(['--data-dir', dataDir, '--database', database])).toEqual({
       code: 2,
       stdout: '',
-      stderr: 'scanhub: the PostgreSQL database is not empty (rows in customers, users): migrate into a new, empty database\n',
+      stderr: 'scanhub: the PostgreSQL database is not empty (rows in customers, users, audit_log): migrate into a new, empty database\n',
     });
     expect(await pgCounts(database)).toEqual(before);
-    expect(before).toEqual({ ...EMPTY, customers: 1, users: 1 });
+    expect(before).toEqual({ ...EMPTY, customers: 1, users: 1, audit_log: 1 });
   });
 
   it('refuses a database it cannot reach or that does not exist: exit 2, one line', async () => {
