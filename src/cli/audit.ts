@@ -56,7 +56,7 @@ export function registerAuditCommand(program: Command): void {
         'Exit codes: 0 ok (no entries too), 1 error, 2 usage, 4 not logged in or not an administrator.',
     )
     .action(async (options: AuditOptions, command: Command) => {
-      const session = connect(command);
+      const session = await connect(command);
       const now = Date.now();
       const start = timeOption('--since', options.since, now);
       const end = options.until === undefined ? undefined : timeOption('--until', options.until, now);

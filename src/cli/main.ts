@@ -1,4 +1,5 @@
 import { Command, CommanderError, Option } from 'commander';
+import { registerApiKeyCommands } from './api-keys.js';
 import { registerAssetCommands } from './assets.js';
 import { registerAuditCommand } from './audit.js';
 import { registerEventCommands } from './events.js';
@@ -21,7 +22,7 @@ export function buildProgram(): Command {
   const program = new Command('scanhub')
     .description('scanhub: the service (`serve`) and a client of any scanhub deployment')
     .option('--url <url>', 'base URL of the deployment (env SCANHUB_URL)')
-    .option('--token <token>', 'IdToken to use (env SCANHUB_TOKEN; prefer the environment: flags show in `ps`)')
+    .option('--token <token>', 'IdToken or API key to use (env SCANHUB_TOKEN; prefer the environment: flags show in `ps`)')
     .option('--customer <id>', 'customer id (env SCANHUB_CUSTOMER)')
     .option('--ca-cert <file>', "CA certificate (PEM) of an HTTPS deployment, as `scanhub operator ca` prints it (env SCANHUB_CA_CERT; `login` saves it)")
     .option('--json', 'print JSON: lists as arrays of the API items, everything else as the API response')
@@ -32,6 +33,7 @@ export function buildProgram(): Command {
   registerServeCommand(program);
   registerLoginCommands(program);
   registerUserCommands(program);
+  registerApiKeyCommands(program);
   registerFeatureCommands(program);
   registerEventCommands(program);
   registerGatewayCommands(program);

@@ -57,7 +57,7 @@ export function registerSimulateCommand(program: Command): void {
       if (Boolean(options.jobStart) !== Boolean(options.jobEnd)) {
         throw new CliError('--job-start and --job-end go together', Exit.USAGE);
       }
-      const session = connect(command);
+      const session = await connect(command);
       const { io } = session;
       const gateways = await setUpGateways(session, {
         prefix: options.prefix,

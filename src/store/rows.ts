@@ -1,5 +1,5 @@
 import type { AuditAction, AuditEntry } from '../domain/audit.js';
-import type { AuditPage, Consent, JobConfig, UserRecord } from './ports.js';
+import type { ApiKeyRecord, AuditPage, Consent, JobConfig, UserRecord } from './ports.js';
 
 /**
  * Rows as both stores keep them (lists and consents as JSON text) and the records they make: one
@@ -97,4 +97,12 @@ export function toAuditEntry(row: AuditRow): AuditEntry {
 /** A page of `limit` entries from up to `limit + 1` rows (the extra one says more follow). */
 export function auditPageOf(rows: AuditRow[], limit: number): AuditPage {
   return { entries: rows.slice(0, limit).map(toAuditEntry), more: rows.length > limit };
+}
+
+export interface ApiKeyRow extends Omit<ApiKeyRecord, 'permissions'> {
+  permissions: string;
+}
+
+export function toApiKeyRecord(row: ApiKeyRow): ApiKeyRecord {
+  return { ...row, permissions: JSON.parse(row.permissions) as string[] };
 }

@@ -15,6 +15,7 @@ export const ADMIN_PERMISSIONS = [
   'user.read',
   'user.write',
   'audit.read',
+  'apikey.write',
 ];
 export const USER_PERMISSIONS = ['event.read', 'event.export', 'gateway.read', 'jobconfig.read', 'jobanalysis.run', 'feature.read', 'asset.download'];
 

@@ -80,7 +80,8 @@ export function registerUserRoutes(app: FastifyInstance, ctx: ServerContext): vo
       params: customerParams,
       response: { 200: userSchema, ...errorResponses },
     },
-    handler: async (request) => toApiUser(request.principal!.user),
+    // With an API key: its creator, with the permissions the key acts with.
+    handler: async (request) => ({ ...toApiUser(request.principal!.user), permissions: request.principal!.permissions }),
   });
 
   app.post<{ Params: { customer_id: string }; Body: NewUserBody }>('/:customer_id/users', {

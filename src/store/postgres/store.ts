@@ -17,6 +17,7 @@ import { PgSecrets } from './secrets.js';
 import { PgSignals } from './signals.js';
 import { PgCustomers, PgUsers } from './users.js';
 import { PgLoginFailures } from './login-failures.js';
+import { PgApiKeys } from './api-keys.js';
 
 export type PostgresLocator = Extract<StoreLocator, { kind: 'postgres' }>;
 
@@ -45,6 +46,7 @@ class PostgresStore implements Store {
   readonly users;
   readonly loginFailures;
   readonly audit;
+  readonly apiKeys;
   readonly features;
   readonly gateways;
   readonly provisioning;
@@ -68,6 +70,7 @@ class PostgresStore implements Store {
     this.users = new PgUsers(db);
     this.loginFailures = new PgLoginFailures(db);
     this.audit = new PgAudit(db);
+    this.apiKeys = new PgApiKeys(db);
     this.features = new PgFeatures(db);
     this.gateways = new PgGateways(db);
     this.provisioning = new PgProvisioning(db);

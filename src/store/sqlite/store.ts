@@ -3,6 +3,7 @@ import type { IngestMessage } from '../../domain/ingest.js';
 import type { CreatedWindow } from '../../domain/payload-limits.js';
 import {
   StoreUnavailable,
+  type ApiKeyRepository,
   type AssetRepository,
   type AuditRepository,
   type CustomerRepository,
@@ -39,6 +40,7 @@ import { JobAnalysisPool } from './job-analysis-pool.js';
 import { analyzeStoredJobs } from './job-events.js';
 import { JobConfigStore } from './job-configs.js';
 import { LoginFailureStore } from './login-failures.js';
+import { ApiKeyStore } from './api-keys.js';
 import { openDatabase, type Db } from './open.js';
 import { ProvisioningStore } from './provisioning.js';
 import { FileSecrets } from './secrets.js';
@@ -66,6 +68,7 @@ export class SqliteStore implements Store {
   readonly users: UserRepository;
   readonly loginFailures: LoginFailureRepository;
   readonly audit: AuditRepository;
+  readonly apiKeys: ApiKeyRepository;
   readonly features: FeatureRepository;
   readonly gateways: GatewayRepository;
   readonly provisioning: ProvisioningRepository;
@@ -93,6 +96,7 @@ export class SqliteStore implements Store {
     const users = lazy(() => new UserStore(db));
     const loginFailures = lazy(() => new LoginFailureStore(db));
     const audit = lazy(() => new AuditStore(db));
+    const apiKeys = lazy(() => new ApiKeyStore(db));
     const features = lazy(() => new FeatureStore(db));
     const gateways = lazy(() => new GatewayStore(db));
     const provisioning = lazy(() => new ProvisioningStore(db));
@@ -155,6 +159,15 @@ export class SqliteStore implements Store {
     this.audit = {
       append: async (entry) => audit().append(entry),
       newestBefore: async (customerId, start, before, limit, action) => audit().newestBefore(customerId, start, before, limit, action),
+    };
+    this.apiKeys = {
+      create: async (key, audit) => audited(db, () => apiKeys().create(key), (created) => (created ? audit : undefined)),
+      byHash: async (keyHash) => apiKeys().byHash(keyHash),
+      withCreator: async (keyHash) => apiKeys().withCreator(keyHash),
+      page: async (customerId, after, limit) => apiKeys().page(customerId, after, limit),
+      revoke: async (customerId, id, now, audit) =>
+        audited(db, () => apiKeys().revoke(customerId, id, now), (revoked) => (revoked && audit ? audit(revoked) : undefined)) ? 'revoked' : 'missing',
+      touch: async (id, now, staleAt) => apiKeys().touch(id, now, staleAt),
     };
     this.features = {
       list: async (customerId) => features().list(customerId),

@@ -4,6 +4,7 @@ import { migration as m0001 } from './0001_foundation.js';
 import { migration as m0002 } from './0002_export_leases.js';
 import { migration as m0003 } from './0003_login_failures.js';
 import { migration as m0004 } from './0004_audit_log.js';
+import { migration as m0005 } from './0005_api_keys.js';
 
 /** One schema change: its statements run in the migration transaction. */
 export interface Migration {
@@ -13,7 +14,7 @@ export interface Migration {
 }
 
 /** Every migration, in order. A new one is a new file and one line here. */
-export const migrations: Migration[] = [m0001, m0002, m0003, m0004];
+export const migrations: Migration[] = [m0001, m0002, m0003, m0004, m0005];
 
 const MIGRATION_LOCK = ADVISORY_LOCKS.migrations;
 
