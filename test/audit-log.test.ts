@@ -300,6 +300,52 @@ describe('the lockout, audited', () => {
   });
 });
 
+describe('changes of the operator', () => {
+  const operator = (args: string[], input?: string) => runCli(['operator', ...args, ...t.operatorArgs], { input, env: t.operatorEnv });
+  /** Every entry of the customer, whenever (the operator's clock is the real one). */
+  const everything = async (customer: string, token: string, action?: string) => {
+    const answer = await call(t.url, 'GET', `/${customer}/audit-log?start_time=0&end_time=${at(100)}${action ? `&action=${action}` : ''}`, { token });
+    expect(answer.status, answer.text).toBe(200);
+    return (answer.body as Page).items.map(({ id: _id, ...rest }) => rest);
+  };
+
+  it('`operator features set` records feature.set with the operator as actor and no address', async () => {
+    const before = Date.now();
+    const result = await operator(['features', 'set', CUSTOMER, 'scanner-v2', '--enable', '--properties', '{"max":3}']);
+    expect(result.code, result.stderr).toBe(0);
+    const [entry, ...others] = await everything(CUSTOMER, await t.login(ADMIN_EMAIL, ADMIN_PASSWORD), 'feature.set');
+    expect(others).toEqual([]);
+    expect(entry).toEqual({
+      time: expect.any(Number),
+      action: 'feature.set',
+      actor: { type: 'operator', id: 'operator' },
+      target: { type: 'feature', id: 'scanner-v2' },
+      details: { enabled: true, additional_properties: { max: 3 } },
+    });
+    expect(entry!.time).toBeGreaterThanOrEqual(before);
+    expect(entry!.time).toBeLessThanOrEqual(Date.now());
+  });
+
+  it('`operator customers add` records the new administrator in the new customer, and a refused one records nothing', async () => {
+    const added = await operator(['customers', 'add', 'initech', '--admin-email', 'lumbergh@initech.example', '--password-stdin'], 'yeah-if-you-could\n');
+    expect(added.code, added.stderr).toBe(0);
+    const again = await operator(['customers', 'add', 'initech', '--admin-email', 'other@initech.example', '--password-stdin'], 'yeah-if-you-could\n');
+    expect(again.code).toBe(1);
+    const token = await t.login('lumbergh@initech.example', 'yeah-if-you-could');
+    const adminOf = (await call(t.url, 'GET', '/initech/me', { token })).body as { id: string };
+    expect(await everything('initech', token)).toEqual([
+      { time: clock.now(), action: 'auth.login', actor: { type: 'user', id: adminOf.id, email: 'lumbergh@initech.example' }, target: { type: 'user', id: adminOf.id }, ip: IP },
+      {
+        time: expect.any(Number),
+        action: 'user.created',
+        actor: { type: 'operator', id: 'operator' },
+        target: { type: 'user', id: adminOf.id },
+        details: { email: 'lumbergh@initech.example', roles: ['ADMIN_ROLE'] },
+      },
+    ]);
+  });
+});
+
 describe('scanhub audit', () => {
   const env = () => ({ SCANHUB_URL: t.url, SCANHUB_TOKEN: t.adminToken, SCANHUB_CUSTOMER: CUSTOMER });
 
