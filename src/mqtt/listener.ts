@@ -111,10 +111,20 @@ export async function listenMqtt(options: ListenerOptions): Promise<MqttListener
   tls.on('tlsClientError', (error: NodeJS.ErrnoException, socket) => {
     // Closed whatever the error: after its handshake timeout Node would leave it open.
     socket.destroy();
+    // Node checks the client's chain and dates after the handshake and, when they fail, closes the
+    // socket without an alert: the error is then a hang-up, and the reason (e.g. CERT_HAS_EXPIRED) here.
+    // (Typed as an Error, it is the OpenSSL code as a string.)
+    const verifyError = (socket.authorizationError as unknown as string | null | undefined) ?? undefined;
+    if (verifyError === 'CERT_HAS_EXPIRED') {
+      stats.handshakesRefused++;
+      refusals.warn('handshake expired', { remote: clientAddressOf(socket), reason: verifyError }, 'MQTT TLS handshake refused: the client certificate expired');
+      return;
+    }
     // A peer that hung up (or that a deadline closed) refused nothing.
-    if (error.code === 'ECONNRESET') return;
+    if (error.code === 'ECONNRESET' && !verifyError) return;
+    const reason = verifyError ?? error.message;
     stats.handshakesRefused++;
-    refusals.warn(`handshake ${error.message}`, { remote: clientAddressOf(socket), reason: error.message }, 'MQTT TLS handshake refused');
+    refusals.warn(`handshake ${reason}`, { remote: clientAddressOf(socket), reason }, 'MQTT TLS handshake refused');
   });
 
   const admit = (socket: Socket, client: string | undefined) => {

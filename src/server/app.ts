@@ -8,6 +8,7 @@ import { openApiOptions, requireOperationDocs } from './openapi.js';
 import { installRateLimits, type RateLimits } from './rate-limits.js';
 import { registerAssetRoutes } from './routes/assets.js';
 import { registerAuthRoutes } from './routes/auth.js';
+import { registerCertificateRoutes } from './routes/certificates.js';
 import { registerDownloadRoutes } from './routes/downloads.js';
 import { registerEventRoutes } from './routes/events.js';
 import { registerExportRoutes } from './routes/exports.js';
@@ -78,6 +79,7 @@ export async function buildApp(ctx: ServerContext, options: AppOptions = {}): Pr
   registerExportRoutes(app, ctx);
   registerGatewayRoutes(app, ctx);
   registerProvisioningRoutes(app, ctx);
+  registerCertificateRoutes(app, ctx);
   registerJobConfigRoutes(app, ctx);
   registerJobAnalysisRoutes(app, ctx);
   registerAssetRoutes(app, ctx);

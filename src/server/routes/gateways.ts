@@ -10,7 +10,7 @@ import { checkGatewayText, etagOf, gatewayFields, gatewaySchema, parseIfMatch, t
 /** At most this many gateways per bulk-create call. */
 export const BULK_CREATE_MAX = 500;
 
-const gatewayParams = {
+export const gatewayParams = {
   type: 'object',
   properties: {
     customer_id: { type: 'string' },

@@ -7,7 +7,7 @@ import { gatewaySchema, toApiGateway } from './gateway-view.js';
 import { REGISTRATION_PATH, createPreparation, deploymentCa, hashProvisioningToken, mqttEndpoint } from './preparation.js';
 import { registerPackageRoutes } from './provisioning-packages.js';
 
-const preparationSchema = {
+export const preparationSchema = {
   type: 'object',
   properties: {
     registration_path: { type: 'string', description: 'Path, relative to the base URL, where the device redeems the token.' },

@@ -9,6 +9,7 @@ import {
   type EventRepository,
   type ExportTaskRepository,
   type FeatureRepository,
+  type GatewayCertificateRepository,
   type GatewayRepository,
   type IngestRepository,
   type JobAnalysisRepository,
@@ -24,6 +25,7 @@ import {
 } from '../ports.js';
 import { LocalSignals } from '../local-signals.js';
 import { AssetStore } from './assets.js';
+import { CertificateStore } from './certificates.js';
 import { CustomerStore } from './customers.js';
 import { DeadLetterStore } from './dead-letters.js';
 import { insertEvents } from './event-rows.js';
@@ -66,6 +68,7 @@ export class SqliteStore implements Store {
   readonly features: FeatureRepository;
   readonly gateways: GatewayRepository;
   readonly provisioning: ProvisioningRepository;
+  readonly certificates: GatewayCertificateRepository;
   readonly events: EventRepository;
   readonly ingest: IngestRepository;
   readonly exportTasks: ExportTaskRepository;
@@ -92,6 +95,7 @@ export class SqliteStore implements Store {
     const features = lazy(() => new FeatureStore(db));
     const gateways = lazy(() => new GatewayStore(db));
     const provisioning = lazy(() => new ProvisioningStore(db));
+    const certificates = lazy(() => new CertificateStore(db));
     const events = lazy(() => new EventStore(db));
     const ingest = lazy(() => new IngestStore(db));
     const commit = lazy((): Committer => createCommitter(ingest()));
@@ -160,7 +164,11 @@ export class SqliteStore implements Store {
     };
     this.provisioning = {
       prepare: async (customerId, preparation, now) => provisioning().prepare(customerId, preparation, now),
-      redeem: async (tokenHash, now) => provisioning().redeem(tokenHash, now),
+      redeem: async (tokenHash, now) => {
+        const outcome = provisioning().redeem(tokenHash, now);
+        if (typeof outcome === 'object') this.announceRevoked(outcome.gateway.id, outcome.revokedSerials);
+        return outcome;
+      },
       preparePackage: async (customerId, fresh, preparations, now) =>
         db
           .transaction(() => {
@@ -168,6 +176,19 @@ export class SqliteStore implements Store {
             for (const preparation of preparations) provisioning().record(customerId, preparation, now);
           })
           .immediate(),
+    };
+    this.certificates = {
+      current: async (customerId, gatewayId) => certificates().current(customerId, gatewayId),
+      revoke: async (customerId, gatewayId, now) => {
+        const { outcome, revoked } = certificates().revoke(customerId, gatewayId, now);
+        if (typeof outcome === 'object') this.announceRevoked(outcome.gateway_id, revoked);
+        return outcome;
+      },
+      reprovision: async (customerId, preparation, now) => {
+        const { outcome, revoked } = certificates().reprovision(customerId, preparation, now);
+        this.announceRevoked(preparation.gatewayId.toLowerCase(), revoked);
+        return outcome;
+      },
     };
     this.events = {
       newestBefore: async (customerId, start, before, limit, prefix) => events().newestBefore(customerId, start, before, limit, prefix),
@@ -177,7 +198,7 @@ export class SqliteStore implements Store {
       insert: async (customerId, rows: EventRow[]) => insertEvents(db, customerId, rows),
     };
     this.ingest = {
-      connectingGateway: async (id) => ingest().gateway(id),
+      connectingGateway: async (id, serial) => ingest().gateway(id, serial),
       // The whole batch in one synchronous transaction: one await per batch, none per event.
       commit: async (batch: IngestMessage[], window?: CreatedWindow) => commit()(batch, window),
     };
@@ -222,6 +243,11 @@ export class SqliteStore implements Store {
     this.secrets = new FileSecrets(locator.dataDir);
     // One process per data directory: nobody else can hold a lock, so the work always runs.
     this.locks = { tryRun: async (_name, work) => ({ ran: true, value: await work() }) };
+  }
+
+  /** Committed revocations: the broker of this process closes the connections that use them. */
+  private announceRevoked(gatewayId: string, serials: string[]): void {
+    for (const serial of serials) this.signals.deliver({ kind: 'certificate-revoked', gateway_id: gatewayId, serial });
   }
 
   async ping(): Promise<void> {
