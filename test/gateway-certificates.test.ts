@@ -11,7 +11,7 @@ import { buildPkcs12 } from '../src/pki/pkcs12.js';
 import { call, lacks, otherCustomerToken, OTHER_CUSTOMER } from './helpers/gateways.js';
 import { GatewayClients, connectGateway, provisionGateway, type Provisioned, type TestGateway } from './helpers/mqtt.js';
 import { selectRows } from './helpers/store-rows.js';
-import { CUSTOMER, collectedLogs, startTestServer, type TestServer } from './helpers/server.js';
+import { ADMIN_EMAIL, CUSTOMER, collectedLogs, startTestServer, type TestServer } from './helpers/server.js';
 
 // Gateway certificates (DESIGN.md "Trust"): GET certificate, revoke-certificate and reprovision
 // as an operator and a device meet them, over real HTTP and real MQTT over TLS with the
@@ -247,6 +247,35 @@ describe('reprovision', () => {
     const rows = await selectRows(t, 'SELECT serial FROM gateway_certificates WHERE gateway_id = ? AND revoked IS NULL', gateway.id);
     expect(rows).toEqual([{ serial: certificateIn(device.pkcs12, gateway.id).serialNumber.toLowerCase() }]);
     expect(await selectRows(t, 'SELECT serial FROM gateway_certificates WHERE gateway_id = ?', gateway.id)).toHaveLength(3);
+  });
+});
+
+describe('audit', () => {
+  it('records the reprovision, the redemption that revoked the old certificate, and the revocation, each with its certificate', async () => {
+    const gateway = await provisionGateway(t, { name: 'audited-1' });
+    const first = certificateIn(gateway.pkcs12, gateway.id).serialNumber.toLowerCase();
+    const token = await reprovision(gateway.id);
+    const second = certificateIn((await redeem(token)).pkcs12, gateway.id).serialNumber.toLowerCase();
+    expect((await admin('POST', path(gateway.id, 'revoke-certificate'))).status).toBe(200);
+    // Refused changes are not recorded.
+    expect((await admin('POST', path(gateway.id, 'revoke-certificate'))).status).toBe(409);
+
+    const adminActor = { type: 'user', id: (await t.admin.get<{ id: string }>(`/${CUSTOMER}/me`)).id, email: ADMIN_EMAIL };
+    const entries = async (action: string) =>
+      (await t.admin.get<{ items: { id: string; time: number; target?: { id: string } }[] }>(`/${CUSTOMER}/audit-log?action=${action}`)).items
+        .filter((item) => item.target?.id === gateway.id)
+        .map(({ id: _id, time: _time, ...rest }) => rest);
+    const target = { type: 'gateway', id: gateway.id };
+    expect(await entries('gateway.reprovisioned')).toEqual([
+      { action: 'gateway.reprovisioned', actor: adminActor, target, ip: '127.0.0.1', details: { certificate_serial: second, replaces: first } },
+    ]);
+    expect(await entries('gateway.provisioned')).toEqual([
+      { action: 'gateway.provisioned', actor: { type: 'device', id: gateway.id }, target, ip: '127.0.0.1', details: { name: 'audited-1', certificate_serial: second, revoked_serials: [first] } },
+      { action: 'gateway.provisioned', actor: { type: 'device', id: gateway.id }, target, ip: '127.0.0.1', details: { name: 'audited-1', certificate_serial: first } },
+    ]);
+    expect(await entries('gateway.certificate_revoked')).toEqual([
+      { action: 'gateway.certificate_revoked', actor: adminActor, target, ip: '127.0.0.1', details: { certificate_serial: second } },
+    ]);
   });
 });
 

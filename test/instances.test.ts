@@ -73,6 +73,16 @@ describe('two instances on one database', () => {
     }
   });
 
+  it('an API key revoked through A is refused on B from the next request on', async () => {
+    const created = await a.admin.post<{ id: string; key: string; name: string }>(`/${CUSTOMER}/api-keys`, { name: 'ci-two-instances', permissions: ['event.read'] });
+    const listEvents = (t: TestServer) => call(t.url, 'GET', `/${CUSTOMER}/events`, { token: created.key });
+    expect([(await listEvents(a)).status, (await listEvents(b)).status]).toEqual([200, 200]);
+    await a.admin.delete(`/${CUSTOMER}/api-keys/${created.id}`);
+    const refused = await listEvents(b);
+    expect(refused.status).toBe(401);
+    expect((refused.body as { details: string }).details).toMatch(/^The API key "ci-two-instances" was revoked at .+: create a new one\.$/);
+  });
+
   it('both report signals ok in /healthz', async () => {
     for (const t of [a, b]) expect(await t.anonymous.get<{ signals: string }>('/healthz')).toMatchObject({ status: 'ok', signals: 'ok', database: 'ok' });
   });

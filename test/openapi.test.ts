@@ -74,9 +74,14 @@ describe('GET /openapi.json', () => {
       'GET /{customer_id}/users/{user_id}': 'getUser',
       'DELETE /{customer_id}/users/{user_id}': 'deleteUser',
       'POST /{customer_id}/users/{user_id}/invitation': 'createInvitation',
+      'GET /api-keys/current': 'getCurrentApiKey',
+      'POST /{customer_id}/api-keys': 'createApiKey',
+      'GET /{customer_id}/api-keys': 'listApiKeys',
+      'DELETE /{customer_id}/api-keys/{api_key_id}': 'revokeApiKey',
       'GET /{customer_id}/features': 'listFeatures',
       'GET /downloads/{path}': 'downloadFile',
       'GET /{customer_id}/events': 'listEvents',
+      'GET /{customer_id}/audit-log': 'listAuditLog',
       'GET /{customer_id}/events/export': 'exportEvents',
       'POST /{customer_id}/events/export/tasks': 'createExportTask',
       'GET /{customer_id}/events/export/tasks/{task}': 'getExportTask',
@@ -115,6 +120,8 @@ describe('GET /openapi.json', () => {
       'GET /downloads/{path}': [],
       'POST /provisioning': [],
       'GET /openapi.json': [],
+      // Authenticated by the key in its Authorization header, in the handler: it has no customer to guard.
+      'GET /api-keys/current': [],
     });
     expect(Object.keys(security).filter((key) => key.includes(' /{customer_id}/') === (JSON.stringify(security[key]) === '[]'))).toEqual([]);
   });
@@ -148,6 +155,7 @@ describe('GET /openapi.json', () => {
       'GET /{customer_id}/features': '400 401 403 500 503',
       'GET /downloads/{path}': '400 403 404 500 503',
       'GET /{customer_id}/events': '400 401 403 500 503',
+      'GET /{customer_id}/audit-log': '400 401 403 500 503',
       'GET /{customer_id}/events/export': '400 401 403 500 503',
       'POST /{customer_id}/events/export/tasks': '400 401 403 413 415 500 503',
       'GET /{customer_id}/events/export/tasks/{task}': '400 401 403 404 500 503',
@@ -156,6 +164,10 @@ describe('GET /openapi.json', () => {
       'POST /{customer_id}/gateways/bulk-create': '400 401 403 409 413 415 500 503',
       'GET /{customer_id}/gateways/{gateway_id}': '400 401 403 404 500 503',
       'PATCH /{customer_id}/gateways/{gateway_id}': '400 401 403 404 409 413 415 500 503',
+      'GET /api-keys/current': '400 401 500 503',
+      'POST /{customer_id}/api-keys': '400 401 403 409 413 415 500 503',
+      'GET /{customer_id}/api-keys': '400 401 403 500 503',
+      'DELETE /{customer_id}/api-keys/{api_key_id}': '400 401 403 404 413 415 500 503',
       'DELETE /{customer_id}/gateways/{gateway_id}': '400 401 403 404 413 415 500 503',
       'POST /{customer_id}/gateways/{gateway_id}/prepare-provisioning': '400 401 403 413 415 500 503',
       'GET /{customer_id}/gateways/{gateway_id}/certificate': '400 401 403 404 500 503',
@@ -214,7 +226,7 @@ describe('GET /openapi.json', () => {
 
   it('declares the IdToken security scheme and the error body', () => {
     expect(doc.components.securitySchemes).toEqual({
-      IdToken: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'The id_token of POST /auth/login, bare or as "Bearer <token>".' },
+      IdToken: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'The id_token of POST /auth/login, or an API key of POST /{customer_id}/api-keys, bare or as "Bearer <token>".' },
     });
     expect(doc.components.schemas.Error?.required).toEqual(['title', 'details']);
     expect(doc.components.schemas.Error?.properties).toEqual({ title: { type: 'string' }, details: { type: 'string' } });

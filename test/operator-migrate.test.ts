@@ -103,6 +103,8 @@ interface Seen {
   asset: Buffer;
   deadLetters: string;
   eventCount: number;
+  /** An API key created before the migration (only its hash is stored). */
+  apiKey: string;
 }
 let seen: Seen;
 
@@ -198,6 +200,7 @@ describePostgres('scanhub operator migrate', () => {
       agreed_by: ADMIN_EMAIL,
     });
     const asset = Buffer.from(await (await fetch(download_url)).arrayBuffer());
+    const { key: apiKey } = await admin.post<{ key: string }>(`/${CUSTOMER}/api-keys`, { name: 'ci', permissions: ['event.read'] });
 
     const answers: Seen['answers'] = {};
     for (const [name, path] of Object.entries(READS)) answers[name] = await read(old.url, adminToken, path);
@@ -227,7 +230,7 @@ describePostgres('scanhub operator migrate', () => {
     db.close();
     const deadLetters = await runCli([...operator, 'dead-letters', 'list']);
     expect(deadLetters.code).toBe(0);
-    seen = { adminToken, gateway, deletedGatewayId: spare.id, answers, exportTask: task, pendingExport, exportCsv, asset, deadLetters: deadLetters.stdout, eventCount: events.length };
+    seen = { adminToken, gateway, deletedGatewayId: spare.id, answers, exportTask: task, pendingExport, exportCsv, asset, deadLetters: deadLetters.stdout, eventCount: events.length, apiKey };
   }, 120_000);
 
   it('copies the stopped deployment: counts verified, old tokens, passwords and gateway certificates work, answers are byte-identical', async () => {
@@ -242,6 +245,8 @@ describePostgres('scanhub operator migrate', () => {
         'users\t3\t3',
         'invitations\t2\t2',
         'login_failures\t0\t0',
+        'audit_log\t17\t17',
+        'api_keys\t1\t1',
         'features\t1\t1',
         'gateways\t3\t3',
         'gateway_certificates\t1\t1',
@@ -288,6 +293,9 @@ describePostgres('scanhub operator migrate', () => {
     for (const [email, password] of [[ADMIN_EMAIL, ADMIN_PASSWORD], [USER_EMAIL, USER_PASSWORD]]) {
       expect((await call(cluster.url, 'POST', '/auth/login', { json: { email, password } })).status).toBe(200);
     }
+
+    // The API key made before the migration authenticates: its hash came along.
+    expect((await call(cluster.url, 'GET', `/${CUSTOMER}/events?${RANGE}`, { token: seen.apiKey })).status).toBe(200);
 
     // Byte for byte: lists, ETags (gateway version, job list revision), page tokens.
     for (const name of Object.keys(READS).filter((n) => n !== 'events page 1')) {
@@ -376,10 +384,11 @@ describePostgres('scanhub operator migrate', () => {
     expect(await migrate(['--data-dir', dataDir, '--database', database])).toEqual({
       code: 2,
       stdout: '',
-      stderr: 'scanhub: the PostgreSQL database is not empty (rows in customers, users): migrate into a new, empty database\n',
+      stderr: 'scanhub: the PostgreSQL database is not empty (rows in customers, users, audit_log): migrate into a new, empty database\n',
     });
     expect(await pgCounts(database)).toEqual(before);
-    expect(before).toEqual({ ...EMPTY, customers: 1, users: 1 });
+    // The customer and its administrator, and the audit entry of that creation.
+    expect(before).toEqual({ ...EMPTY, customers: 1, users: 1, audit_log: 1 });
   });
 
   it('refuses a database it cannot reach or that does not exist: exit 2, one line', async () => {

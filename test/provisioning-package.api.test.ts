@@ -66,6 +66,7 @@ describe('POST /{customer_id}/create-provisioning-package', () => {
         wifi,
         gateway_id: answer.gateways[i]!.gateway_id,
         expires_at: expires,
+        ca_certificate: f.t.server.ctx.ca.certPem,
       });
       expect(document.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     });

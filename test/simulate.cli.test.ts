@@ -86,6 +86,36 @@ describe('scanhub simulate', () => {
     expect(total).toBe(first.events_sent + second.events_sent);
   });
 
+  it('a revoked certificate is an error naming --reprovision; with it the same gateway gets a new certificate and its events arrive', async () => {
+    const { id } = first.gateways[0]!;
+    const revoked = await t.admin.post<{ serial: string }>(`/${CUSTOMER}/gateways/${id}/revoke-certificate`);
+    const refused = await runCli(['simulate', '--gateways', '1', '--duration', '1s'], { env });
+    expect({ code: refused.code, stderr: refused.stderr, stdout: refused.stdout }).toEqual({
+      code: 1,
+      stderr: `scanhub: the certificate this simulator holds for gateway sim-1 (${id}) was revoked, so the broker refuses it: run again with --reprovision to give the simulated device a new one\n`,
+      stdout: '',
+    });
+    const before = await storedEvents(id);
+    const again = await runCli(['simulate', '--gateways', '1', '--rate', '5', '--duration', '1s', '--reprovision', '--json'], { env });
+    expect(again.code).toBe(0);
+    expect(again.stderr).toContain('Re-provisioned gateway sim-1 (its certificate was revoked)');
+    const summary = JSON.parse(again.stdout) as Summary;
+    expect({ gateways: summary.gateways, acknowledged: summary.messages_acknowledged }).toEqual({ gateways: [{ id, name: 'sim-1' }], acknowledged: summary.messages_sent });
+    expect(await storedEvents(id)).toBe(before + summary.events_sent);
+    const current = await t.admin.get<{ serial: string; status: string }>(`/${CUSTOMER}/gateways/${id}/certificate`);
+    expect(current.status).toBe('active');
+    expect(current.serial).not.toBe(revoked.serial);
+  });
+
+  it('takes over a gateway provisioned elsewhere with --reprovision', async () => {
+    const gateway = await t.admin.post<{ id: string }>(`/${CUSTOMER}/gateways`, { name: 'taken-1', usecase: 'picking', station: 'A' });
+    await t.admin.post(`/${CUSTOMER}/gateways/${gateway.id}/prepare-provisioning`);
+    const result = await runCli(['simulate', '--prefix', 'taken', '--gateways', '1', '--rate', '5', '--duration', '1s', '--reprovision', '--json'], { env });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('Re-provisioned gateway taken-1;');
+    expect(await storedEvents(gateway.id)).toBe((JSON.parse(result.stdout) as Summary).events_sent);
+  });
+
   it('explains that a gateway provisioned elsewhere cannot be simulated', async () => {
     const gateway = await t.admin.post<{ id: string }>(`/${CUSTOMER}/gateways`, { name: 'field-1', usecase: 'picking', station: 'A' });
     await t.admin.post(`/${CUSTOMER}/gateways/${gateway.id}/prepare-provisioning`);

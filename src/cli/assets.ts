@@ -72,7 +72,7 @@ export function registerAssetCommands(program: Command): void {
     .description('list the assets and versions available for download')
     .addOption(new Option('--type <type>', 'only this asset type').choices([...ASSET_TYPES]))
     .action(async (options: { type?: string }, command: Command) => {
-      const session = connect(command);
+      const session = await connect(command);
       printList(session.io, await listAssets(session, options.type), [
         { header: 'TYPE', value: (a) => a.asset_type },
         { header: 'VERSION', value: (a) => a.asset_version },
@@ -94,7 +94,7 @@ export function registerAssetCommands(program: Command): void {
     .option('--agreed-by <email>', 'e-mail address of who agrees (default: yours)')
     .option('--force', 'overwrite the output file if it exists')
     .action(async (options: DownloadOptions, command: Command) => {
-      const session = connect(command);
+      const session = await connect(command);
       const { io, client, base } = session;
       if (!options.acceptEula && !io.interactive) throw new CliError('--accept-eula required when not running interactively', Exit.USAGE);
       const candidates = await listAssets(session, options.type);

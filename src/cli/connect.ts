@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { looksLikeApiKey } from '../auth/api-keys.js';
 import { ApiClient, seg } from '../client/api.js';
 import { CliError, Exit, createIo, type GlobalOptions, type Io } from './io.js';
 import { TlsPairError, readCaCertificate } from '../pki/tls-pair.js';
@@ -21,9 +22,10 @@ export function globalsOf(command: Command): GlobalOptions {
 /**
  * Resolves deployment, token and customer by flag > env > saved profile (DESIGN.md runtime contract).
  * The profile's token goes only to the profile's deployment: with another URL (flag or env) it
- * stays home. A customer not given explicitly is the one of the token in use.
+ * stays home. A customer not given explicitly is the one of the token in use: an IdToken's claim,
+ * or for an API key (which names none) what the deployment says of it (GET /api-keys/current).
  */
-export function connect(command: Command, env: NodeJS.ProcessEnv = process.env): Session {
+export async function connect(command: Command, env: NodeJS.ProcessEnv = process.env): Promise<Session> {
   const options = globalsOf(command);
   const io = createIo(options, env);
   const profile = readProfile(env);
@@ -33,9 +35,14 @@ export function connect(command: Command, env: NodeJS.ProcessEnv = process.env):
   if (!url) throw new CliError('no deployment configured: run `scanhub login --url URL` or set SCANHUB_URL', Exit.AUTH);
   checkUrl(url);
   if (!token) throw new CliError(`not logged in to ${url}: run \`scanhub login\` or set SCANHUB_TOKEN`, Exit.AUTH);
-  const customer = options.customer ?? env.SCANHUB_CUSTOMER ?? claimsOf(token)?.customer_id ?? profile?.customer;
+  const client = new ApiClient(url, token, { ca: trustedCa(options, env, profile, url) });
+  const customer =
+    options.customer ??
+    env.SCANHUB_CUSTOMER ??
+    (looksLikeApiKey(token) ? (await client.get<{ customer_id: string }>('/api-keys/current')).customer_id : claimsOf(token)?.customer_id) ??
+    profile?.customer;
   if (!customer) throw new CliError('no customer known: pass --customer or set SCANHUB_CUSTOMER', Exit.USAGE);
-  return { io, client: new ApiClient(url, token, { ca: trustedCa(options, env, profile, url) }), customer, base: `/${seg(customer)}` };
+  return { io, client, customer, base: `/${seg(customer)}` };
 }
 
 /** The CA to trust by `--ca-cert` > SCANHUB_CA_CERT > the profile's (for the profile's deployment only). */

@@ -78,7 +78,7 @@ export function registerEventExportCommand(events: Command): void {
     .option('--force', 'overwrite the output file if it exists')
     .option('--raw-cells', "write cells as stored: no leading ' before text that begins with =, +, -, @, tab or CR (for programs, not spreadsheets)")
     .action(async (options: ExportOptions, command: Command) => {
-      const session = connect(command);
+      const session = await connect(command);
       const { io, client } = session;
       const range = rangeQuery(options, Date.now(), true);
       const file = resolve(options.output ?? `events-${stamp(range.start_time_millis!)}-${stamp(range.end_time_millis!)}.csv`);

@@ -46,7 +46,7 @@ export function registerEventTailCommand(events: Command): void {
     .option('--gateway <gateway>', 'only events of this gateway (id or name)')
     .addOption(new Option('--interval <duration>', `time between polls, at least ${MIN_INTERVAL_MS}ms`).argParser(intervalArgument).default(2000, '2s'))
     .action(async (options: TailOptions, command: Command) => {
-      const session = connect(command);
+      const session = await connect(command);
       const { io } = session;
       const columns = eventColumns(io);
       const gateway = options.gateway === undefined ? undefined : await gatewayIdOf(session, options.gateway);

@@ -37,7 +37,7 @@ export function registerEventCommands(program: Command): void {
     .option('--csv', 'print CSV: a header and every field, as `events export` writes it')
     .option('--raw-cells', "with --csv: cells as stored, no leading ' before text that begins with =, +, -, @, tab or CR")
     .action(async (options: ListOptions, command: Command) => {
-      const session = connect(command);
+      const session = await connect(command);
       const { io, client } = session;
       if (options.csv && io.json) throw new CliError('--csv and --json exclude each other: choose one', Exit.USAGE);
       if (options.rawCells && !options.csv) throw new CliError('--raw-cells applies to --csv only: add --csv or leave it out', Exit.USAGE);

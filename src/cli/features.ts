@@ -15,7 +15,7 @@ export function registerFeatureCommands(program: Command): void {
     .command('list')
     .description('list the feature flags')
     .action(async (_options: unknown, command: Command) => {
-      const session = connect(command);
+      const session = await connect(command);
       const { features: list } = await session.client.get<{ features: Feature[] }>(`${session.base}/features`);
       printList(session.io, list, [
         { header: 'FEATURE', value: (f) => f.feature },

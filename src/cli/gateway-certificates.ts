@@ -29,7 +29,7 @@ export function registerCertificateCommands(gateways: Command): void {
     .command('certificate <gateway>')
     .description('show the gateway’s current certificate (by id or name): serial, status (pending, active, revoked), validity')
     .action(async (ref: string, _options: unknown, command: Command) => {
-      const session = connect(command);
+      const session = await connect(command);
       const gatewayId = await gatewayIdOf(session, ref);
       printObject(session.io, await session.client.get<GatewayCertificate>(pathOf(session, gatewayId, 'certificate')), fields(session.io));
     });
@@ -38,7 +38,7 @@ export function registerCertificateCommands(gateways: Command): void {
     .command('revoke <gateway>')
     .description('revoke the gateway’s certificate (by id or name): its connection is closed and every later one refused')
     .action(async (ref: string, _options: unknown, command: Command) => {
-      const session = connect(command);
+      const session = await connect(command);
       const gatewayId = await gatewayIdOf(session, ref);
       const certificate = await session.client.post<GatewayCertificate>(pathOf(session, gatewayId, 'revoke-certificate'));
       printObject(session.io, certificate, fields(session.io));
@@ -53,7 +53,7 @@ export function registerCertificateCommands(gateways: Command): void {
     .description('a new key, certificate and single-use token (24 h) for a replaced or reset device, same gateway id (by id or name)')
     .option('--qr', 'print the token as a QR code even when stdout is not a terminal')
     .action(async (ref: string, options: { qr?: boolean }, command: Command) => {
-      const session = connect(command);
+      const session = await connect(command);
       const gatewayId = await gatewayIdOf(session, ref);
       const preparation = await session.client.post<Preparation>(pathOf(session, gatewayId, 'reprovision'));
       await showPreparation(

@@ -66,7 +66,7 @@ export function registerGatewayCommands(program: Command): void {
     .command('list')
     .description('list the gateways')
     .action(async (_options: unknown, command: Command) => {
-      const session = connect(command);
+      const session = await connect(command);
       printList(session.io, await collectAll<Gateway>(session.client, `${session.base}/gateways`), columns(session.io));
     });
 
@@ -74,7 +74,7 @@ export function registerGatewayCommands(program: Command): void {
     .command('get <gateway>')
     .description('show one gateway (by id, thing name or name), with its version for --if-match')
     .action(async (ref: string, _options: unknown, command: Command) => {
-      const session = connect(command);
+      const session = await connect(command);
       const gatewayId = await gatewayIdOf(session, ref);
       const response = await session.client.request<Gateway>('GET', `${session.base}/gateways/${seg(gatewayId)}`);
       printObject(session.io, response.body, fields(session.io, versionOf(response.headers.etag)));
@@ -87,7 +87,7 @@ export function registerGatewayCommands(program: Command): void {
     .requiredOption('--usecase <usecase>', 'use case')
     .requiredOption('--station <station>', 'station name')
     .action(async (options: { name: string; usecase: string; station: string }, command: Command) => {
-      const session = connect(command);
+      const session = await connect(command);
       const body = { name: options.name, usecase: options.usecase, station: options.station };
       const response = await session.client.request<Gateway>('POST', `${session.base}/gateways`, { body });
       const gateway = response.body;
@@ -103,7 +103,7 @@ export function registerGatewayCommands(program: Command): void {
     .option('--station <station>', 'new station')
     .option('--if-match <version>', 'change only if the gateway is still at this version (from `gateways get`)')
     .action(async (ref: string, options: { name?: string; usecase?: string; station?: string; ifMatch?: string }, command: Command) => {
-      const session = connect(command);
+      const session = await connect(command);
       const body = Object.fromEntries(
         (['name', 'usecase', 'station'] as const).filter((f) => options[f] !== undefined).map((f) => [f, options[f]]),
       );
@@ -122,7 +122,7 @@ export function registerGatewayCommands(program: Command): void {
     .description('delete a gateway (by id or name): its certificate stops working')
     .option('--yes', 'do not ask for confirmation')
     .action(async (ref: string, options: { yes?: boolean }, command: Command) => {
-      const session = connect(command);
+      const session = await connect(command);
       const gatewayId = await gatewayIdOf(session, ref);
       await confirmAction(session.io, `Delete gateway ${gatewayId}? Its device can no longer connect.`, options.yes);
       await session.client.delete(`${session.base}/gateways/${seg(gatewayId)}`);
@@ -134,7 +134,7 @@ export function registerGatewayCommands(program: Command): void {
     .description(`create up to ${BULK_CREATE_MAX} gateways from a file, all or none`)
     .requiredOption('--file <file>', 'CSV with the header row name,usecase,station, or JSON (an array of {name, usecase, station})')
     .action(async (options: { file: string }, command: Command) => {
-      const session = connect(command);
+      const session = await connect(command);
       const drafts = readGatewayFile(options.file);
       if (drafts.length > BULK_CREATE_MAX) {
         throw new CliError(`${options.file} lists ${drafts.length} gateways; at most ${BULK_CREATE_MAX} are created at once: split the file`, Exit.USAGE);
@@ -155,7 +155,7 @@ function registerProvisioningCommands(gateways: Command): void {
     .description('issue the gateway certificate and a single-use token (24 h) for the device (by id or name); once per gateway')
     .option('--qr', 'print the token as a QR code even when stdout is not a terminal')
     .action(async (ref: string, options: { qr?: boolean }, command: Command) => {
-      const session = connect(command);
+      const session = await connect(command);
       const gatewayId = await gatewayIdOf(session, ref);
       const preparation = await session.client.post<Preparation>(`${session.base}/gateways/${seg(gatewayId)}/prepare-provisioning`);
       await showPreparation(session, preparation, options.qr, (url) => `Gateway ${gatewayId} is ready: the device sends the token to ${url} within 24 hours.`);
@@ -170,7 +170,7 @@ function registerProvisioningCommands(gateways: Command): void {
     .option('--wifi-password-stdin', 'read the Wi-Fi password from stdin')
     .addOption(new Option('--wifi-auth <type>', 'Wi-Fi authentication type, e.g. WPA2-PSK'))
     .action(async (options: { gateway?: string[]; new?: string[]; wifiSsid?: string; wifiPasswordStdin?: boolean; wifiAuth?: string }, command: Command) => {
-      const session = connect(command);
+      const session = await connect(command);
       const elements = [
         ...(await gatewayIds(session, options.gateway ?? [])).map((gateway_id) => ({ gateway_id })),
         ...(options.new ?? []).map((gateway_name) => ({ gateway_name })),

@@ -160,7 +160,9 @@ export function describeError(error: unknown): { message: string; exitCode: Exit
   if (error instanceof ApiError) {
     const details = error.details.replace(/\.$/, '');
     if (error.status === 401) {
-      return { message: `not authenticated: ${details}; run \`scanhub login\``, exitCode: Exit.AUTH };
+      // A refused API key says itself what to do (create a new one); logging in would not help CI.
+      const next = details.includes('API key') ? '' : '; run `scanhub login`';
+      return { message: `not authenticated: ${details}${next}`, exitCode: Exit.AUTH };
     }
     if (error.status === 403) return { message: `not allowed: ${details}`, exitCode: Exit.AUTH };
     return { message: `${error.title.toLowerCase()}: ${details}`, exitCode: Exit.ERROR };

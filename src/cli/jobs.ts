@@ -67,7 +67,7 @@ export function registerJobCommands(program: Command): void {
     .command('list')
     .description('list the job configurations')
     .action(async (_options: unknown, command: Command) => {
-      const session = connect(command);
+      const session = await connect(command);
       const { items } = await session.client.get<{ items: JobConfig[] }>(listPath(session));
       printList(session.io, items, columns(session.io));
     });
@@ -76,7 +76,7 @@ export function registerJobCommands(program: Command): void {
     .command('get <job>')
     .description('show a job configuration (by id or name)')
     .action(async (ref: string, _options: unknown, command: Command) => {
-      const session = connect(command);
+      const session = await connect(command);
       printObject(session.io, await resolveJob(session, ref), fields(session.io));
     });
 
@@ -88,7 +88,7 @@ export function registerJobCommands(program: Command): void {
     .requiredOption('--end <prefix>', 'a scanned code beginning with this ends a job')
     .requiredOption('--gateway <gateway...>', 'gateway id(s) or name(s) the job runs on (repeat or list several)')
     .action(async (options: Required<ConfigOptions>, command: Command) => {
-      const session = connect(command);
+      const session = await connect(command);
       const job = await session.client.post<JobConfig>(listPath(session), await configBody(session, options));
       printObject(session.io, job, fields(session.io));
       success(session.io, `Created job configuration "${job.job_name}" (${job.job_config_id}).`);
@@ -102,7 +102,7 @@ export function registerJobCommands(program: Command): void {
     .option('--end <prefix>', 'new end barcode prefix')
     .option('--gateway <gateway...>', 'the new list of gateway ids or names (replaces the old one)')
     .action(async (ref: string, options: ConfigOptions, command: Command) => {
-      const session = connect(command);
+      const session = await connect(command);
       if (Object.values(options).every((value) => value === undefined)) {
         throw new CliError('nothing to change: give --name, --start, --end or --gateway', Exit.USAGE);
       }
@@ -121,7 +121,7 @@ export function registerJobCommands(program: Command): void {
     .description('delete a job configuration (by id or name)')
     .option('--yes', 'do not ask for confirmation')
     .action(async (ref: string, options: { yes?: boolean }, command: Command) => {
-      const session = connect(command);
+      const session = await connect(command);
       const job = await resolveJob(session, ref);
       await confirmAction(session.io, `Delete job configuration "${job.job_name}" (${job.job_config_id})?`, options.yes);
       await session.client.delete(`${listPath(session)}/${seg(job.job_config_id)}`);
@@ -136,7 +136,7 @@ export function registerJobCommands(program: Command): void {
     .option('--since <duration>', 'the range from this long ago until now, e.g. 2h or 7d')
     .option('--csv', 'print CSV: gateway_id,start_time,end_time,duration_ms,start_event_id,end_event_id')
     .action(async (ref: string, options: { from?: string; to?: string; since?: string; csv?: boolean }, command: Command) => {
-      const session = connect(command);
+      const session = await connect(command);
       if (options.csv && session.io.json) throw new CliError('give either --csv or --json, not both', Exit.USAGE);
       // Bounds from the local clock (not left to the server): the report names them.
       const { start_time_millis, end_time_millis } = rangeQuery(options, Date.now(), true);

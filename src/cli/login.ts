@@ -2,7 +2,9 @@ import type { Command } from 'commander';
 import { claimsOf, connect, connectAnonymous, globalsOf } from './connect.js';
 import { CliError, Exit, confirmAction, createIo, formatTime, printObject, promptSecret, promptText, readStdin, success, type Io } from './io.js';
 import { profileFile, removeProfile, saveProfile } from './profile.js';
+import { looksLikeApiKey } from '../auth/api-keys.js';
 import { ApiClient, ApiError, untrustedCertificate } from '../client/api.js';
+import type { ApiKey } from './api-keys.js';
 import { presentedCa } from '../client/presented-ca.js';
 
 interface LoginResponse {
@@ -118,26 +120,33 @@ export function registerLoginCommands(program: Command): void {
 
   program
     .command('whoami')
-    .description('show the user the token belongs to')
+    .description('show the user the token (or API key) belongs to')
     .action(async (_options: unknown, command: Command) => {
-      const session = connect(command);
+      const session = await connect(command);
       const me = await session.client.get<{ id: string; email: string; roles: string[]; permissions: string[] }>(
         `${session.base}/me`,
       );
+      const token = session.client.token ?? '';
+      const key = looksLikeApiKey(token) ? await session.client.get<ApiKey>('/api-keys/current') : undefined;
       printObject(session.io, me, [
         { header: 'email', value: (u) => u.email },
         { header: 'id', value: (u) => u.id },
         { header: 'customer', value: () => session.customer },
         { header: 'roles', value: (u) => u.roles.join(',') },
+        ...(key
+          ? [
+              { header: 'api key', value: () => `${key.name} (${key.id})` },
+              { header: 'permissions', value: (u: { permissions: string[] }) => u.permissions.join(',') },
+            ]
+          : []),
         { header: 'url', value: () => session.client.baseUrl },
-        { header: 'token expires', value: () => tokenExpiry(session.io, session.client.token) },
+        { header: key ? 'key expires' : 'token expires', value: () => (key ? formatTime(session.io, key.expires_at) || 'never' : tokenExpiry(session.io, token)) },
       ]);
     });
 }
 
-
-/** When the token in use expires, from its own `exp` (it may come from the environment, not the profile). */
-function tokenExpiry(io: Io, token: string | undefined): string {
-  const exp = token ? claimsOf(token)?.exp : undefined;
+/** When an IdToken expires, from its own `exp` (it may come from the environment, not the profile). */
+function tokenExpiry(io: Io, token: string): string {
+  const exp = claimsOf(token)?.exp;
   return exp === undefined ? '' : formatTime(io, exp * 1000);
 }

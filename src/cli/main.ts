@@ -1,5 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
+import { registerApiKeyCommands } from './api-keys.js';
 import { registerAssetCommands } from './assets.js';
+import { registerAuditCommand } from './audit.js';
 import { registerEventCommands } from './events.js';
 import { registerFeatureCommands } from './features.js';
 import { registerGatewayCommands } from './gateways.js';
@@ -20,7 +22,7 @@ export function buildProgram(): Command {
   const program = new Command('scanhub')
     .description('scanhub: the service (`serve`) and a client of any scanhub deployment')
     .option('--url <url>', 'base URL of the deployment (env SCANHUB_URL)')
-    .option('--token <token>', 'IdToken to use (env SCANHUB_TOKEN; prefer the environment: flags show in `ps`)')
+    .option('--token <token>', 'IdToken or API key to use (env SCANHUB_TOKEN; prefer the environment: flags show in `ps`)')
     .option('--customer <id>', 'customer id (env SCANHUB_CUSTOMER)')
     .option('--ca-cert <file>', "CA certificate (PEM) of an HTTPS deployment, as `scanhub operator ca` prints it (env SCANHUB_CA_CERT; `login` saves it)")
     .option('--json', 'print JSON: lists as arrays of the API items, everything else as the API response')
@@ -31,6 +33,7 @@ export function buildProgram(): Command {
   registerServeCommand(program);
   registerLoginCommands(program);
   registerUserCommands(program);
+  registerApiKeyCommands(program);
   registerFeatureCommands(program);
   registerEventCommands(program);
   registerGatewayCommands(program);
@@ -41,6 +44,7 @@ export function buildProgram(): Command {
   registerOperatorMigrateCommand(operator);
   registerAssetCommands(program);
   registerJobCommands(program);
+  registerAuditCommand(program);
   registerSimulateCommand(program);
   return program;
 }

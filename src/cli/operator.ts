@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { MIN_PASSWORD_LENGTH, hashPassword } from '../auth/passwords.js';
+import { operatorAuditEntry } from '../domain/audit.js';
 import { customerIdProblem, isCustomerId, isEmailAddress } from '../domain/identifiers.js';
 import { openStore } from '../store/open.js';
 import { StoreUnavailable, type Store } from '../store/ports.js';
@@ -80,7 +81,8 @@ export function registerOperatorCommands(program: Command): Command {
         const now = Date.now();
         const userId = randomUUID();
         const admin = { id: userId, customer_id: id, email: options.adminEmail, roles: ['ADMIN_ROLE'], password_hash: passwordHash, created: now };
-        const outcome = await store.customers.createWithAdmin(id, admin, now);
+        const audit = operatorAuditEntry(randomUUID(), id, now, 'user.created', { type: 'user', id: userId }, { email: options.adminEmail, roles: admin.roles });
+        const outcome = await store.customers.createWithAdmin(id, admin, now, audit);
         if (outcome === 'email-taken') throw new CliError(`a user with the e-mail address ${options.adminEmail} already exists`);
         if (outcome === 'customer-exists') throw new CliError(`customer "${id}" already exists`);
         if (io.json) io.out(JSON.stringify({ customer_id: id, admin: { id: userId, email: options.adminEmail } }, null, 2));
@@ -111,7 +113,12 @@ export function registerOperatorCommands(program: Command): Command {
       }
       await withOperatorStore(command, async (store, io) => {
         if (!(await store.customers.exists(id))) throw new CliError(`customer "${id}" does not exist`);
-        const result = await store.features.set(id, feature, Boolean(options.enable), properties, Date.now());
+        const now = Date.now();
+        const audit = operatorAuditEntry(randomUUID(), id, now, 'feature.set', { type: 'feature', id: feature }, {
+          enabled: Boolean(options.enable),
+          ...(properties !== undefined ? { additional_properties: properties } : {}),
+        });
+        const result = await store.features.set(id, feature, Boolean(options.enable), properties, now, audit);
         printObject(io, result, [
           { header: 'feature', value: (f) => f.feature },
           { header: 'enabled', value: (f) => f.enabled },

@@ -37,6 +37,7 @@ interface SimulateOptions {
   jobStart?: string;
   jobEnd?: string;
   mqttEndpoint?: string;
+  reprovision?: boolean;
 }
 
 /** `scanhub simulate`: gateways that publish realistic scans over mqtts to a deployment. */
@@ -53,17 +54,19 @@ export function registerSimulateCommand(program: Command): void {
     .option('--job-start <prefix>', 'start barcode prefix: mix jobs (start, items, end) into the scans')
     .option('--job-end <prefix>', 'end barcode prefix (with --job-start)')
     .option('--mqtt-endpoint <url>', 'connect here instead of the mqtt_endpoint the deployment hands out')
+    .option('--reprovision', 're-provision (same gateway id, new certificate) gateways whose certificate was revoked or replaced, or that were provisioned elsewhere')
     .action(async (options: SimulateOptions, command: Command) => {
       if (Boolean(options.jobStart) !== Boolean(options.jobEnd)) {
         throw new CliError('--job-start and --job-end go together', Exit.USAGE);
       }
-      const session = connect(command);
+      const session = await connect(command);
       const { io } = session;
       const gateways = await setUpGateways(session, {
         prefix: options.prefix,
         count: options.gateways,
         usecase: options.usecase,
         station: options.station ?? `${options.prefix}-station`,
+        reprovision: options.reprovision,
         say: (message) => success(io, message),
       });
       io.err(`Publishing ~${options.rate} event(s)/s from each of ${gateways.length} gateway(s) for ${options.duration / 1000}s ...`);
@@ -73,6 +76,7 @@ export function registerSimulateCommand(program: Command): void {
         durationMs: options.duration,
         jobs: options.jobStart && options.jobEnd ? { start: options.jobStart, end: options.jobEnd } : undefined,
         mqttEndpoint: options.mqttEndpoint,
+        onConnection: (message) => io.err(`${process.stderr.isTTY ? '\n' : ''}${message}`),
         // Progress only for a person watching: not into logs or pipes.
         onProgress: process.stderr.isTTY
           ? (p) => process.stderr.write(`\r${Math.round(p.elapsedMs / 1000)}s: ${p.sent} sent, ${p.acknowledged} acknowledged   `)

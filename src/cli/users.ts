@@ -37,7 +37,7 @@ export function registerUserCommands(program: Command): void {
     .command('list')
     .description('list the users')
     .action(async (_options: unknown, command: Command) => {
-      const session = connect(command);
+      const session = await connect(command);
       printList(session.io, await collectAll<User>(session.client, `${session.base}/users`), columns(session.io));
     });
 
@@ -45,7 +45,7 @@ export function registerUserCommands(program: Command): void {
     .command('get <user-id>')
     .description('show one user')
     .action(async (userId: string, _options: unknown, command: Command) => {
-      const session = connect(command);
+      const session = await connect(command);
       printObject(session.io, await session.client.get<User>(`${session.base}/users/${seg(userId)}`), fields(session.io));
     });
 
@@ -57,7 +57,7 @@ export function registerUserCommands(program: Command): void {
     .requiredOption('--last-name <name>', 'last name')
     .addOption(new Option('--role <role>', 'role').choices(['USER_ROLE', 'ADMIN_ROLE']).default('USER_ROLE'))
     .action(async (options: { email: string; firstName: string; lastName: string; role: string }, command: Command) => {
-      const session = connect(command);
+      const session = await connect(command);
       const user = await session.client.post<User>(`${session.base}/users`, {
         first_name: options.firstName,
         last_name: options.lastName,
@@ -73,7 +73,7 @@ export function registerUserCommands(program: Command): void {
     .description('delete a user')
     .option('--yes', 'do not ask for confirmation')
     .action(async (userId: string, options: { yes?: boolean }, command: Command) => {
-      const session = connect(command);
+      const session = await connect(command);
       await confirmAction(session.io, `Delete user ${userId}?`, options.yes);
       await session.client.delete(`${session.base}/users/${seg(userId)}`);
       success(session.io, `Deleted user ${userId}.`);
@@ -83,7 +83,7 @@ export function registerUserCommands(program: Command): void {
     .command('invite <user-id>')
     .description('create an invitation token (24 h, single use) with which the user sets a password')
     .action(async (userId: string, _options: unknown, command: Command) => {
-      const session = connect(command);
+      const session = await connect(command);
       const invitation = await session.client.post<{ invitation_token: string; expires_at: number }>(
         `${session.base}/users/${seg(userId)}/invitation`,
       );

@@ -63,5 +63,23 @@ export interface AuditEntry {
   details?: Record<string, unknown>;
 }
 
+/** A position in the audit log, whose pages run newest first by `(time, id)`. */
+export interface AuditKey {
+  time: number;
+  id: string;
+}
+
 /** The operator actor: changes made by `scanhub operator ...` on the data directory or database. */
 export const OPERATOR_ACTOR: AuditActor = { type: 'operator', id: 'operator' };
+
+/** An entry of a change the operator made (`scanhub operator ...`, the first `serve`): no client address. */
+export function operatorAuditEntry(
+  id: string,
+  customerId: string,
+  time: number,
+  action: AuditAction,
+  target?: AuditTarget,
+  details?: Record<string, unknown>,
+): AuditEntry {
+  return { id, customerId, time, action, actor: OPERATOR_ACTOR, ...(target ? { target } : {}), ...(details ? { details } : {}) };
+}

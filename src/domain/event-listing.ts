@@ -50,14 +50,17 @@ export interface Invalid {
  * (one day before now when `end` is not given, as spec 4.1 says).
  */
 export function resolveTimeRange(params: EventRangeParams, now: number): TimeRange | Invalid {
-  const end = params.end_time_millis ?? now;
-  const start = params.start_time_millis ?? Math.max(0, end - DEFAULT_RANGE_MS);
-  if (start > end) {
-    return {
-      invalid: `Query parameter "start_time_millis" (${start}) is after "end_time_millis" (${end}): the range must not end before it starts.`,
-    };
+  return resolveRange(params.start_time_millis, params.end_time_millis, now, ['start_time_millis', 'end_time_millis']);
+}
+
+/** As resolveTimeRange, for a list whose range parameters have other names (the audit log's start_time, end_time). */
+export function resolveRange(start: number | undefined, end: number | undefined, now: number, names: readonly [string, string]): TimeRange | Invalid {
+  const until = end ?? now;
+  const from = start ?? Math.max(0, until - DEFAULT_RANGE_MS);
+  if (from > until) {
+    return { invalid: `Query parameter "${names[0]}" (${from}) is after "${names[1]}" (${until}): the range must not end before it starts.` };
   }
-  return { start, end };
+  return { start: from, end: until };
 }
 
 /** The first key past the end of a range: `(created, id) < (end, '')` is `created < end`. */
@@ -65,13 +68,15 @@ export function endKey(end: number): CreatedIdKey {
   return { created: end, id: '' };
 }
 
-interface TokenQuery {
+/** The range and page size a page token repeats. */
+export interface TokenQuery {
   start: number;
   end: number;
   limit: number;
 }
 
-function isTokenQuery(value: Record<string, unknown> | undefined): value is Record<string, unknown> & TokenQuery {
+/** Whether a page token's query holds a valid range and page size (a token is text a client can forge). */
+export function isTokenQuery(value: Record<string, unknown> | undefined): value is Record<string, unknown> & TokenQuery {
   const { start, end, limit } = (value ?? {}) as Partial<TokenQuery>;
   // The bounds of the query parameters: a token is text a client can forge, and a range outside
   // Date's made the page's description throw (a 500).

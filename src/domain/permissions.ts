@@ -12,6 +12,8 @@ export const PERMISSIONS = [
   'asset.download',
   'user.read',
   'user.write',
+  'audit.read',
+  'apikey.write',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];
@@ -31,6 +33,10 @@ const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
     'asset.download',
   ],
 };
+
+export function isPermission(value: string): value is Permission {
+  return (PERMISSIONS as readonly string[]).includes(value);
+}
 
 /** The permissions the given roles grant, in the order of PERMISSIONS, without duplicates. */
 export function permissionsOf(roles: readonly string[]): Permission[] {

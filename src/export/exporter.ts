@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import type { AuditEntry } from '../domain/audit.js';
 import type { CellMode } from '../domain/csv.js';
 import type { TimeRange } from '../domain/event-listing.js';
 import type { ClaimedExportTask, ExportTaskRecord, Store } from '../store/ports.js';
@@ -100,17 +101,25 @@ export class Exporter {
    * Accepts an export of the customer's events in the range, its text cells safe from spreadsheet
    * formulas unless `cells` is `raw`; it runs as soon as a slot is free on any instance.
    */
-  async request(customerId: string, requestedBy: string, range: TimeRange, cells: CellMode = 'safe'): Promise<ExportTaskRecord> {
+  async request(
+    customerId: string,
+    requestedBy: string,
+    range: TimeRange,
+    cells: CellMode = 'safe',
+    /** The audit entry of the task, given its id (written with the task). */
+    auditOf?: (taskId: string) => AuditEntry,
+  ): Promise<ExportTaskRecord> {
     if (this.closed) throw new Error('the exporter is closed');
+    const id = randomUUID();
     const task = await this.options.store.exportTasks.create({
-      id: randomUUID(),
+      id,
       customer_id: customerId,
       requested_by: requestedBy,
       start_time: range.start,
       end_time: range.end,
       cells,
       requested: this.options.clock(),
-    });
+    }, auditOf?.(id));
     this.startPolling();
     this.wake();
     return task;

@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import type { AuditActor } from '../domain/audit.js';
 import { permissionsOf, type Permission } from '../domain/permissions.js';
-import type { UserRecord } from '../store/ports.js';
+import { hashApiKey, isWellFormedApiKey, looksLikeApiKey } from '../auth/api-keys.js';
+import type { ApiKeyRecord, UserRecord } from '../store/ports.js';
 import type { ServerContext } from './context.js';
 import { forbidden, unauthorized } from './errors.js';
 
@@ -11,6 +12,7 @@ import { forbidden, unauthorized } from './errors.js';
  * - `{ permission }`: callers whose roles grant it;
  * - `{ permission, self }`: also the caller whose user id is the path parameter `self`;
  * - `'authenticated'`: any user of the customer.
+ * The caller is a user by IdToken or an API key (acting as its creator with the key's permissions).
  */
 export type Access = { permission: Permission; self?: string } | 'authenticated';
 
@@ -62,8 +64,10 @@ function toArray<T>(value: T | T[] | undefined): T[] {
 
 /** Who is calling, checked against the path's customer and the route's access. */
 async function authorize(ctx: ServerContext, request: FastifyRequest, access: Access): Promise<Principal> {
-  const user = await authenticate(ctx, request.headers.authorization);
+  const caller = await authenticate(ctx, request.headers.authorization);
   const params = request.params as Record<string, string>;
+  if (caller.apiKey) return authorizeApiKey(params, access, caller.user, caller.apiKey);
+  const { user } = caller;
   if (params.customer_id !== user.customer_id) {
     throw forbidden(`Your account belongs to customer "${user.customer_id}" and has no access to customer "${params.customer_id}".`);
   }
@@ -77,17 +81,73 @@ async function authorize(ctx: ServerContext, request: FastifyRequest, access: Ac
   );
 }
 
-/** The user an Authorization header (bare IdToken or `Bearer <token>`) belongs to. */
-export async function authenticate(ctx: ServerContext, header: string | undefined): Promise<UserRecord> {
+/**
+ * An API key acts in its customer as its creator, with its permissions as far as the creator still
+ * holds them (a demoted creator's keys lose what the creator lost).
+ */
+function authorizeApiKey(params: Record<string, string>, access: Access, user: UserRecord, key: ApiKeyRecord): Principal {
+  if (params.customer_id !== key.customer_id) {
+    throw forbidden(`This API key belongs to customer "${key.customer_id}" and has no access to customer "${params.customer_id}".`);
+  }
+  const held = permissionsOf(user.roles);
+  const permissions = held.filter((p) => key.permissions.includes(p));
+  const principal: Principal = { user, permissions, actor: { type: 'api_key', id: key.id } };
+  if (access === 'authenticated' || permissions.includes(access.permission)) return principal;
+  if (access.self && params[access.self] === user.id) return principal;
+  const why = key.permissions.includes(access.permission) ? ': the user who created it no longer has it' : '; create a key with it';
+  throw forbidden(`The API key "${key.name}" lacks the permission "${access.permission}" this call needs${why}.`);
+}
+
+/** The caller of an Authorization header: a user by IdToken, or an API key and the user who created it. */
+export interface Caller {
+  user: UserRecord;
+  apiKey?: ApiKeyRecord;
+}
+
+/** A key's last_used is written when it is older than this: steady use costs one write a minute. */
+export const LAST_USED_PRECISION_MS = 60_000;
+
+/** Who an Authorization header (IdToken or API key, bare or `Bearer <credential>`) belongs to. */
+export async function authenticate(ctx: ServerContext, header: string | undefined): Promise<Caller> {
   if (!header || header.trim() === '') throw unauthorized('No authentication header found: send the IdToken in the Authorization header.');
-  const token = header.replace(/^Bearer\s+/i, '').trim();
+  const credential = header.replace(/^Bearer\s+/i, '').trim();
+  if (looksLikeApiKey(credential)) return authenticateApiKey(ctx, credential);
   let sub: string;
   try {
-    ({ sub } = await ctx.idTokens.verify(token));
+    ({ sub } = await ctx.idTokens.verify(credential));
   } catch {
     throw unauthorized('The token in the Authorization header is invalid or expired: log in again for a new one.');
   }
   const user = await ctx.store.users.byId(sub);
   if (!user) throw unauthorized('The user of this token no longer exists.');
-  return user;
+  return { user };
+}
+
+/**
+ * Looks the key up by its hash on every request (no cache: a revocation on any instance holds
+ * from the next request on), refuses it as malformed, unknown, revoked, expired or orphaned, and
+ * keeps last_used to the minute.
+ */
+async function authenticateApiKey(ctx: ServerContext, key: string): Promise<Caller> {
+  if (!isWellFormedApiKey(key)) {
+    throw unauthorized('The API key in the Authorization header is malformed: a key is "shk_" and 43 more characters, as POST /{customer_id}/api-keys made it.');
+  }
+  const found = await ctx.store.apiKeys.withCreator(hashApiKey(key));
+  if (!found) throw unauthorized('The API key in the Authorization header is unknown: create one with `scanhub api-keys create`.');
+  const { key: record, creator: user } = found;
+  if (record.revoked !== null) {
+    throw unauthorized(`The API key "${record.name}" was revoked at ${new Date(record.revoked).toISOString()}: create a new one.`);
+  }
+  const now = ctx.clock();
+  if (record.expires_at !== null && record.expires_at <= now) {
+    throw unauthorized(`The API key "${record.name}" expired at ${new Date(record.expires_at).toISOString()}: create a new one.`);
+  }
+  if (!user || user.customer_id !== record.customer_id) {
+    throw unauthorized(`The user who created the API key "${record.name}" no longer exists: create a new key.`);
+  }
+  if (record.last_used === null || record.last_used <= now - LAST_USED_PRECISION_MS) {
+    await ctx.store.apiKeys.touch(record.id, now, now - LAST_USED_PRECISION_MS);
+    return { user, apiKey: { ...record, last_used: now } };
+  }
+  return { user, apiKey: record };
 }

@@ -6,7 +6,9 @@ import { MAX_PARAM_LENGTH, frameworkError, installConventions } from './conventi
 import { clientErrorHandler, nodeServerOptions } from './http-refusals.js';
 import { openApiOptions, requireOperationDocs } from './openapi.js';
 import { installRateLimits, type RateLimits } from './rate-limits.js';
+import { registerApiKeyRoutes } from './routes/api-keys.js';
 import { registerAssetRoutes } from './routes/assets.js';
+import { registerAuditLogRoutes } from './routes/audit-log.js';
 import { registerAuthRoutes } from './routes/auth.js';
 import { registerCertificateRoutes } from './routes/certificates.js';
 import { registerDownloadRoutes } from './routes/downloads.js';
@@ -73,6 +75,7 @@ export async function buildApp(ctx: ServerContext, options: AppOptions = {}): Pr
   registerHealthRoutes(app, ctx, options.readiness ?? { http: true, mqtt: true });
   registerAuthRoutes(app, ctx);
   registerUserRoutes(app, ctx);
+  registerApiKeyRoutes(app, ctx);
   registerFeatureRoutes(app, ctx);
   registerDownloadRoutes(app, ctx);
   registerEventRoutes(app, ctx);
@@ -83,6 +86,7 @@ export async function buildApp(ctx: ServerContext, options: AppOptions = {}): Pr
   registerJobConfigRoutes(app, ctx);
   registerJobAnalysisRoutes(app, ctx);
   registerAssetRoutes(app, ctx);
+  registerAuditLogRoutes(app, ctx);
 
   app.get('/openapi.json', {
     schema: {

@@ -42,7 +42,7 @@ export function openApiOptions(ctx: ServerContext): FastifyDynamicSwaggerOptions
             type: 'apiKey',
             in: 'header',
             name: 'Authorization',
-            description: 'The id_token of POST /auth/login, bare or as "Bearer <token>".',
+            description: 'The id_token of POST /auth/login, or an API key of POST /{customer_id}/api-keys, bare or as "Bearer <token>".',
           },
         },
       },
@@ -106,7 +106,7 @@ function refusalsOf(doc: OperationDoc, schema: FastifySchema & { security?: unkn
   const guarded = Boolean(schema.security?.length);
   const refusals: Record<string, string> = {
     ...(hasInput ? { 400: 'A parameter, header or body field is missing, malformed or out of range; details names it.' } : {}),
-    ...(guarded ? { 401: 'No IdToken in the Authorization header, or an invalid or expired one.' } : {}),
+    ...(guarded ? { 401: 'No IdToken in the Authorization header, or an invalid or expired one, or a malformed, unknown, revoked or expired API key.' } : {}),
     ...(guarded ? { 403: "The IdToken's user belongs to another customer, or lacks the permission this call needs." } : {}),
     ...(takesBody ? { 413: 'The request body is larger than 1 MiB.' } : {}),
     ...(takesBody ? { 415: 'The request body is not application/json.' } : {}),

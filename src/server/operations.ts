@@ -20,6 +20,7 @@ export interface OperationDoc {
 export const TAGS = [
   { name: 'auth', description: 'Log in for an IdToken, accept an invitation, and the keys that verify IdTokens.' },
   { name: 'users', description: 'Users of a customer, their roles and invitations.' },
+  { name: 'api keys', description: 'Long-lived keys for scripts and CI, used in the Authorization header like an IdToken.' },
   { name: 'events', description: 'Scan and telemetry events the gateways sent, listed or exported as CSV.' },
   { name: 'gateways', description: 'Gateways (the wearables\' base stations) of a customer.' },
   { name: 'provisioning', description: 'Certificates and single-use tokens that bring a gateway onto the MQTT broker.' },
@@ -27,6 +28,7 @@ export const TAGS = [
   { name: 'assets', description: 'Apps and firmware to download after agreeing to their EULA.' },
   { name: 'features', description: 'Feature flags of a customer.' },
   { name: 'downloads', description: 'Files handed out through signed, expiring links: exports, assets, provisioning packages.' },
+  { name: 'audit', description: 'Who did what: the audit log of security-relevant actions.' },
   { name: 'operations', description: 'Health and this document, for operators and tools.' },
 ];
 
@@ -94,6 +96,33 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     description: 'Hand the token to the user: they set their password with it at POST /auth/accept-invitation.',
     errors: { 404: NO_USER },
   },
+  'GET /api-keys/current': {
+    operationId: 'getCurrentApiKey',
+    description:
+      'For clients that hold only a key (CI): the key in the Authorization header, bare or as "Bearer <key>", and the customer it belongs to. Not for IdTokens, which name their customer in the claim customer_id.',
+    errors: {
+      400: 'The Authorization header holds an IdToken, not an API key.',
+      401: 'No Authorization header, or a malformed, unknown, revoked or expired API key.',
+    },
+  },
+  'POST /:customer_id/api-keys': {
+    operationId: 'createApiKey',
+    description:
+      'The key ("shk_" and 43 characters) is in this answer only; the deployment keeps its hash. Send it in the Authorization header like an IdToken, bare or as "Bearer <key>": it acts in this customer as its creator, with its permissions (by default the creator\'s; never more).',
+    errors: {
+      400: 'An unknown permission, a permission the caller does not have, or expires_at not in the future.',
+      409: 'A key of this name exists and is not revoked.',
+    },
+  },
+  'GET /:customer_id/api-keys': {
+    operationId: 'listApiKeys',
+    description: 'The keys that are not revoked (expired ones included), without the keys themselves; up to limit per page, links.next continues the list.',
+  },
+  'DELETE /:customer_id/api-keys/:api_key_id': {
+    operationId: 'revokeApiKey',
+    description: 'The key is refused (401) from the next request on, on every instance. A revoked key is no longer listed; revoking it again answers 404.',
+    errors: { 404: 'No key with this id in the customer, or it was revoked already.' },
+  },
   'GET /:customer_id/features': {
     operationId: 'listFeatures',
     description: 'Non-standard or pre-release features available to the customer, each enabled or not, with its additional properties.',
@@ -109,6 +138,11 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     operationId: 'listEvents',
     description:
       'Events with start_time_millis <= created < end_time_millis (default: the last 24 hours); links.next continues the query. With gateway_id, all events of that gateway in the range come in one streamed response.',
+  },
+  'GET /:customer_id/audit-log': {
+    operationId: 'listAuditLog',
+    description:
+      'Entries with start_time <= time < end_time (default: the last 24 hours), newest first; links.next continues the query. Log-ins, users, invitations, API keys, gateways and their provisioning, features, EULA agreements and exports (docs/audit.md).',
   },
   'GET /:customer_id/events/export': {
     operationId: 'exportEvents',

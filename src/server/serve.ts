@@ -11,6 +11,7 @@ import { issueServerCertificate, loadOrCreateCa, pregenerateDeploymentKeys, type
 import type { TlsPair } from '../pki/tls-pair.js';
 import { IdTokens } from '../auth/idtoken.js';
 import { MIN_PASSWORD_LENGTH, generatePassword, hashPassword } from '../auth/passwords.js';
+import { operatorAuditEntry } from '../domain/audit.js';
 import { loadLinkKey } from '../auth/secrets.js';
 import { openStore, sqliteLocator } from '../store/open.js';
 import type { Store, StoreLocator } from '../store/ports.js';
@@ -112,7 +113,12 @@ async function bootstrap(ctx: ServerContext, options: ServeOptions): Promise<Boo
   const now = ctx.clock();
   const admin = { id: randomUUID(), customer_id: options.customerId, email: options.adminEmail, roles: ['ADMIN_ROLE'], password_hash: passwordHash, created: now };
   // Another process may have bootstrapped while the password was hashed: then it did.
-  if (!(await ctx.store.customers.bootstrap(options.customerId, admin, now))) return undefined;
+  const audit = operatorAuditEntry(randomUUID(), options.customerId, now, 'user.created', { type: 'user', id: admin.id }, {
+    email: options.adminEmail,
+    roles: admin.roles,
+    bootstrap: true,
+  });
+  if (!(await ctx.store.customers.bootstrap(options.customerId, admin, now, audit))) return undefined;
   return { customerId: options.customerId, adminEmail: options.adminEmail, generatedPassword };
 }
 

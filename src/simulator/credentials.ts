@@ -1,5 +1,7 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { Socket } from 'node:net';
 import { join } from 'node:path';
+import { createSecureContext, TLSSocket } from 'node:tls';
 import { configDir } from '../client/config-dir.js';
 
 /**
@@ -45,4 +47,16 @@ export function saveCredentials(baseUrl: string, credentials: GatewayCredentials
   writeFileSync(file, JSON.stringify(credentials, null, 2) + '\n', { mode: 0o600 });
   chmodSync(file, 0o600);
   return file;
+}
+
+/** The serial number (hex) of the certificate in the credentials' PKCS#12, as TLS reads it. */
+export function certificateSerialOf(credentials: GatewayCredentials): string {
+  const socket = new TLSSocket(new Socket(), { secureContext: createSecureContext({ pfx: Buffer.from(credentials.pkcs12, 'base64'), passphrase: '' }) });
+  try {
+    const serial = (socket.getCertificate() as { serialNumber?: string } | null)?.serialNumber;
+    if (!serial) throw new Error(`the stored PKCS#12 of gateway ${credentials.gateway_id} holds no certificate`);
+    return serial;
+  } finally {
+    socket.destroy();
+  }
 }

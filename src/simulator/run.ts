@@ -11,6 +11,8 @@ export interface SimulationOptions {
   jobs?: JobBarcodes;
   /** Overrides the mqtt_endpoint the service handed out (e.g. from another network). */
   mqttEndpoint?: string;
+  /** A connection lost, a reconnect refused (once per loss, with the broker's reason), a reconnect. */
+  onConnection?: (message: string) => void;
   /** Called about once a second while publishing. */
   onProgress?: (progress: Progress) => void;
 }
@@ -160,8 +162,27 @@ async function connectPublisher(gateway: SimulatedGateway, options: SimulationOp
   }
   client.off('close', closedEarly);
   client.off('error', failed);
-  // Once connected, a broken connection only reconnects: errors are not fatal for the run.
-  client.on('error', () => undefined);
+  // Once connected, a broken connection only reconnects: errors are not fatal for the run, but
+  // worth a line (a revoked certificate shows here as every reconnect refused).
+  const say = options.onConnection ?? (() => undefined);
+  let lost = false;
+  let refusal: string | undefined;
+  client.on('close', () => {
+    if (lost || client.disconnecting) return;
+    lost = true;
+    refusal = undefined;
+    say(`gateway ${gateway.name} lost its connection; reconnecting`);
+  });
+  client.on('error', (error) => {
+    if (!lost || refusal === error.message) return;
+    refusal = error.message;
+    say(`gateway ${gateway.name}: reconnecting is refused: ${error.message}`);
+  });
+  client.on('connect', () => {
+    if (!lost) return;
+    lost = false;
+    say(`gateway ${gateway.name} reconnected`);
+  });
   return {
     device: new GatewayDevice(gateway.name, options.jobs),
     client,

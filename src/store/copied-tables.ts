@@ -28,6 +28,8 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   },
   { name: 'invitations', columns: ['token_hash', 'user_id', 'created', 'expires_at', 'used_at'] },
   { name: 'login_failures', columns: ['email_lower', 'at'] },
+  { name: 'audit_log', columns: ['id', 'customer_id', 'time', 'action', 'actor_type', 'actor_id', 'actor_email', 'target_type', 'target_id', 'ip', 'details'] },
+  { name: 'api_keys', columns: ['id', 'customer_id', 'name', 'key_hash', 'permissions', 'created', 'created_by', 'expires_at', 'last_used', 'revoked'] },
   { name: 'features', columns: ['customer_id', 'feature', 'enabled', 'additional_properties', 'last_updated'] },
   {
     name: 'gateways',

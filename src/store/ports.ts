@@ -8,8 +8,17 @@
  * Both stores must give byte-identical answers for the same data (the contract tests in
  * test/store/ check it): the same keyset order (created, id), the same page tokens, the same
  * JSON bytes of an event page, the same CSV.
+ *
+ * The audit log (DESIGN.md "Trust"): a repository method that makes a change the audit log records
+ * takes a trailing `audit?: AuditEntry` parameter and writes that entry in the same transaction as
+ * the change. So no entry is lost and none describes a change that did not happen: a refused
+ * change (a name clash, a 409, 'missing') writes no entry. A change of several things takes one
+ * entry per thing (`AuditEntry[]`); one whose actor or customer the store learns only as it makes
+ * it (a redeemed token) takes a function of what it learned (`AuditOf<T>`). `audit.append` is for
+ * actions that change nothing else (a log-in).
  */
 import type { AssetType } from '../domain/assets.js';
+import type { AuditAction, AuditEntry, AuditKey } from '../domain/audit.js';
 import type { CellMode } from '../domain/csv.js';
 import type { EventRow } from '../domain/events.js';
 import type { BatchResult, IngestMessage } from '../domain/ingest.js';
@@ -204,6 +213,25 @@ export class PreparationRefused extends Error {
   }
 }
 
+/** An API key as stored (docs/api-keys.md): its hash, never the key. */
+export interface ApiKeyRecord {
+  id: string;
+  customer_id: string;
+  name: string;
+  /** SHA-256 of the key, lower-case hex (src/auth/api-keys.ts). */
+  key_hash: string;
+  permissions: string[];
+  created: number;
+  /** The user who created it: the key acts as them. */
+  created_by: string;
+  expires_at: number | null;
+  /** When the key last authenticated a request, to the minute; null before its first use. */
+  last_used: number | null;
+  revoked: number | null;
+}
+
+export type NewApiKey = Omit<ApiKeyRecord, 'last_used' | 'revoked'>;
+
 /** A raw event row (as the export reads them): the values of EVENT_COLUMNS in order. */
 export type RawEvent = (string | number | null)[];
 
@@ -359,23 +387,23 @@ export interface CustomerRepository {
    * Creates the customer and its first administrator in one unit of work; 'customer-exists' or
    * 'email-taken' when refused (then nothing is stored).
    */
-  createWithAdmin(id: string, admin: NewUser, now: number): Promise<'created' | 'customer-exists' | 'email-taken'>;
+  createWithAdmin(id: string, admin: NewUser, now: number, audit?: AuditEntry): Promise<'created' | 'customer-exists' | 'email-taken'>;
   /** On an empty deployment only: as createWithAdmin; false when any customer exists already. */
-  bootstrap(id: string, admin: NewUser, now: number): Promise<boolean>;
+  bootstrap(id: string, admin: NewUser, now: number, audit?: AuditEntry): Promise<boolean>;
 }
 
 export interface UserRepository {
   /** Inserts the user; false when the e-mail is taken (case-insensitively, deployment-wide). */
-  create(user: NewUser): Promise<boolean>;
+  create(user: NewUser, audit?: AuditEntry): Promise<boolean>;
   byId(id: string): Promise<UserRecord | undefined>;
   byEmail(email: string): Promise<UserRecord | undefined>;
   /** Users of the customer in (created, id) order after the key. */
   page(customerId: string, after: { created: number; id: string } | null, limit: number): Promise<UserRecord[]>;
-  delete(customerId: string, id: string): Promise<'deleted' | 'missing' | 'last-admin'>;
+  delete(customerId: string, id: string, audit?: AuditEntry): Promise<'deleted' | 'missing' | 'last-admin'>;
   setPassword(id: string, passwordHash: string, now: number): Promise<void>;
-  createInvitation(tokenHash: string, userId: string, now: number, expiresAt: number): Promise<void>;
+  createInvitation(tokenHash: string, userId: string, now: number, expiresAt: number, audit?: AuditEntry): Promise<void>;
   /** Sets the password of the invited user and uses up the invitation; the user's id, or undefined. */
-  redeemInvitation(tokenHash: string, passwordHash: string, now: number): Promise<string | undefined>;
+  redeemInvitation(tokenHash: string, passwordHash: string, now: number, audit?: AuditOf<UserRecord>): Promise<string | undefined>;
 }
 
 /**
@@ -386,13 +414,73 @@ export interface UserRepository {
 export interface LoginFailureRepository {
   /** The times of the key's refusals after `since` (exclusive), oldest first. */
   since(key: string, since: number): Promise<number[]>;
-  /** Records a refusal of the key at `at` and forgets every refusal (of any key) at or before `forgetUpTo`. */
-  record(key: string, at: number, forgetUpTo: number): Promise<void>;
+  /**
+   * Records a refusal of the key at `at` and forgets every refusal (of any key) at or before
+   * `forgetUpTo`; writes `audit` (the refusal, the lock it starts) with it.
+   */
+  record(key: string, at: number, forgetUpTo: number, audit?: AuditEntry[]): Promise<void>;
+}
+
+export type { AuditKey };
+
+/** Builds the entry of a change from what the store learned making it (the user of an invitation, the gateway of a token). */
+export type AuditOf<T> = (subject: T) => AuditEntry;
+
+/** One page of the audit log and whether more entries follow in its range. */
+export interface AuditPage {
+  entries: AuditEntry[];
+  more: boolean;
+}
+
+/** The audit log (DESIGN.md "Trust"); entries of changes are written by the repositories that make them. */
+export interface AuditRepository {
+  /** Records an action that changes nothing else (a log-in, a refused log-in). */
+  append(entry: AuditEntry): Promise<void>;
+  /**
+   * Up to `limit` entries of the customer with `start <= time` and `(time, id) < before`, newest
+   * first, of one action when given.
+   */
+  newestBefore(customerId: string, start: number, before: AuditKey, limit: number, action?: AuditAction): Promise<AuditPage>;
+}
+
+/**
+ * API keys. Names are unique among a customer's keys that are not revoked; revoked keys stay (as
+ * rows) so that a revoked key is told from an unknown one, and are listed no more.
+ */
+export interface ApiKeyRepository {
+  /** Inserts the key and writes `audit` with it; false (nothing stored) when a key of the customer that is not revoked has the name. */
+  create(key: NewApiKey, audit?: AuditEntry): Promise<boolean>;
+  /** The key with this hash, revoked and expired ones included. */
+  byHash(keyHash: string): Promise<ApiKeyRecord | undefined>;
+  /**
+   * The same with the user who created it (undefined once deleted), read together: what
+   * authenticating a request needs, in one round trip (a key must cost no more than an IdToken).
+   */
+  withCreator(keyHash: string): Promise<{ key: ApiKeyRecord; creator: UserRecord | undefined } | undefined>;
+  /** The customer's keys that are not revoked, in (created, id) order after the position. */
+  page(customerId: string, after: { created: number; id: string } | null, limit: number): Promise<ApiKeyRecord[]>;
+  /**
+   * Revokes the customer's key at `now` and writes `audit` with it (built from the key, for its
+   * name); 'missing' (nothing written) when it is unknown, another customer's, or revoked already.
+   */
+  revoke(customerId: string, id: string, now: number, audit?: AuditOf<ApiKeyRecord>): Promise<'revoked' | 'missing'>;
+  /**
+   * Sets last_used to `now` when it is null or at or before `staleAt`, in one conditional statement:
+   * a key in steady use costs one write a minute, not one per request.
+   */
+  touch(id: string, now: number, staleAt: number): Promise<void>;
 }
 
 export interface FeatureRepository {
   list(customerId: string): Promise<Feature[]>;
-  set(customerId: string, feature: string, enabled: boolean, properties: Record<string, unknown> | null | undefined, now: number): Promise<Feature>;
+  set(
+    customerId: string,
+    feature: string,
+    enabled: boolean,
+    properties: Record<string, unknown> | null | undefined,
+    now: number,
+    audit?: AuditEntry,
+  ): Promise<Feature>;
 }
 
 export interface GatewayRepository {
@@ -403,22 +491,22 @@ export interface GatewayRepository {
   /** Which of the names the customer's live gateways use. */
   takenNames(customerId: string, names: string[]): Promise<string[]>;
   /** Creates all or none; throws GatewayNameTaken. */
-  createAll(customerId: string, gateways: NewGateway[], now: number): Promise<GatewayRecord[]>;
+  createAll(customerId: string, gateways: NewGateway[], now: number, audit?: AuditEntry[]): Promise<GatewayRecord[]>;
   page(customerId: string, after: { created: number; id: string } | null, limit: number): Promise<GatewayRecord[]>;
   update(customerId: string, id: string, changes: GatewayChanges, expectedVersions: number[] | undefined, now: number): Promise<UpdateOutcome>;
-  markDeleted(customerId: string, id: string, now: number): Promise<boolean>;
+  markDeleted(customerId: string, id: string, now: number, audit?: AuditEntry): Promise<boolean>;
 }
 
 export interface ProvisioningRepository {
   /** Marks the gateway prepared and stores its certificate and token hash. */
-  prepare(customerId: string, preparation: Preparation, now: number): Promise<PrepareOutcome>;
+  prepare(customerId: string, preparation: Preparation, now: number, audit?: AuditEntry): Promise<PrepareOutcome>;
   /** Trades a token for its certificate (once). */
-  redeem(tokenHash: string, now: number): Promise<RedeemOutcome>;
+  redeem(tokenHash: string, now: number, audit?: AuditOf<Redemption>): Promise<RedeemOutcome>;
   /**
    * A provisioning package in one unit of work: creates the `fresh` gateways, then prepares every
    * preparation; throws GatewayNameTaken or PreparationRefused and then stores nothing.
    */
-  preparePackage(customerId: string, fresh: NewGateway[], preparations: Preparation[], now: number): Promise<void>;
+  preparePackage(customerId: string, fresh: NewGateway[], preparations: Preparation[], now: number, audit?: AuditEntry[]): Promise<void>;
 }
 
 /**
@@ -430,14 +518,14 @@ export interface ProvisioningRepository {
 export interface GatewayCertificateRepository {
   /** The current certificate of the customer's live gateway. */
   current(customerId: string, gatewayId: string): Promise<CertificateLookup>;
-  /** Revokes every certificate of the gateway not yet revoked; 'already-revoked' when the current one was. */
-  revoke(customerId: string, gatewayId: string, now: number): Promise<RevokeOutcome>;
+  /** Revokes every certificate of the gateway not yet revoked (and writes `audit` of the current one); 'already-revoked' when the current one was. */
+  revoke(customerId: string, gatewayId: string, now: number, audit?: AuditOf<GatewayCertificate>): Promise<RevokeOutcome>;
   /**
    * Stores a new certificate replacing the current one, with its token: the current one keeps
    * working until the token is redeemed (then it is revoked); certificates never handed out are
    * revoked at once. The gateway counts as re-provisioning from now.
    */
-  reprovision(customerId: string, preparation: Preparation, now: number): Promise<ReprovisionOutcome>;
+  reprovision(customerId: string, preparation: Preparation, now: number, audit?: AuditEntry): Promise<ReprovisionOutcome>;
 }
 
 export interface EventRepository {
@@ -475,7 +563,7 @@ export interface IngestRepository {
  * lease expired is completed exactly once. Lease times are wall-clock milliseconds.
  */
 export interface ExportTaskRepository {
-  create(task: NewExportTask): Promise<ExportTaskRecord>;
+  create(task: NewExportTask, audit?: AuditEntry): Promise<ExportTaskRecord>;
   /** The task if it belongs to the customer. */
   byId(customerId: string, id: string): Promise<ExportTaskRecord | undefined>;
   /**
@@ -541,7 +629,7 @@ export interface AssetRepository {
   list(assetType?: string): Promise<Asset[]>;
   find(assetType: string, assetVersion?: string): Promise<Asset | undefined>;
   exists(assetType: string, assetVersion: string): Promise<boolean>;
-  recordAgreement(agreement: Agreement): Promise<void>;
+  recordAgreement(agreement: Agreement, audit?: AuditEntry): Promise<void>;
   agreements(customerId?: string): Promise<Agreement[]>;
 }
 
@@ -596,6 +684,8 @@ export interface Store {
   readonly customers: CustomerRepository;
   readonly users: UserRepository;
   readonly loginFailures: LoginFailureRepository;
+  readonly audit: AuditRepository;
+  readonly apiKeys: ApiKeyRepository;
   readonly features: FeatureRepository;
   readonly gateways: GatewayRepository;
   readonly provisioning: ProvisioningRepository;

@@ -1,4 +1,5 @@
-import type { Consent, JobConfig, UserRecord } from './ports.js';
+import type { AuditAction, AuditEntry } from '../domain/audit.js';
+import type { ApiKeyRecord, AuditPage, Consent, JobConfig, UserRecord } from './ports.js';
 
 /**
  * Rows as both stores keep them (lists and consents as JSON text) and the records they make: one
@@ -43,4 +44,65 @@ export function toJobConfig(row: JobConfigRow): JobConfig {
     class: 'jobconfig',
     version: row.version,
   };
+}
+
+/** An audit_log row (migrations sqlite 0009, postgres 0004), in its column order. */
+export interface AuditRow {
+  id: string;
+  customer_id: string;
+  time: number;
+  action: string;
+  actor_type: string;
+  actor_id: string;
+  actor_email: string | null;
+  target_type: string | null;
+  target_id: string | null;
+  ip: string | null;
+  details: string | null;
+}
+
+/** The columns of audit_log, in the order of AuditRow and of auditRowValues. */
+export const AUDIT_COLUMNS = ['id', 'customer_id', 'time', 'action', 'actor_type', 'actor_id', 'actor_email', 'target_type', 'target_id', 'ip', 'details'] as const;
+
+/** The entry's values in AUDIT_COLUMNS order. */
+export function auditRowValues(entry: AuditEntry): (string | number | null)[] {
+  return [
+    entry.id,
+    entry.customerId,
+    entry.time,
+    entry.action,
+    entry.actor.type,
+    entry.actor.id,
+    entry.actor.email ?? null,
+    entry.target?.type ?? null,
+    entry.target?.id ?? null,
+    entry.ip ?? null,
+    entry.details === undefined ? null : JSON.stringify(entry.details),
+  ];
+}
+
+export function toAuditEntry(row: AuditRow): AuditEntry {
+  return {
+    id: row.id,
+    customerId: row.customer_id,
+    time: row.time,
+    action: row.action as AuditAction,
+    actor: { type: row.actor_type as AuditEntry['actor']['type'], id: row.actor_id, ...(row.actor_email !== null ? { email: row.actor_email } : {}) },
+    ...(row.target_type !== null && row.target_id !== null ? { target: { type: row.target_type, id: row.target_id } } : {}),
+    ...(row.ip !== null ? { ip: row.ip } : {}),
+    ...(row.details !== null ? { details: JSON.parse(row.details) as Record<string, unknown> } : {}),
+  };
+}
+
+/** A page of `limit` entries from up to `limit + 1` rows (the extra one says more follow). */
+export function auditPageOf(rows: AuditRow[], limit: number): AuditPage {
+  return { entries: rows.slice(0, limit).map(toAuditEntry), more: rows.length > limit };
+}
+
+export interface ApiKeyRow extends Omit<ApiKeyRecord, 'permissions'> {
+  permissions: string;
+}
+
+export function toApiKeyRecord(row: ApiKeyRow): ApiKeyRecord {
+  return { ...row, permissions: JSON.parse(row.permissions) as string[] };
 }

@@ -14,6 +14,8 @@ export const ADMIN_PERMISSIONS = [
   'asset.download',
   'user.read',
   'user.write',
+  'audit.read',
+  'apikey.write',
 ];
 export const USER_PERMISSIONS = ['event.read', 'event.export', 'gateway.read', 'jobconfig.read', 'jobanalysis.run', 'feature.read', 'asset.download'];
 

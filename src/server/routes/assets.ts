@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { ASSET_LINK_LIFETIME_MS, ASSET_TYPES, assetPath, type AssetType } from '../../domain/assets.js';
 import type { Asset } from '../../store/ports.js';
+import { auditEntry } from '../audit.js';
 import type { ServerContext } from '../context.js';
 import { badRequest, notFound } from '../errors.js';
 import { customerParams, errorResponses, listBody, listOf } from '../schemas.js';
@@ -101,6 +102,12 @@ export function registerAssetRoutes(app: FastifyInstance, ctx: ServerContext): v
         );
       }
       const now = ctx.clock();
+      const audit = auditEntry(ctx, request, 'eula.agreed', { type: 'asset', id: asset.id }, {
+        asset_type: asset.asset_type,
+        asset_version: asset.asset_version,
+        eula_version: asset.eula_version,
+        agreed_by,
+      });
       await ctx.store.assets.recordAgreement({
         agreed_at: now,
         customer_id: request.params.customer_id,
@@ -111,7 +118,7 @@ export function registerAssetRoutes(app: FastifyInstance, ctx: ServerContext): v
         asset_version: asset.asset_version,
         eula_version: asset.eula_version,
         eula_checksum: asset.eula_checksum,
-      });
+      }, audit);
       return { download_url: signDownloadLink(ctx, assetPath(asset.id, asset.file_name), ASSET_LINK_LIFETIME_MS) };
     },
   });

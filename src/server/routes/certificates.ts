@@ -2,6 +2,7 @@ import { X509Certificate } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { certificateStatus } from '../../domain/gateway-certificates.js';
 import type { GatewayCertificate } from '../../store/ports.js';
+import { auditEntry } from '../audit.js';
 import type { ServerContext } from '../context.js';
 import { conflict, notFound } from '../errors.js';
 import { errorResponses } from '../schemas.js';
@@ -71,7 +72,9 @@ export function registerCertificateRoutes(app: FastifyInstance, ctx: ServerConte
     },
     handler: async (request) => {
       const { customer_id, gateway_id } = request.params;
-      const outcome = await ctx.store.certificates.revoke(customer_id, gateway_id, ctx.clock());
+      const outcome = await ctx.store.certificates.revoke(customer_id, gateway_id, ctx.clock(), (certificate) =>
+        auditEntry(ctx, request, 'gateway.certificate_revoked', { type: 'gateway', id: certificate.gateway_id }, { certificate_serial: certificate.serial }),
+      );
       if (outcome === 'missing') throw missing(gateway_id);
       if (outcome === 'unprepared') throw unprepared(gateway_id);
       if (outcome === 'already-revoked') {
@@ -106,7 +109,11 @@ export function registerCertificateRoutes(app: FastifyInstance, ctx: ServerConte
       const current = await ctx.store.certificates.current(customer_id, gateway_id);
       if (typeof current === 'string') throw refuse(current);
       const { preparation, token } = await createPreparation(ctx, current.gateway_id);
-      const outcome = await ctx.store.certificates.reprovision(customer_id, preparation, ctx.clock());
+      const audit = auditEntry(ctx, request, 'gateway.reprovisioned', { type: 'gateway', id: current.gateway_id }, {
+        certificate_serial: preparation.certificate.serial,
+        replaces: current.serial,
+      });
+      const outcome = await ctx.store.certificates.reprovision(customer_id, preparation, ctx.clock(), audit);
       if (outcome !== 'reprovisioned') throw refuse(outcome);
       request.log.info({ gateway_id: current.gateway_id, serial: preparation.certificate.serial, replaces: current.serial }, 'gateway re-provisioned');
       return preparationBody(ctx, token);

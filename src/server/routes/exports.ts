@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { CELL_MODES, type CellMode } from '../../domain/csv.js';
 import { resolveTimeRange, type EventRangeParams } from '../../domain/event-listing.js';
 import type { ExportTaskRecord } from '../../store/ports.js';
+import { auditEntry } from '../audit.js';
 import type { ServerContext } from '../context.js';
 import { badRequest, internalError, notFound } from '../errors.js';
 import { customerParams, errorResponses } from '../schemas.js';
@@ -59,7 +60,9 @@ export function registerExportRoutes(app: FastifyInstance, ctx: ServerContext): 
   const requestExport = async (request: RangeRequest, cells: CellMode | undefined): Promise<ExportTaskRecord> => {
     const range = resolveTimeRange(request.query, ctx.clock());
     if ('invalid' in range) throw badRequest(range.invalid);
-    return ctx.exporter.request(request.params.customer_id, request.principal!.user.id, range, cells);
+    return ctx.exporter.request(request.params.customer_id, request.principal!.user.id, range, cells, (taskId) =>
+      auditEntry(ctx, request, 'export.created', { type: 'export', id: taskId }, { start_time: range.start, end_time: range.end, cells: cells ?? 'safe' }),
+    );
   };
 
   /** The signed link of a task's file, when it is SUCCESSFUL and the file is still kept. */

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { decodePageToken, encodePageToken, isCreatedIdKey } from '../../domain/page-token.js';
 import { GatewayNameTaken, type GatewayChanges, type NewGateway } from '../../store/ports.js';
+import { auditEntry } from '../audit.js';
 import type { ServerContext } from '../context.js';
 import { badRequest, conflict, notFound } from '../errors.js';
 import { customerParams, errorResponses, limitParameter, listBody, listOf } from '../schemas.js';
@@ -101,7 +102,9 @@ export function registerGatewayRoutes(app: FastifyInstance, ctx: ServerContext):
       checkNewGateway(request.body);
       const { name, usecase, station } = request.body;
       try {
-        const [gateway] = await ctx.store.gateways.createAll(request.params.customer_id, [{ id: randomUUID(), name, usecase, station }], ctx.clock());
+        const id = randomUUID();
+        const audit = [auditEntry(ctx, request, 'gateway.created', { type: 'gateway', id }, { name })];
+        const [gateway] = await ctx.store.gateways.createAll(request.params.customer_id, [{ id, name, usecase, station }], ctx.clock(), audit);
         return reply.code(201).header('etag', etagOf(gateway!)).send(toApiGateway(gateway!, ctx.clock()));
       } catch (error) {
         if (error instanceof GatewayNameTaken) throw nameTaken(error);
@@ -133,11 +136,9 @@ export function registerGatewayRoutes(app: FastifyInstance, ctx: ServerContext):
       }
       try {
         const now = ctx.clock();
-        const created = await ctx.store.gateways.createAll(
-          request.params.customer_id,
-          gateways.map((g) => ({ id: randomUUID(), name: g.name, usecase: g.usecase, station: g.station })),
-          now,
-        );
+        const fresh = gateways.map((g) => ({ id: randomUUID(), name: g.name, usecase: g.usecase, station: g.station }));
+        const audit = fresh.map((g) => auditEntry(ctx, request, 'gateway.created', { type: 'gateway', id: g.id }, { name: g.name }));
+        const created = await ctx.store.gateways.createAll(request.params.customer_id, fresh, now, audit);
         return reply.code(201).send(created.map((g) => toApiGateway(g, now)));
       } catch (error) {
         if (error instanceof GatewayNameTaken) throw nameTaken(error);
@@ -201,7 +202,8 @@ export function registerGatewayRoutes(app: FastifyInstance, ctx: ServerContext):
     },
     handler: async (request, reply) => {
       const { customer_id, gateway_id } = request.params;
-      if (!await ctx.store.gateways.markDeleted(customer_id, gateway_id, ctx.clock())) throw notFound(`Gateway "${gateway_id}" does not exist.`);
+      const audit = auditEntry(ctx, request, 'gateway.deleted', { type: 'gateway', id: gateway_id.toLowerCase() });
+      if (!(await ctx.store.gateways.markDeleted(customer_id, gateway_id, ctx.clock(), audit))) throw notFound(`Gateway "${gateway_id}" does not exist.`);
       return reply.code(204).send();
     },
   });

@@ -3,6 +3,7 @@ import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { GatewayNameTaken, PreparationRefused, type NewGateway, type Preparation } from '../../store/ports.js';
+import { auditEntry } from '../audit.js';
 import type { ServerContext } from '../context.js';
 import { badRequest, conflict, forbidden } from '../errors.js';
 import { customerParams, errorResponses } from '../schemas.js';
@@ -165,7 +166,13 @@ export function registerPackageRoutes(app: FastifyInstance, ctx: ServerContext):
       try {
         // The files first, then the rows in one unit of work: refused, the files go again.
         for (const { preparation, token } of prepared) written.push(writePackage(ctx, packageDir, preparation, token, request.body.wifi));
-        await ctx.store.provisioning.preparePackage(customerId, fresh, prepared.map(({ preparation }) => preparation), now);
+        const audit = [
+          ...fresh.map((g) => auditEntry(ctx, request, 'gateway.created', { type: 'gateway', id: g.id }, { name: g.name })),
+          ...prepared.map(({ preparation }) =>
+            auditEntry(ctx, request, 'gateway.prepared', { type: 'gateway', id: preparation.gatewayId }, { certificate_serial: preparation.certificate.serial, package: true }),
+          ),
+        ];
+        await ctx.store.provisioning.preparePackage(customerId, fresh, prepared.map(({ preparation }) => preparation), now, audit);
       } catch (error) {
         for (const file of written) rmSync(join(packageDir, file), { force: true });
         if (error instanceof GatewayNameTaken) throw conflict(`A gateway named "${error.names[0]}" already exists.`);
@@ -194,6 +201,9 @@ function writePackage(ctx: ServerContext, dir: string, preparation: Preparation,
     wifi: wifi ?? null,
     gateway_id: preparation.gatewayId,
     expires_at: preparation.expiresAt,
+    // The deployment CA: it signs the broker's certificate and, with `serve --https`, the API's,
+    // so a device can verify both before it holds its PKCS#12.
+    ca_certificate: ctx.ca.certPem,
   };
   writeFileSync(join(dir, file), JSON.stringify(document, null, 2) + '\n', { mode: 0o600, flag: 'wx' });
   return file;

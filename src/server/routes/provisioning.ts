@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { buildPkcs12 } from '../../pki/pkcs12.js';
+import { auditEntry, auditEntryBy } from '../audit.js';
 import type { ServerContext } from '../context.js';
 import { forbidden } from '../errors.js';
 import { errorResponses } from '../schemas.js';
@@ -43,7 +44,8 @@ export function registerProvisioningRoutes(app: FastifyInstance, ctx: ServerCont
       if (!gateway) throw refuse('missing');
       if (gateway.provisioning_prepared !== null) throw refuse('already-prepared', gateway.provisioning_prepared);
       const { preparation, token } = await createPreparation(ctx, gateway.id);
-      const outcome = await ctx.store.provisioning.prepare(customer_id, preparation, ctx.clock());
+      const audit = auditEntry(ctx, request, 'gateway.prepared', { type: 'gateway', id: gateway.id }, { name: gateway.name, certificate_serial: preparation.certificate.serial });
+      const outcome = await ctx.store.provisioning.prepare(customer_id, preparation, ctx.clock(), audit);
       if (outcome !== 'prepared') throw refuse(outcome, (await ctx.store.gateways.byId(customer_id, gateway_id))?.provisioning_prepared);
       return { registration_path: REGISTRATION_PATH, token, registration_url: ctx.config.publicUrl + REGISTRATION_PATH };
     },
@@ -76,7 +78,15 @@ export function registerProvisioningRoutes(app: FastifyInstance, ctx: ServerCont
     },
     handler: async (request) => {
       const now = ctx.clock();
-      const outcome = await ctx.store.provisioning.redeem(hashProvisioningToken(request.body.token), now);
+      // The device is the actor, in its gateway's customer (known once the token is redeemed).
+      const outcome = await ctx.store.provisioning.redeem(hashProvisioningToken(request.body.token), now, ({ gateway, certificate, revokedSerials }) =>
+        auditEntryBy(ctx, request, { type: 'device', id: gateway.id }, gateway.customer_id, 'gateway.provisioned', { type: 'gateway', id: gateway.id }, {
+          name: gateway.name,
+          certificate_serial: certificate.serial,
+          // A re-provisioned device's redemption revokes the certificates it replaces.
+          ...(revokedSerials.length ? { revoked_serials: revokedSerials } : {}),
+        }),
+      );
       if (outcome === 'invalid') {
         throw forbidden('The provisioning token is unknown, already used or expired: each token works once, within 24 hours of prepare-provisioning.');
       }

@@ -4,6 +4,7 @@ import { decodePageToken, encodePageToken, isCreatedIdKey } from '../../domain/p
 import { ROLES, permissionsOf } from '../../domain/permissions.js';
 import type { UserRecord } from '../../store/ports.js';
 import { hashInvitationToken, newInvitationToken } from './auth.js';
+import { auditEntry } from '../audit.js';
 import type { ServerContext } from '../context.js';
 import { badRequest, conflict, notFound } from '../errors.js';
 import { customerParams, errorResponses, limitParameter, listBody, listOf } from '../schemas.js';
@@ -79,7 +80,8 @@ export function registerUserRoutes(app: FastifyInstance, ctx: ServerContext): vo
       params: customerParams,
       response: { 200: userSchema, ...errorResponses },
     },
-    handler: async (request) => toApiUser(request.principal!.user),
+    // With an API key: its creator, with the permissions the key acts with.
+    handler: async (request) => ({ ...toApiUser(request.principal!.user), permissions: request.principal!.permissions }),
   });
 
   app.post<{ Params: { customer_id: string }; Body: NewUserBody }>('/:customer_id/users', {
@@ -104,15 +106,10 @@ export function registerUserRoutes(app: FastifyInstance, ctx: ServerContext): vo
     handler: async (request) => {
       const { first_name, last_name, role, email } = request.body;
       const id = randomUUID();
-      const created = await ctx.store.users.create({
-        id,
-        customer_id: request.params.customer_id,
-        email: email.trim(),
-        first_name,
-        last_name,
-        roles: [role],
-        created: ctx.clock(),
-      });
+      const created = await ctx.store.users.create(
+        { id, customer_id: request.params.customer_id, email: email.trim(), first_name, last_name, roles: [role], created: ctx.clock() },
+        auditEntry(ctx, request, 'user.created', { type: 'user', id }, { email: email.trim(), roles: [role] }),
+      );
       if (!created) throw conflict(`A user with the e-mail address "${email}" already exists.`);
       return toApiUser((await ctx.store.users.byId(id))!);
     },
@@ -175,7 +172,7 @@ export function registerUserRoutes(app: FastifyInstance, ctx: ServerContext): vo
     },
     handler: async (request, reply) => {
       const { customer_id, user_id } = request.params;
-      const outcome = await ctx.store.users.delete(customer_id, user_id);
+      const outcome = await ctx.store.users.delete(customer_id, user_id, auditEntry(ctx, request, 'user.deleted', { type: 'user', id: user_id }));
       if (outcome === 'missing') throw notFound(`User "${user_id}" does not exist.`);
       if (outcome === 'last-admin') {
         throw conflict(`User "${user_id}" is the last administrator of customer "${customer_id}": make another user an administrator first.`);
@@ -207,7 +204,13 @@ export function registerUserRoutes(app: FastifyInstance, ctx: ServerContext): vo
       const token = newInvitationToken();
       const now = ctx.clock();
       const expiresAt = now + INVITATION_LIFETIME_MS;
-      await ctx.store.users.createInvitation(hashInvitationToken(token), user.id, now, expiresAt);
+      await ctx.store.users.createInvitation(
+        hashInvitationToken(token),
+        user.id,
+        now,
+        expiresAt,
+        auditEntry(ctx, request, 'user.invited', { type: 'user', id: user.id }, { email: user.email, expires_at: expiresAt }),
+      );
       return reply.code(201).send({ invitation_token: token, expires_at: expiresAt });
     },
   });

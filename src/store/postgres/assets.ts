@@ -1,4 +1,6 @@
 import type { Agreement, Asset, AssetRepository, NewAsset } from '../ports.js';
+import type { AuditEntry } from '../../domain/audit.js';
+import { audited } from './audit.js';
 import type { Database } from './pool.js';
 
 // The default of a type is its row with the highest seq, i.e. the one registered last.
@@ -40,8 +42,8 @@ export class PgAssets implements AssetRepository {
     return (await this.db.query('SELECT 1 FROM assets WHERE asset_type = $1 AND asset_version = $2', [assetType, assetVersion])).rowCount === 1;
   }
 
-  async recordAgreement(agreement: Agreement): Promise<void> {
-    await this.db.query(`INSERT INTO asset_agreements (${AGREEMENT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, [
+  async recordAgreement(agreement: Agreement, audit?: AuditEntry): Promise<void> {
+    await audited(this.db, (client) => client.query(`INSERT INTO asset_agreements (${AGREEMENT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, [
       agreement.agreed_at,
       agreement.customer_id,
       agreement.user_id,
@@ -51,7 +53,7 @@ export class PgAssets implements AssetRepository {
       agreement.asset_version,
       agreement.eula_version,
       agreement.eula_checksum,
-    ]);
+    ]), () => audit);
   }
 
   /** Agreements, oldest first, of every customer or of one. */

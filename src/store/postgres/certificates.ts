@@ -1,4 +1,6 @@
-import type { CertificateLookup, GatewayCertificate, GatewayCertificateRepository, Preparation, ReprovisionOutcome, RevokeOutcome } from '../ports.js';
+import type { AuditEntry } from '../../domain/audit.js';
+import type { AuditOf, CertificateLookup, GatewayCertificate, GatewayCertificateRepository, Preparation, ReprovisionOutcome, RevokeOutcome } from '../ports.js';
+import { insertAuditEntry } from './audit.js';
 import type { Database, Queryable } from './pool.js';
 import { SIGNAL_CHANNEL } from './signals.js';
 
@@ -75,18 +77,20 @@ export class PgCertificates implements GatewayCertificateRepository {
     return currentCertificate(this.db, customerId, gatewayId, false);
   }
 
-  revoke(customerId: string, gatewayId: string, now: number): Promise<RevokeOutcome> {
+  revoke(customerId: string, gatewayId: string, now: number, audit?: AuditOf<GatewayCertificate>): Promise<RevokeOutcome> {
     return this.db.transaction(async (client): Promise<RevokeOutcome> => {
       const current = await currentCertificate(client, customerId, gatewayId, true);
       if (typeof current === 'string') return current;
       if (current.revoked !== null) return 'already-revoked';
       await revokeWhere(client, current.gateway_id, now, 'revoked IS NULL');
       await client.query('UPDATE gateways SET certificate_revoked = $1, reprovisioned = NULL WHERE id = $2', [now, current.gateway_id]);
-      return { ...current, revoked: now };
+      const revoked = { ...current, revoked: now };
+      if (audit) await insertAuditEntry(client, audit(revoked));
+      return revoked;
     });
   }
 
-  reprovision(customerId: string, preparation: Preparation, now: number): Promise<ReprovisionOutcome> {
+  reprovision(customerId: string, preparation: Preparation, now: number, audit?: AuditEntry): Promise<ReprovisionOutcome> {
     return this.db.transaction(async (client): Promise<ReprovisionOutcome> => {
       const current = await currentCertificate(client, customerId, preparation.gatewayId, true);
       if (typeof current === 'string') return current;
@@ -94,6 +98,7 @@ export class PgCertificates implements GatewayCertificateRepository {
       await revokeWhere(client, current.gateway_id, now, 'revoked IS NULL AND delivered_at IS NULL');
       await insertCertificate(client, preparation, now, current.serial);
       await client.query('UPDATE gateways SET reprovisioned = $1, certificate_revoked = NULL WHERE id = $2', [now, current.gateway_id]);
+      if (audit) await insertAuditEntry(client, audit);
       return 'reprovisioned';
     });
   }

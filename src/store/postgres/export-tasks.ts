@@ -1,4 +1,6 @@
 import type { ClaimedExportTask, ExportTaskRecord, ExportTaskRepository, NewExportTask } from '../ports.js';
+import type { AuditEntry } from '../../domain/audit.js';
+import { audited } from './audit.js';
 import type { Database } from './pool.js';
 
 const TASK_COLUMNS = 'id, customer_id, requested_by, start_time, end_time, status, requested, completed, "rows", file, failure, cells';
@@ -10,12 +12,12 @@ const TASK_COLUMNS = 'id, customer_id, requested_by, start_time, end_time, statu
 export class PgExportTasks implements ExportTaskRepository {
   constructor(private readonly db: Database) {}
 
-  async create(task: NewExportTask): Promise<ExportTaskRecord> {
-    const { rows } = await this.db.query<ExportTaskRecord>(
+  async create(task: NewExportTask, audit?: AuditEntry): Promise<ExportTaskRecord> {
+    const { rows } = await audited(this.db, (client) => client.query<ExportTaskRecord>(
       `INSERT INTO export_tasks (id, customer_id, requested_by, start_time, end_time, cells, status, requested)
        VALUES ($1, $2, $3, $4, $5, $6, 'PENDING', $7) RETURNING ${TASK_COLUMNS}`,
       [task.id, task.customer_id, task.requested_by, task.start_time, task.end_time, task.cells, task.requested],
-    );
+    ), () => audit);
     return rows[0]!;
   }
 

@@ -1,4 +1,6 @@
+import type { AuditEntry } from '../../domain/audit.js';
 import type { Feature, FeatureRepository } from '../ports.js';
+import { audited } from './audit.js';
 import type { Database } from './pool.js';
 
 /** Per-customer feature flags, set by the operator. */
@@ -14,8 +16,15 @@ export class PgFeatures implements FeatureRepository {
   }
 
   /** Sets the flag; properties undefined keeps the stored ones, null clears them. */
-  async set(customerId: string, feature: string, enabled: boolean, properties: Record<string, unknown> | null | undefined, now: number): Promise<Feature> {
-    const { rows } = await this.db.query<{ feature: string; enabled: boolean; additional_properties: string | null }>(
+  async set(
+    customerId: string,
+    feature: string,
+    enabled: boolean,
+    properties: Record<string, unknown> | null | undefined,
+    now: number,
+    audit?: AuditEntry,
+  ): Promise<Feature> {
+    const { rows } = await audited(this.db, (client) => client.query<{ feature: string; enabled: boolean; additional_properties: string | null }>(
       `INSERT INTO features (customer_id, feature, enabled, additional_properties, last_updated)
        VALUES ($1, $2, $3, $4, $6)
        ON CONFLICT (customer_id, feature) DO UPDATE SET
@@ -24,7 +33,7 @@ export class PgFeatures implements FeatureRepository {
          last_updated = excluded.last_updated
        RETURNING feature, enabled, additional_properties`,
       [customerId, feature, enabled, properties ? JSON.stringify(properties) : null, properties === undefined, now],
-    );
+    ), () => audit);
     return toFeature(rows[0]!);
   }
 }

@@ -1,4 +1,6 @@
 import { GatewayNameTaken, type GatewayChanges, type GatewayRecord, type GatewayRepository, type NewGateway, type UpdateOutcome } from '../ports.js';
+import type { AuditEntry } from '../../domain/audit.js';
+import { audited } from './audit.js';
 import { uniqueViolation, type Database, type Queryable } from './pool.js';
 import { SIGNAL_CHANNEL } from './signals.js';
 
@@ -69,8 +71,8 @@ export class PgGateways implements GatewayRepository {
     return takenNames(this.db, customerId, names);
   }
 
-  createAll(customerId: string, gateways: NewGateway[], now: number): Promise<GatewayRecord[]> {
-    return this.db.transaction((client) => insertGateways(client, customerId, gateways, now));
+  createAll(customerId: string, gateways: NewGateway[], now: number, audit?: AuditEntry[]): Promise<GatewayRecord[]> {
+    return audited(this.db, (client) => insertGateways(client, customerId, gateways, now), () => audit);
   }
 
   async page(customerId: string, after: { created: number; id: string } | null, limit: number): Promise<GatewayRecord[]> {
@@ -114,15 +116,15 @@ export class PgGateways implements GatewayRepository {
    * is free again. The same statement sends the `gateway-deleted` signal, so every instance hears
    * it exactly when the deletion commits.
    */
-  async markDeleted(customerId: string, id: string, now: number): Promise<boolean> {
-    const result = await this.db.query(
+  async markDeleted(customerId: string, id: string, now: number, audit?: AuditEntry): Promise<boolean> {
+    const result = await audited(this.db, (client) => client.query(
       `WITH deleted AS (
          UPDATE gateways SET deleted = $1, last_updated = $1, version = version + 1
          WHERE id = $2 AND customer_id = $3 AND deleted IS NULL
          RETURNING id)
        SELECT pg_notify('${SIGNAL_CHANNEL}', json_build_object('kind', 'gateway-deleted', 'gateway_id', id)::text) FROM deleted`,
       [now, id.toLowerCase(), customerId],
-    );
+    ), (deleted) => (deleted.rowCount === 1 ? audit : undefined));
     return result.rowCount === 1;
   }
 }

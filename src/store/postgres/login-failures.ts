@@ -1,4 +1,6 @@
+import type { AuditEntry } from '../../domain/audit.js';
 import type { LoginFailureRepository } from '../ports.js';
+import { insertAuditEntry } from './audit.js';
 import type { Database } from './pool.js';
 
 /** Refused log-ins in the login_failures table (migration 0003), counted by every instance alike. */
@@ -10,10 +12,11 @@ export class PgLoginFailures implements LoginFailureRepository {
     return rows.map((row) => row.at);
   }
 
-  record(key: string, at: number, forgetUpTo: number): Promise<void> {
+  record(key: string, at: number, forgetUpTo: number, audit: AuditEntry[] = []): Promise<void> {
     return this.db.transaction(async (client) => {
       await client.query('DELETE FROM login_failures WHERE at <= $1', [forgetUpTo]);
       await client.query('INSERT INTO login_failures (email_lower, at) VALUES ($1, $2)', [key, at]);
+      for (const entry of audit) await insertAuditEntry(client, entry);
     });
   }
 }

@@ -1,12 +1,16 @@
 import {
   PreparationRefused,
+  type AuditOf,
   type GatewayRecord,
   type NewGateway,
   type Preparation,
   type PrepareOutcome,
   type ProvisioningRepository,
   type RedeemOutcome,
+  type Redemption,
 } from '../ports.js';
+import type { AuditEntry } from '../../domain/audit.js';
+import { insertAuditEntry } from './audit.js';
 import { insertCertificate, retireReplaced } from './certificates.js';
 import { GATEWAY_COLUMNS, insertGateways } from './gateways.js';
 import type { Database, Queryable } from './pool.js';
@@ -39,9 +43,12 @@ class RedemptionRefused extends Error {
 export class PgProvisioning implements ProvisioningRepository {
   constructor(private readonly db: Database) {}
 
-  async prepare(customerId: string, preparation: Preparation, now: number): Promise<PrepareOutcome> {
+  async prepare(customerId: string, preparation: Preparation, now: number, audit?: AuditEntry): Promise<PrepareOutcome> {
     try {
-      await this.db.transaction((client) => record(client, customerId, preparation, now));
+      await this.db.transaction(async (client) => {
+        await record(client, customerId, preparation, now);
+        if (audit) await insertAuditEntry(client, audit);
+      });
       return 'prepared';
     } catch (error) {
       if (error instanceof PreparationRefused) return error.reason;
@@ -54,7 +61,7 @@ export class PgProvisioning implements ProvisioningRepository {
    * lets one of concurrent redemptions through (the others wait for its row and then find it
    * used). A gateway deleted since preparation makes the token worthless (and leaves it unused).
    */
-  async redeem(tokenHash: string, now: number): Promise<RedeemOutcome> {
+  async redeem(tokenHash: string, now: number, audit?: AuditOf<Redemption>): Promise<RedeemOutcome> {
     try {
       return await this.db.transaction(async (client): Promise<RedeemOutcome> => {
         const token = (
@@ -77,11 +84,13 @@ export class PgProvisioning implements ProvisioningRepository {
         ).rows[0];
         await client.query('UPDATE gateway_certificates SET key_pem = NULL, delivered_at = $1 WHERE serial = $2', [now, token.certificate_serial]);
         if (!gateway || !row) throw new RedemptionRefused();
-        return {
+        const redemption = {
           gateway,
           certificate: { serial: row.serial, commonName: row.common_name, certPem: row.cert_pem, keyPem: row.key_pem, notAfter: row.not_after },
           revokedSerials,
         };
+        if (audit) await insertAuditEntry(client, audit(redemption));
+        return redemption;
       });
     } catch (error) {
       if (error instanceof RedemptionRefused) return 'gateway-gone';
@@ -90,10 +99,11 @@ export class PgProvisioning implements ProvisioningRepository {
   }
 
   /** Creates the fresh gateways and prepares every preparation in one transaction, or stores nothing. */
-  async preparePackage(customerId: string, fresh: NewGateway[], preparations: Preparation[], now: number): Promise<void> {
+  async preparePackage(customerId: string, fresh: NewGateway[], preparations: Preparation[], now: number, audit: AuditEntry[] = []): Promise<void> {
     await this.db.transaction(async (client) => {
       await insertGateways(client, customerId, fresh, now);
       for (const preparation of preparations) await record(client, customerId, preparation, now);
+      for (const entry of audit) await insertAuditEntry(client, entry);
     });
   }
 }

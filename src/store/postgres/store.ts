@@ -1,5 +1,6 @@
 import type { Store, StoreLocator, StorePurpose } from '../ports.js';
 import { PgAssets } from './assets.js';
+import { PgAudit } from './audit.js';
 import { PgCertificates } from './certificates.js';
 import { PgDeadLetters } from './dead-letters.js';
 import { PgEvents } from './events.js';
@@ -17,6 +18,7 @@ import { PgSecrets } from './secrets.js';
 import { PgSignals } from './signals.js';
 import { PgCustomers, PgUsers } from './users.js';
 import { PgLoginFailures } from './login-failures.js';
+import { PgApiKeys } from './api-keys.js';
 
 export type PostgresLocator = Extract<StoreLocator, { kind: 'postgres' }>;
 
@@ -44,6 +46,8 @@ class PostgresStore implements Store {
   readonly customers;
   readonly users;
   readonly loginFailures;
+  readonly audit;
+  readonly apiKeys;
   readonly features;
   readonly gateways;
   readonly provisioning;
@@ -67,6 +71,8 @@ class PostgresStore implements Store {
     this.customers = new PgCustomers(db);
     this.users = new PgUsers(db);
     this.loginFailures = new PgLoginFailures(db);
+    this.audit = new PgAudit(db);
+    this.apiKeys = new PgApiKeys(db);
     this.features = new PgFeatures(db);
     this.gateways = new PgGateways(db);
     this.provisioning = new PgProvisioning(db);

@@ -1,4 +1,6 @@
-import type { CustomerRepository, NewUser, UserRecord, UserRepository } from '../ports.js';
+import type { AuditEntry } from '../../domain/audit.js';
+import type { AuditOf, CustomerRepository, NewUser, UserRecord, UserRepository } from '../ports.js';
+import { audited, insertAuditEntry } from './audit.js';
 import { toUserRecord, type UserRow } from '../rows.js';
 import type { Database, Queryable } from './pool.js';
 import { ADVISORY_LOCKS } from './locks.js';
@@ -22,8 +24,8 @@ export async function insertUser(client: Queryable, user: NewUser): Promise<bool
 export class PgUsers implements UserRepository {
   constructor(private readonly db: Database) {}
 
-  create(user: NewUser): Promise<boolean> {
-    return insertUser(this.db, user);
+  create(user: NewUser, audit?: AuditEntry): Promise<boolean> {
+    return audited(this.db, (client) => insertUser(client, user), (created) => (created ? audit : undefined));
   }
 
   async byId(id: string): Promise<UserRecord | undefined> {
@@ -46,8 +48,8 @@ export class PgUsers implements UserRepository {
   }
 
   /** The customer's row is locked first, so two deletions cannot both remove "one of two" admins. */
-  delete(customerId: string, id: string): Promise<'deleted' | 'missing' | 'last-admin'> {
-    return this.db.transaction(async (client) => {
+  delete(customerId: string, id: string, audit?: AuditEntry): Promise<'deleted' | 'missing' | 'last-admin'> {
+    return audited(this.db, async (client) => {
       await client.query('SELECT 1 FROM customers WHERE id = $1 FOR UPDATE', [customerId]);
       const user = (await client.query<{ roles: string }>('SELECT roles FROM users WHERE id = $1 AND customer_id = $2', [id, customerId])).rows[0];
       if (!user) return 'missing' as const;
@@ -63,19 +65,23 @@ export class PgUsers implements UserRepository {
       }
       await client.query('DELETE FROM users WHERE id = $1', [id]);
       return 'deleted' as const;
-    });
+    }, (outcome) => (outcome === 'deleted' ? audit : undefined));
   }
 
   async setPassword(id: string, passwordHash: string, now: number): Promise<void> {
     await this.db.query('UPDATE users SET password_hash = $1, last_updated = $2 WHERE id = $3', [passwordHash, now, id]);
   }
 
-  async createInvitation(tokenHash: string, userId: string, now: number, expiresAt: number): Promise<void> {
-    await this.db.query('INSERT INTO invitations (token_hash, user_id, created, expires_at) VALUES ($1, $2, $3, $4)', [tokenHash, userId, now, expiresAt]);
+  async createInvitation(tokenHash: string, userId: string, now: number, expiresAt: number, audit?: AuditEntry): Promise<void> {
+    await audited(
+      this.db,
+      (client) => client.query('INSERT INTO invitations (token_hash, user_id, created, expires_at) VALUES ($1, $2, $3, $4)', [tokenHash, userId, now, expiresAt]),
+      () => audit,
+    );
   }
 
   /** Marks the invitation used and sets the password in one transaction; of two redemptions one wins. */
-  redeemInvitation(tokenHash: string, passwordHash: string, now: number): Promise<string | undefined> {
+  redeemInvitation(tokenHash: string, passwordHash: string, now: number, audit?: AuditOf<UserRecord>): Promise<string | undefined> {
     return this.db.transaction(async (client) => {
       const invitation = (
         await client.query<{ user_id: string }>(
@@ -85,7 +91,10 @@ export class PgUsers implements UserRepository {
         )
       ).rows[0];
       if (!invitation) return undefined;
-      await client.query('UPDATE users SET password_hash = $1, last_updated = $2 WHERE id = $3', [passwordHash, now, invitation.user_id]);
+      const user = (
+        await client.query<UserRow>(`UPDATE users SET password_hash = $1, last_updated = $2 WHERE id = $3 RETURNING ${USER_COLUMNS}`, [passwordHash, now, invitation.user_id])
+      ).rows[0]!;
+      if (audit) await insertAuditEntry(client, audit(toUserRecord(user)));
       return invitation.user_id;
     });
   }
@@ -103,11 +112,12 @@ export class PgCustomers implements CustomerRepository {
     return (await this.db.query<{ count: number }>('SELECT count(*) AS count FROM customers')).rows[0]!.count;
   }
 
-  createWithAdmin(id: string, admin: NewUser, now: number): Promise<'created' | 'customer-exists' | 'email-taken'> {
+  createWithAdmin(id: string, admin: NewUser, now: number, audit?: AuditEntry): Promise<'created' | 'customer-exists' | 'email-taken'> {
     return this.db
       .transaction(async (client) => {
         const outcome = await createCustomer(client, id, admin, now);
         if (outcome !== 'created') throw new Refused(outcome);
+        if (audit) await insertAuditEntry(client, audit);
         return outcome;
       })
       .catch((error: unknown) => {
@@ -117,13 +127,14 @@ export class PgCustomers implements CustomerRepository {
   }
 
   /** Under a transaction-level advisory lock: of two bootstraps racing on an empty deployment, one creates. */
-  bootstrap(id: string, admin: NewUser, now: number): Promise<boolean> {
+  bootstrap(id: string, admin: NewUser, now: number, audit?: AuditEntry): Promise<boolean> {
     return this.db
       .transaction(async (client) => {
         await client.query('SELECT pg_advisory_xact_lock($1)', [BOOTSTRAP_LOCK]);
         if ((await client.query('SELECT 1 FROM customers LIMIT 1')).rowCount !== 0) return false;
         const outcome = await createCustomer(client, id, admin, now);
         if (outcome !== 'created') throw new Refused(outcome);
+        if (audit) await insertAuditEntry(client, audit);
         return true;
       })
       .catch((error: unknown) => {

@@ -3,7 +3,9 @@ import type { IngestMessage } from '../../domain/ingest.js';
 import type { CreatedWindow } from '../../domain/payload-limits.js';
 import {
   StoreUnavailable,
+  type ApiKeyRepository,
   type AssetRepository,
+  type AuditRepository,
   type CustomerRepository,
   type DeadLetterRepository,
   type EventRepository,
@@ -25,6 +27,7 @@ import {
 } from '../ports.js';
 import { LocalSignals } from '../local-signals.js';
 import { AssetStore } from './assets.js';
+import { AuditStore, audited, insertAuditEntry } from './audit.js';
 import { CertificateStore } from './certificates.js';
 import { CustomerStore } from './customers.js';
 import { DeadLetterStore } from './dead-letters.js';
@@ -39,6 +42,7 @@ import { JobAnalysisPool } from './job-analysis-pool.js';
 import { analyzeStoredJobs } from './job-events.js';
 import { JobConfigStore } from './job-configs.js';
 import { LoginFailureStore } from './login-failures.js';
+import { ApiKeyStore } from './api-keys.js';
 import { openDatabase, type Db } from './open.js';
 import { ProvisioningStore } from './provisioning.js';
 import { FileSecrets } from './secrets.js';
@@ -65,6 +69,8 @@ export class SqliteStore implements Store {
   readonly customers: CustomerRepository;
   readonly users: UserRepository;
   readonly loginFailures: LoginFailureRepository;
+  readonly audit: AuditRepository;
+  readonly apiKeys: ApiKeyRepository;
   readonly features: FeatureRepository;
   readonly gateways: GatewayRepository;
   readonly provisioning: ProvisioningRepository;
@@ -92,6 +98,8 @@ export class SqliteStore implements Store {
     const customers = lazy(() => new CustomerStore(db));
     const users = lazy(() => new UserStore(db));
     const loginFailures = lazy(() => new LoginFailureStore(db));
+    const audit = lazy(() => new AuditStore(db));
+    const apiKeys = lazy(() => new ApiKeyStore(db));
     const features = lazy(() => new FeatureStore(db));
     const gateways = lazy(() => new GatewayStore(db));
     const provisioning = lazy(() => new ProvisioningStore(db));
@@ -113,79 +121,111 @@ export class SqliteStore implements Store {
     this.customers = {
       exists: async (id) => customers().exists(id),
       count: async () => customers().count(),
-      createWithAdmin: async (id, admin, now) => {
+      createWithAdmin: async (id, admin, now, audit) => {
         try {
-          return db.transaction(() => createWithAdmin(id, admin, now)).immediate();
+          return audited(db, () => createWithAdmin(id, admin, now), (outcome) => (outcome === 'created' ? audit : undefined));
         } catch (error) {
           if (error instanceof EmailTaken) return 'email-taken';
           throw error;
         }
       },
-      bootstrap: async (id, admin, now) =>
-        db
-          .transaction(() => {
+      bootstrap: async (id, admin, now, audit) =>
+        audited(
+          db,
+          () => {
             if (customers().count() > 0) return false;
             if (createWithAdmin(id, admin, now) !== 'created') throw new Error(`customer "${id}" could not be created on an empty deployment`);
             return true;
-          })
-          .immediate(),
+          },
+          (created) => (created ? audit : undefined),
+        ),
     };
     this.users = {
-      create: async (user) => users().create(user),
+      create: async (user, audit) => audited(db, () => users().create(user), (created) => (created ? audit : undefined)),
       byId: async (id) => users().byId(id),
       byEmail: async (email) => users().byEmail(email),
       page: async (customerId, after, limit) => users().page(customerId, after, limit),
-      delete: async (customerId, id) => users().delete(customerId, id),
+      delete: async (customerId, id, audit) => audited(db, () => users().delete(customerId, id), (outcome) => (outcome === 'deleted' ? audit : undefined)),
       setPassword: async (id, hash, now) => users().setPassword(id, hash, now),
-      createInvitation: async (tokenHash, userId, now, expiresAt) => users().createInvitation(tokenHash, userId, now, expiresAt),
-      redeemInvitation: async (tokenHash, hash, now) => users().redeemInvitation(tokenHash, hash, now),
+      createInvitation: async (tokenHash, userId, now, expiresAt, audit) =>
+        audited(db, () => users().createInvitation(tokenHash, userId, now, expiresAt), () => audit),
+      redeemInvitation: async (tokenHash, hash, now, audit) =>
+        audited(
+          db,
+          () => users().redeemInvitation(tokenHash, hash, now),
+          (userId) => (userId !== undefined && audit ? audit(users().byId(userId)!) : undefined),
+        ),
     };
     this.loginFailures = {
       since: async (key, since) => loginFailures().since(key, since),
-      record: async (key, at, forgetUpTo) => loginFailures().record(key, at, forgetUpTo),
+      record: async (key, at, forgetUpTo, audit) => audited(db, () => loginFailures().record(key, at, forgetUpTo), () => audit),
+    };
+    this.audit = {
+      append: async (entry) => audit().append(entry),
+      newestBefore: async (customerId, start, before, limit, action) => audit().newestBefore(customerId, start, before, limit, action),
+    };
+    this.apiKeys = {
+      create: async (key, audit) => audited(db, () => apiKeys().create(key), (created) => (created ? audit : undefined)),
+      byHash: async (keyHash) => apiKeys().byHash(keyHash),
+      withCreator: async (keyHash) => apiKeys().withCreator(keyHash),
+      page: async (customerId, after, limit) => apiKeys().page(customerId, after, limit),
+      revoke: async (customerId, id, now, audit) =>
+        audited(db, () => apiKeys().revoke(customerId, id, now), (revoked) => (revoked && audit ? audit(revoked) : undefined)) ? 'revoked' : 'missing',
+      touch: async (id, now, staleAt) => apiKeys().touch(id, now, staleAt),
     };
     this.features = {
       list: async (customerId) => features().list(customerId),
-      set: async (customerId, feature, enabled, properties, now) => features().set(customerId, feature, enabled, properties, now),
+      set: async (customerId, feature, enabled, properties, now, audit) =>
+        audited(db, () => features().set(customerId, feature, enabled, properties, now), () => audit),
     };
     this.gateways = {
       byId: async (customerId, id) => gateways().byId(customerId, id),
       byThingName: async (thingName) => gateways().byThingName(thingName),
       takenNames: async (customerId, names) => gateways().takenNames(customerId, names),
-      createAll: async (customerId, list, now) => gateways().createAll(customerId, list, now),
+      createAll: async (customerId, list, now, audit) => audited(db, () => gateways().createAll(customerId, list, now), () => audit),
       page: async (customerId, after, limit) => gateways().page(customerId, after, limit),
       update: async (customerId, id, changes, expected, now) => gateways().update(customerId, id, changes, expected, now),
-      markDeleted: async (customerId, id, now) => {
-        const deleted = gateways().markDeleted(customerId, id, now);
+      markDeleted: async (customerId, id, now, audit) => {
+        const deleted = audited(db, () => gateways().markDeleted(customerId, id, now), (done) => (done ? audit : undefined));
         // Committed: the broker of this process closes the gateway's connection.
         if (deleted) this.signals.deliver({ kind: 'gateway-deleted', gateway_id: id.toLowerCase() });
         return deleted;
       },
     };
     this.provisioning = {
-      prepare: async (customerId, preparation, now) => provisioning().prepare(customerId, preparation, now),
-      redeem: async (tokenHash, now) => {
-        const outcome = provisioning().redeem(tokenHash, now);
+      prepare: async (customerId, preparation, now, audit) =>
+        audited(db, () => provisioning().prepare(customerId, preparation, now), (outcome) => (outcome === 'prepared' ? audit : undefined)),
+      redeem: async (tokenHash, now, audit) => {
+        const outcome = audited(db, () => provisioning().redeem(tokenHash, now), (outcome) => (typeof outcome === 'object' && audit ? audit(outcome) : undefined));
         if (typeof outcome === 'object') this.announceRevoked(outcome.gateway.id, outcome.revokedSerials);
         return outcome;
       },
-      preparePackage: async (customerId, fresh, preparations, now) =>
+      preparePackage: async (customerId, fresh, preparations, now, audit) =>
         db
           .transaction(() => {
             gateways().insert(customerId, fresh, now);
             for (const preparation of preparations) provisioning().record(customerId, preparation, now);
+            for (const entry of audit ?? []) insertAuditEntry(db, entry);
           })
           .immediate(),
     };
     this.certificates = {
       current: async (customerId, gatewayId) => certificates().current(customerId, gatewayId),
-      revoke: async (customerId, gatewayId, now) => {
-        const { outcome, revoked } = certificates().revoke(customerId, gatewayId, now);
+      revoke: async (customerId, gatewayId, now, audit) => {
+        const { outcome, revoked } = audited(
+          db,
+          () => certificates().revoke(customerId, gatewayId, now),
+          ({ outcome }) => (typeof outcome === 'object' && audit ? audit(outcome) : undefined),
+        );
         if (typeof outcome === 'object') this.announceRevoked(outcome.gateway_id, revoked);
         return outcome;
       },
-      reprovision: async (customerId, preparation, now) => {
-        const { outcome, revoked } = certificates().reprovision(customerId, preparation, now);
+      reprovision: async (customerId, preparation, now, audit) => {
+        const { outcome, revoked } = audited(
+          db,
+          () => certificates().reprovision(customerId, preparation, now),
+          ({ outcome }) => (outcome === 'reprovisioned' ? audit : undefined),
+        );
         this.announceRevoked(preparation.gatewayId.toLowerCase(), revoked);
         return outcome;
       },
@@ -203,7 +243,7 @@ export class SqliteStore implements Store {
       commit: async (batch: IngestMessage[], window?: CreatedWindow) => commit()(batch, window),
     };
     this.exportTasks = {
-      create: async (task) => exportTasks().create(task),
+      create: async (task, audit) => audited(db, () => exportTasks().create(task), () => audit),
       byId: async (customerId, id) => exportTasks().byId(customerId, id),
       claim: async (owner, now, leaseMs) => exportTasks().claim(owner, now, leaseMs),
       renew: async (id, owner, until) => exportTasks().renew(id, owner, until),
@@ -233,7 +273,7 @@ export class SqliteStore implements Store {
       list: async (assetType) => assets().list(assetType),
       find: async (assetType, assetVersion) => assets().find(assetType, assetVersion),
       exists: async (assetType, assetVersion) => assets().exists(assetType, assetVersion),
-      recordAgreement: async (agreement) => assets().recordAgreement(agreement),
+      recordAgreement: async (agreement, audit) => audited(db, () => assets().recordAgreement(agreement), () => audit),
       agreements: async (customerId) => assets().agreements(customerId),
     };
     this.deadLetters = {

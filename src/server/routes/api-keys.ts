@@ -1,0 +1,196 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { hashApiKey, newApiKey } from '../../auth/api-keys.js';
+import { decodePageToken, encodePageToken, isCreatedIdKey } from '../../domain/page-token.js';
+import { PERMISSIONS, isPermission, type Permission } from '../../domain/permissions.js';
+import type { ApiKeyRecord } from '../../store/ports.js';
+import { authenticate, principalOf } from '../access.js';
+import { auditEntry } from '../audit.js';
+import type { ServerContext } from '../context.js';
+import { badRequest, conflict, notFound } from '../errors.js';
+import { customerParams, errorResponses, limitParameter, listBody, listOf } from '../schemas.js';
+
+const apiKeyProperties = {
+  id: { type: 'string', format: 'uuid' },
+  name: { type: 'string' },
+  permissions: { type: 'array', items: { type: 'string' } },
+  created: { type: 'integer', description: 'Milliseconds since the epoch.' },
+  expires_at: { type: ['integer', 'null'], description: 'Milliseconds since the epoch; null: the key does not expire.' },
+  last_used: { type: ['integer', 'null'], description: 'When the key last authenticated a request, to the minute; null: never.' },
+} as const;
+const API_KEY_FIELDS = ['id', 'name', 'permissions', 'created', 'expires_at', 'last_used'] as const;
+
+/** A key as lists show it: everything but the key itself, which only its creation answers. */
+export const apiKeySchema = { type: 'object', properties: apiKeyProperties, required: [...API_KEY_FIELDS] } as const;
+
+const { id: idProperty, name: nameProperty, ...laterProperties } = apiKeyProperties;
+const createdKeySchema = {
+  type: 'object',
+  properties: {
+    id: idProperty,
+    name: nameProperty,
+    key: { type: 'string', description: 'The key: shown only in this answer, stored only as a hash.' },
+    ...laterProperties,
+  },
+  required: ['id', 'name', 'key', 'permissions', 'created', 'expires_at', 'last_used'],
+} as const;
+
+/** The key as the API shows it: no hash, no creator, no revocation (revoked keys are not shown). */
+function toApiKey(key: ApiKeyRecord) {
+  return {
+    id: key.id,
+    name: key.name,
+    permissions: key.permissions,
+    created: key.created,
+    expires_at: key.expires_at,
+    last_used: key.last_used,
+  };
+}
+
+interface NewKeyBody {
+  name: string;
+  permissions?: string[];
+  expires_at?: number;
+}
+
+/** The requested permissions in PERMISSIONS order, each known and held by the creator; 400 naming the first that is not. */
+function grantedPermissions(requested: string[] | undefined, held: Permission[]): Permission[] {
+  if (requested === undefined) return held;
+  for (const permission of requested) {
+    if (!isPermission(permission)) {
+      throw badRequest(`Body field "permissions" names an unknown permission "${permission}": use some of ${PERMISSIONS.join(', ')}.`);
+    }
+    if (!held.includes(permission)) {
+      throw badRequest(`Body field "permissions" names "${permission}", which you do not have: a key's permissions may not exceed its creator's.`);
+    }
+  }
+  return PERMISSIONS.filter((p) => requested.includes(p));
+}
+
+const currentKeySchema = {
+  type: 'object',
+  properties: { ...apiKeyProperties, customer_id: { type: 'string' } },
+  required: [...API_KEY_FIELDS, 'customer_id'],
+} as const;
+
+/** API keys for scripts and CI (DESIGN.md "Trust"; docs/api-keys.md). */
+export function registerApiKeyRoutes(app: FastifyInstance, ctx: ServerContext): void {
+  // Outside the customer's paths: a client holding only a key learns its customer here (an IdToken
+  // carries it in a claim). Authenticated as every call is, so it also checks a key in CI.
+  app.get('/api-keys/current', {
+    schema: {
+      summary: 'The API key in the Authorization header, with its customer',
+      tags: ['api keys'],
+      response: { 200: currentKeySchema, ...errorResponses },
+    },
+    handler: async (request) => {
+      const caller = await authenticate(ctx, request.headers.authorization);
+      if (!caller.apiKey) {
+        throw badRequest('The Authorization header holds an IdToken, not an API key: an IdToken names its customer in its claim "customer_id".');
+      }
+      return { ...toApiKey(caller.apiKey), customer_id: caller.apiKey.customer_id };
+    },
+  });
+
+  app.post<{ Params: { customer_id: string }; Body: NewKeyBody }>('/:customer_id/api-keys', {
+    config: { access: { permission: 'apikey.write' } },
+    schema: {
+      summary: 'Create an API key (shown once)',
+      tags: ['api keys'],
+      params: customerParams,
+      body: {
+        type: 'object',
+        properties: {
+          name: { type: 'string', minLength: 1, maxLength: 100, pattern: '\\S' },
+          permissions: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: 50 },
+          expires_at: { type: 'integer', description: 'Milliseconds since the epoch; without it the key does not expire.' },
+        },
+        required: ['name'],
+        additionalProperties: false,
+      },
+      response: { 201: createdKeySchema, ...errorResponses },
+    },
+    handler: async (request, reply) => {
+      const { name, expires_at } = request.body;
+      const principal = principalOf(request);
+      const permissions = grantedPermissions(request.body.permissions, principal.permissions);
+      const now = ctx.clock();
+      if (expires_at !== undefined && expires_at <= now) {
+        throw badRequest(`Body field "expires_at" (${expires_at}, ${new Date(expires_at).toISOString()}) is not in the future: give a later time in milliseconds since the epoch.`);
+      }
+      const key = newApiKey();
+      const record: ApiKeyRecord = {
+        id: randomUUID(),
+        customer_id: request.params.customer_id,
+        name,
+        key_hash: hashApiKey(key),
+        permissions,
+        created: now,
+        created_by: principal.user.id,
+        expires_at: expires_at ?? null,
+        last_used: null,
+        revoked: null,
+      };
+      const audit = auditEntry(ctx, request, 'apikey.created', { type: 'api_key', id: record.id }, { name, permissions, expires_at: record.expires_at });
+      if (!(await ctx.store.apiKeys.create(record, audit))) {
+        throw conflict(`An API key named "${name}" already exists: revoke it first or choose another name.`);
+      }
+      return reply.code(201).send({ ...toApiKey(record), key });
+    },
+  });
+
+  app.get<{ Params: { customer_id: string }; Querystring: { next_token?: string; limit: number } }>('/:customer_id/api-keys', {
+    config: { access: { permission: 'apikey.write' } },
+    schema: {
+      summary: 'API keys of the customer that are not revoked, oldest first, paginated',
+      tags: ['api keys'],
+      params: customerParams,
+      querystring: { type: 'object', properties: { next_token: { type: 'string' }, limit: limitParameter } },
+      response: { 200: listOf(apiKeySchema, 'List of API keys'), ...errorResponses },
+    },
+    handler: async (request) => {
+      const customerId = request.params.customer_id;
+      const { next_token, limit } = request.query;
+      let after = null;
+      if (next_token !== undefined) {
+        const token = decodePageToken(next_token, 'api-keys', customerId, isCreatedIdKey);
+        if (!token) throw badRequest('Query parameter "next_token" is not a token of this API key list.');
+        after = token.after;
+      }
+      const keys = await ctx.store.apiKeys.page(customerId, after, limit + 1);
+      const page = keys.slice(0, limit);
+      const last = page[page.length - 1];
+      const next =
+        keys.length > limit && last
+          ? `/${encodeURIComponent(customerId)}/api-keys?next_token=${encodePageToken({
+              kind: 'api-keys',
+              customer: customerId,
+              after: { created: last.created, id: last.id },
+            })}&limit=${limit}`
+          : undefined;
+      return listBody(page.map(toApiKey), 'API keys of the customer', next);
+    },
+  });
+
+  app.delete<{ Params: { customer_id: string; api_key_id: string } }>('/:customer_id/api-keys/:api_key_id', {
+    config: { access: { permission: 'apikey.write' } },
+    schema: {
+      summary: 'Revoke an API key: refused from the next request on',
+      tags: ['api keys'],
+      params: {
+        type: 'object',
+        properties: { customer_id: { type: 'string' }, api_key_id: { type: 'string' } },
+        required: ['customer_id', 'api_key_id'],
+      },
+      response: { 204: { type: 'null', description: 'Revoked' }, ...errorResponses },
+    },
+    handler: async (request, reply) => {
+      const { customer_id, api_key_id } = request.params;
+      const audit = (key: ApiKeyRecord) => auditEntry(ctx, request, 'apikey.revoked', { type: 'api_key', id: key.id }, { name: key.name });
+      if ((await ctx.store.apiKeys.revoke(customer_id, api_key_id, ctx.clock(), audit)) === 'missing') {
+        throw notFound(`API key "${api_key_id}" does not exist or was revoked already.`);
+      }
+      return reply.code(204).send();
+    },
+  });
+}
