@@ -8,12 +8,8 @@
 // and of the PostgreSQL processes (/proc/<pid>/stat, warm-up and drain included).
 // Env: BENCH_RUNS (3), BENCH_GATEWAYS (200), BENCH_WINDOW (16), BENCH_SECONDS (10),
 // BENCH_WARMUP_SECONDS (3), BENCH_STORES (sqlite,postgres).
-import { join } from 'node:path';
-import { openDatabase } from '../dist/store/sqlite/open.js';
 import { report } from './lib.js';
-import {
-  RUNS, benchGateways, cpuSince, cpuSnapshot, dropDeployment, forkGenerator, load, newDeployment, postgresPids, psql, startPostgres, startServe, summarize,
-} from './stores-lib.js';
+import { RUNS, ingestRun, load, startPostgres, summarize } from './stores-lib.js';
 
 const BENCH = 'stores-ingest';
 const gatewayCount = Number(process.env.BENCH_GATEWAYS ?? 200);
@@ -26,57 +22,7 @@ const kinds = (process.env.BENCH_STORES ?? 'sqlite,postgres').split(',');
 const pg = kinds.includes('postgres') ? startPostgres(BENCH) : undefined;
 const active = kinds.filter((kind) => kind === 'sqlite' || pg);
 
-/** Events stored in the deployment (counted in its database). */
-function storedEvents(deployment) {
-  if (deployment.kind === 'postgres') return Number(psql(deployment.url, 'SELECT count(*) FROM events'));
-  const db = openDatabase(join(deployment.dataDir, 'scanhub.db'), { readonly: true });
-  try {
-    return db.prepare('SELECT count(*) FROM events').pluck().get();
-  } finally {
-    db.close();
-  }
-}
-
-async function oneRun(kind) {
-  const deployment = newDeployment(kind, pg, { prefix: 'ingest' });
-  const server = await startServe(deployment, { customer, logLevel: 'warn' });
-  try {
-    const gateways = await benchGateways(deployment, customer, gatewayCount);
-    const generator = forkGenerator({ host: '127.0.0.1', port: server.mqttPort }, gateways, { window, warmupSeconds, seconds });
-    const { next } = generator;
-    const connected = await next();
-    if (connected.type !== 'connected') throw new Error(`load generator: ${JSON.stringify(connected)}`);
-    const pgPids = postgresPids(pg && kind === 'postgres' ? pg : undefined);
-    const serveCpu = cpuSnapshot([server.pid]);
-    const pgCpu = cpuSnapshot(pgPids);
-    generator.start();
-    const result = await next();
-    const serveMs = cpuSince(serveCpu);
-    const pgMs = kind === 'postgres' ? cpuSince(pgCpu, postgresPids(pg)) : 0;
-    generator.kill();
-    const loadNow = load();
-
-    const stored = storedEvents(deployment);
-    if (stored !== result.acked) throw new Error(`${kind}: ${result.acked} messages acknowledged but ${stored} events stored`);
-    const figures = {
-      eventsPerSecond: result.ackedInWindow / (result.elapsedMs / 1000),
-      p50: result.p50,
-      p99: result.p99,
-      serveCpuPer1000: (serveMs / result.acked) * 1000,
-      postgresCpuPer1000: (pgMs / result.acked) * 1000,
-    };
-    console.error(
-      `${BENCH}: ${kind}: ${Math.round(figures.eventsPerSecond)} events/s, PUBACK p50 ${figures.p50.toFixed(1)} ms p99 ${figures.p99.toFixed(1)} ms, ` +
-        `serve ${figures.serveCpuPer1000.toFixed(1)} CPU ms/1000 events` +
-        (kind === 'postgres' ? `, postgres ${figures.postgresCpuPer1000.toFixed(1)}` : '') +
-        `; ${stored} stored; load ${loadNow}`,
-    );
-    return figures;
-  } finally {
-    await server.stop();
-    dropDeployment(deployment);
-  }
-}
+const oneRun = (kind) => ingestRun(kind, pg, { bench: BENCH, customer, gatewayCount, window, seconds, warmupSeconds });
 
 try {
   const runs = Object.fromEntries(active.map((kind) => [kind, []]));

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { openStore } from '../dist/store/open.js';
+import { openDatabase } from '../dist/store/sqlite/open.js';
 import { issueClientCertificateAsync, loadOrCreateCa, randomSerialHex } from '../dist/pki/ca.js';
 import { percentile, report } from './lib.js';
 
@@ -129,10 +130,14 @@ export function dropDeployment(deployment) {
 /**
  * `scanhub serve` over the deployment as its own process; resolves once it listens, with its URL,
  * MQTT port and pid. `onLog` receives each JSON log line of its stdout. `args` come after the
- * defaults (a later flag wins); `dataDir` is another instance's own directory on one database.
+ * defaults (a later flag wins); `dataDir` is another instance's own directory on one database;
+ * `bin` another build's bin/scanhub.js.
  */
-export async function startServe(deployment, { customer, onLog = () => {}, logLevel = 'info', args: extraArgs = [], env: extraEnv = {}, dataDir = deployment.dataDir } = {}) {
-  const args = [BIN, 'serve', '--data-dir', dataDir, '--port', '0', '--mqtt-port', '0', '--mqtt-public-host', 'localhost', ...extraArgs];
+export async function startServe(
+  deployment,
+  { customer, onLog = () => {}, logLevel = 'info', args: extraArgs = [], env: extraEnv = {}, dataDir = deployment.dataDir, bin = BIN } = {},
+) {
+  const args = [bin, 'serve', '--data-dir', dataDir, '--port', '0', '--mqtt-port', '0', '--mqtt-public-host', 'localhost', ...extraArgs];
   const env = {
     ...process.env,
     ...extraEnv,
@@ -190,6 +195,65 @@ export async function startServe(deployment, { customer, onLog = () => {}, logLe
     },
   };
 }
+
+/** Events stored in the deployment (counted in its database). */
+function storedEvents(deployment) {
+  if (deployment.kind === 'postgres') return Number(psql(deployment.url, 'SELECT count(*) FROM events'));
+  const db = openDatabase(join(deployment.dataDir, 'scanhub.db'), { readonly: true });
+  try {
+    return db.prepare('SELECT count(*) FROM events').pluck().get();
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * One ingest run on a fresh deployment of the kind (stores-ingest.bench.js): `serve` (`bin`, by
+ * default this build's) started from the CLI, `gatewayCount` gateways publishing QoS 1 for
+ * `seconds` after `warmupSeconds`; events/s stored (counted back), PUBACK p50/p99, CPU ms per
+ * 1,000 events of serve and of PostgreSQL. `label` names the run on stderr (default: the kind).
+ */
+export async function ingestRun(kind, pg, { bench, customer, gatewayCount, window, seconds, warmupSeconds, bin, label = kind }) {
+  const deployment = newDeployment(kind, pg, { prefix: 'ingest' });
+  const server = await startServe(deployment, { customer, logLevel: 'warn', bin });
+  try {
+    const gateways = await benchGateways(deployment, customer, gatewayCount);
+    const generator = forkGenerator({ host: '127.0.0.1', port: server.mqttPort }, gateways, { window, warmupSeconds, seconds });
+    const { next } = generator;
+    const connected = await next();
+    if (connected.type !== 'connected') throw new Error(`load generator: ${JSON.stringify(connected)}`);
+    const pgPids = postgresPids(pg && kind === 'postgres' ? pg : undefined);
+    const serveCpu = cpuSnapshot([server.pid]);
+    const pgCpu = cpuSnapshot(pgPids);
+    generator.start();
+    const result = await next();
+    const serveMs = cpuSince(serveCpu);
+    const pgMs = kind === 'postgres' ? cpuSince(pgCpu, postgresPids(pg)) : 0;
+    generator.kill();
+    const loadNow = load();
+
+    const stored = storedEvents(deployment);
+    if (stored !== result.acked) throw new Error(`${label}: ${result.acked} messages acknowledged but ${stored} events stored`);
+    const figures = {
+      eventsPerSecond: result.ackedInWindow / (result.elapsedMs / 1000),
+      p50: result.p50,
+      p99: result.p99,
+      serveCpuPer1000: (serveMs / result.acked) * 1000,
+      postgresCpuPer1000: (pgMs / result.acked) * 1000,
+    };
+    console.error(
+      `${bench}: ${label}: ${Math.round(figures.eventsPerSecond)} events/s, PUBACK p50 ${figures.p50.toFixed(1)} ms p99 ${figures.p99.toFixed(1)} ms, ` +
+        `serve ${figures.serveCpuPer1000.toFixed(1)} CPU ms/1000 events` +
+        (kind === 'postgres' ? `, postgres ${figures.postgresCpuPer1000.toFixed(1)}` : '') +
+        `; ${stored} stored; load ${loadNow}`,
+    );
+    return figures;
+  } finally {
+    await server.stop();
+    dropDeployment(deployment);
+  }
+}
+
 
 /** Starts serve once so that it creates the customer, its administrator and the keys; stops it. */
 export async function bootstrap(deployment, customer) {

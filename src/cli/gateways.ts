@@ -1,7 +1,8 @@
 import { Command, Option } from 'commander';
-import qrcode from 'qrcode-terminal';
 import { seg } from '../client/api.js';
 import { connect } from './connect.js';
+import { registerCertificateCommands } from './gateway-certificates.js';
+import { showPreparation, type Preparation } from './preparation-output.js';
 import { readGatewayFile } from './gateway-file.js';
 import { gatewayIdOf, gatewayIds } from './gateway-refs.js';
 import { CliError, Exit, confirmAction, formatTime, printList, printObject, readStdin, success, type Column, type Io } from './io.js';
@@ -57,12 +58,7 @@ function versionOf(etag: unknown): string | undefined {
   return typeof etag === 'string' ? etag.replace(/^W\//, '').replace(/"/g, '') : undefined;
 }
 
-/** The token as a QR code (small mode: two rows per line), for the device's camera. */
-function renderQr(text: string): Promise<string> {
-  return new Promise((resolve) => qrcode.generate(text, { small: true }, resolve));
-}
-
-/** `scanhub gateways list|get|create|update|delete|bulk-create|provision|package`. */
+/** `scanhub gateways list|get|create|update|delete|bulk-create|provision|package|certificate|revoke|reprovision`. */
 export function registerGatewayCommands(program: Command): void {
   const gateways = program.command('gateways').description('gateways (connectivity devices) and their provisioning');
 
@@ -149,6 +145,7 @@ export function registerGatewayCommands(program: Command): void {
     });
 
   registerProvisioningCommands(gateways);
+  registerCertificateCommands(gateways);
 }
 
 /** `gateways provision` and `gateways package`. */
@@ -159,20 +156,9 @@ function registerProvisioningCommands(gateways: Command): void {
     .option('--qr', 'print the token as a QR code even when stdout is not a terminal')
     .action(async (ref: string, options: { qr?: boolean }, command: Command) => {
       const session = await connect(command);
-      const { io } = session;
       const gatewayId = await gatewayIdOf(session, ref);
-      const preparation = await session.client.post<{ registration_path: string; token: string; registration_url?: string }>(
-        `${session.base}/gateways/${seg(gatewayId)}/prepare-provisioning`,
-      );
-      if (io.json) return io.out(JSON.stringify(preparation, null, 2));
-      // The server knows its public URL; an older server without registration_url is reached at ours.
-      const registrationUrl = preparation.registration_url ?? session.client.baseUrl + preparation.registration_path;
-      printObject(io, { registrationUrl, token: preparation.token }, [
-        { header: 'registration_url', value: (p) => p.registrationUrl },
-        { header: 'token', value: (p) => p.token },
-      ]);
-      if (io.tty || options.qr) io.out(await renderQr(preparation.token));
-      success(io, `Gateway ${gatewayId} is ready: the device sends the token to ${registrationUrl} within 24 hours.`);
+      const preparation = await session.client.post<Preparation>(`${session.base}/gateways/${seg(gatewayId)}/prepare-provisioning`);
+      await showPreparation(session, preparation, options.qr, (url) => `Gateway ${gatewayId} is ready: the device sends the token to ${url} within 24 hours.`);
     });
 
   gateways

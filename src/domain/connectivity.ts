@@ -9,14 +9,22 @@ export interface ConnectivityFacts {
   provisioning_prepared: number | null;
   /** When the last message from the gateway reached the back end, or null. */
   last_message: number | null;
+  /** When revoke-certificate left the gateway without a usable certificate, or null. */
+  certificate_revoked?: number | null;
+  /** When reprovision ran, until the device redeemed the new token, or null. */
+  reprovisioned?: number | null;
 }
 
 /**
  * The status at `now` (DESIGN.md): NOT_REGISTERED after creation, REGISTERING once
  * prepare-provisioning ran and until the first message, ACTIVE while the last message is at most
  * two hours old, INACTIVE after that. A message time ahead of `now` (clock skew) counts as ACTIVE.
+ * A gateway whose certificates were revoked is NOT_REGISTERED; a re-provisioned one REGISTERING
+ * until its first message with the new certificate (redeeming the token clears its last message).
  */
 export function connectivityStatus(gateway: ConnectivityFacts, now: number): ConnectivityStatus {
+  if (gateway.certificate_revoked != null) return 'NOT_REGISTERED';
+  if (gateway.reprovisioned != null) return 'REGISTERING';
   if (gateway.last_message !== null) {
     return now - gateway.last_message <= ACTIVE_WINDOW_MS ? 'ACTIVE' : 'INACTIVE';
   }

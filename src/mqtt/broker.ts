@@ -28,7 +28,7 @@ export interface BrokerStats extends ListenerStats {
   connected: number;
   /** CONNECTs accepted. */
   connections: number;
-  /** CONNECTs refused with "not authorized": unknown or deleted gateway. */
+  /** CONNECTs refused with "not authorized": unknown or deleted gateway, or a revoked certificate. */
   connectsRefused: number;
   /** PUBLISHes refused (connection closed): foreign topic, payload over 256 KiB, or a packet declaring more than MAX_PACKET_BYTES. */
   publishesRefused: number;
@@ -126,6 +126,8 @@ class ConnectedSignals {
 interface GatewaySession {
   gatewayId: string;
   topic: string;
+  /** The serial of the certificate it connected with (lower-case hex): a revocation of it closes the connection. */
+  serial: string;
 }
 
 const notAuthorized = (message: string): AuthenticateError =>
@@ -136,6 +138,11 @@ function commonNameOf(client: Client): string | undefined {
   const subject = (client.conn as TLSSocket).getPeerCertificate?.()?.subject;
   const cn = subject?.CN as string | string[] | undefined;
   return typeof cn === 'string' ? cn : undefined;
+}
+
+/** The serial of the client certificate, lower-case hex as the store keeps it. */
+function serialOf(client: Client): string {
+  return ((client.conn as TLSSocket).getPeerCertificate?.()?.serialNumber ?? '').toLowerCase();
 }
 
 /**
@@ -190,17 +197,24 @@ export async function startBroker(ctx: BrokerContext, options: BrokerOptions): P
       callback(null, true);
     },
 
-    // Username and password are ignored: the TLS client certificate is the credential.
+    // Username and password are ignored: the TLS client certificate is the credential. Its
+    // revocation is checked here, once per connection: messages are not looked at again.
     authenticate(client, _username, _password, callback) {
       const cn = commonNameOf(client);
-      (cn ? store.ingest.connectingGateway(cn) : Promise.resolve(undefined)).then(
+      const serial = serialOf(client);
+      (cn ? store.ingest.connectingGateway(cn, serial) : Promise.resolve(undefined)).then(
         (gateway) => {
           if (!gateway || gateway.deleted !== null) {
             stats.connectsRefused++;
             log.warn({ certificate_cn: cn, deleted: Boolean(gateway) }, 'MQTT connect refused: unknown or deleted gateway');
             return callback(notAuthorized(`gateway ${cn ?? '(no CN)'} is unknown or deleted`), false);
           }
-          sessions.set(client, { gatewayId: gateway.id, topic: `scanhub/${gateway.customer_id}/gateway/${gateway.id}` });
+          if (gateway.revoked) {
+            stats.connectsRefused++;
+            log.warn({ gateway_id: gateway.id, serial }, 'MQTT connect refused: the certificate was revoked');
+            return callback(notAuthorized(`the certificate ${serial} of gateway ${gateway.id} was revoked`), false);
+          }
+          sessions.set(client, { gatewayId: gateway.id, topic: `scanhub/${gateway.customer_id}/gateway/${gateway.id}`, serial });
           callback(null, true);
         },
         // The store cannot answer: refuse as unavailable ([MQTT-3.2.2-5] return code 3); the gateway retries.
@@ -280,8 +294,8 @@ export async function startBroker(ctx: BrokerContext, options: BrokerOptions): P
     stats.connected--;
     log.info({ gateway_id: sessions.get(client)?.gatewayId }, 'gateway disconnected');
   });
-  // Signals of every instance (DESIGN.md "Scale-out"): a deleted gateway is disconnected wherever
-  // it is connected, and a gateway that connected to another instance loses its older connection
+  // Signals of every instance (DESIGN.md "Scale-out"): a deleted gateway, or one whose certificate
+  // was revoked, is disconnected wherever it is connected, and a gateway that connected to another instance loses its older connection
   // here.
   const instance = randomUUID();
   /** The connection of each gateway connected here (aedes itself closes an older one of the same gateway). */
@@ -294,16 +308,21 @@ export async function startBroker(ctx: BrokerContext, options: BrokerOptions): P
   };
   const stopSignals = store.signals.subscribe((signal) => {
     if (signal.kind === 'gateway-deleted') disconnect(signal.gateway_id, 'the gateway was deleted');
-    else if (signal.kind === 'gateways-connected' && signal.instance !== instance) {
+    else if (signal.kind === 'certificate-revoked') {
+      const client = byGateway.get(signal.gateway_id);
+      if (client && sessions.get(client)?.serial === signal.serial) disconnect(signal.gateway_id, `its certificate ${signal.serial} was revoked`);
+    } else if (signal.kind === 'gateways-connected' && signal.instance !== instance) {
       for (const id of signal.gateway_ids) disconnect(id, 'the gateway connected to another instance');
     }
   });
   // Signals sent while the listener was down were not heard: look up every connected gateway again.
   const stopResume = store.signals.onResume(() => {
-    for (const id of byGateway.keys()) {
-      store.ingest.connectingGateway(id).then(
+    for (const [id, client] of byGateway) {
+      const serial = sessions.get(client)?.serial ?? '';
+      store.ingest.connectingGateway(id, serial).then(
         (gateway) => {
           if (!gateway || gateway.deleted !== null) disconnect(id, 'the gateway was deleted');
+          else if (gateway.revoked) disconnect(id, `its certificate ${serial} was revoked`);
         },
         () => undefined,
       );

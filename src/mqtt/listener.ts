@@ -108,13 +108,41 @@ export async function listenMqtt(options: ListenerOptions): Promise<MqttListener
       );
     },
   );
-  tls.on('tlsClientError', (error: NodeJS.ErrnoException, socket) => {
+  // Node checks the client's chain and dates after the handshake and, when they fail, closes the
+  // socket without an alert and before 'secureConnection': tlsClientError then reports a hang-up,
+  // with the reason (e.g. CERT_HAS_EXPIRED) in authorizationError, and the peer already forgotten.
+  // 'keylog' is the one event that hands over the TLS socket during the handshake (once per
+  // connection, not per message): who it is and the certificate it showed are kept for that line.
+  const peers = new WeakMap<TLSSocket, { remote?: string; cn?: string; serial?: string; notAfter?: string }>();
+  tls.on('keylog', (_line: Buffer, socket: TLSSocket) => {
+    if (peers.has(socket)) return;
+    const peer: { remote?: string; cn?: string; serial?: string; notAfter?: string } = { remote: clientAddressOf(socket) };
+    peers.set(socket, peer);
+    socket.prependOnceListener('secure', () => {
+      const certificate = socket.getPeerCertificate();
+      const cn = certificate?.subject?.CN as string | string[] | undefined;
+      if (typeof cn === 'string') peer.cn = cn;
+      peer.serial = certificate?.serialNumber?.toLowerCase();
+      peer.notAfter = certificate?.valid_to && new Date(certificate.valid_to).toISOString();
+    });
+  });
+  tls.on('tlsClientError', (error: NodeJS.ErrnoException, socket: TLSSocket) => {
+    const peer = peers.get(socket) ?? { remote: clientAddressOf(socket) };
     // Closed whatever the error: after its handshake timeout Node would leave it open.
     socket.destroy();
+    // (Typed as an Error, it is the OpenSSL code as a string.)
+    const verifyError = (socket.authorizationError as unknown as string | null | undefined) ?? undefined;
+    const fields = { remote: peer.remote, certificate_cn: peer.cn, serial: peer.serial };
+    if (verifyError === 'CERT_HAS_EXPIRED') {
+      stats.handshakesRefused++;
+      refusals.warn('handshake expired', { ...fields, not_after: peer.notAfter, reason: verifyError }, 'MQTT TLS handshake refused: the client certificate expired');
+      return;
+    }
     // A peer that hung up (or that a deadline closed) refused nothing.
-    if (error.code === 'ECONNRESET') return;
+    if (error.code === 'ECONNRESET' && !verifyError) return;
+    const reason = verifyError ?? error.message;
     stats.handshakesRefused++;
-    refusals.warn(`handshake ${error.message}`, { remote: clientAddressOf(socket), reason: error.message }, 'MQTT TLS handshake refused');
+    refusals.warn(`handshake ${reason}`, { ...fields, reason }, 'MQTT TLS handshake refused');
   });
 
   const admit = (socket: Socket, client: string | undefined) => {

@@ -176,9 +176,15 @@ export function issueServerCertificate(
   return { certPem, keyPem: keys.keyPem };
 }
 
-/** A gateway's client certificate: fresh RSA 2048 key, CN = `commonName`, clientAuth only. */
-export function issueClientCertificate(ca: CertificateAuthority, commonName: string, serialHex: string): IssuedCertificate {
-  return certifyClientKey(ca, generateRsaKeyPair(), commonName, serialHex);
+/** Validity of a certificate other than the default (tests of expiry). */
+export interface Validity {
+  notBefore: Date;
+  notAfter: Date;
+}
+
+/** A gateway's client certificate: fresh RSA 2048 key, CN = `commonName`, clientAuth only; valid 10 years unless `validity` says otherwise. */
+export function issueClientCertificate(ca: CertificateAuthority, commonName: string, serialHex: string, validity?: Validity): IssuedCertificate {
+  return certifyClientKey(ca, generateRsaKeyPair(), commonName, serialHex, validity);
 }
 
 /** As `issueClientCertificate`, generating the key off the event loop. */
@@ -186,11 +192,12 @@ export async function issueClientCertificateAsync(ca: CertificateAuthority, comm
   return certifyClientKey(ca, await generateRsaKeyPairAsync(), commonName, serialHex);
 }
 
-function certifyClientKey(ca: CertificateAuthority, keys: KeyPair, commonName: string, serialHex: string): IssuedCertificate {
+function certifyClientKey(ca: CertificateAuthority, keys: KeyPair, commonName: string, serialHex: string, given?: Validity): IssuedCertificate {
   const cert = pki.createCertificate();
   cert.publicKey = keys.publicKey;
   cert.serialNumber = positiveSerial(serialHex);
   validity(cert, CLIENT_LIFETIME_DAYS);
+  if (given) Object.assign(cert.validity, given);
   cert.setSubject([{ name: 'commonName', value: commonName }]);
   cert.setExtensions([
     { name: 'basicConstraints', cA: false },

@@ -10,6 +10,7 @@ import { registerApiKeyRoutes } from './routes/api-keys.js';
 import { registerAssetRoutes } from './routes/assets.js';
 import { registerAuditLogRoutes } from './routes/audit-log.js';
 import { registerAuthRoutes } from './routes/auth.js';
+import { registerCertificateRoutes } from './routes/certificates.js';
 import { registerDownloadRoutes } from './routes/downloads.js';
 import { registerEventRoutes } from './routes/events.js';
 import { registerExportRoutes } from './routes/exports.js';
@@ -81,6 +82,7 @@ export async function buildApp(ctx: ServerContext, options: AppOptions = {}): Pr
   registerExportRoutes(app, ctx);
   registerGatewayRoutes(app, ctx);
   registerProvisioningRoutes(app, ctx);
+  registerCertificateRoutes(app, ctx);
   registerJobConfigRoutes(app, ctx);
   registerJobAnalysisRoutes(app, ctx);
   registerAssetRoutes(app, ctx);

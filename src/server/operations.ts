@@ -191,6 +191,26 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     description: 'The device redeems the token, valid 24 hours, at registration_path (POST /provisioning). A gateway is prepared once.',
     errors: { 403: 'The caller lacks the permission or belongs to another customer, or the gateway does not exist or was already prepared.' },
   },
+  'GET /:customer_id/gateways/:gateway_id/certificate': {
+    operationId: 'getGatewayCertificate',
+    description: 'The current certificate: pending until the device fetched it, active, or revoked. After reprovision, the new one (pending until redeemed).',
+    errors: { 404: 'No gateway with this id or thing name in the customer, or it was never prepared for provisioning (no certificate).' },
+  },
+  'POST /:customer_id/gateways/:gateway_id/revoke-certificate': {
+    operationId: 'revokeGatewayCertificate',
+    description:
+      'Revokes every certificate of the gateway: its MQTT connection is closed within a second on whichever instance holds it, and every later connection with them is refused. A pending reprovision token stops working. Answers the current certificate, now revoked.',
+    errors: {
+      404: 'No gateway with this id or thing name in the customer, or it was never prepared for provisioning (no certificate).',
+      409: 'The certificate was already revoked: reprovision gives the gateway a new one.',
+    },
+  },
+  'POST /:customer_id/gateways/:gateway_id/reprovision': {
+    operationId: 'reprovisionGateway',
+    description:
+      'For a replaced or reset device: a new key, certificate and single-use token (24 hours) for the same gateway id, answered as by prepare-provisioning. The previous certificate keeps working until the device redeems the token, then it is revoked and its connection closed.',
+    errors: { 404: NO_GATEWAY, 409: 'The gateway was never prepared for provisioning: use prepare-provisioning.' },
+  },
   'POST /provisioning': {
     operationId: 'redeemProvisioningToken',
     description: 'Called by the device with the token of prepare-provisioning, once. Needs no IdToken: the token authorizes the call.',

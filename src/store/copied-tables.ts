@@ -33,9 +33,9 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   { name: 'features', columns: ['customer_id', 'feature', 'enabled', 'additional_properties', 'last_updated'] },
   {
     name: 'gateways',
-    columns: ['id', 'customer_id', 'name', 'usecase', 'station', 'type', 'model', 'manufacturer', 'firmware', 'version', 'provisioning_prepared', 'last_message', 'deleted', 'created', 'last_updated'],
+    columns: ['id', 'customer_id', 'name', 'usecase', 'station', 'type', 'model', 'manufacturer', 'firmware', 'version', 'provisioning_prepared', 'last_message', 'deleted', 'created', 'last_updated', 'certificate_revoked', 'reprovisioned'],
   },
-  { name: 'gateway_certificates', columns: ['serial', 'gateway_id', 'common_name', 'cert_pem', 'key_pem', 'created', 'not_after', 'delivered_at'] },
+  { name: 'gateway_certificates', columns: ['serial', 'gateway_id', 'common_name', 'cert_pem', 'key_pem', 'created', 'not_after', 'delivered_at', 'revoked', 'replaces'] },
   { name: 'provisioning_tokens', columns: ['token_hash', 'gateway_id', 'certificate_serial', 'created', 'expires_at', 'used_at'] },
   { name: 'events', columns: ['customer_id', ...EVENT_COLUMNS] },
   {

@@ -113,6 +113,10 @@ export interface GatewayRecord {
   provisioning_prepared: number | null;
   /** When the last MQTT message from the gateway arrived, or null. */
   last_message: number | null;
+  /** When revoke-certificate left the gateway without a usable certificate, until it is re-provisioned; or null. */
+  certificate_revoked: number | null;
+  /** When reprovision ran, until the device redeems the new token; or null. */
+  reprovisioned: number | null;
   deleted: number | null;
   created: number;
   last_updated: number;
@@ -137,11 +141,13 @@ export class GatewayNameTaken extends Error {
   }
 }
 
-/** A gateway as the broker sees it at connect: its customer, and whether it was deleted. */
+/** A gateway as the broker sees it at connect: its customer, whether it was deleted, and whether the presented certificate was revoked. */
 export interface ConnectingGateway {
   id: string;
   customer_id: string;
   deleted: number | null;
+  /** The certificate whose serial was asked about is revoked (false for a serial the store does not know). */
+  revoked: boolean;
 }
 
 /** A client certificate issued for a gateway, with its key while the device has not fetched it. */
@@ -167,9 +173,34 @@ export type PrepareOutcome = 'prepared' | 'missing' | 'already-prepared';
 export interface Redemption {
   gateway: GatewayRecord;
   certificate: IssuedGatewayCertificate;
+  /** Serials of the certificates this one replaced (reprovision), revoked by the redemption. */
+  revokedSerials: string[];
 }
 
 export type RedeemOutcome = Redemption | 'invalid' | 'gateway-gone';
+
+/** A gateway's certificate as stored, without its key (DESIGN.md "Trust", "Gateway certificates"). */
+export interface GatewayCertificate {
+  /** Lower-case hex, as the certificate carries it. */
+  serial: string;
+  gateway_id: string;
+  cert_pem: string;
+  created: number;
+  not_after: number;
+  /** When the device redeemed the token that hands it out, or null (pending). */
+  delivered_at: number | null;
+  revoked: number | null;
+  /** The serial of the certificate this one replaces (reprovision), or null for the first. */
+  replaces: string | null;
+}
+
+/** The current certificate of a gateway, or why there is none: no such live gateway, or never prepared. */
+export type CertificateLookup = GatewayCertificate | 'missing' | 'unprepared';
+
+/** revoke-certificate: the current certificate, now revoked, or why nothing was revoked. */
+export type RevokeOutcome = GatewayCertificate | 'missing' | 'unprepared' | 'already-revoked';
+
+export type ReprovisionOutcome = 'reprovisioned' | 'missing' | 'unprepared';
 
 /** Thrown when a gateway of a package cannot be prepared, so the whole package is undone. */
 export class PreparationRefused extends Error {
@@ -478,6 +509,25 @@ export interface ProvisioningRepository {
   preparePackage(customerId: string, fresh: NewGateway[], preparations: Preparation[], now: number, audit?: AuditEntry[]): Promise<void>;
 }
 
+/**
+ * Revocation and re-provisioning of gateway certificates. The current certificate of a gateway is
+ * the newest of its chain (each reprovision's certificate replaces the one before). Every
+ * revocation sends `certificate-revoked` in its own transaction, so whichever instance holds the
+ * connection closes it.
+ */
+export interface GatewayCertificateRepository {
+  /** The current certificate of the customer's live gateway. */
+  current(customerId: string, gatewayId: string): Promise<CertificateLookup>;
+  /** Revokes every certificate of the gateway not yet revoked (and writes `audit` of the current one); 'already-revoked' when the current one was. */
+  revoke(customerId: string, gatewayId: string, now: number, audit?: AuditOf<GatewayCertificate>): Promise<RevokeOutcome>;
+  /**
+   * Stores a new certificate replacing the current one, with its token: the current one keeps
+   * working until the token is redeemed (then it is revoked); certificates never handed out are
+   * revoked at once. The gateway counts as re-provisioning from now.
+   */
+  reprovision(customerId: string, preparation: Preparation, now: number, audit?: AuditEntry): Promise<ReprovisionOutcome>;
+}
+
 export interface EventRepository {
   /**
    * Up to `limit` events of the customer with `start <= created` and `(created, id) < before`,
@@ -493,8 +543,11 @@ export interface EventRepository {
 }
 
 export interface IngestRepository {
-  /** The gateway a client certificate names, deleted or not; undefined when unknown. */
-  connectingGateway(id: string): Promise<ConnectingGateway | undefined>;
+  /**
+   * The gateway a client certificate names, deleted or not, and whether the certificate of this
+   * serial (lower-case hex) was revoked; undefined when the gateway is unknown.
+   */
+  connectingGateway(id: string, serial: string): Promise<ConnectingGateway | undefined>;
   /**
    * One group commit (src/store/batch-plan.ts): parse, touch each gateway once (last_message),
    * apply reports, keep dead letters, insert events with ON CONFLICT (id) DO NOTHING, in one
@@ -600,6 +653,8 @@ export interface SecretRepository {
 export type Signal =
   /** The gateway was deleted: whoever holds its MQTT connection closes it. Sent by the store with the deletion itself. */
   | { kind: 'gateway-deleted'; gateway_id: string }
+  /** The certificate was revoked: whoever holds a connection of the gateway with it closes it. Sent by the store with the revocation. */
+  | { kind: 'certificate-revoked'; gateway_id: string; serial: string }
   /** These gateways connected to `instance`: any other instance closes its older connection of each. */
   | { kind: 'gateways-connected'; instance: string; gateway_ids: string[] };
 
@@ -634,6 +689,7 @@ export interface Store {
   readonly features: FeatureRepository;
   readonly gateways: GatewayRepository;
   readonly provisioning: ProvisioningRepository;
+  readonly certificates: GatewayCertificateRepository;
   readonly events: EventRepository;
   readonly ingest: IngestRepository;
   readonly exportTasks: ExportTaskRepository;

@@ -13,7 +13,7 @@ const GATEWAY_LIST: CreatedIdList = { segment: 'gateways', noun: 'gateway' };
 /** At most this many gateways per bulk-create call. */
 export const BULK_CREATE_MAX = 500;
 
-const gatewayParams = {
+export const gatewayParams = {
   type: 'object',
   properties: {
     customer_id: { type: 'string' },

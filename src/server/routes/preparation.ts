@@ -48,3 +48,8 @@ export function mqttEndpoint(ctx: ServerContext): string {
   const host = ctx.config.mqttPublicHost.includes(':') ? `[${ctx.config.mqttPublicHost}]` : ctx.config.mqttPublicHost;
   return `mqtts://${host}:${ctx.config.mqttPort}`;
 }
+
+/** The body of prepare-provisioning and reprovision: where and with what the device fetches its certificate. */
+export function preparationBody(ctx: ServerContext, token: string) {
+  return { registration_path: REGISTRATION_PATH, token, registration_url: ctx.config.publicUrl + REGISTRATION_PATH };
+}

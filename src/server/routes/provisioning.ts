@@ -8,7 +8,7 @@ import { gatewaySchema, toApiGateway } from './gateway-view.js';
 import { REGISTRATION_PATH, createPreparation, deploymentCa, hashProvisioningToken, mqttEndpoint } from './preparation.js';
 import { registerPackageRoutes } from './provisioning-packages.js';
 
-const preparationSchema = {
+export const preparationSchema = {
   type: 'object',
   properties: {
     registration_path: { type: 'string', description: 'Path, relative to the base URL, where the device redeems the token.' },
@@ -79,10 +79,12 @@ export function registerProvisioningRoutes(app: FastifyInstance, ctx: ServerCont
     handler: async (request) => {
       const now = ctx.clock();
       // The device is the actor, in its gateway's customer (known once the token is redeemed).
-      const outcome = await ctx.store.provisioning.redeem(hashProvisioningToken(request.body.token), now, ({ gateway, certificate }) =>
+      const outcome = await ctx.store.provisioning.redeem(hashProvisioningToken(request.body.token), now, ({ gateway, certificate, revokedSerials }) =>
         auditEntryBy(ctx, request, { type: 'device', id: gateway.id }, gateway.customer_id, 'gateway.provisioned', { type: 'gateway', id: gateway.id }, {
           name: gateway.name,
           certificate_serial: certificate.serial,
+          // A re-provisioned device's redemption revokes the certificates it replaces.
+          ...(revokedSerials.length ? { revoked_serials: revokedSerials } : {}),
         }),
       );
       if (outcome === 'invalid') {

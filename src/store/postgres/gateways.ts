@@ -5,7 +5,7 @@ import { uniqueViolation, type Database, type Queryable } from './pool.js';
 import { SIGNAL_CHANNEL } from './signals.js';
 
 export const GATEWAY_COLUMNS = `id, customer_id, name, usecase, station, type, model, manufacturer, firmware, version,
-  provisioning_prepared, last_message, deleted, created, last_updated`;
+  provisioning_prepared, last_message, deleted, created, last_updated, certificate_revoked, reprovisioned`;
 
 const isNameClash = (error: unknown) => uniqueViolation(error) === 'gateways_live_name';
 

@@ -29,8 +29,16 @@ const DEAD_LETTER_SQL = `INSERT INTO dead_letters (gateway_id, customer_id, rece
 export class PgIngest implements IngestRepository {
   constructor(private readonly db: Database) {}
 
-  async connectingGateway(id: string): Promise<ConnectingGateway | undefined> {
-    return (await this.db.query<ConnectingGateway>('SELECT id, customer_id, deleted FROM gateways WHERE id = $1', [id])).rows[0];
+  /** One query per connect (never per message): the gateway, and whether the presented certificate was revoked. */
+  async connectingGateway(id: string, serial: string): Promise<ConnectingGateway | undefined> {
+    return (
+      await this.db.query<ConnectingGateway>(
+        `SELECT id, customer_id, deleted,
+           EXISTS (SELECT 1 FROM gateway_certificates WHERE serial = $2 AND revoked IS NOT NULL) AS revoked
+         FROM gateways WHERE id = $1`,
+        [id, serial.toLowerCase()],
+      )
+    ).rows[0];
   }
 
   /**

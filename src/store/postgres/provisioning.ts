@@ -11,6 +11,7 @@ import {
 } from '../ports.js';
 import type { AuditEntry } from '../../domain/audit.js';
 import { insertAuditEntry } from './audit.js';
+import { insertCertificate, retireReplaced } from './certificates.js';
 import { GATEWAY_COLUMNS, insertGateways } from './gateways.js';
 import type { Database, Queryable } from './pool.js';
 
@@ -28,17 +29,7 @@ async function record(client: Queryable, customerId: string, preparation: Prepar
     const exists = await client.query('SELECT 1 FROM gateways WHERE id = $1 AND customer_id = $2 AND deleted IS NULL', [preparation.gatewayId, customerId]);
     throw new PreparationRefused(preparation.gatewayId, exists.rowCount ? 'already-prepared' : 'missing');
   }
-  const { certificate } = preparation;
-  await client.query(
-    `INSERT INTO gateway_certificates (serial, gateway_id, common_name, cert_pem, key_pem, created, not_after)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-    [certificate.serial, preparation.gatewayId, certificate.commonName, certificate.certPem, certificate.keyPem, now, certificate.notAfter],
-  );
-  await client.query(
-    `INSERT INTO provisioning_tokens (token_hash, gateway_id, certificate_serial, created, expires_at)
-     VALUES ($1, $2, $3, $4, $5)`,
-    [preparation.tokenHash, preparation.gatewayId, certificate.serial, now, preparation.expiresAt],
-  );
+  await insertCertificate(client, preparation, now, null);
 }
 
 class RedemptionRefused extends Error {
@@ -77,11 +68,13 @@ export class PgProvisioning implements ProvisioningRepository {
           await client.query<{ gateway_id: string; certificate_serial: string }>(
             `UPDATE provisioning_tokens SET used_at = $2
              WHERE token_hash = $1 AND used_at IS NULL AND expires_at > $2
+               AND NOT EXISTS (SELECT 1 FROM gateway_certificates c WHERE c.serial = certificate_serial AND c.revoked IS NOT NULL)
              RETURNING gateway_id, certificate_serial`,
             [tokenHash, now],
           )
         ).rows[0];
         if (!token) return 'invalid';
+        const revokedSerials = await retireReplaced(client, token.gateway_id, token.certificate_serial, now);
         const gateway = (await client.query<GatewayRecord>(`SELECT ${GATEWAY_COLUMNS} FROM gateways WHERE id = $1 AND deleted IS NULL`, [token.gateway_id])).rows[0];
         const row = (
           await client.query<{ serial: string; common_name: string; cert_pem: string; key_pem: string; not_after: number }>(
@@ -94,6 +87,7 @@ export class PgProvisioning implements ProvisioningRepository {
         const redemption = {
           gateway,
           certificate: { serial: row.serial, commonName: row.common_name, certPem: row.cert_pem, keyPem: row.key_pem, notAfter: row.not_after },
+          revokedSerials,
         };
         if (audit) await insertAuditEntry(client, audit(redemption));
         return redemption;

@@ -1,6 +1,7 @@
 import type { Store, StoreLocator, StorePurpose } from '../ports.js';
 import { PgAssets } from './assets.js';
 import { PgAudit } from './audit.js';
+import { PgCertificates } from './certificates.js';
 import { PgDeadLetters } from './dead-letters.js';
 import { PgEvents } from './events.js';
 import { PgExportTasks } from './export-tasks.js';
@@ -50,6 +51,7 @@ class PostgresStore implements Store {
   readonly features;
   readonly gateways;
   readonly provisioning;
+  readonly certificates;
   readonly events;
   readonly ingest;
   readonly exportTasks;
@@ -74,6 +76,7 @@ class PostgresStore implements Store {
     this.features = new PgFeatures(db);
     this.gateways = new PgGateways(db);
     this.provisioning = new PgProvisioning(db);
+    this.certificates = new PgCertificates(db);
     this.events = new PgEvents(db);
     this.ingest = new PgIngest(db);
     this.exportTasks = new PgExportTasks(db);

@@ -43,14 +43,20 @@ export class IngestStore {
          model IS NOT coalesce(@model, model) OR manufacturer IS NOT coalesce(@manufacturer, manufacturer)
          OR firmware IS NOT coalesce(@firmware, firmware) OR type IS NOT coalesce(@type, type))`,
     );
-    this.lookup = db.prepare<[string], ConnectingGateway>('SELECT id, customer_id, deleted FROM gateways WHERE id = ?');
+    // One lookup per connect (never per message): the gateway, and whether the presented certificate was revoked.
+    this.lookup = db.prepare<[string, string], Omit<ConnectingGateway, 'revoked'> & { revoked: 0 | 1 }>(
+      `SELECT id, customer_id, deleted,
+         EXISTS (SELECT 1 FROM gateway_certificates WHERE serial = ? AND revoked IS NOT NULL) AS revoked
+       FROM gateways WHERE id = ?`,
+    );
     this.insert = db.prepare(INSERT_EVENT_SQL);
     this.deadLetters = new DeadLetterStore(db);
   }
 
-  /** The gateway a client certificate names, deleted or not; undefined when unknown. */
-  gateway(id: string): ConnectingGateway | undefined {
-    return this.lookup.get(id);
+  /** The gateway a client certificate names, deleted or not, and whether the certificate `serial` was revoked; undefined when unknown. */
+  gateway(id: string, serial: string): ConnectingGateway | undefined {
+    const row = this.lookup.get(serial.toLowerCase(), id);
+    return row && { ...row, revoked: row.revoked === 1 };
   }
 
   /** Records a message of the gateway at `at`; undefined when the gateway is gone or deleted. */

@@ -1,9 +1,14 @@
+import { CertificateStore, insertCertificate } from './certificates.js';
 import type { Db } from './open.js';
 import { PreparationRefused, type GatewayRecord, type Preparation, type PrepareOutcome, type RedeemOutcome } from '../ports.js';
 
 /** Issued certificates and provisioning tokens (migration 0002). */
 export class ProvisioningStore {
-  constructor(private readonly db: Db) {}
+  private readonly certificates: CertificateStore;
+
+  constructor(private readonly db: Db) {
+    this.certificates = new CertificateStore(db);
+  }
 
   /**
    * Marks the gateway prepared and stores its certificate and token; throws PreparationRefused
@@ -22,19 +27,7 @@ export class ProvisioningStore {
         .get(preparation.gatewayId, customerId);
       throw new PreparationRefused(preparation.gatewayId, exists ? 'already-prepared' : 'missing');
     }
-    const { certificate } = preparation;
-    this.db
-      .prepare(
-        `INSERT INTO gateway_certificates (serial, gateway_id, common_name, cert_pem, key_pem, created, not_after)
-         VALUES (?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(certificate.serial, preparation.gatewayId, certificate.commonName, certificate.certPem, certificate.keyPem, now, certificate.notAfter);
-    this.db
-      .prepare(
-        `INSERT INTO provisioning_tokens (token_hash, gateway_id, certificate_serial, created, expires_at)
-         VALUES (?, ?, ?, ?, ?)`,
-      )
-      .run(preparation.tokenHash, preparation.gatewayId, certificate.serial, now, preparation.expiresAt);
+    insertCertificate(this.db, preparation, now, null);
   }
 
   /** `record` for one gateway in its own transaction, as an outcome instead of an exception. */
@@ -70,10 +63,12 @@ export class ProvisioningStore {
           .prepare(
             `UPDATE provisioning_tokens SET used_at = @now
              WHERE token_hash = @tokenHash AND used_at IS NULL AND expires_at > @now
+               AND NOT EXISTS (SELECT 1 FROM gateway_certificates c WHERE c.serial = certificate_serial AND c.revoked IS NOT NULL)
              RETURNING gateway_id, certificate_serial`,
           )
           .get({ tokenHash, now }) as { gateway_id: string; certificate_serial: string } | undefined;
         if (!token) return 'invalid';
+        const revokedSerials = this.certificates.redeemed(token.gateway_id, token.certificate_serial, now);
         const gateway = this.db
           .prepare('SELECT * FROM gateways WHERE id = ? AND deleted IS NULL')
           .get(token.gateway_id) as GatewayRecord | undefined;
@@ -90,6 +85,7 @@ export class ProvisioningStore {
         return {
           gateway,
           certificate: { serial: row.serial, commonName: row.common_name, certPem: row.cert_pem, keyPem: row.key_pem, notAfter: row.not_after },
+          revokedSerials,
         };
       })
       .immediate();

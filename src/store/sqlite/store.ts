@@ -11,6 +11,7 @@ import {
   type EventRepository,
   type ExportTaskRepository,
   type FeatureRepository,
+  type GatewayCertificateRepository,
   type GatewayRepository,
   type IngestRepository,
   type JobAnalysisRepository,
@@ -27,6 +28,7 @@ import {
 import { LocalSignals } from '../local-signals.js';
 import { AssetStore } from './assets.js';
 import { AuditStore, audited, insertAuditEntry } from './audit.js';
+import { CertificateStore } from './certificates.js';
 import { CustomerStore } from './customers.js';
 import { DeadLetterStore } from './dead-letters.js';
 import { insertEvents } from './event-rows.js';
@@ -72,6 +74,7 @@ export class SqliteStore implements Store {
   readonly features: FeatureRepository;
   readonly gateways: GatewayRepository;
   readonly provisioning: ProvisioningRepository;
+  readonly certificates: GatewayCertificateRepository;
   readonly events: EventRepository;
   readonly ingest: IngestRepository;
   readonly exportTasks: ExportTaskRepository;
@@ -100,6 +103,7 @@ export class SqliteStore implements Store {
     const features = lazy(() => new FeatureStore(db));
     const gateways = lazy(() => new GatewayStore(db));
     const provisioning = lazy(() => new ProvisioningStore(db));
+    const certificates = lazy(() => new CertificateStore(db));
     const events = lazy(() => new EventStore(db));
     const ingest = lazy(() => new IngestStore(db));
     const commit = lazy((): Committer => createCommitter(ingest()));
@@ -191,8 +195,11 @@ export class SqliteStore implements Store {
     this.provisioning = {
       prepare: async (customerId, preparation, now, audit) =>
         audited(db, () => provisioning().prepare(customerId, preparation, now), (outcome) => (outcome === 'prepared' ? audit : undefined)),
-      redeem: async (tokenHash, now, audit) =>
-        audited(db, () => provisioning().redeem(tokenHash, now), (outcome) => (typeof outcome === 'object' && audit ? audit(outcome) : undefined)),
+      redeem: async (tokenHash, now, audit) => {
+        const outcome = audited(db, () => provisioning().redeem(tokenHash, now), (outcome) => (typeof outcome === 'object' && audit ? audit(outcome) : undefined));
+        if (typeof outcome === 'object') this.announceRevoked(outcome.gateway.id, outcome.revokedSerials);
+        return outcome;
+      },
       preparePackage: async (customerId, fresh, preparations, now, audit) =>
         db
           .transaction(() => {
@@ -202,6 +209,27 @@ export class SqliteStore implements Store {
           })
           .immediate(),
     };
+    this.certificates = {
+      current: async (customerId, gatewayId) => certificates().current(customerId, gatewayId),
+      revoke: async (customerId, gatewayId, now, audit) => {
+        const { outcome, revoked } = audited(
+          db,
+          () => certificates().revoke(customerId, gatewayId, now),
+          ({ outcome }) => (typeof outcome === 'object' && audit ? audit(outcome) : undefined),
+        );
+        if (typeof outcome === 'object') this.announceRevoked(outcome.gateway_id, revoked);
+        return outcome;
+      },
+      reprovision: async (customerId, preparation, now, audit) => {
+        const { outcome, revoked } = audited(
+          db,
+          () => certificates().reprovision(customerId, preparation, now),
+          ({ outcome }) => (outcome === 'reprovisioned' ? audit : undefined),
+        );
+        this.announceRevoked(preparation.gatewayId.toLowerCase(), revoked);
+        return outcome;
+      },
+    };
     this.events = {
       newestBefore: async (customerId, start, before, limit, prefix) => events().newestBefore(customerId, start, before, limit, prefix),
       gatewayNewestBefore: async (customerId, gatewayId, start, before, limit, prefix) =>
@@ -210,7 +238,7 @@ export class SqliteStore implements Store {
       insert: async (customerId, rows: EventRow[]) => insertEvents(db, customerId, rows),
     };
     this.ingest = {
-      connectingGateway: async (id) => ingest().gateway(id),
+      connectingGateway: async (id, serial) => ingest().gateway(id, serial),
       // The whole batch in one synchronous transaction: one await per batch, none per event.
       commit: async (batch: IngestMessage[], window?: CreatedWindow) => commit()(batch, window),
     };
@@ -255,6 +283,11 @@ export class SqliteStore implements Store {
     this.secrets = new FileSecrets(locator.dataDir);
     // One process per data directory: nobody else can hold a lock, so the work always runs.
     this.locks = { tryRun: async (_name, work) => ({ ran: true, value: await work() }) };
+  }
+
+  /** Committed revocations: the broker of this process closes the connections that use them. */
+  private announceRevoked(gatewayId: string, serials: string[]): void {
+    for (const serial of serials) this.signals.deliver({ kind: 'certificate-revoked', gateway_id: gatewayId, serial });
   }
 
   async ping(): Promise<void> {

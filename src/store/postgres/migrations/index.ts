@@ -5,6 +5,7 @@ import { migration as m0002 } from './0002_export_leases.js';
 import { migration as m0003 } from './0003_login_failures.js';
 import { migration as m0004 } from './0004_audit_log.js';
 import { migration as m0005 } from './0005_api_keys.js';
+import { migration as m0006 } from './0006_gateway_certificates.js';
 
 /** One schema change: its statements run in the migration transaction. */
 export interface Migration {
@@ -14,7 +15,7 @@ export interface Migration {
 }
 
 /** Every migration, in order. A new one is a new file and one line here. */
-export const migrations: Migration[] = [m0001, m0002, m0003, m0004, m0005];
+export const migrations: Migration[] = [m0001, m0002, m0003, m0004, m0005, m0006];
 
 const MIGRATION_LOCK = ADVISORY_LOCKS.migrations;
 

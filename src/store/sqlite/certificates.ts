@@ -1,0 +1,95 @@
+import type { Db } from './open.js';
+import type { CertificateLookup, GatewayCertificate, Preparation, ReprovisionOutcome, RevokeOutcome } from '../ports.js';
+
+const CERTIFICATE_COLUMNS = 'serial, gateway_id, cert_pem, created, not_after, delivered_at, revoked, replaces';
+
+/** What a change did besides its outcome: the serials it revoked (the store signals them once committed). */
+export interface Revoking<T> {
+  outcome: T;
+  revoked: string[];
+}
+
+/** Stores an issued certificate (replacing `replaces`, or the first) and the hash of the token that hands it out. Call inside a transaction. */
+export function insertCertificate(db: Db, preparation: Preparation, now: number, replaces: string | null): void {
+  const { certificate } = preparation;
+  db.prepare(
+    `INSERT INTO gateway_certificates (serial, gateway_id, common_name, cert_pem, key_pem, created, not_after, replaces)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(certificate.serial, preparation.gatewayId, certificate.commonName, certificate.certPem, certificate.keyPem, now, certificate.notAfter, replaces);
+  db.prepare(
+    `INSERT INTO provisioning_tokens (token_hash, gateway_id, certificate_serial, created, expires_at)
+     VALUES (?, ?, ?, ?, ?)`,
+  ).run(preparation.tokenHash, preparation.gatewayId, certificate.serial, now, preparation.expiresAt);
+}
+
+/**
+ * Revocation and re-provisioning of gateway certificates (migration 0011). The current
+ * certificate is the one no other replaces. Methods that revoke return the serials, which the
+ * store announces after the commit (one process: LocalSignals).
+ */
+export class CertificateStore {
+  constructor(private readonly db: Db) {}
+
+  /** The current certificate of the customer's live gateway. */
+  current(customerId: string, gatewayId: string): CertificateLookup {
+    const live = this.db.prepare('SELECT 1 FROM gateways WHERE id = ? AND customer_id = ? AND deleted IS NULL').get(gatewayId.toLowerCase(), customerId);
+    if (!live) return 'missing';
+    const current = this.db
+      .prepare(
+        `SELECT ${CERTIFICATE_COLUMNS} FROM gateway_certificates c
+         WHERE gateway_id = ? AND NOT EXISTS (SELECT 1 FROM gateway_certificates n WHERE n.replaces = c.serial)`,
+      )
+      .get(gatewayId.toLowerCase()) as GatewayCertificate | undefined;
+    return current ?? 'unprepared';
+  }
+
+  /** Revokes every certificate of the gateway (the current one too) and marks the gateway as without one. */
+  revoke(customerId: string, gatewayId: string, now: number): Revoking<RevokeOutcome> {
+    return this.db
+      .transaction((): Revoking<RevokeOutcome> => {
+        const current = this.current(customerId, gatewayId);
+        if (typeof current === 'string') return { outcome: current, revoked: [] };
+        if (current.revoked !== null) return { outcome: 'already-revoked', revoked: [] };
+        const revoked = this.revokeWhere(current.gateway_id, now, 'revoked IS NULL');
+        this.db.prepare('UPDATE gateways SET certificate_revoked = ?, reprovisioned = NULL WHERE id = ?').run(now, current.gateway_id);
+        return { outcome: { ...current, revoked: now }, revoked };
+      })
+      .immediate();
+  }
+
+  /** A new certificate replacing the current one; certificates never handed out are revoked at once. */
+  reprovision(customerId: string, preparation: Preparation, now: number): Revoking<ReprovisionOutcome> {
+    return this.db
+      .transaction((): Revoking<ReprovisionOutcome> => {
+        const current = this.current(customerId, preparation.gatewayId);
+        if (typeof current === 'string') return { outcome: current, revoked: [] };
+        const revoked = this.revokeWhere(current.gateway_id, now, 'revoked IS NULL AND delivered_at IS NULL');
+        insertCertificate(this.db, preparation, now, current.serial);
+        this.db.prepare('UPDATE gateways SET reprovisioned = ?, certificate_revoked = NULL WHERE id = ?').run(now, current.gateway_id);
+        return { outcome: 'reprovisioned', revoked };
+      })
+      .immediate();
+  }
+
+  /**
+   * Inside the transaction that redeems the token of `serial`: when that certificate replaces
+   * another (reprovision), every other certificate of the gateway is revoked, and the gateway is
+   * registering again until its first message (with the new certificate, the old ones now
+   * refused). Returns the serials revoked.
+   */
+  redeemed(gatewayId: string, serial: string, now: number): string[] {
+    const replaces = this.db.prepare('SELECT replaces FROM gateway_certificates WHERE serial = ?').pluck().get(serial) as string | null | undefined;
+    if (!replaces) return [];
+    const revoked = this.revokeWhere(gatewayId, now, 'revoked IS NULL AND serial <> @keep', serial);
+    this.db.prepare('UPDATE gateways SET reprovisioned = NULL, last_message = NULL WHERE id = ?').run(gatewayId);
+    return revoked;
+  }
+
+  /** Revokes the gateway's certificates matching `condition` and forgets their keys; their serials. */
+  private revokeWhere(gatewayId: string, now: number, condition: string, keep?: string): string[] {
+    return this.db
+      .prepare(`UPDATE gateway_certificates SET revoked = @now, key_pem = NULL WHERE gateway_id = @gatewayId AND ${condition} RETURNING serial`)
+      .pluck()
+      .all({ now, gatewayId, ...(keep === undefined ? {} : { keep }) }) as string[];
+  }
+}
