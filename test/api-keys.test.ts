@@ -102,6 +102,45 @@ const creation: Scenario<Foundation>[] = [
     fields: { name: 'ci-by-key', permissions: ['event.read', 'apikey.write'] },
   },
   {
+    name: 'created by a key that expires, without expires_at: the new key expires with it',
+    method: 'POST',
+    path: `/${CUSTOMER}/api-keys`,
+    auth: async (w) => bearer((await createKey(w, { permissions: ['apikey.write', 'event.read'], expires_at: 4_000_000_000_000 })).key),
+    json: { name: 'ci-by-expiring-key' },
+    status: 201,
+    fields: { name: 'ci-by-expiring-key', expires_at: 4_000_000_000_000 },
+  },
+  {
+    name: 'created by a key that expires, expiring later than it: 400',
+    method: 'POST',
+    path: `/${CUSTOMER}/api-keys`,
+    auth: async (w) => bearer((await createKey(w, { permissions: ['apikey.write', 'event.read'], expires_at: 4_000_000_000_000 })).key),
+    json: { name: 'ci-outliving', expires_at: 4_000_000_000_001 },
+    status: 400,
+    body: error(
+      'Bad Request',
+      'Body field "expires_at" (2096-10-02T07:06:40.001Z) is after 2096-10-02T07:06:40.000Z, when the API key making this call expires: a key may not outlive the key that creates it.',
+    ),
+  },
+  {
+    name: 'expires_at beyond the last date JavaScript can hold: 400',
+    method: 'POST',
+    path: `/${CUSTOMER}/api-keys`,
+    auth: asAdmin,
+    json: { name: 'ci-forever', expires_at: 1e300 },
+    status: 400,
+    body: error('Bad Request', 'Body field "expires_at" must be <= 8640000000000000.'),
+  },
+  {
+    name: 'expires_at negative: 400',
+    method: 'POST',
+    path: `/${CUSTOMER}/api-keys`,
+    auth: asAdmin,
+    json: { name: 'ci-never', expires_at: -1e300 },
+    status: 400,
+    body: error('Bad Request', 'Body field "expires_at" must be >= 0.'),
+  },
+  {
     name: 'expires_at in the past: 400',
     method: 'POST',
     path: `/${CUSTOMER}/api-keys`,
@@ -426,7 +465,7 @@ describe('API keys', () => {
       const admin = { type: 'user', id: w.admin.id, email: w.admin.email };
       const byKey = { type: 'api_key', id: a.id };
       expect(await entries('apikey.created')).toEqual([
-        { time: t0 + 1, action: 'apikey.created', actor: byKey, target: { type: 'api_key', id: b.id }, ip: '127.0.0.1', details: { name: 'audit-b', permissions: ['event.read', 'apikey.write'], expires_at: null } },
+        { time: t0 + 1, action: 'apikey.created', actor: byKey, target: { type: 'api_key', id: b.id }, ip: '127.0.0.1', details: { name: 'audit-b', permissions: ['event.read', 'apikey.write'], expires_at: t0 + 86_400_000 } },
         { time: t0, action: 'apikey.created', actor: admin, target: { type: 'api_key', id: a.id }, ip: '127.0.0.1', details: { name: 'audit-a', permissions: ['event.read', 'apikey.write'], expires_at: t0 + 86_400_000 } },
       ]);
       expect(await entries('apikey.revoked')).toEqual([

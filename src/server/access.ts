@@ -22,6 +22,8 @@ export interface Principal {
   permissions: Permission[];
   /** Who the audit log names for this caller's changes. */
   actor: AuditActor;
+  /** For a caller with an API key: when that key expires (null: never). A key it creates may not outlive it. */
+  keyExpiresAt?: number | null;
 }
 
 declare module 'fastify' {
@@ -91,7 +93,7 @@ function authorizeApiKey(params: Record<string, string>, access: Access, user: U
   }
   const held = permissionsOf(user.roles);
   const permissions = held.filter((p) => key.permissions.includes(p));
-  const principal: Principal = { user, permissions, actor: { type: 'api_key', id: key.id } };
+  const principal: Principal = { user, permissions, actor: { type: 'api_key', id: key.id }, keyExpiresAt: key.expires_at };
   if (access === 'authenticated' || permissions.includes(access.permission)) return principal;
   if (access.self && params[access.self] === user.id) return principal;
   const why = key.permissions.includes(access.permission) ? ': the user who created it no longer has it' : '; create a key with it';

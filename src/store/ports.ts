@@ -415,10 +415,13 @@ export interface LoginFailureRepository {
   /** The times of the key's refusals after `since` (exclusive), oldest first. */
   since(key: string, since: number): Promise<number[]>;
   /**
-   * Records a refusal of the key at `at` and forgets every refusal (of any key) at or before
-   * `forgetUpTo`; writes `audit` (the refusal, the lock it starts) with it.
+   * Records a refusal of the key at `at`, forgets every refusal (of any key) at or before
+   * `forgetUpTo`, and answers how many refusals of the key remain (this one included), counted in
+   * the same transaction, serialized per key: concurrent refusals count 1, 2, 3, ... and never
+   * the same number twice. Writes `audit` (the refusal) with it, and `lock.entry` when the count
+   * is exactly `lock.refusals` (the refusal that starts a lock).
    */
-  record(key: string, at: number, forgetUpTo: number, audit?: AuditEntry[]): Promise<void>;
+  record(key: string, at: number, forgetUpTo: number, audit?: AuditEntry[], lock?: { refusals: number; entry: AuditEntry }): Promise<number>;
 }
 
 export type { AuditKey };

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { hashApiKey, newApiKey } from '../../auth/api-keys.js';
 import { PERMISSIONS, isPermission, type Permission } from '../../domain/permissions.js';
+import { MAX_TIME_MILLIS } from '../../domain/event-listing.js';
 import type { ApiKeyRecord } from '../../store/ports.js';
 import { authenticate, principalOf } from '../access.js';
 import { auditEntry } from '../audit.js';
@@ -105,7 +106,12 @@ export function registerApiKeyRoutes(app: FastifyInstance, ctx: ServerContext): 
         properties: {
           name: { type: 'string', minLength: 1, maxLength: 100 },
           permissions: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: 50 },
-          expires_at: { type: 'integer', description: 'Milliseconds since the epoch; without it the key does not expire.' },
+          expires_at: {
+            type: 'integer',
+            minimum: 0,
+            maximum: MAX_TIME_MILLIS,
+            description: 'Milliseconds since the epoch; without it the key does not expire (or, created with an API key, expires with that key).',
+          },
         },
         required: ['name'],
         additionalProperties: false,
@@ -113,14 +119,24 @@ export function registerApiKeyRoutes(app: FastifyInstance, ctx: ServerContext): 
       response: { 201: createdKeySchema, ...errorResponses },
     },
     handler: async (request, reply) => {
-      const { name, expires_at } = request.body;
+      const { name } = request.body;
       if (name.trim() === '') throw badRequest('Body field "name" is blank: name the key after what uses it, e.g. the pipeline.');
       const principal = principalOf(request);
       const permissions = grantedPermissions(request.body.permissions, principal.permissions);
       const now = ctx.clock();
-      if (expires_at !== undefined && expires_at <= now) {
-        throw badRequest(`Body field "expires_at" (${expires_at}, ${new Date(expires_at).toISOString()}) is not in the future: give a later time in milliseconds since the epoch.`);
+      if (request.body.expires_at !== undefined && request.body.expires_at <= now) {
+        const given = request.body.expires_at;
+        throw badRequest(`Body field "expires_at" (${given}, ${new Date(given).toISOString()}) is not in the future: give a later time in milliseconds since the epoch.`);
       }
+      // A key that makes keys cannot outlive itself through them: a leaked short-lived key must not
+      // become a lasting one.
+      const ceiling = principal.keyExpiresAt ?? null;
+      if (ceiling !== null && request.body.expires_at !== undefined && request.body.expires_at > ceiling) {
+        throw badRequest(
+          `Body field "expires_at" (${new Date(request.body.expires_at).toISOString()}) is after ${new Date(ceiling).toISOString()}, when the API key making this call expires: a key may not outlive the key that creates it.`,
+        );
+      }
+      const expires_at = request.body.expires_at ?? ceiling ?? undefined;
       const key = newApiKey();
       const record: ApiKeyRecord = {
         id: randomUUID(),

@@ -72,30 +72,41 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: ServerContext): vo
       // Unknown addresses are counted and locked alike, so a 429 tells nothing about who has an account.
       const key = lockoutKey(email);
       const now = ctx.clock();
-      const refusals = await ctx.store.loginFailures.since(key, now - LOGIN_LOCKOUT.windowMs);
-      const lockedMs = lockedForMs(refusals, now);
-      if (lockedMs > 0) {
-        // Not verified, not counted: the lock ends when the window lets one attempt through.
+      const locked = (refusals: number[]) => {
+        const lockedMs = lockedForMs(refusals, now);
+        if (lockedMs <= 0) return undefined;
         const seconds = retryAfterSeconds(lockedMs);
-        throw tooManyRequests(
+        return tooManyRequests(
           `${LOGIN_LOCKOUT.refusals} refused log-ins for ${JSON.stringify(email)} within ${LOGIN_LOCKOUT.windowMs / 60_000} minutes: retry in ${seconds} seconds.`,
           seconds,
         );
-      }
+      };
+      const refusals = await ctx.store.loginFailures.since(key, now - LOGIN_LOCKOUT.windowMs);
+      // Not verified, not counted: the lock ends when the window lets one attempt through.
+      const refusal = locked(refusals);
+      if (refusal) throw refusal;
       const user = await ctx.store.users.byEmail(email);
       const matches = await verifyPassword(request.body.password, user?.password_hash ?? DUMMY_HASH);
       if (!user || !user.password_hash || !matches) {
-        // This refusal starts a lock: the next attempt within the window gets the 429.
-        const locks = refusals.length + 1 === LOGIN_LOCKOUT.refusals;
         const until = (refusals[0] ?? now) + LOGIN_LOCKOUT.windowMs;
         // A known address: the refusal (and the lock it starts) goes in its customer's audit log. An
         // unknown address belongs to no customer: only the server log names it (docs/audit.md).
-        const audit = user ? [userEntry(request, user, 'auth.login_refused')] : [];
-        if (user && locks) audit.push(userEntry(request, user, 'auth.locked_out', { refusals: LOGIN_LOCKOUT.refusals, until }));
-        await ctx.store.loginFailures.record(key, now, now - LOGIN_LOCKOUT.windowMs, audit);
-        if (locks) request.log.warn({ email: key, until }, 'log-in locked: too many refused log-ins for this e-mail address');
+        // The store counts the refusals in the transaction that records this one, so among
+        // concurrent refusals exactly the tenth starts the lock and writes auth.locked_out.
+        const count = await ctx.store.loginFailures.record(
+          key,
+          now,
+          now - LOGIN_LOCKOUT.windowMs,
+          user ? [userEntry(request, user, 'auth.login_refused')] : [],
+          user ? { refusals: LOGIN_LOCKOUT.refusals, entry: userEntry(request, user, 'auth.locked_out', { refusals: LOGIN_LOCKOUT.refusals, until }) } : undefined,
+        );
+        if (count === LOGIN_LOCKOUT.refusals) request.log.warn({ email: key, until }, 'log-in locked: too many refused log-ins for this e-mail address');
         throw unauthorized('The e-mail address or password is wrong.');
       }
+      // Refusals that raced this attempt may have locked the address meanwhile: the right password
+      // is refused while locked, as it would be a moment later.
+      const raced = locked(await ctx.store.loginFailures.since(key, now - LOGIN_LOCKOUT.windowMs));
+      if (raced) throw raced;
       await ctx.store.audit.append(userEntry(request, user, 'auth.login'));
       return issue(user);
     },

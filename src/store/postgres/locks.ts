@@ -12,7 +12,9 @@ export const ADVISORY_LOCKS = {
   bootstrap: 736302,
   /** The export file sweeper (src/export/exporter.ts): one instance sweeps at a time. */
   'export-sweep': 736303,
-} as const satisfies Record<'migrations' | 'bootstrap' | LockName, number>;
+  /** Refused log-ins of one e-mail (login-failures.ts), transaction-scoped, two-key form with hashtext(key). */
+  'login-failures': 736304,
+} as const satisfies Record<'migrations' | 'bootstrap' | 'login-failures' | LockName, number>;
 
 /**
  * Clean-ups on one instance at a time: `pg_try_advisory_lock` on a connection of its own, held

@@ -1,6 +1,7 @@
 import type { AuditEntry } from '../../domain/audit.js';
 import type { LoginFailureRepository } from '../ports.js';
 import { insertAuditEntry } from './audit.js';
+import { ADVISORY_LOCKS } from './locks.js';
 import type { Database } from './pool.js';
 
 /** Refused log-ins in the login_failures table (migration 0003), counted by every instance alike. */
@@ -12,11 +13,16 @@ export class PgLoginFailures implements LoginFailureRepository {
     return rows.map((row) => row.at);
   }
 
-  record(key: string, at: number, forgetUpTo: number, audit: AuditEntry[] = []): Promise<void> {
+  record(key: string, at: number, forgetUpTo: number, audit: AuditEntry[] = [], lock?: { refusals: number; entry: AuditEntry }): Promise<number> {
     return this.db.transaction(async (client) => {
+      // One refusal of a key at a time (every instance): each counts the ones committed before it.
+      await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [ADVISORY_LOCKS['login-failures'], key]);
       await client.query('DELETE FROM login_failures WHERE at <= $1', [forgetUpTo]);
       await client.query('INSERT INTO login_failures (email_lower, at) VALUES ($1, $2)', [key, at]);
-      for (const entry of audit) await insertAuditEntry(client, entry);
+      const { rows } = await client.query<{ count: number }>('SELECT count(*)::int AS count FROM login_failures WHERE email_lower = $1', [key]);
+      const count = rows[0]!.count;
+      for (const entry of lock && count === lock.refusals ? [...audit, lock.entry] : audit) await insertAuditEntry(client, entry);
+      return count;
     });
   }
 }

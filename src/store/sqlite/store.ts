@@ -158,7 +158,12 @@ export class SqliteStore implements Store {
     };
     this.loginFailures = {
       since: async (key, since) => loginFailures().since(key, since),
-      record: async (key, at, forgetUpTo, audit) => audited(db, () => loginFailures().record(key, at, forgetUpTo), () => audit),
+      record: async (key, at, forgetUpTo, audit = [], lock) =>
+        audited(
+          db,
+          () => loginFailures().record(key, at, forgetUpTo),
+          (count) => (lock && count === lock.refusals ? [...audit, lock.entry] : audit),
+        ),
     };
     this.audit = {
       append: async (entry) => audit().append(entry),
