@@ -66,7 +66,8 @@ describe('the header a real HAProxy sends (send-proxy-v2)', () => {
   let haproxy: ChildProcess;
   let backend: Server;
   let frontendPort: number;
-  let accept: (socket: Socket) => void;
+  // The readiness probe below reaches the backend too: until a test sets its own, close it.
+  let accept: (socket: Socket) => void = (socket) => socket.destroy();
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'scanhub-haproxy-'));
