@@ -361,7 +361,7 @@ describe('event queries', () => {
   it('read one index range each (no scan down to the cursor), list pages in order through a co-routine', () => {
     const db = openDatabase(':memory:');
     const plan = (sql: string) =>
-      (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all({ customerId: 'c', gatewayId: 'g', start: 0, created: 1, id: 'x', end: 2, limit: 1, prefix: '' }) as { detail: string }[]).map(
+      (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all({ customerId: 'c', gatewayId: 'g', start: 0, created: 1, id: 'x', end: 2, limit: 1, prefix: '', room: '' }) as { detail: string }[]).map(
         (row) => row.detail,
       );
     // The page's items are joined in the order the co-routine yields them: index order, no sort.

@@ -1,5 +1,6 @@
 import type { CreatedIdKey } from '../../domain/page-token.js';
 import { EVENT_COLUMNS, type EventRow } from '../../domain/events.js';
+import { ownBuffer, TAIL_ROOM } from '../event-items.js';
 import type { EventItems, EventRepository, RawEvent } from '../ports.js';
 import type { Database } from './pool.js';
 import { eventJson } from './sqlite-json.js';
@@ -46,10 +47,8 @@ export function insertParameters(events: readonly (readonly unknown[])[]): unkno
 export function itemsOfRows(rows: unknown[][], limit: number, prefix: string): EventItems {
   const more = rows.length > limit;
   const items = more ? rows.slice(0, limit) : rows;
-  const text = prefix + items.map(eventJson).join(',');
-  // A buffer of its own (never Node's shared pool): withText writes behind the JSON.
-  const json = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
-  json.write(text);
+  // A buffer of its own (never Node's shared pool), with room behind the JSON that withText fills.
+  const json = ownBuffer(prefix + items.map(eventJson).join(','), TAIL_ROOM);
   const lastRow = items[items.length - 1];
   return {
     json,

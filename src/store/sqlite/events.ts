@@ -1,6 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { CreatedIdKey } from '../../domain/page-token.js';
-import { itemsOf } from '../event-items.js';
+import { itemsOf, TAIL_ROOM_TEXT } from '../event-items.js';
 import { ITEM_JSON, ITEMS_JSON } from './event-json.js';
 import { EVENT_COLUMNS, EVENT_SELECT } from './event-rows.js';
 import type { Db } from './open.js';
@@ -51,13 +51,13 @@ export class EventStore {
    * newest first, their JSON after `prefix`.
    */
   newestBefore(customerId: string, start: number, before: CreatedIdKey, limit: number, prefix = ''): EventItems {
-    const row = this.newestFirst.get({ customerId, start, created: before.created, id: before.id, limit: limit + 1, prefix });
+    const row = this.newestFirst.get({ customerId, start, created: before.created, id: before.id, limit: limit + 1, prefix, room: TAIL_ROOM_TEXT });
     return itemsOf(row as [Buffer | null, number], limit, prefix);
   }
 
   /** As newestBefore, for the events one gateway transmitted. */
   gatewayNewestBefore(customerId: string, gatewayId: string, start: number, before: CreatedIdKey, limit: number, prefix = ''): EventItems {
-    const row = this.gatewayNewestFirst.get({ customerId, gatewayId, start, created: before.created, id: before.id, limit: limit + 1, prefix });
+    const row = this.gatewayNewestFirst.get({ customerId, gatewayId, start, created: before.created, id: before.id, limit: limit + 1, prefix, room: TAIL_ROOM_TEXT });
     return itemsOf(row as [Buffer | null, number], limit, prefix);
   }
 
