@@ -4,7 +4,7 @@ import { insertEvents } from './helpers/job-rows.js';
 import { ApiClient, ApiError } from '../src/client/api.js';
 import { encodePageToken } from '../src/domain/page-token.js';
 import { toApiEvent, type EventRow } from '../src/store/sqlite/event-rows.js';
-import { GATEWAY_NEWEST_FIRST_SQL, NEWEST_FIRST_SQL, OLDEST_FIRST_SQL } from '../src/store/sqlite/events.js';
+import { GATEWAY_NEWEST_FIRST_SQL, NEWEST_FIRST_SQL, OLDEST_FIRST_SQL, OLDEST_FIRST_CSV_SQL } from '../src/store/sqlite/events.js';
 import { openDatabase } from '../src/store/sqlite/open.js';
 import { eventRow, newestFirst } from './helpers/events.js';
 import { CUSTOMER, startTestServer, type TestServer } from './helpers/server.js';
@@ -376,6 +376,11 @@ describe('event queries', () => {
       'SCAN (subquery-1)',
     ]);
     expect(plan(OLDEST_FIRST_SQL)).toEqual(['SEARCH events USING INDEX events_customer_created (customer_id=? AND (created,id)>(?,?) AND created<?)']);
+    expect(plan(OLDEST_FIRST_CSV_SQL)).toEqual([
+      'CO-ROUTINE (subquery-1)',
+      'SEARCH events USING INDEX events_customer_created (customer_id=? AND (created,id)>(?,?) AND created<?)',
+      'SCAN (subquery-1)',
+    ]);
     db.close();
   });
 });

@@ -14,17 +14,33 @@ export type CellMode = 'safe' | 'raw';
 /** The values of `cells` (query parameter, task body field), the default first. */
 export const CELL_MODES: readonly CellMode[] = ['safe', 'raw'];
 
-const NEEDS_QUOTES = /[",\r\n]/;
+/** The characters that make a field quoted: comma, quote, CR, LF. */
+const QUOTED_CHARACTERS = ',"\r\n';
+const NEEDS_QUOTES = new RegExp(`[${QUOTED_CHARACTERS}]`);
+/** The characters that make a spreadsheet read a text as a formula when it begins with one (OWASP "CSV Injection"). */
+const FORMULA_STARTS = '=+-@\t\r';
+
+/** A table of the character codes below 256: 1 for each character of `characters`. */
+function codeTable(characters: string): Uint8Array {
+  const table = new Uint8Array(256);
+  for (const character of characters) table[character.charCodeAt(0)] = 1;
+  return table;
+}
 
 /**
- * Whether a spreadsheet reads the text as a formula: it begins with `=`, `+`, `-`, `@`, tab or CR
- * (OWASP "CSV Injection"). Character codes rather than a regular expression: this runs for every
- * text cell of an export.
+ * 1 for each character (and so UTF-8 byte) that starts a formula, or that makes a field quoted;
+ * the SQLite store's export writer reads the bytes of cells with them (all are ASCII).
+ */
+export const FORMULA_START_CODES = codeTable(FORMULA_STARTS);
+export const QUOTED_CODES = codeTable(QUOTED_CHARACTERS);
+
+/**
+ * Whether a spreadsheet reads the text as a formula: it begins with `=`, `+`, `-`, `@`, tab or CR.
+ * A table lookup rather than a regular expression: this runs for every text cell of an export.
  */
 export function startsFormula(text: string): boolean {
-  const first = text.charCodeAt(0);
-  // All six are below 'A' (65), so a cell that starts with a letter is settled by one comparison.
-  return first < 65 && (first === 61 || first === 43 || first === 45 || first === 64 || first === 9 || first === 13);
+  // NaN for '' and codes above 255 read as undefined: not a formula.
+  return FORMULA_START_CODES[text.charCodeAt(0)] === 1;
 }
 
 /**

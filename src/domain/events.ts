@@ -19,6 +19,9 @@ export const EVENT_COLUMNS = [
 
 export type EventColumn = (typeof EVENT_COLUMNS)[number];
 
+/** The columns that hold any number (REAL); `created` is an integer, the others are text. */
+export const REAL_COLUMNS: ReadonlySet<string> = new Set<EventColumn>(['scan_duration', 'device_battery', 'device_temperature', 'metrics_worker_steps']);
+
 /** One event as stored and as the API shows it; absent optional fields are null in the row. */
 export interface EventRow {
   id: string;

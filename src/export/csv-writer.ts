@@ -8,10 +8,6 @@ import type { EventRepository } from '../store/ports.js';
 /** Rows per read: one short read transaction each, so WAL checkpoints keep up with ingest meanwhile. */
 export const EXPORT_CHUNK_ROWS = 5000;
 
-/** Positions of the keyset columns in a raw row. */
-const CREATED_INDEX = EVENT_COLUMNS.indexOf('created');
-const ID_INDEX = EVENT_COLUMNS.indexOf('id');
-
 /** The key before a range that starts at `start`: no id is empty, so `(created, id) > (start, '')` is `created >= start`. */
 export function startKey(start: number): CreatedIdKey {
   return { created: start, id: '' };
@@ -24,7 +20,7 @@ export function startKey(start: number): CreatedIdKey {
  * number of events written.
  */
 export async function writeEventsCsv(
-  events: Pick<EventRepository, 'oldestAfter'>,
+  events: Pick<EventRepository, 'csvAfter'>,
   customerId: string,
   range: TimeRange,
   file: string,
@@ -37,18 +33,20 @@ export async function writeEventsCsv(
     let after = startKey(range.start);
     let rows = 0;
     for (;;) {
-      const chunk = await events.oldestAfter(customerId, after, range.end, EXPORT_CHUNK_ROWS);
-      if (chunk.length === 0) break;
-      let text = '';
-      for (const row of chunk) text += csvRecord(row, cells);
-      writeSync(fd, text);
-      rows += chunk.length;
-      const last = chunk[chunk.length - 1]!;
-      after = { created: last[CREATED_INDEX] as number, id: last[ID_INDEX] as string };
-      if (chunk.length < EXPORT_CHUNK_ROWS) break;
+      const chunk = await events.csvAfter(customerId, after, range.end, EXPORT_CHUNK_ROWS, cells);
+      if (chunk.count === 0 || !chunk.last) break;
+      writeAll(fd, chunk.csv);
+      rows += chunk.count;
+      after = chunk.last;
+      if (chunk.count < EXPORT_CHUNK_ROWS) break;
     }
     return rows;
   } finally {
     closeSync(fd);
   }
+}
+
+/** Writes all of the bytes (a write may take fewer). */
+function writeAll(fd: number, bytes: Buffer): void {
+  for (let written = 0; written < bytes.length; ) written += writeSync(fd, bytes, written);
 }

@@ -250,6 +250,15 @@ export interface EventItems {
   last?: CreatedIdKey;
 }
 
+/** Up to `limit` events, oldest first, as CSV records (src/domain/csv.ts) the store wrote. */
+export interface CsvChunk {
+  /** The records' bytes. */
+  csv: Buffer;
+  count: number;
+  /** The keyset position of the last record, when there is one. */
+  last?: CreatedIdKey;
+}
+
 export type ExportStatus = 'PENDING' | 'SUCCESSFUL' | 'FAILED';
 
 /** An export task as stored. */
@@ -541,6 +550,8 @@ export interface EventRepository {
   gatewayNewestBefore(customerId: string, gatewayId: string, start: number, before: CreatedIdKey, limit: number, prefix?: string): Promise<EventItems>;
   /** Up to `limit` raw events of the customer with `(created, id) > after` and `created < end`, oldest first. */
   oldestAfter(customerId: string, after: CreatedIdKey, end: number, limit: number): Promise<RawEvent[]>;
+  /** The events oldestAfter reads, as CSV records of EVENT_COLUMNS with text cells as `cells` says (a chunk of an export). */
+  csvAfter(customerId: string, after: CreatedIdKey, end: number, limit: number, cells: CellMode): Promise<CsvChunk>;
   /** Inserts events of the customer as given (tests, benches, migration); how many were new. */
   insert(customerId: string, rows: EventRow[]): Promise<number>;
 }

@@ -1,7 +1,9 @@
 import type { CreatedIdKey } from '../../domain/page-token.js';
-import { EVENT_COLUMNS, type EventRow } from '../../domain/events.js';
+import { EVENT_COLUMNS, REAL_COLUMNS, type EventRow } from '../../domain/events.js';
 import { ownBuffer, TAIL_ROOM } from '../event-items.js';
-import type { EventItems, EventRepository, RawEvent } from '../ports.js';
+import type { CellMode } from '../../domain/csv.js';
+import { csvChunkOfRows } from '../event-csv.js';
+import type { CsvChunk, EventItems, EventRepository, RawEvent } from '../ports.js';
 import type { Database } from './pool.js';
 import { eventJson } from './sqlite-json.js';
 
@@ -26,8 +28,7 @@ const OLDEST_FIRST_SQL = `SELECT ${EVENT_SELECT} FROM events
 
 /** The column list and unnest() types of an event insert, in EventValues order (customer_id, then EVENT_COLUMNS). */
 export const INSERT_COLUMNS = ['customer_id', ...EVENT_COLUMNS].join(', ');
-const REAL = new Set(['scan_duration', 'device_battery', 'device_temperature', 'metrics_worker_steps']);
-const UNNEST_TYPES = ['customer_id', ...EVENT_COLUMNS].map((column, i) => `$${i + 1}::${column === 'created' ? 'bigint' : REAL.has(column) ? 'float8' : 'text'}[]`);
+const UNNEST_TYPES = ['customer_id', ...EVENT_COLUMNS].map((column, i) => `$${i + 1}::${column === 'created' ? 'bigint' : REAL_COLUMNS.has(column) ? 'float8' : 'text'}[]`);
 
 /** `INSERT INTO events ... SELECT * FROM unnest(...) ON CONFLICT (id) DO NOTHING`: many events in one statement. */
 export const INSERT_EVENTS_SQL = `INSERT INTO events (${INSERT_COLUMNS})
@@ -74,6 +75,10 @@ export class PgEvents implements EventRepository {
 
   oldestAfter(customerId: string, after: CreatedIdKey, end: number, limit: number): Promise<RawEvent[]> {
     return this.db.queryArrays<RawEvent>(OLDEST_FIRST_SQL, [customerId, after.created, after.id, end, limit]);
+  }
+
+  async csvAfter(customerId: string, after: CreatedIdKey, end: number, limit: number, cells: CellMode): Promise<CsvChunk> {
+    return csvChunkOfRows(await this.oldestAfter(customerId, after, end, limit), cells);
   }
 
   async insert(customerId: string, rows: EventRow[]): Promise<number> {

@@ -1,4 +1,4 @@
-import { EVENT_COLUMNS } from '../../domain/events.js';
+import { EVENT_COLUMNS, REAL_COLUMNS } from '../../domain/events.js';
 
 /**
  * An event's JSON as the SQLite store writes it (json_object over the row, null members left
@@ -8,8 +8,7 @@ import { EVENT_COLUMNS } from '../../domain/events.js';
  * Numbers: see realJson.
  */
 
-/** The REAL columns (double precision here); the others are text or `created` (an integer). */
-const REAL_COLUMNS = new Set<string>(['scan_duration', 'device_battery', 'device_temperature', 'metrics_worker_steps']);
+/** The kind of each column: REAL (double precision here), `created` (an integer) or text. */
 const KIND = EVENT_COLUMNS.map((column) => (REAL_COLUMNS.has(column) ? 'real' : column === 'created' ? 'integer' : 'text'));
 const MEMBER_NAMES = EVENT_COLUMNS.map((column) => `"${column}":`);
 

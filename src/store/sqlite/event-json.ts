@@ -1,4 +1,4 @@
-import { EVENT_COLUMNS } from './event-rows.js';
+import { EVENT_COLUMNS, REAL_COLUMNS, type EventColumn } from '../../domain/events.js';
 
 /**
  * Events as the list shows them (spec 2.2), written as JSON by SQLite. A list read selects
@@ -9,8 +9,6 @@ import { EVENT_COLUMNS } from './event-rows.js';
  * heap and is sent as it is (bench/README.md).
  */
 
-/** The REAL columns: SQLite writes a whole REAL as `74.0`, JSON.stringify (and the CSV export) as `74`. */
-const REAL_COLUMNS = new Set<string>(['scan_duration', 'device_battery', 'device_temperature', 'metrics_worker_steps']);
 /** The columns the table declares NOT NULL: their members need no test. */
 const REQUIRED_COLUMNS = new Set<string>(['id', 'class', 'type', 'created']);
 
@@ -19,10 +17,10 @@ const REQUIRED_COLUMNS = new Set<string>(['id', 'class', 'type', 'created']);
  * NULL: concat() skips NULL arguments, so an absent field leaves no member (the API leaves it out).
  * The table is STRICT, so a column holds its declared type: text goes through json_quote (the
  * escaping json_object applies), `created` is an INTEGER written as it is, and a REAL is written
- * as an integer when it is whole (as JavaScript writes it), else as json_quote writes it
- * (json_object's `%!0.17g`).
+ * as an integer when it is whole (as JavaScript writes it; SQLite writes `74.0`), else as
+ * json_quote writes it (json_object's `%!0.17g`).
  */
-function member(column: string, first: boolean): string {
+function member(column: EventColumn, first: boolean): string {
   const name = `'${first ? '{' : ','}"${column}":'`;
   if (REAL_COLUMNS.has(column)) {
     return `CASE WHEN ${column} IS NULL THEN NULL WHEN ${column} = CAST(${column} AS INTEGER) THEN ${name} || CAST(${column} AS INTEGER) ELSE ${name} || json_quote(${column}) END`;

@@ -1,14 +1,13 @@
 import type { Statement } from 'better-sqlite3';
 import type { CreatedIdKey } from '../../domain/page-token.js';
+import type { CellMode } from '../../domain/csv.js';
+import { csvChunkOfRows } from '../event-csv.js';
 import { itemsOf, TAIL_ROOM_TEXT } from '../event-items.js';
+import type { CsvChunk, EventItems, RawEvent } from '../ports.js';
+import { CSV_RECORD, CSV_RECORDS, csvChunkOf } from './event-csv.js';
 import { ITEM_JSON, ITEMS_JSON } from './event-json.js';
-import { EVENT_COLUMNS, EVENT_SELECT } from './event-rows.js';
+import { EVENT_SELECT } from './event-rows.js';
 import type { Db } from './open.js';
-import type { EventItems, RawEvent } from '../ports.js';
-
-/** Positions of the keyset columns in a raw row. */
-export const CREATED_INDEX = EVENT_COLUMNS.indexOf('created');
-export const ID_INDEX = EVENT_COLUMNS.indexOf('id');
 
 /**
  * The LIMIT of the event reads, a bound parameter that SQLite does not read while planning. A bare
@@ -32,14 +31,17 @@ export const GATEWAY_NEWEST_FIRST_SQL = `SELECT ${ITEMS_JSON} FROM (SELECT ${ITE
   ORDER BY created DESC, id DESC ${LIMIT})`;
 
 /** A chunk of an export: one forward range of (customer_id, created, id). */
-export const OLDEST_FIRST_SQL = `SELECT ${EVENT_SELECT} FROM events
+const OLDEST_FIRST_RANGE = `FROM events
   WHERE customer_id = @customerId AND (created, id) > (@created, @id) AND created < @end
   ORDER BY created, id ${LIMIT}`;
+export const OLDEST_FIRST_SQL = `SELECT ${EVENT_SELECT} ${OLDEST_FIRST_RANGE}`;
+/** The same chunk as CSV records that SQLite writes (see event-csv.ts). */
+export const OLDEST_FIRST_CSV_SQL = `SELECT ${CSV_RECORDS} FROM (SELECT ${CSV_RECORD} AS record ${OLDEST_FIRST_RANGE})`;
 
 /**
  * Reads of the events table for listing and export. The list reads a page as one JSON value
- * that SQLite writes (see event-json.ts); the export reads raw rows (arrays), which its CSV
- * writer formats. Every read is one range of an index:
+ * that SQLite writes (see event-json.ts), the export a chunk as one value of CSV records (see
+ * event-csv.ts). Every read is one range of an index:
  * the upper bound is the row value `(created, id) < (?, ?)` alone (the end of the range is
  * folded into it, see endKey), because SQLite uses only one upper bound per range and would
  * otherwise pick `created < end` and filter its way down to the cursor.
@@ -48,11 +50,13 @@ export class EventStore {
   private readonly newestFirst: Statement;
   private readonly gatewayNewestFirst: Statement;
   private readonly oldestFirst: Statement;
+  private readonly oldestFirstCsv: Statement;
 
   constructor(db: Db) {
     this.newestFirst = db.prepare(NEWEST_FIRST_SQL).raw(true);
     this.gatewayNewestFirst = db.prepare(GATEWAY_NEWEST_FIRST_SQL).raw(true);
-    this.oldestFirst = exportChunkStatement(db);
+    this.oldestFirst = db.prepare(OLDEST_FIRST_SQL).raw(true);
+    this.oldestFirstCsv = db.prepare(OLDEST_FIRST_CSV_SQL).raw(true);
   }
 
   /**
@@ -72,21 +76,15 @@ export class EventStore {
 
   /** Up to `limit` raw events of the customer with `(created, id) > after` and `created < end`, oldest first. */
   oldestAfter(customerId: string, after: CreatedIdKey, end: number, limit: number): RawEvent[] {
-    return readChunk(this.oldestFirst, customerId, after, end, limit);
+    return this.oldestFirst.all({ customerId, created: after.created, id: after.id, end, limit }) as RawEvent[];
   }
-}
 
-/** The statement of export chunks (raw rows, oldest first); export workers prepare it on their own connection. */
-export function exportChunkStatement(db: Db): Statement {
-  return db.prepare(OLDEST_FIRST_SQL).raw(true);
-}
-
-/** One chunk of an export statement. */
-export function readChunk(statement: Statement, customerId: string, after: CreatedIdKey, end: number, limit: number): RawEvent[] {
-  return statement.all({ customerId, created: after.created, id: after.id, end, limit }) as RawEvent[];
-}
-
-/** The key before a range that starts at `start`: no id is empty, so `(created, id) > (start, '')` is `created >= start`. */
-export function startKey(start: number): CreatedIdKey {
-  return { created: start, id: '' };
+  /**
+   * The events oldestAfter reads, as CSV records: written by SQLite, or from the raw rows when its
+   * bytes hold what it cannot write as JavaScript would (see csvChunkOf).
+   */
+  csvAfter(customerId: string, after: CreatedIdKey, end: number, limit: number, cells: CellMode): CsvChunk {
+    const row = this.oldestFirstCsv.get({ customerId, created: after.created, id: after.id, end, limit }) as [Buffer | null, number];
+    return csvChunkOf(row, cells) ?? csvChunkOfRows(this.oldestAfter(customerId, after, end, limit), cells);
+  }
 }

@@ -240,6 +240,7 @@ export class SqliteStore implements Store {
       gatewayNewestBefore: async (customerId, gatewayId, start, before, limit, prefix) =>
         events().gatewayNewestBefore(customerId, gatewayId, start, before, limit, prefix),
       oldestAfter: async (customerId, after, end, limit) => events().oldestAfter(customerId, after, end, limit),
+      csvAfter: async (customerId, after, end, limit, cells) => events().csvAfter(customerId, after, end, limit, cells),
       insert: async (customerId, rows: EventRow[]) => insertEvents(db, customerId, rows),
     };
     this.ingest = {
