@@ -1,5 +1,4 @@
 import { createReadStream, createWriteStream, rmSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { pipeline } from 'node:stream/promises';
 import { Worker } from 'node:worker_threads';
 import type { CellMode } from '../domain/csv.js';
@@ -9,11 +8,13 @@ import { workerScript } from '../threads/worker-script.js';
 import type { ExportJob, ExportMessage } from './worker.js';
 
 /**
- * Parts an export is split into, each written by its own worker thread (with its own read
- * connection) on its own core: one thread writes about 240,000 rows/s, most of it spent handing
- * SQLite's values to V8 one at a time (docs/events.md).
+ * Parts an export is split into by default, each written by its own worker thread (with its own
+ * read connection). One: since SQLite writes the CSV (store/sqlite/event-csv.ts) one thread writes
+ * 450,000-650,000 rows/s here, and a second part on the second core gained little and took that
+ * core from ingest and requests (ingest during an export 11,000 against 15,000 events/s, page
+ * p99 during an export further above its p99 without; bench/README.md "Issue 17: the read path").
  */
-export const EXPORT_PARTS = Math.min(2, availableParallelism());
+export const EXPORT_PARTS = 1;
 /**
  * A worker's heap, kept small: an export holds one chunk at a time, and without a limit V8 lets
  * garbage grow to hundreds of MB before collecting, which counts against the server's RSS.
