@@ -96,6 +96,17 @@ async function seeded(report) {
   return { ...marker, dataDir, email: EMAIL, password: PASSWORD, cached: false };
 }
 
+/**
+ * The path of page `i` of the benchmarks' mix of 500-event pages: two in three follow links.next
+ * of the previous page (`next`), the others are a 24 h range ending at a random point of the month.
+ */
+export function mixedPagePath(data, i, next, random) {
+  if (next && i % 3 !== 0) return next;
+  const day = 24 * 3600 * 1000;
+  const end = data.start + day + Math.floor(random() * (data.end - data.start - day));
+  return `/${CUSTOMER}/events?start_time_millis=${end - day}&end_time_millis=${end}&limit=500`;
+}
+
 const BIN = fileURLToPath(new URL('../bin/scanhub.js', import.meta.url));
 
 /**

@@ -14,13 +14,12 @@ import { spawn } from 'node:child_process';
 import { Client } from 'undici';
 import { LeanHttpClient } from './http-client.js';
 import { percentile, report } from './lib.js';
-import { CUSTOMER, diskReadKb, login, rssMb, seededDataDir, startServeProcess } from './events-data.js';
+import { CUSTOMER, diskReadKb, login, mixedPagePath, rssMb, seededDataDir, startServeProcess } from './events-data.js';
 
 const BENCH = 'events';
 const samples = Number(process.env.BENCH_SAMPLES ?? 600);
 const warmup = Number(process.env.BENCH_WARMUP ?? 100);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
-const DAY = 24 * 3600 * 1000;
 
 /** A bare node:http process answering a body of the size it is told, in its own process. */
 class BareServer {
@@ -106,13 +105,7 @@ try {
     let readKb;
     let next;
     for (let i = 0; i < warmup + samples; i++) {
-      let path;
-      if (next && i % 3 !== 0) path = next;
-      else {
-        const end = data.start + DAY + Math.floor(random() * (data.end - data.start - DAY));
-        path = `/${CUSTOMER}/events?start_time_millis=${end - DAY}&end_time_millis=${end}&limit=500`;
-      }
-      const page = await getPage(path);
+      const page = await getPage(mixedPagePath(data, i, next, random));
       next = page.next;
       if (i === warmup - 1) readKb = diskReadKb();
       if (i >= warmup) latencies.push(page.ms);

@@ -17,7 +17,7 @@ import { Client } from 'undici';
 import { openDatabase } from '../dist/store/sqlite/open.js';
 import { LeanHttpClient } from './http-client.js';
 import { percentile, report } from './lib.js';
-import { CUSTOMER, seededDataDir, warmPageCache } from './events-data.js';
+import { CUSTOMER, mixedPagePath, seededDataDir, warmPageCache } from './events-data.js';
 import { RUNS, dropDeployment, load, login, newDeployment, psql, startPostgres, startServe, summarize } from './stores-lib.js';
 
 const BENCH = 'stores-events';
@@ -117,12 +117,7 @@ async function pagesOn(side) {
   const latencies = [];
   let next;
   for (let i = 0; i < warmup + samples; i++) {
-    let path;
-    if (next && i % 3 !== 0) path = next;
-    else {
-      const end = data.start + DAY + Math.floor(random() * (data.end - data.start - DAY));
-      path = `/${CUSTOMER}/events?start_time_millis=${end - DAY}&end_time_millis=${end}&limit=500`;
-    }
+    const path = mixedPagePath(data, i, next, random);
     const started = performance.now();
     const response = await side.lean.get(path, side.headers);
     const ms = performance.now() - started;
