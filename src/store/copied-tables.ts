@@ -42,6 +42,10 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
     name: 'export_tasks',
     columns: ['id', 'customer_id', 'requested_by', 'start_time', 'end_time', 'status', 'requested', 'completed', 'rows', 'file', 'failure', 'cells', 'lease_owner', 'lease_until', 'attempts'],
   },
+  {
+    name: 'retention',
+    columns: ['customer_id', 'events_days', 'updated', 'deletion_started', 'deletion_finished', 'deletion_cutoff', 'deletion_deleted', 'deletion_batches', 'deletion_longest_batch_ms'],
+  },
   { name: 'job_configs', columns: ['id', 'customer_id', 'job_name', 'start_barcode', 'end_barcode', 'gateway_ids', 'version', 'created', 'last_updated'] },
   { name: 'job_config_revisions', columns: ['customer_id', 'revision'] },
   {

@@ -589,15 +589,16 @@ export interface ExportTaskRepository {
   succeed(id: string, owner: string, completed: number, rows: number, file: string): Promise<boolean>;
   /** Records failure while `owner` holds the lease of the PENDING task; false (nothing recorded) otherwise. */
   fail(id: string, owner: string, completed: number, failure: string): Promise<boolean>;
-  /** Tasks whose file was completed at or before `cutoff` and is still kept. */
-  expiredBy(cutoff: number): Promise<{ id: string; file: string }[]>;
-  dropFile(id: string): Promise<void>;
+  /** Tasks completed (SUCCESSFUL or FAILED) at or before `cutoff`, with their file while one is kept. */
+  expiredBy(cutoff: number): Promise<{ id: string; file: string | null }[]>;
+  /** Deletes a completed task (the caller deleted its file first); a PENDING one stays. */
+  delete(id: string): Promise<void>;
   /** Files of the tasks still kept, for telling them from stray files. */
   keptFiles(): Promise<Set<string>>;
 }
 
 /** Periodic clean-ups that run on one instance at a time (their PostgreSQL keys: postgres/locks.ts). */
-export type LockName = 'export-sweep';
+export type LockName = 'export-sweep' | 'retention';
 
 /** What tryRun did: ran the work (and what it returned), or left it to the instance holding the lock. */
 export type LockOutcome<T> = { ran: true; value: T } | { ran: false };
@@ -608,6 +609,57 @@ export interface LockRepository {
    * not run it when one does. PostgreSQL: a session advisory lock; SQLite (one process): always runs.
    */
   tryRun<T>(name: LockName, work: () => Promise<T>): Promise<LockOutcome<T>>;
+}
+
+/** A finished deletion pass over one customer's old events (docs/retention.md). */
+export interface RetentionDeletion {
+  /** When the pass began and ended, by the deployment's clock. */
+  started: number;
+  finished: number;
+  /** Events with `created < cutoff` were deleted. */
+  cutoff: number;
+  deleted: number;
+  batches: number;
+  /** The longest a batch held the writer, in milliseconds. */
+  longest_batch_ms: number;
+}
+
+/** A customer's retention: how long its events are kept (null: for ever), and its last finished deletion pass. */
+export interface RetentionRecord {
+  events_days: number | null;
+  last_deletion: RetentionDeletion | null;
+}
+
+/** What one batch of a deletion did. */
+export interface DeletedBatch {
+  deleted: number;
+  /**
+   * How long the batch held the writer, measured where it ran: SQLite from the moment BEGIN
+   * IMMEDIATE held the write lock to the end of COMMIT; PostgreSQL the DELETE's round trip.
+   */
+  holdMs: number;
+}
+
+/**
+ * Retention of events (DESIGN.md "Operations on one box"). The deletion itself is a series of
+ * batches (src/retention/sweeper.ts sizes and paces them): each call deletes one batch in one
+ * short transaction.
+ */
+export interface RetentionRepository {
+  /** The customer's retention: events_days null and no deletion when never set. */
+  get(customerId: string): Promise<RetentionRecord>;
+  /** Sets the period (null: keep for ever) and writes `audit` (given the previous period) with it; the record as stored. */
+  set(customerId: string, eventsDays: number | null, now: number, audit?: AuditOf<number | null>): Promise<RetentionRecord>;
+  /** Every customer whose events are kept for a period, with the period. */
+  periods(): Promise<{ customerId: string; eventsDays: number }[]>;
+  /**
+   * One batch: deletes up to `limit` of the customer's events with `created < cutoff`, oldest
+   * first, in one transaction. SQLite runs it on a connection and thread of its own (the caller's
+   * thread is not blocked), competing for the write lock like any writer.
+   */
+  deleteEventsBefore(customerId: string, cutoff: number, limit: number): Promise<DeletedBatch>;
+  /** Records the customer's last finished deletion pass. */
+  recordDeletion(customerId: string, deletion: RetentionDeletion): Promise<void>;
 }
 
 export interface JobConfigRepository {
@@ -696,6 +748,7 @@ export interface Store {
   readonly events: EventRepository;
   readonly ingest: IngestRepository;
   readonly exportTasks: ExportTaskRepository;
+  readonly retention: RetentionRepository;
   readonly jobConfigs: JobConfigRepository;
   readonly jobAnalysis: JobAnalysisRepository;
   readonly assets: AssetRepository;

@@ -75,12 +75,12 @@ export class PgExportTasks implements ExportTaskRepository {
     return result.rowCount === 1;
   }
 
-  async expiredBy(cutoff: number): Promise<{ id: string; file: string }[]> {
-    return (await this.db.query<{ id: string; file: string }>('SELECT id, file FROM export_tasks WHERE file IS NOT NULL AND completed <= $1', [cutoff])).rows;
+  async expiredBy(cutoff: number): Promise<{ id: string; file: string | null }[]> {
+    return (await this.db.query<{ id: string; file: string | null }>("SELECT id, file FROM export_tasks WHERE status <> 'PENDING' AND completed <= $1 ORDER BY completed, id", [cutoff])).rows;
   }
 
-  async dropFile(id: string): Promise<void> {
-    await this.db.query('UPDATE export_tasks SET file = NULL WHERE id = $1', [id]);
+  async delete(id: string): Promise<void> {
+    await this.db.query("DELETE FROM export_tasks WHERE id = $1 AND status <> 'PENDING'", [id]);
   }
 
   async keptFiles(): Promise<Set<string>> {

@@ -14,6 +14,7 @@ import { PgLocks } from './locks.js';
 import { applyMigrations } from './migrations/index.js';
 import { Database, mapFailure } from './pool.js';
 import { PgProvisioning } from './provisioning.js';
+import { PgRetention } from './retention.js';
 import { PgSecrets } from './secrets.js';
 import { PgSignals } from './signals.js';
 import { PgCustomers, PgUsers } from './users.js';
@@ -55,6 +56,7 @@ class PostgresStore implements Store {
   readonly events;
   readonly ingest;
   readonly exportTasks;
+  readonly retention;
   readonly jobConfigs;
   readonly jobAnalysis;
   readonly assets;
@@ -80,6 +82,7 @@ class PostgresStore implements Store {
     this.events = new PgEvents(db);
     this.ingest = new PgIngest(db);
     this.exportTasks = new PgExportTasks(db);
+    this.retention = new PgRetention(db);
     this.jobConfigs = new PgJobConfigs(db);
     this.jobAnalysis = new PgJobAnalysis(db);
     this.assets = new PgAssets(db);

@@ -74,16 +74,16 @@ export class ExportTaskStore {
     );
   }
 
-  /** Tasks whose file was completed at or before `cutoff` and is still kept. */
-  expiredBy(cutoff: number): { id: string; file: string }[] {
+  /** Completed tasks (SUCCESSFUL or FAILED) completed at or before `cutoff`, with their file while kept. */
+  expiredBy(cutoff: number): { id: string; file: string | null }[] {
     return this.db
-      .prepare('SELECT id, file FROM export_tasks WHERE file IS NOT NULL AND completed <= ?')
-      .all(cutoff) as { id: string; file: string }[];
+      .prepare("SELECT id, file FROM export_tasks WHERE status <> 'PENDING' AND completed <= ? ORDER BY completed, id")
+      .all(cutoff) as { id: string; file: string | null }[];
   }
 
-  /** Forgets the file of a task once it is deleted. */
-  dropFile(id: string): void {
-    this.db.prepare('UPDATE export_tasks SET file = NULL WHERE id = ?').run(id);
+  /** Deletes a completed task, once its file is deleted. */
+  delete(id: string): void {
+    this.db.prepare("DELETE FROM export_tasks WHERE id = ? AND status <> 'PENDING'").run(id);
   }
 
   /** Files of the tasks still kept, for telling them from stray files. */

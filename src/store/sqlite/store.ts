@@ -20,6 +20,7 @@ import {
   type LoginFailureRepository,
   type NewUser,
   type ProvisioningRepository,
+  type RetentionRepository,
   type SecretRepository,
   type Store,
   type StorePurpose,
@@ -32,6 +33,7 @@ import { CertificateStore } from './certificates.js';
 import { CustomerStore } from './customers.js';
 import { DeadLetterStore } from './dead-letters.js';
 import { insertEvents } from './event-rows.js';
+import { EventDeleter } from './event-deleter.js';
 import { EventStore } from './events.js';
 import { ExportTaskStore } from './export-tasks.js';
 import { FeatureStore } from './features.js';
@@ -45,6 +47,7 @@ import { LoginFailureStore } from './login-failures.js';
 import { ApiKeyStore } from './api-keys.js';
 import { openDatabase, type Db } from './open.js';
 import { ProvisioningStore } from './provisioning.js';
+import { RetentionStore } from './retention.js';
 import { FileSecrets } from './secrets.js';
 import { UserStore } from './users.js';
 
@@ -78,6 +81,7 @@ export class SqliteStore implements Store {
   readonly events: EventRepository;
   readonly ingest: IngestRepository;
   readonly exportTasks: ExportTaskRepository;
+  readonly retention: RetentionRepository;
   readonly jobConfigs: JobConfigRepository;
   readonly jobAnalysis: JobAnalysisRepository;
   readonly assets: AssetRepository;
@@ -88,6 +92,8 @@ export class SqliteStore implements Store {
   readonly signals = new LocalSignals();
   private readonly pool: () => JobAnalysisPool;
   private poolStarted = false;
+  private readonly deleter: () => EventDeleter;
+  private deleterStarted = false;
   private closed = false;
 
   constructor(
@@ -108,6 +114,8 @@ export class SqliteStore implements Store {
     const ingest = lazy(() => new IngestStore(db));
     const commit = lazy((): Committer => createCommitter(ingest()));
     const exportTasks = lazy(() => new ExportTaskStore(db));
+    const retention = lazy(() => new RetentionStore(db));
+    this.deleter = lazy(() => ((this.deleterStarted = true), new EventDeleter(db)));
     const jobConfigs = lazy(() => new JobConfigStore(db));
     const assets = lazy(() => new AssetStore(db));
     const deadLetters = lazy(() => new DeadLetterStore(db));
@@ -257,8 +265,19 @@ export class SqliteStore implements Store {
       succeed: async (id, owner, completed, rows, file) => exportTasks().succeed(id, owner, completed, rows, file),
       fail: async (id, owner, completed, failure) => exportTasks().fail(id, owner, completed, failure),
       expiredBy: async (cutoff) => exportTasks().expiredBy(cutoff),
-      dropFile: async (id) => exportTasks().dropFile(id),
+      delete: async (id) => exportTasks().delete(id),
       keptFiles: async () => exportTasks().keptFiles(),
+    };
+    this.retention = {
+      get: async (customerId) => retention().get(customerId),
+      set: async (customerId, eventsDays, now, audit) => {
+        audited(db, () => retention().set(customerId, eventsDays, now), (previous) => audit?.(previous));
+        return retention().get(customerId);
+      },
+      periods: async () => retention().periods(),
+      // Off this thread: a batch may wait for the ingest writer's lock (event-deleter.ts).
+      deleteEventsBefore: (customerId, cutoff, limit) => this.deleter().delete(customerId, cutoff, limit),
+      recordDeletion: async (customerId, deletion) => retention().recordDeletion(customerId, deletion),
     };
     this.jobConfigs = {
       // One read transaction: the revision is the ETag of exactly this list.
@@ -306,6 +325,7 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     this.closed = true;
     if (this.poolStarted) await this.pool().close();
+    if (this.deleterStarted) await this.deleter().close();
     if (this.db.open) this.db.close();
   }
 }

@@ -1,0 +1,49 @@
+/**
+ * Retention of events (DESIGN.md "Operations on one box"; docs/retention.md): how long a customer
+ * keeps its events, which events a deletion takes, and how big its next batch may be so that no
+ * batch holds the database's writer for long. Plain functions, no I/O.
+ */
+
+export const DAY_MS = 24 * 3600 * 1000;
+
+/** The longest retention period that can be set: 100 years. `null` keeps events for ever. */
+export const MAX_RETENTION_DAYS = 36_500;
+
+/**
+ * The first `created` that a period of `days` keeps at `now`: events with `created < cutoff` are
+ * deleted, `created >= cutoff` stay (half-open, as every range of the API).
+ */
+export function retentionCutoff(now: number, days: number): number {
+  return now - days * DAY_MS;
+}
+
+/** How long one batch should hold the writer (SQLite's write lock; PostgreSQL's transaction). */
+export const TARGET_HOLD_MS = 10;
+/** The hold no batch may exceed: DESIGN.md's "about 50 ms". A batch over it is logged as a warning. */
+export const MAX_HOLD_MS = 50;
+/** Rows of the first batch of a pass, before any hold was measured. */
+export const FIRST_BATCH = 100;
+export const MIN_BATCH = 10;
+export const MAX_BATCH = 20_000;
+
+/**
+ * The size of the next batch from the last one: as many rows as fit in `targetMs` at the rate the
+ * last batch deleted them, shrinking at once but growing at most twofold per batch (one fast batch
+ * on a cold page cache says little), within MIN_BATCH..MAX_BATCH.
+ */
+export function nextBatchSize(size: number, deleted: number, holdMs: number, targetMs = TARGET_HOLD_MS): number {
+  const ceiling = Math.min(MAX_BATCH, size * 2);
+  if (deleted === 0 || holdMs <= 0) return Math.max(MIN_BATCH, ceiling);
+  const fitting = Math.floor((deleted * targetMs) / holdMs);
+  return Math.max(MIN_BATCH, Math.min(ceiling, fitting));
+}
+
+/**
+ * The pause after a batch before the next one takes the writer again: at least as long as the
+ * batch held it, so deletion never has more than half of the writer's time, and never less than
+ * `minPauseMs`. On SQLite a waiting ingest commit retries its lock after 1, 2, 5 and 10 ms (its
+ * busy handler's steps): a pause longer than such a step lets it in before the next batch.
+ */
+export function pauseAfter(holdMs: number, minPauseMs: number): number {
+  return Math.max(minPauseMs, Math.ceil(holdMs));
+}
