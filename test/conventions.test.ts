@@ -397,10 +397,10 @@ describe('layers', () => {
     expect(offenders).toEqual([]);
   });
 
-  it('imports run down the layers: simulator and client never import cli; store and domain never import server, mqtt, export or cli; domain imports no store', () => {
+  it('imports run down the layers: simulator and client never import cli; store and domain never import server, mqtt, export, retention or cli; domain imports no store', () => {
     const forbidden: [RegExp, RegExp][] = [
       [/^(simulator|client)\//, /^cli\//],
-      [/^(store|domain)\//, /^(server|mqtt|export|cli|simulator)\//],
+      [/^(store|domain)\//, /^(server|mqtt|export|retention|cli|simulator)\//],
       [/^domain\//, /^store\//],
     ];
     const offenders = sources.flatMap((file) =>

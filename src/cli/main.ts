@@ -13,6 +13,7 @@ import { registerOperatorCaCommand } from './operator-ca.js';
 import { registerOperatorDeadLetterCommands } from './operator-dead-letters.js';
 import { registerOperatorMigrateCommand } from './operator-migrate.js';
 import { registerOperatorCommands } from './operator.js';
+import { registerRetentionCommands } from './retention.js';
 import { registerServeCommand } from './serve.js';
 import { registerSimulateCommand } from './simulate.js';
 import { registerUserCommands } from './users.js';
@@ -45,6 +46,7 @@ export function buildProgram(): Command {
   registerAssetCommands(program);
   registerJobCommands(program);
   registerAuditCommand(program);
+  registerRetentionCommands(program);
   registerSimulateCommand(program);
   return program;
 }

@@ -129,6 +129,10 @@ export class ApiClient {
     return (await this.request<T>('POST', path, { body, query })).body;
   }
 
+  async put<T>(path: string, body: unknown): Promise<T> {
+    return (await this.request<T>('PUT', path, { body })).body;
+  }
+
   async patch<T>(path: string, body: unknown, headers?: Record<string, string>): Promise<T> {
     return (await this.request<T>('PATCH', path, { body, headers })).body;
   }

@@ -105,6 +105,15 @@ export class RetentionSweeper {
     return this.next();
   }
 
+  /** Resolves once no pass runs or waits (tests: after a change of period, its pass has finished). */
+  async idle(): Promise<void> {
+    let chain;
+    do {
+      chain = this.chain;
+      await chain;
+    } while (chain !== this.chain);
+  }
+
   /** Stops: the running pass stops after its current batch, and no other starts. */
   async close(): Promise<void> {
     this.closed = true;

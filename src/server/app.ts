@@ -18,6 +18,7 @@ import { registerFeatureRoutes } from './routes/features.js';
 import { registerGatewayRoutes } from './routes/gateways.js';
 import { registerHealthRoutes, type Readiness } from './routes/health.js';
 import { registerProvisioningRoutes } from './routes/provisioning.js';
+import { registerRetentionRoutes } from './routes/retention.js';
 import { registerJobAnalysisRoutes } from './routes/job-analysis.js';
 import { registerJobConfigRoutes } from './routes/job-configs.js';
 import { registerUserRoutes } from './routes/users.js';
@@ -87,6 +88,7 @@ export async function buildApp(ctx: ServerContext, options: AppOptions = {}): Pr
   registerJobAnalysisRoutes(app, ctx);
   registerAssetRoutes(app, ctx);
   registerAuditLogRoutes(app, ctx);
+  registerRetentionRoutes(app, ctx);
 
   app.get('/openapi.json', {
     schema: {

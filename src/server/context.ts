@@ -1,6 +1,7 @@
 import type { IdTokens } from '../auth/idtoken.js';
 import type { CertificateAuthority } from '../pki/ca.js';
 import { Exporter } from '../export/exporter.js';
+import { RetentionSweeper, type RetentionOptions } from '../retention/sweeper.js';
 import type { Store } from '../store/ports.js';
 
 /** Where the deployment is reachable and keeps its files. */
@@ -29,6 +30,8 @@ export interface ServerContext {
   clock: () => number;
   /** Runs export tasks in worker threads; started and stopped with the app (routes/exports.ts). */
   exporter: Exporter;
+  /** Deletes events past their customer's retention period; started and stopped with the app (routes/retention.ts). */
+  retention: RetentionSweeper;
 }
 
 /** The context over an open store; the caller owns the store and keys. */
@@ -37,6 +40,7 @@ export function createContext(
   config: ServerConfig,
   keys: { idTokens: IdTokens; linkKey: Buffer; ca: CertificateAuthority },
   clock: () => number = Date.now,
+  options: { retention?: RetentionOptions } = {},
 ): ServerContext {
   return {
     store,
@@ -44,5 +48,6 @@ export function createContext(
     ...keys,
     clock,
     exporter: new Exporter({ store, dataDir: config.blobDir, clock }),
+    retention: new RetentionSweeper({ store, clock, ...options.retention }),
   };
 }

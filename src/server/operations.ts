@@ -29,6 +29,7 @@ export const TAGS = [
   { name: 'features', description: 'Feature flags of a customer.' },
   { name: 'downloads', description: 'Files handed out through signed, expiring links: exports, assets, provisioning packages.' },
   { name: 'audit', description: 'Who did what: the audit log of security-relevant actions.' },
+  { name: 'retention', description: 'How long events are kept before they are deleted.' },
   { name: 'operations', description: 'Health and this document, for operators and tools.' },
 ];
 
@@ -122,6 +123,16 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     operationId: 'revokeApiKey',
     description: 'The key is refused (401) from the next request on, on every instance. A revoked key is no longer listed; revoking it again answers 404.',
     errors: { 404: 'No key with this id in the customer, or it was revoked already.' },
+  },
+  'GET /:customer_id/retention': {
+    operationId: 'getRetention',
+    description:
+      'events_days: how many days events are kept (null: for ever, the default); last_deletion: the last finished deletion pass, read-only (docs/retention.md).',
+  },
+  'PUT /:customer_id/retention': {
+    operationId: 'setRetention',
+    description:
+      'Events older than events_days days are deleted in small batches, soon after this call and every 10 minutes, while ingest and listing go on; null keeps them for ever. Answers the retention as stored. Recorded in the audit log (retention.set).',
   },
   'GET /:customer_id/features': {
     operationId: 'listFeatures',

@@ -14,6 +14,7 @@ import { MIN_PASSWORD_LENGTH, generatePassword, hashPassword } from '../auth/pas
 import { operatorAuditEntry } from '../domain/audit.js';
 import { loadLinkKey } from '../auth/secrets.js';
 import { openStore, sqliteLocator } from '../store/open.js';
+import type { RetentionOptions } from '../retention/sweeper.js';
 import type { Store, StoreLocator } from '../store/ports.js';
 import { buildApp } from './app.js';
 import { createContext, type ServerContext } from './context.js';
@@ -53,6 +54,8 @@ export interface ServeOptions {
   rateLimits?: RateLimits;
   /** HTTPS for the API: with this pair (`--tls-cert/--tls-key`), or a certificate of the deployment CA (`--https`). */
   tls?: TlsPair | 'deployment-ca';
+  /** Timings of the deletion of old events (tests shorten them; default: src/retention/sweeper.ts). */
+  retention?: RetentionOptions;
 }
 
 export interface Bootstrap {
@@ -171,7 +174,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       mqttPublicHost: options.mqttPublicHost ?? reachableHost(options.host),
       mqttPort: options.mqttPort,
     };
-    const ctx = createContext(store, config, { idTokens, linkKey: await loadLinkKey(store.secrets), ca }, clock);
+    const ctx = createContext(store, config, { idTokens, linkKey: await loadLinkKey(store.secrets), ca }, clock, { retention: options.retention });
     const created = await bootstrap(ctx, options);
     const readiness: Readiness = { http: false, mqtt: false };
     const tls = httpsPair(options, ca, dataDir, config.mqttPublicHost);
