@@ -201,6 +201,12 @@ describePostgres('scanhub operator migrate', () => {
     });
     const asset = Buffer.from(await (await fetch(download_url)).arrayBuffer());
     const { key: apiKey } = await admin.post<{ key: string }>(`/${CUSTOMER}/api-keys`, { name: 'ci', permissions: ['event.read'] });
+    // A retention period, and the (empty) deletion pass it starts: both come along.
+    await admin.put(`/${CUSTOMER}/retention`, { events_days: 365 });
+    for (let waited = 0; (await admin.get<{ last_deletion: unknown }>(`/${CUSTOMER}/retention`)).last_deletion === null; waited += 50) {
+      if (waited > 10_000) throw new Error('no deletion pass within 10 s of setting the retention');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
 
     const answers: Seen['answers'] = {};
     for (const [name, path] of Object.entries(READS)) answers[name] = await read(old.url, adminToken, path);
@@ -245,7 +251,7 @@ describePostgres('scanhub operator migrate', () => {
         'users\t3\t3',
         'invitations\t2\t2',
         'login_failures\t0\t0',
-        'audit_log\t17\t17',
+        'audit_log\t18\t18',
         'api_keys\t1\t1',
         'features\t1\t1',
         'gateways\t3\t3',
@@ -253,6 +259,7 @@ describePostgres('scanhub operator migrate', () => {
         'provisioning_tokens\t1\t1',
         'events\t6\t6',
         'export_tasks\t2\t2',
+        'retention\t1\t1',
         'job_configs\t1\t1',
         'job_config_revisions\t1\t1',
         'assets\t1\t1',
@@ -315,6 +322,8 @@ describePostgres('scanhub operator migrate', () => {
 
     // The export's file and the asset's file come from the blob directory through new links.
     const admin = new ApiClient(cluster.url, seen.adminToken);
+    // The retention period came along (the instance's first pass has since recorded a deletion of its own).
+    expect(await admin.get(`/${CUSTOMER}/retention`)).toMatchObject({ events_days: 365, last_deletion: { deleted: 0 } });
     const task = await admin.get<{ status: string; download_link: string }>(`/${CUSTOMER}/events/export/tasks/${seen.exportTask}`);
     expect(task.status).toBe('SUCCESSFUL');
     expect((await call(task.download_link, 'GET', '')).text).toBe(seen.exportCsv);
