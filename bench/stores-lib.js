@@ -255,6 +255,65 @@ export async function ingestRun(kind, pg, { bench, customer, gatewayCount, windo
 }
 
 
+/**
+ * A fresh PostgreSQL deployment with the rows of events-data.js's SQLite seeding (`data`: its
+ * marker): same customer, gateways, times and shapes, random UUIDs; one INSERT ... SELECT FROM
+ * generate_series per 2 M rows with the indexes dropped and rebuilt after, then VACUUM ANALYZE.
+ * `onFigure(metric, value, unit)` gets the seeding times.
+ */
+export async function seedPostgresEvents(pg, data, onFigure = () => {}) {
+  const CUSTOMER = data.customer;
+  const deployment = newDeployment('postgres', pg, { prefix: 'events' });
+  const server = await startServe(deployment, { customer: CUSTOMER, logLevel: 'warn' }); // creates the customer and administrator
+  await server.stop();
+  const started = performance.now();
+  const { events, start: T0, end } = data;
+  const SPAN = end - T0;
+  const indexes = psql(deployment.url, "SELECT indexdef FROM pg_indexes WHERE tablename = 'events' AND indexname <> 'events_pkey'").split('\n').filter(Boolean);
+  const names = psql(deployment.url, "SELECT indexname FROM pg_indexes WHERE tablename = 'events' AND indexname <> 'events_pkey'").split('\n').filter(Boolean);
+  const gatewayArray = `ARRAY[${data.gateways.map((g) => `'${g}'`).join(',')}]`;
+  if (pg.dir) {
+    // Our own throwaway cluster: fewer checkpoints while loading (not done to a server given by BENCH_POSTGRES_URL).
+    psql(deployment.url, "ALTER SYSTEM SET max_wal_size = '16GB'");
+    psql(deployment.url, 'SELECT pg_reload_conf()');
+  }
+  // One statement per 2 M rows: the same values as events-data.js's SQLite seeding.
+  psql(deployment.url, `ALTER TABLE events DROP CONSTRAINT events_pkey; ${names.map((n) => `DROP INDEX ${n};`).join(' ')}`);
+  const BATCH = 2_000_000;
+  for (let from = 0; from < events; from += BATCH) {
+    const to = Math.min(events, from + BATCH);
+    psql(
+      deployment.url,
+      `SET synchronous_commit = off;
+      INSERT INTO events (customer_id, id, class, type, created, scan_code, scan_duration, scan_decode_symbology, device_id,
+        device_battery, device_firmware, device_temperature, gateway_id, gateway_usecase, gateway_station, metrics_worker_steps)
+      SELECT '${CUSTOMER}', gen_random_uuid()::text, 'event',
+        CASE WHEN i % 10 = 0 THEN 'telemetry' ELSE 'scan' END,
+        ${T0} + i * ${SPAN} / ${events},
+        CASE WHEN i % 10 = 0 THEN NULL ELSE '40063813' || (10000 + i % 90000) END,
+        CASE WHEN i % 10 = 0 THEN NULL ELSE 80 + i % 100 END,
+        CASE WHEN i % 10 = 0 THEN NULL ELSE 'EAN_13' END,
+        'M001-' || (100000 + i % 400),
+        CASE WHEN i % 10 = 0 THEN 20 + i % 80 ELSE NULL END,
+        '2.4.1',
+        CASE WHEN i % 10 = 0 THEN 25.5 + i % 10 ELSE NULL END,
+        (${gatewayArray})[1 + i % ${data.gateways.length}], 'picking', 'Station ' || (i % ${data.gateways.length}),
+        CASE WHEN i % 10 = 0 THEN i % 5000 ELSE NULL END
+      FROM generate_series(${from}::bigint, ${to - 1}::bigint) AS i`,
+    );
+  }
+  const inserted = performance.now();
+  psql(deployment.url, `SET maintenance_work_mem = '1GB'; ALTER TABLE events ADD PRIMARY KEY (id)`);
+  for (const sql of indexes) psql(deployment.url, `SET maintenance_work_mem = '1GB'; ${sql}`);
+  psql(deployment.url, 'VACUUM ANALYZE events');
+  psql(deployment.url, 'CHECKPOINT');
+  const count = Number(psql(deployment.url, 'SELECT count(*) FROM events'));
+  if (count !== events) throw new Error(`PostgreSQL seeded ${count} events, expected ${events}`);
+  onFigure('seed_seconds', (performance.now() - started) / 1000, 's');
+  onFigure('seed_index_seconds', (performance.now() - inserted) / 1000, 's');
+  return deployment;
+}
+
 /** Starts serve once so that it creates the customer, its administrator and the keys; stops it. */
 export async function bootstrap(deployment, customer) {
   const server = await startServe(deployment, { customer, logLevel: 'warn' });

@@ -12,8 +12,8 @@ import type { RetentionDeletion, Store } from '../store/ports.js';
 
 /** How often every instance looks for events past their customer's period. */
 export const RETENTION_INTERVAL_MS = 10 * 60_000;
-/** The shortest pause between two batches (domain/retention.ts pauseAfter). */
-export const MIN_PAUSE_MS = 10;
+/** The shortest pause between two batches (domain/retention.ts pauseAfter): longer than an ingest commit's wait for its next retry after a 5 ms batch. */
+export const MIN_PAUSE_MS = 5;
 /** How often a running pass re-reads the customer's period: a longer one, or `null`, set meanwhile takes effect within this. */
 export const RECHECK_MS = 1000;
 /** How often a long pass logs its progress. */
@@ -71,7 +71,7 @@ export type RetentionPass = { ran: true; customers: CustomerDeletion[] } | { ran
  * Deletes events past each customer's retention period (docs/retention.md): a pass at start, every
  * RETENTION_INTERVAL_MS and soon after a period is set. A pass runs under the `retention` lock (on
  * PostgreSQL one instance at a time; the others skip the round) and deletes each customer's old
- * events in batches sized to hold the writer about TARGET_HOLD_MS each, pausing between batches at
+ * events in batches sized to hold the writer about TARGET_HOLD_MS (5 ms) each, pausing between batches at
  * least as long as the batch took, so ingest and HTTP writes get the writer in between. Passes of
  * one instance run one after the other.
  */
