@@ -1,22 +1,9 @@
 import type { Command } from 'commander';
-import { MAX_RETENTION_DAYS } from '../domain/retention.js';
+import { MAX_RETENTION_DAYS, type RetentionRecord } from '../domain/retention.js';
 import { connect } from './connect.js';
 import { CliError, Exit, formatTime, printObject, success, type Column, type Io } from './io.js';
 
-/** What `GET /{customer_id}/retention` answers (docs/retention.md). */
-export interface Retention {
-  events_days: number | null;
-  last_deletion: {
-    started: number;
-    finished: number;
-    cutoff: number;
-    deleted: number;
-    batches: number;
-    longest_batch_ms: number;
-  } | null;
-}
-
-const fields = (io: Io): Column<Retention>[] => [
+const fields = (io: Io): Column<RetentionRecord>[] => [
   { header: 'EVENTS KEPT', value: (r) => kept(r.events_days) },
   { header: 'LAST DELETION', value: (r) => (r.last_deletion ? formatTime(io, r.last_deletion.finished) : 'never') },
   { header: 'DELETED', value: (r) => r.last_deletion?.deleted },
@@ -47,7 +34,7 @@ export function registerRetentionCommands(program: Command): void {
     .description('show how long events are kept and the last deletion')
     .action(async (_options: unknown, command: Command) => {
       const session = await connect(command);
-      printObject(session.io, await session.client.get<Retention>(`${session.base}/retention`), fields(session.io));
+      printObject(session.io, await session.client.get<RetentionRecord>(`${session.base}/retention`), fields(session.io));
     });
 
   retention
@@ -62,7 +49,7 @@ export function registerRetentionCommands(program: Command): void {
       }
       const days = options.forever ? null : eventsDays(options.eventsDays!);
       const session = await connect(command);
-      const stored = await session.client.put<Retention>(`${session.base}/retention`, { events_days: days });
+      const stored = await session.client.put<RetentionRecord>(`${session.base}/retention`, { events_days: days });
       if (session.io.json) session.io.out(JSON.stringify(stored, null, 2));
       success(
         session.io,

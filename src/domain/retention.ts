@@ -6,6 +6,25 @@
 
 export const DAY_MS = 24 * 3600 * 1000;
 
+/** A finished deletion pass over one customer's old events, as the API shows it (`last_deletion`). */
+export interface RetentionDeletion {
+  /** When the pass began and ended, by the deployment's clock. */
+  started: number;
+  finished: number;
+  /** Events with `created < cutoff` were deleted. */
+  cutoff: number;
+  deleted: number;
+  batches: number;
+  /** The longest a batch held the writer, in milliseconds. */
+  longest_batch_ms: number;
+}
+
+/** A customer's retention as the API shows it: how long its events are kept (null: for ever), and its last finished deletion pass. */
+export interface RetentionRecord {
+  events_days: number | null;
+  last_deletion: RetentionDeletion | null;
+}
+
 /** The longest retention period that can be set: 100 years. `null` keeps events for ever. */
 export const MAX_RETENTION_DAYS = 36_500;
 

@@ -25,6 +25,7 @@ import type { BatchResult, IngestMessage } from '../domain/ingest.js';
 import type { GatewayJobs, JobBarcodes, TimeRange } from '../domain/job-analysis.js';
 import type { CreatedIdKey } from '../domain/page-token.js';
 import type { CreatedWindow } from '../domain/payload-limits.js';
+import type { RetentionDeletion, RetentionRecord } from '../domain/retention.js';
 
 // ---------------------------------------------------------------------------------------------
 // Where a store lives, and the failure every method may throw.
@@ -425,6 +426,7 @@ export interface LoginFailureRepository {
 }
 
 export type { AuditKey };
+export type { RetentionDeletion, RetentionRecord };
 
 /** Builds the entry of a change from what the store learned making it (the user of an invitation, the gateway of a token). */
 export type AuditOf<T> = (subject: T) => AuditEntry;
@@ -609,25 +611,6 @@ export interface LockRepository {
    * not run it when one does. PostgreSQL: a session advisory lock; SQLite (one process): always runs.
    */
   tryRun<T>(name: LockName, work: () => Promise<T>): Promise<LockOutcome<T>>;
-}
-
-/** A finished deletion pass over one customer's old events (docs/retention.md). */
-export interface RetentionDeletion {
-  /** When the pass began and ended, by the deployment's clock. */
-  started: number;
-  finished: number;
-  /** Events with `created < cutoff` were deleted. */
-  cutoff: number;
-  deleted: number;
-  batches: number;
-  /** The longest a batch held the writer, in milliseconds. */
-  longest_batch_ms: number;
-}
-
-/** A customer's retention: how long its events are kept (null: for ever), and its last finished deletion pass. */
-export interface RetentionRecord {
-  events_days: number | null;
-  last_deletion: RetentionDeletion | null;
 }
 
 /** What one batch of a deletion did. */
