@@ -11,7 +11,7 @@ import { GatewayClients, provisionGateway, type TestGateway } from './helpers/mq
 import { storedEvents } from './helpers/store-rows.js';
 import { CUSTOMER, startTestServer, type TestServer } from './helpers/server.js';
 
-const OLD = 20_000;
+const OLD = 5000;
 const PUBLISHED = 200;
 
 let t: TestServer;
@@ -26,15 +26,14 @@ const checked = new Promise<void>((resolve) => (checksDone = resolve));
 
 beforeAll(async () => {
   t = await startTestServer({
-    // Small batches and short pauses: a long pass of many batches over a small table.
+    // Short pauses: a pass of many batches over a small table.
     retention: {
-      targetHoldMs: 2,
       minPauseMs: 1,
       onBatch: async (progress) => {
         batches.push(progress);
         if (progress.batch === 1) started();
         // Never finish before the checks did: the last batches wait for them.
-        if (progress.total >= OLD - 2000) await checked;
+        if (progress.total >= OLD - 500) await checked;
       },
     },
   });
@@ -96,15 +95,19 @@ describe('while old events are deleted', () => {
     expect(batches.length).toBeGreaterThan(before);
     checksDone();
     await t.server.ctx.retention.idle();
+    // The pass went through the old events in (created, id) order: old ones that arrived behind
+    // its position are the next pass's.
+    await t.server.ctx.retention.run();
 
     const pass = (await t.admin.get<{ last_deletion: { deleted: number; cutoff: number } }>(`/${CUSTOMER}/retention`)).last_deletion;
     // Every seeded old event and every old one published during the pass; nothing else.
     const oldPublished = published.filter((event) => event.created < pass.cutoff);
     expect(oldPublished).toHaveLength(PUBLISHED / 10);
-    expect(pass.deleted).toBe(OLD + oldPublished.length);
+    expect(batches.reduce((sum, batch) => sum + batch.deleted, 0)).toBe(OLD + oldPublished.length);
     const stored = (await storedEvents(t, CUSTOMER)).map((row) => row[0] as string).sort();
     const young = [...scans.map((row) => row.id), ...published.filter((event) => event.created >= pass.cutoff).map((event) => event.id)].sort();
     expect(stored).toEqual(young);
     expect(t.server.broker.ingest).toMatchObject({ events: PUBLISHED, invalid: 0, failed: 0 });
-  });
+    // A pass of many small batches: slow on a busy machine, whatever the store.
+  }, 120_000);
 });

@@ -4,6 +4,8 @@
  * batch holds the database's writer for long. Plain functions, no I/O.
  */
 
+import type { CreatedIdKey } from './page-token.js';
+
 export const DAY_MS = 24 * 3600 * 1000;
 
 /** A finished deletion pass over one customer's old events, as the API shows it (`last_deletion`). */
@@ -59,6 +61,16 @@ export function nextBatchSize(size: number, deleted: number, holdMs: number, tar
   if (deleted === 0 || holdMs <= 0) return Math.max(MIN_BATCH, ceiling);
   const fitting = Math.floor((deleted * targetMs) / holdMs);
   return Math.max(MIN_BATCH, Math.min(ceiling, fitting));
+}
+
+/** Where a pass starts: before every event. Each batch then starts after the newest key the one before deleted. */
+export const DELETION_START: CreatedIdKey = { created: Number.MIN_SAFE_INTEGER, id: '' };
+
+/** The greatest (created, id) of the keys (a batch's deleted events), or undefined for none. */
+export function newestKey(keys: readonly CreatedIdKey[]): CreatedIdKey | undefined {
+  let newest: CreatedIdKey | undefined;
+  for (const key of keys) if (!newest || key.created > newest.created || (key.created === newest.created && key.id > newest.id)) newest = key;
+  return newest && { created: newest.created, id: newest.id };
 }
 
 /**

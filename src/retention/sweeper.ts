@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
+  DELETION_START,
   FIRST_BATCH,
   MAX_HOLD_MS,
   TARGET_HOLD_MS,
@@ -72,8 +73,9 @@ export type RetentionPass = { ran: true; customers: CustomerDeletion[] } | { ran
  * RETENTION_INTERVAL_MS and soon after a period is set. A pass runs under the `retention` lock (on
  * PostgreSQL one instance at a time; the others skip the round) and deletes each customer's old
  * events in batches sized to hold the writer about TARGET_HOLD_MS (5 ms) each, pausing between batches at
- * least as long as the batch took, so ingest and HTTP writes get the writer in between. Passes of
- * one instance run one after the other.
+ * least as long as the batch took, so ingest and HTTP writes get the writer in between. Each batch
+ * starts after the last event the one before deleted. Passes of one instance run one after the
+ * other.
  */
 export class RetentionSweeper {
   private chain: Promise<unknown> = Promise.resolve();
@@ -159,6 +161,7 @@ export class RetentionSweeper {
     const began = performance.now();
     let cutoff = retentionCutoff(started, eventsDays);
     let size = FIRST_BATCH;
+    let after = DELETION_START;
     let deleted = 0;
     let batches = 0;
     let longest = 0;
@@ -170,7 +173,8 @@ export class RetentionSweeper {
         stopped = true;
         break;
       }
-      const batch = await store.retention.deleteEventsBefore(customerId, cutoff, size);
+      const batch = await store.retention.deleteEventsBefore(customerId, cutoff, size, after);
+      if (batch.last) after = batch.last;
       if (batch.deleted > 0) {
         batches++;
         deleted += batch.deleted;

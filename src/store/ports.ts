@@ -616,6 +616,8 @@ export interface LockRepository {
 /** What one batch of a deletion did. */
 export interface DeletedBatch {
   deleted: number;
+  /** The keyset position of the newest event it deleted (the next batch starts after it); absent when it deleted none. */
+  last?: CreatedIdKey;
   /**
    * How long the batch held the writer, measured where it ran: SQLite from the moment BEGIN
    * IMMEDIATE held the write lock to the end of COMMIT; PostgreSQL the DELETE's round trip.
@@ -636,11 +638,13 @@ export interface RetentionRepository {
   /** Every customer whose events are kept for a period, with the period. */
   periods(): Promise<{ customerId: string; eventsDays: number }[]>;
   /**
-   * One batch: deletes up to `limit` of the customer's events with `created < cutoff`, oldest
-   * first, in one transaction. SQLite runs it on a connection and thread of its own (the caller's
-   * thread is not blocked), competing for the write lock like any writer.
+   * One batch: deletes up to `limit` of the customer's events with `created < cutoff` and
+   * `(created, id) > after`, oldest first, in one transaction. A pass hands each batch the `last`
+   * of the one before, so no batch walks again over what the previous ones deleted (PostgreSQL
+   * keeps their index entries until VACUUM). SQLite runs it on a connection and thread of its
+   * own (the caller's thread is not blocked), competing for the write lock like any writer.
    */
-  deleteEventsBefore(customerId: string, cutoff: number, limit: number): Promise<DeletedBatch>;
+  deleteEventsBefore(customerId: string, cutoff: number, limit: number, after?: CreatedIdKey): Promise<DeletedBatch>;
   /** Records the customer's last finished deletion pass. */
   recordDeletion(customerId: string, deletion: RetentionDeletion): Promise<void>;
 }

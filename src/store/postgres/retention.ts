@@ -1,16 +1,22 @@
 import { performance } from 'node:perf_hooks';
+import type { CreatedIdKey } from '../../domain/page-token.js';
+import { DELETION_START, newestKey } from '../../domain/retention.js';
 import type { DeletedBatch, RetentionDeletion, RetentionRecord, RetentionRepository, AuditOf } from '../ports.js';
 import { RETENTION_COLUMNS, retentionDeletionValues, toRetentionRecord, type RetentionRow } from '../rows.js';
 import { audited } from './audit.js';
 import type { Database } from './pool.js';
 
 /**
- * One batch of old events of a customer, oldest first: the ids come from the index
- * events_customer_created (read backwards), the DELETE finds the rows by primary key. Rows that
- * another statement deletes meanwhile are simply not counted.
+ * One batch of old events of a customer, oldest first after a keyset position: the ids come from
+ * the index events_customer_created (read backwards from the position, so the entries of rows the
+ * previous batches deleted, which stay until VACUUM, are not walked again), the DELETE finds the
+ * rows by primary key and returns their keys. Rows another statement deletes meanwhile are not
+ * counted.
  */
 const DELETE_BATCH_SQL = `DELETE FROM events WHERE id IN (
-  SELECT id FROM events WHERE customer_id = $1 AND created < $2 ORDER BY created, id LIMIT $3)`;
+  SELECT id FROM events WHERE customer_id = $1 AND created < $2 AND (created, id) > ($3, $4)
+  ORDER BY created, id LIMIT $5) RETURNING created, id`;
+
 
 /** The retention table (migration 0007) and the deletion of old events. */
 export class PgRetention implements RetentionRepository {
@@ -47,10 +53,12 @@ export class PgRetention implements RetentionRepository {
     return rows.map((row) => ({ customerId: row.customer_id, eventsDays: row.events_days }));
   }
 
-  async deleteEventsBefore(customerId: string, cutoff: number, limit: number): Promise<DeletedBatch> {
+  async deleteEventsBefore(customerId: string, cutoff: number, limit: number, after = DELETION_START): Promise<DeletedBatch> {
     const started = performance.now();
-    const { rowCount } = await this.db.query(DELETE_BATCH_SQL, [customerId, cutoff, limit]);
-    return { deleted: rowCount ?? 0, holdMs: performance.now() - started };
+    const { rows } = await this.db.query<CreatedIdKey>(DELETE_BATCH_SQL, [customerId, cutoff, after.created, after.id, limit]);
+    const holdMs = performance.now() - started;
+    const last = newestKey(rows);
+    return last ? { deleted: rows.length, holdMs, last } : { deleted: 0, holdMs };
   }
 
   async recordDeletion(customerId: string, deletion: RetentionDeletion): Promise<void> {

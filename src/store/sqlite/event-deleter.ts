@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { workerScript } from '../../threads/worker-script.js';
+import type { CreatedIdKey } from '../../domain/page-token.js';
 import type { DeletedBatch } from '../ports.js';
 import { batchDeleter } from './event-deletion.js';
 import type { DeletionAnswer, DeletionTask } from './event-deletion-worker.js';
@@ -34,14 +35,14 @@ export class EventDeleter {
     this.oldestBefore = db.prepare<[string, number], 1>('SELECT 1 FROM events WHERE customer_id = ? AND created < ? LIMIT 1').pluck();
   }
 
-  /** Deletes up to `limit` of the customer's events with created < cutoff, oldest first, in one transaction. */
-  delete(customerId: string, cutoff: number, limit: number): Promise<DeletedBatch> {
+  /** Deletes up to `limit` of the customer's events with created < cutoff after `after`, oldest first, in one transaction. */
+  delete(customerId: string, cutoff: number, limit: number, after?: CreatedIdKey): Promise<DeletedBatch> {
     if (this.closed) return Promise.reject(new Error('the event deleter is closed'));
     // One index probe on this connection: a pass with nothing to delete starts no thread.
     if (!this.worker && this.oldestBefore.get(customerId, cutoff) === undefined) return Promise.resolve({ deleted: 0, holdMs: 0 });
-    if (this.db.memory) return Promise.resolve(batchDeleter(this.db)(customerId, cutoff, limit));
+    if (this.db.memory) return Promise.resolve(batchDeleter(this.db)(customerId, cutoff, limit, after));
     return new Promise((resolve, reject) => {
-      this.queue.push({ task: { taskId: this.nextTaskId++, customerId, cutoff, limit }, resolve, reject });
+      this.queue.push({ task: { taskId: this.nextTaskId++, customerId, cutoff, limit, ...(after ? { after } : {}) }, resolve, reject });
       this.dispatch();
     });
   }
@@ -83,7 +84,10 @@ export class EventDeleter {
       worker.unref();
       if (pending?.task.taskId === answer.taskId) {
         if ('error' in answer) pending.reject(new Error(`deleting old events failed: ${answer.error}`));
-        else pending.resolve({ deleted: answer.deleted, holdMs: answer.holdMs });
+        else {
+          const { taskId: _taskId, ...batch } = answer;
+          pending.resolve(batch);
+        }
       }
       if (this.queue.length > 0) return this.dispatch();
       this.idle = setTimeout(() => this.retire(worker), IDLE_MS).unref();

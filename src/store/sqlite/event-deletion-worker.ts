@@ -2,6 +2,8 @@
 // database, one batch at a time, so that the server's event loop never waits on SQLite's write
 // lock or on the deletion itself.
 import { parentPort, workerData } from 'node:worker_threads';
+import type { CreatedIdKey } from '../../domain/page-token.js';
+import type { DeletedBatch } from '../ports.js';
 import { batchDeleter } from './event-deletion.js';
 import { openDatabase } from './open.js';
 
@@ -10,9 +12,10 @@ export interface DeletionTask {
   customerId: string;
   cutoff: number;
   limit: number;
+  after?: CreatedIdKey;
 }
 
-export type DeletionAnswer = { taskId: number; deleted: number; holdMs: number } | { taskId: number; error: string };
+export type DeletionAnswer = ({ taskId: number } & DeletedBatch) | { taskId: number; error: string };
 
 const db = openDatabase((workerData as { file: string }).file, { migrate: false });
 // Deleting random event ids touches about one page of the id index per event: a larger cache
@@ -25,7 +28,7 @@ const deleteBatch = batchDeleter(db);
 parentPort!.on('message', (task: DeletionTask) => {
   let answer: DeletionAnswer;
   try {
-    answer = { taskId: task.taskId, ...deleteBatch(task.customerId, task.cutoff, task.limit) };
+    answer = { taskId: task.taskId, ...deleteBatch(task.customerId, task.cutoff, task.limit, task.after) };
   } catch (error) {
     answer = { taskId: task.taskId, error: error instanceof Error ? error.message : String(error) };
   }

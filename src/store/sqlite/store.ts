@@ -276,7 +276,7 @@ export class SqliteStore implements Store {
       },
       periods: async () => retention().periods(),
       // Off this thread: a batch may wait for the ingest writer's lock (event-deleter.ts).
-      deleteEventsBefore: (customerId, cutoff, limit) => this.deleter().delete(customerId, cutoff, limit),
+      deleteEventsBefore: (customerId, cutoff, limit, after) => this.deleter().delete(customerId, cutoff, limit, after),
       recordDeletion: async (customerId, deletion) => retention().recordDeletion(customerId, deletion),
     };
     this.jobConfigs = {
