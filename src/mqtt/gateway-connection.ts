@@ -259,7 +259,7 @@ export class GatewayConnection {
       return this.fail(`QoS ${qos} PUBLISH with packet identifier 0`, false);
     }
     const session = this.session!;
-    if (!session.topicBytes.equals(body.subarray(2, topicEnd))) {
+    if (session.topicBytes.compare(body, 2, topicEnd) !== 0) {
       // [MQTT-3.3.5-2]: a PUBLISH the server does not authorize is either acknowledged or the
       // connection is closed; we close, so a misconfigured gateway notices at once.
       const topic = body.toString('utf8', 2, topicEnd);
