@@ -14,7 +14,7 @@ import { request } from 'undici';
 import { openStore } from '../dist/store/open.js';
 import { openDatabase } from '../dist/store/sqlite/open.js';
 import { issueClientCertificateAsync, loadOrCreateCa, randomSerialHex } from '../dist/pki/ca.js';
-import { percentile, report } from './lib.js';
+import { api, percentile, report } from './lib.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 // BENCH_SERVE_BIN: another build's bin/scanhub.js to serve (the same figures for an older commit, side by side).
@@ -357,4 +357,26 @@ export function summarize(bench, metric, unit, byKind, { target, cmp = '<=' } = 
         .join('; ') +
       `; load ${load()}`,
   );
+}
+
+/**
+ * `count` gateways of the customer created, prepared and provisioned through the API as a
+ * technician and the devices would (16 calls at a time); each with the PKCS#12 it was given:
+ * `[{ id, topic, pfx }]`. `serve` needs a raised --provisioning-rate-limit for this.
+ */
+export async function provisionGateways(bench, url, token, customer, count, prefix) {
+  const list = new Array(count);
+  let next = 0;
+  const started = performance.now();
+  const worker = async () => {
+    for (let i = next++; i < count; i = next++) {
+      const gateway = await api(url, 'POST', `/${customer}/gateways`, token, { name: `${prefix}-${i}`, usecase: 'picking', station: `station-${i % 10}` });
+      const { token: provisioningToken } = await api(url, 'POST', `/${customer}/gateways/${gateway.id}/prepare-provisioning`, token);
+      const { pkcs12 } = await api(url, 'POST', '/provisioning', undefined, { token: provisioningToken });
+      list[i] = { id: gateway.id, topic: `scanhub/${customer}/gateway/${gateway.id}`, pfx: pkcs12 };
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, worker));
+  console.error(`${bench}: provisioned ${count} gateways through the API in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  return list;
 }
