@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -639,6 +639,56 @@ describe('scanhub operator backup and restore (SQLite)', () => {
 });
 
 describePostgres('scanhub operator backup and restore on PostgreSQL', () => {
+  it('the documented way instead (docs/postgresql.md): pg_dump while serve runs, the blob directory copied, pg_restore into an empty database, the same master key', async () => {
+    const source = await freshDatabase();
+    const work = mkdtempSync(join(tmpdir(), 'scanhub-backup-pg-'));
+    try {
+      const keyEnv = { SCANHUB_MASTER_KEY: TEST_MASTER_KEY };
+      const blobs = join(work, 'blobs');
+      const s1 = await serve(['--data-dir', join(work, 'a'), '--database', source, '--blob-dir', blobs], { ...FIRST_START, ...keyEnv });
+      const anonymous = new ApiClient(s1.url);
+      const adminToken = (await anonymous.post<{ id_token: string }>('/auth/login', { email: ADMIN_EMAIL, password: ADMIN_PASSWORD })).id_token;
+      const gateway = await provisionGateway({ admin: new ApiClient(s1.url, adminToken), anonymous }, { name: 'dock-pg' });
+      const client = await connectGateway(gateway);
+      for (let i = 0; i < 5; i++) await client.publishAsync(gateway.topic, JSON.stringify({ id: randomUUID(), type: 'scan', created: Date.now(), scan_code: `PG-${i}` }), { qos: 1 });
+      await client.endAsync();
+      const assetFile = join(work, 'connect.apk');
+      const eulaFile = join(work, 'eula.txt');
+      writeFileSync(assetFile, Buffer.from('asset bytes'));
+      writeFileSync(eulaFile, 'Use it well.\n');
+      const added = await operator(
+        ['--database', source, '--blob-dir', blobs, 'assets', 'add', '--type', 'CONNECT_ANDROID_APP', '--version', '1.0.0', '--eula-version', '1', '--eula-file', eulaFile, assetFile],
+        keyEnv,
+      );
+      expect(added.code).toBe(0);
+
+      // While serve runs: the dump (one snapshot), then the blob directory.
+      const dump = join(work, 'scanhub.dump');
+      execFileSync('pg_dump', ['--format=custom', '--file', dump, '--dbname', source]);
+      cpSync(blobs, join(work, 'blobs-copy'), { recursive: true });
+
+      const target = await freshDatabase();
+      execFileSync('pg_restore', ['--no-owner', '--exit-on-error', '--dbname', target, dump]);
+      const s2 = await serve(['--data-dir', join(work, 'b'), '--database', target, '--blob-dir', join(work, 'blobs-copy')], keyEnv);
+      const login = await call(s2.url, 'POST', '/auth/login', { json: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } });
+      expect(login.status).toBe(200);
+      const token = (login.body as { id_token: string }).id_token;
+      const moved = await connectGateway({ ...gateway, endpoint: gateway.endpoint.replace(/:\d+$/, `:${s2.mqttPort}`) });
+      await moved.publishAsync(gateway.topic, JSON.stringify({ id: randomUUID(), type: 'scan', created: Date.now(), scan_code: 'PG-AFTER' }), { qos: 1 });
+      await moved.endAsync();
+      const events = await call(s2.url, 'GET', `/${CUSTOMER}/events?gateway_id=${gateway.id}`, { token });
+      expect((events.body as { items: { scan_code: string }[] }).items.map((e) => e.scan_code).sort()).toEqual(['PG-0', 'PG-1', 'PG-2', 'PG-3', 'PG-4', 'PG-AFTER']);
+      const { download_url } = (
+        await call(s2.url, 'POST', `/${CUSTOMER}/generate-download-url`, { token, json: { eula_version: '1', asset_type: 'CONNECT_ANDROID_APP', agreed_by: ADMIN_EMAIL } })
+      ).body as { download_url: string };
+      expect(Buffer.from(await (await fetch(download_url)).arrayBuffer()).toString()).toBe('asset bytes');
+      expect(await stop(s2.process)).toEqual({ code: 0, signal: null });
+      expect(await stop(s1.process)).toEqual({ code: 0, signal: null });
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   it('refuse with one line naming pg_dump and point-in-time recovery (exit 2), without the master key, writing nothing', async () => {
     const database = await freshDatabase();
     const out = mkdtempSync(join(tmpdir(), 'scanhub-backup-pg-'));

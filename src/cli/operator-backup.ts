@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { ArchiveDamaged } from '../store/backup-archive.js';
 import { BackupRefused, backupDataDir, type BackupManifest } from '../store/backup.js';
 import { restoreDataDir } from '../store/restore.js';
+import { lowerThreadPriority } from '../threads/priority.js';
 import { globalsOf } from './connect.js';
 import type { DeploymentOptions } from './deployment.js';
 import { CliError, Exit, checkOutputFile, createIo, success, type Io } from './io.js';
@@ -89,6 +90,8 @@ export function registerOperatorBackupCommands(operator: Command): void {
       const { dataDir, blobDir } = deploymentOf(command);
       const io = createIo(globalsOf(command));
       await checkOutputFile(options.output, Boolean(options.force));
+      // The copy and the hashing (this thread) give way to serve's ingest when they compete for a core.
+      lowerThreadPriority();
       const started = performance.now();
       const manifest = await cancellable('cancelled: no backup was written', (signal) =>
         backupDataDir({
