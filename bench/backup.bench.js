@@ -136,20 +136,22 @@ try {
   cleanUp();
   const results = [];
   for (let run = 0; run < runs; run++) results.push(await oneRun(run));
-  const pick = (field) => ({ sqlite: results.map((r) => r[field]) });
   console.error(`${BENCH}: ${data.events} events, ${gatewayCount} gateways, window ${window}, QoS 1, mTLS, ${seconds}s alone before and after each backup, ${runs} runs`);
-  summarize(BENCH, 'ingest_alone', 'events/s', pick('aloneEventsPerSecond'));
-  summarize(BENCH, 'ingest_during_backup', 'events/s', pick('duringEventsPerSecond'));
-  summarize(BENCH, 'ingest_ratio_during_to_alone', 'x', pick('ratio'));
-  summarize(BENCH, 'puback_p99_alone', 'ms', pick('aloneP99'));
-  summarize(BENCH, 'puback_p99_during_backup', 'ms', pick('duringP99'));
-  summarize(BENCH, 'backup_seconds', 's', pick('backupSeconds'));
-  summarize(BENCH, 'backup_cpu_seconds', 's', pick('backupCpuSeconds'));
-  summarize(BENCH, 'backup_rate', 'MB/s', pick('backupMbPerSecond'));
-  summarize(BENCH, 'backup_file', 'MB', pick('fileMb'));
-  summarize(BENCH, 'wal_max_during_backup', 'MB', pick('walMbMax'));
-  summarize(BENCH, 'wal_after_backup', 'MB', pick('walMbAfter'));
-  summarize(BENCH, 'restore_seconds', 's', pick('restoreSeconds'));
+  const metrics = [
+    ['ingest_alone', 'events/s', 'aloneEventsPerSecond'],
+    ['ingest_during_backup', 'events/s', 'duringEventsPerSecond'],
+    ['ingest_ratio_during_to_alone', 'x', 'ratio'],
+    ['puback_p99_alone', 'ms', 'aloneP99'],
+    ['puback_p99_during_backup', 'ms', 'duringP99'],
+    ['backup_seconds', 's', 'backupSeconds'],
+    ['backup_cpu_seconds', 's', 'backupCpuSeconds'],
+    ['backup_rate', 'MB/s', 'backupMbPerSecond'],
+    ['backup_file', 'MB', 'fileMb'],
+    ['wal_max_during_backup', 'MB', 'walMbMax'],
+    ['wal_after_backup', 'MB', 'walMbAfter'],
+    ['restore_seconds', 's', 'restoreSeconds'],
+  ];
+  for (const [metric, unit, field] of metrics) summarize(BENCH, metric, unit, { sqlite: results.map((r) => r[field]) });
 } finally {
   cleanUp();
   rmSync(workDir, { recursive: true, force: true });

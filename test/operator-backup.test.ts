@@ -1,6 +1,6 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -13,7 +13,7 @@ import { BIN, runCli, type CliResult } from './helpers/cli.js';
 import { call } from './helpers/http.js';
 import { connectGateway, provisionGateway, type TestGateway } from './helpers/mqtt.js';
 import { describePostgres, freshDatabase } from './helpers/postgres.js';
-import { freePort, spawnServe, stop, type ServeProcess } from './helpers/serve-process.js';
+import { serveOnFreePorts, stop, type ServeProcess } from './helpers/serve-process.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, CUSTOMER } from './helpers/server.js';
 import { TEST_MASTER_KEY } from './helpers/test-store.js';
 
@@ -40,14 +40,7 @@ afterAll(async () => {
   if (root) rmSync(root, { recursive: true, force: true });
 });
 
-async function serve(args: string[], env: Record<string, string> = {}) {
-  const port = await freePort();
-  const mqttPort = await freePort();
-  const process = spawnServe([...args, '--port', String(port), '--mqtt-port', String(mqttPort)], env);
-  running.push(process);
-  await process.stderrMatches(/scanhub is serving .*\n/);
-  return { process, url: `http://127.0.0.1:${port}`, mqttPort };
-}
+const serve = (args: string[], env: Record<string, string> = {}) => serveOnFreePorts(running, args, env);
 
 const operator = (args: string[], env?: NodeJS.ProcessEnv) => runCli(['operator', ...args], { env });
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
@@ -120,6 +113,28 @@ function contentOffset(tar: Buffer, path: string): number {
     if (tar.subarray(at, at + 100).toString('latin1').replace(/\0.*$/s, '') === path && tar.subarray(at + 257, at + 262).toString() === 'ustar') return at + 512;
   }
   throw new Error(`${path} is not in the archive`);
+}
+
+/**
+ * `scanhub operator --data-dir D backup ...args` as its own process; `snapshotTaken` resolves
+ * once it says it copies the database (its snapshot is then fixed), `exited` with its result.
+ */
+function spawnBackup(args: string[]): { child: ChildProcess; snapshotTaken: Promise<void>; exited: Promise<CliResult> } {
+  const child = spawn(process.execPath, [BIN, 'operator', '--data-dir', dataDir, 'backup', ...args], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  const snapshotTaken = new Promise<void>((resolve) =>
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (stderr.includes('copying the database')) resolve();
+    }),
+  );
+  const exited = new Promise<CliResult>((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+  return { child, snapshotTaken, exited };
 }
 
 /** A fresh folder under the test's root. */
@@ -205,20 +220,8 @@ describe('scanhub operator backup and restore (SQLite)', () => {
 
     // The backup as its own process. Once it says it copies the database its snapshot is fixed:
     // it is stopped there (SIGSTOP) while the other gateway publishes, then let go.
-    const child = spawn(process.execPath, [BIN, 'operator', '--data-dir', dataDir, 'backup', '--output', backupFile], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-    await new Promise<void>((resolve) =>
-      child.stderr.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-        if (stderr.includes('copying the database')) resolve();
-      }),
-    );
+    const { child, snapshotTaken, exited } = spawnBackup(['--output', backupFile]);
+    await snapshotTaken;
     child.kill('SIGSTOP');
     const ackedAtStop = publisher.acked.length;
     const ackedDuringStop: string[] = [];
@@ -230,7 +233,7 @@ describe('scanhub operator backup and restore (SQLite)', () => {
     await publisher.ackedMore(10);
     const ackedByG1DuringBackup = publisher.acked.length - ackedAtStop;
     child.kill('SIGCONT');
-    const code = await exited;
+    const backup = await exited;
     await publisher.stop();
     await quiet.endAsync();
     seen = {
@@ -244,7 +247,7 @@ describe('scanhub operator backup and restore (SQLite)', () => {
       sentByG1: publisher.sent,
       ackedDuringStop,
       ackedByG1DuringBackup,
-      backup: { code, stdout, stderr },
+      backup,
     };
   }, 120_000);
 
@@ -539,24 +542,15 @@ describe('scanhub operator backup and restore (SQLite)', () => {
 
   it('cancelled by SIGINT: exit 2, no file and no temporary file left', async () => {
     const out = folder('cancelled');
-    const child = spawn(process.execPath, [BIN, 'operator', '--data-dir', dataDir, 'backup', '-o', join(out, 'b.tar')], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-    await new Promise<void>((resolve) =>
-      child.stderr.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-        if (stderr.includes('copying the database')) resolve();
-      }),
-    );
+    const { child, snapshotTaken, exited } = spawnBackup(['-o', join(out, 'b.tar')]);
+    await snapshotTaken;
     // Stopped first, so that the signal is there before it can have finished.
     child.kill('SIGSTOP');
     child.kill('SIGINT');
     child.kill('SIGCONT');
-    expect(await exited).toBe(2);
-    expect(stderr.split('\n').slice(1).join('\n')).toBe('scanhub: cancelled: no backup was written\n');
+    const result = await exited;
+    expect(result.code).toBe(2);
+    expect(result.stderr.split('\n').slice(1).join('\n')).toBe('scanhub: cancelled: no backup was written\n');
     expect(entries(out)).toEqual([]);
   });
 
@@ -567,6 +561,34 @@ describe('scanhub operator backup and restore (SQLite)', () => {
     const none = await operator(['--data-dir', empty, 'backup', '--output', join(empty, 'b.tar')]);
     expect(none).toEqual({ code: 2, stdout: '', stderr: `scanhub: no scanhub database in ${empty} (no scanhub.db): give --data-dir of the deployment to back up\n` });
     expect(entries(empty)).toEqual([]);
+    // Into the data directory (with --force it would even replace the database).
+    const before = entries(dataDir);
+    const inside = await operator(['--data-dir', dataDir, 'backup', '--force', '--output', join(dataDir, 'scanhub.db')]);
+    expect(inside).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `scanhub: the backup file ${join(dataDir, 'scanhub.db')} would be inside ${dataDir}, which it backs up: write it elsewhere (a backup kept with what it backs up is lost with it)\n`,
+    });
+    expect(entries(dataDir)).toEqual(before);
+  });
+
+  it('refuses a target that is a file, and a backup file inside the directory it would replace (exit 2)', async () => {
+    const plain = join(folder('plain'), 'file');
+    writeFileSync(plain, 'not a directory');
+    expect(await operator(['--data-dir', plain, 'restore', backupFile])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `scanhub: ${plain} is not a directory: give --data-dir a new or empty directory\n`,
+    });
+    const target = folder('holds-backup');
+    const file = join(target, 'backup.tar');
+    copyFileSync(backupFile, file);
+    expect(await operator(['--data-dir', target, 'restore', '--force', file])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `scanhub: the backup file ${file} is inside ${target}, which the restore replaces: move it elsewhere first\n`,
+    });
+    expect(entries(target)).toEqual(['backup.tar']);
   });
 
   it('with --blob-dir: asset files and packages come from there, and are restored to the --blob-dir given', async () => {
@@ -576,8 +598,10 @@ describe('scanhub operator backup and restore (SQLite)', () => {
     const blobs = folder('blobs');
     for (const name of ['assets', 'packages']) renameSync(join(deployment, name), join(blobs, name));
     const file = join(root, 'split.tar');
-    const backup = await operator(['--data-dir', deployment, '--blob-dir', blobs, 'backup', '-o', file]);
+    const backup = await operator(['--data-dir', deployment, '--blob-dir', blobs, '--json', 'backup', '-o', file]);
     expect(backup.code).toBe(0);
+    // --json: the manifest on stdout.
+    expect(JSON.parse(backup.stdout)).toEqual(await manifestOf(file));
     expect((await tarPaths(file)).filter((path) => /^(assets|packages)\//.test(path))).toEqual(
       (await tarPaths(backupFile)).filter((path) => /^(assets|packages)\//.test(path)),
     );

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { ArchiveWriter, type ArchivedFile } from './backup-archive.js';
 import { regularFiles } from './blob-copy.js';
 import { copyDatabase } from './sqlite/online-backup.js';
@@ -57,6 +57,12 @@ export function isBackupPath(path: string): boolean {
   );
 }
 
+/** Whether `path` is `dir` or lies under it (both absolute). */
+export function isInside(path: string, dir: string): boolean {
+  const rest = relative(dir, path);
+  return rest === '' || (!rest.startsWith('..') && !isAbsolute(rest));
+}
+
 /** Files being written under a temporary name (secrets, server certificates): never backed up. */
 const TEMPORARY = /\.\d+\.[0-9a-f]{8}\.tmp$/;
 
@@ -85,6 +91,9 @@ export async function backupDataDir(options: BackupOptions): Promise<BackupManif
   const database = join(dataDir, DATABASE_PATH);
   if (!existsSync(database)) throw new BackupRefused(`no scanhub database in ${dataDir} (no scanhub.db): give --data-dir of the deployment to back up`);
   const output = resolve(options.output);
+  for (const dir of new Set([dataDir, blobDir])) {
+    if (isInside(output, dir)) throw new BackupRefused(`the backup file ${output} would be inside ${dir}, which it backs up: write it elsewhere (a backup kept with what it backs up is lost with it)`);
+  }
   const temp = join(dirname(output), `.${basename(output)}.${randomBytes(4).toString('hex')}`);
   const databaseCopy = `${temp}.db.tmp`;
   const archiveFile = `${temp}.tmp`;

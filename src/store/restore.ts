@@ -11,6 +11,7 @@ import {
   DATABASE_PATH,
   MANIFEST_PATH,
   isBackupPath,
+  isInside,
   syncFolder,
   type BackupManifest,
 } from './backup.js';
@@ -49,6 +50,7 @@ export async function restoreDataDir(options: RestoreOptions): Promise<BackupMan
   const kind = statSync(file, { throwIfNoEntry: false });
   if (!kind) throw new BackupRefused(`no backup file ${file}`);
   if (!kind.isFile()) throw new BackupRefused(`${file} is not a backup file (not a regular file)`);
+  if (isInside(file, dataDir)) throw new BackupRefused(`the backup file ${file} is inside ${dataDir}, which the restore replaces: move it elsewhere first`);
   const lock = await claimTarget(dataDir, options.force);
   const checkStop = () => {
     if (options.signal?.aborted) throw options.signal.reason;
