@@ -140,6 +140,13 @@ function spawnBackup(args: string[]): { child: ChildProcess; snapshotTaken: Prom
 /** A fresh folder under the test's root. */
 const folder = (name: string) => mkdtempSync(join(root, `${name}-`));
 
+/** The scanhub.db of the backup file. */
+async function databaseOf(): Promise<Buffer> {
+  const dir = folder('db');
+  await extractTar({ file: backupFile, cwd: dir }, ['scanhub.db']);
+  return readFileSync(join(dir, 'scanhub.db'));
+}
+
 /**
  * Runs the CLI in a mount namespace of its own in which `dir` is a tmpfs of `size` (a small, full
  * disk), as root or as a user mapped to root; with the entries left in `dir` after it exited.
@@ -279,7 +286,11 @@ describe('scanhub operator backup and restore (SQLite)', () => {
       `packages/${packageName}`,
       'manifest.json',
     ]);
+    // The database inside is one self-contained file: rollback journal (header bytes 18 and 19 are 1), not WAL (2).
+    const database = await databaseOf();
+    expect([database[18], database[19]]).toEqual([1, 1]);
     const manifest = await manifestOf(backupFile);
+    expect(manifest.files[0]).toEqual({ path: 'scanhub.db', size: database.length, sha256: sha256(database) });
     expect(Object.keys(manifest)).toEqual(['format', 'version', 'created', 'scanhub_version', 'sqlite_version', 'data_dir', 'files']);
     expect(manifest).toMatchObject({ format: 'scanhub-backup', version: 1, scanhub_version: '0.1.0', data_dir: dataDir });
     expect(manifest.files.map((f) => f.path)).toEqual((await tarPaths(backupFile)).slice(0, -1));
@@ -430,12 +441,6 @@ describe('scanhub operator backup and restore (SQLite)', () => {
       return file;
     }
 
-    const databaseOf = async (): Promise<Buffer> => {
-      const dir = folder('db');
-      await extractTar({ file: backupFile, cwd: dir }, ['scanhub.db']);
-      return readFileSync(join(dir, 'scanhub.db'));
-    };
-
     it('a file whose content does not match its SHA-256', async () => {
       const file = changedCopy('bad-sum.tar', (tar) => {
         tar[contentOffset(tar, 'keys/links.key') + 3] ^= 0x01;
@@ -531,6 +536,18 @@ describe('scanhub operator backup and restore (SQLite)', () => {
         stdout: '',
         stderr: `scanhub: cannot restore ${lacking}: "pki/ca.key" is listed in its manifest but missing from it; nothing was written to ${second.target}\n`,
       });
+    });
+
+    it('a file that holds one path twice', async () => {
+      const database = await databaseOf();
+      const file = join(folder('twice'), 'twice.tar');
+      const writer = await ArchiveWriter.create(file);
+      const db = await writer.addBuffer('scanhub.db', database);
+      await writer.addBuffer('scanhub.db', database);
+      await writer.addBuffer('manifest.json', Buffer.from(JSON.stringify({ ...(await manifestOf(backupFile)), files: [db] })));
+      await writer.finish();
+      const { result, target } = await refusedRestore(file);
+      expect(result).toEqual({ code: 1, stdout: '', stderr: `scanhub: cannot restore ${file}: it holds scanhub.db twice; nothing was written to ${target}\n` });
     });
 
     it('a backup file that does not exist: exit 2', async () => {

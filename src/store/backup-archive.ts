@@ -116,6 +116,7 @@ export async function readArchive(file: string, place: (path: string, size: numb
   const content: ArchiveContent = { files: new Map(), kept: new Map() };
   const parser = new Parser({ strict: true });
   const writes: Promise<void>[] = [];
+  const seen = new Set<string>();
   const source = createReadStream(file, { highWaterMark: CHUNK });
   const done = new Promise<void>((resolve, reject) => {
     const fail = (error: unknown) => {
@@ -133,7 +134,8 @@ export async function readArchive(file: string, place: (path: string, size: numb
     try {
       checkStop();
       if (entry.type !== 'File' && entry.type !== 'OldFile') throw new ArchiveDamaged(`it holds ${entry.path}, which is not a regular file (${entry.type})`);
-      if (content.files.has(entry.path)) throw new ArchiveDamaged(`it holds ${entry.path} twice`);
+      if (seen.has(entry.path)) throw new ArchiveDamaged(`it holds ${entry.path} twice`);
+      seen.add(entry.path);
       const target = place(entry.path, entry.size);
       const written = consume(entry, target, content);
       // A failed write (a full disk) stops the reading; the error is the one thrown.
