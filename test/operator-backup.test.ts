@@ -149,10 +149,11 @@ async function databaseOf(): Promise<Buffer> {
 
 /**
  * Runs the CLI in a mount namespace of its own in which `dir` is a tmpfs of `size` (a small, full
- * disk), as root or as a user mapped to root; with the entries left in `dir` after it exited.
+ * disk, or a volume of its own), as root or as a user mapped to root, after the shell commands
+ * `setup` (`$dir` is the mounted folder); with the entries left in `dir` after it exited.
  */
-function runCliOnSmallDisk(dir: string, size: string, args: string[]): Promise<CliResult & { left: string[] }> {
-  const script = `mount -t tmpfs -o size=${size} tmpfs "$1" || exit 99; dir="$1"; shift; "$@"; code=$?; printf '\\nLEFT:%s\\n' "$(ls -A "$dir" | tr '\\n' ' ')" >&2; exit $code`;
+function runCliOnSmallDisk(dir: string, size: string, args: string[], setup = ''): Promise<CliResult & { left: string[] }> {
+  const script = `mount -t tmpfs -o size=${size} tmpfs "$1" || exit 99; dir="$1"; shift; ${setup} "$@"; code=$?; printf '\\nLEFT:%s\\n' "$(ls -A "$dir" | tr '\\n' ' ')" >&2; exit $code`;
   return new Promise((resolve, reject) => {
     const child = spawn('unshare', ['--mount', '--map-root-user', 'sh', '-c', script, 'sh', dir, process.execPath, BIN, ...args], {
       env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1' },
@@ -646,6 +647,22 @@ describe('scanhub operator backup and restore (SQLite)', () => {
     });
     expect(existsSync(clashTarget)).toBe(false);
     expect(entries(join(clashing, 'assets', assetId!))).toEqual(['connect.apk']);
+  });
+
+  it('restores onto a mount point (a volume of its own): staged inside it, then moved in; with --force what it held is replaced', async () => {
+    const volume = folder('volume');
+    const fresh = await runCliOnSmallDisk(volume, '64m', ['operator', '--data-dir', volume, 'restore', backupFile], 'mkdir "$dir/lost+found";');
+    expect(fresh.code).toBe(0);
+    expect(fresh.left).toEqual(['assets', 'keys', 'lost+found', 'packages', 'pki', 'scanhub.db']);
+
+    const occupied = await runCliOnSmallDisk(volume, '64m', ['operator', '--data-dir', volume, 'restore', backupFile], 'echo mine > "$dir/notes.txt";');
+    expect(occupied.code).toBe(2);
+    expect(occupied.stderr).toBe(`scanhub: the data directory ${volume} is not empty: restore into a new or empty directory, or pass --force to replace what it holds`);
+    expect(occupied.left).toEqual(['notes.txt']);
+
+    const forced = await runCliOnSmallDisk(volume, '64m', ['operator', '--data-dir', volume, 'restore', '--force', backupFile], 'mkdir "$dir/keys"; echo old > "$dir/keys/old.key";');
+    expect(forced.code).toBe(0);
+    expect(forced.left).toEqual(['assets', 'keys', 'packages', 'pki', 'scanhub.db']);
   });
 
   describe('a full disk: exit 1 with the reason, nothing left behind', () => {

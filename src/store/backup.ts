@@ -102,9 +102,12 @@ export async function backupDataDir(options: BackupOptions): Promise<BackupManif
   };
   let writer: ArchiveWriter | undefined;
   try {
-    const created = new Date();
+    let created = new Date();
     const copy = await copyDatabase(database, databaseCopy, {
-      onSnapshot: (pages, pageSize) => options.onSnapshot?.(pages * pageSize),
+      onSnapshot: (pages, pageSize) => {
+        created = new Date();
+        options.onSnapshot?.(pages * pageSize);
+      },
       onProgress: options.onProgress,
       shouldStop: () => (options.signal?.aborted ? (options.signal.reason as Error) : undefined),
     });

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rename, rm } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ArchiveDamaged, readArchive, type ArchiveContent } from './backup-archive.js';
 import {
@@ -51,12 +51,14 @@ export async function restoreDataDir(options: RestoreOptions): Promise<BackupMan
   if (!kind) throw new BackupRefused(`no backup file ${file}`);
   if (!kind.isFile()) throw new BackupRefused(`${file} is not a backup file (not a regular file)`);
   if (isInside(file, dataDir)) throw new BackupRefused(`the backup file ${file} is inside ${dataDir}, which the restore replaces: move it elsewhere first`);
-  const lock = await claimTarget(dataDir, options.force);
+  const target = await claimTarget(dataDir, options.force);
   const checkStop = () => {
     if (options.signal?.aborted) throw options.signal.reason;
   };
   await mkdir(dirname(dataDir), { recursive: true });
-  const staging = await mkdtemp(join(dirname(dataDir), `.${basename(dataDir)}.restore-`));
+  // Beside the target, so that one rename puts it in place; inside it when it is a mount point
+  // (a volume of its own), which no rename can replace and whose disk is the one to fill.
+  const staging = await mkdtemp(target.mountPoint ? join(dataDir, STAGING_PREFIX) : join(dirname(dataDir), `.${basename(dataDir)}.restore-`));
   const blobFiles: string[] = [];
   try {
     const content = await readArchive(file, (path) => placeEntry(staging, path), checkStop);
@@ -67,7 +69,8 @@ export async function restoreDataDir(options: RestoreOptions): Promise<BackupMan
     if (problems.length) throw new ArchiveDamaged(`its scanhub.db fails PRAGMA integrity_check: ${problems.join('; ')}`);
     checkStop();
     if (blobDir !== dataDir) await moveBlobFiles(staging, blobDir, blobFiles);
-    await putInPlace(staging, dataDir);
+    if (target.mountPoint) await moveIntoMountPoint(staging, dataDir, target.lock);
+    else await putInPlace(staging, dataDir);
     await syncFolder(dirname(dataDir));
     return manifest;
   } catch (error) {
@@ -75,25 +78,41 @@ export async function restoreDataDir(options: RestoreOptions): Promise<BackupMan
     await removeFiles(blobFiles);
     throw error;
   } finally {
-    lock?.release();
+    target.lock?.release();
   }
 }
 
+/** What restoring into the target takes: a lock on it (when it exists and is not empty, or is a mount point). */
+interface Target {
+  lock?: DataDirLock;
+  /** The target is a mount point: staged inside it, moved in entry by entry. */
+  mountPoint: boolean;
+}
+
+/** Where a restore onto a mount point stages, inside the target; and where it moves what it replaces. */
+const STAGING_PREFIX = '.scanhub-restore-';
+const REPLACED_PREFIX = '.scanhub-replaced-';
+/** A file system's own folder, which neither makes a directory non-empty nor is ever moved. */
+const FILE_SYSTEM_ENTRIES = ['lost+found'];
+
 /**
- * Checks the target: a directory nobody holds, empty unless `force`. A non-empty one is locked
- * for the restore (so that no `serve` starts on it meanwhile); an empty or missing one needs no
- * lock, since any file a starting `serve` wrote there would make the final rename fail.
+ * Checks the target: a directory nobody holds, empty unless `force`. One that is not empty, or
+ * is a mount point, is locked for the restore (so that no `serve` starts on it meanwhile); an
+ * empty or missing one needs no lock, since any file a starting `serve` wrote there would make
+ * the final rename fail.
  */
-async function claimTarget(dataDir: string, force: boolean): Promise<DataDirLock | undefined> {
+async function claimTarget(dataDir: string, force: boolean): Promise<Target> {
   const kind = statSync(dataDir, { throwIfNoEntry: false });
-  if (!kind) return undefined;
+  if (!kind) return { mountPoint: false };
   if (!kind.isDirectory()) throw new BackupRefused(`${dataDir} is not a directory: give --data-dir a new or empty directory`);
   const holder = dataDirHolder(dataDir);
   if (holder) throw busy(new DataDirBusy(dataDir, holder));
-  if ((await readdir(dataDir)).length === 0) return undefined;
-  if (!force) throw new BackupRefused(`the data directory ${dataDir} is not empty: restore into a new or empty directory, or pass --force to replace what it holds`);
+  const empty = (await readdir(dataDir)).every((name) => FILE_SYSTEM_ENTRIES.includes(name));
+  if (!empty && !force) throw new BackupRefused(`the data directory ${dataDir} is not empty: restore into a new or empty directory, or pass --force to replace what it holds`);
+  const mountPoint = kind.dev !== statSync(dirname(dataDir)).dev;
+  if (empty && !mountPoint) return { mountPoint };
   try {
-    return lockDataDir(dataDir, 'operator restore');
+    return { lock: lockDataDir(dataDir, 'operator restore'), mountPoint };
   } catch (error) {
     if (error instanceof DataDirBusy) throw busy(error);
     throw error;
@@ -175,4 +194,32 @@ async function putInPlace(staging: string, dataDir: string): Promise<void> {
     throw error;
   }
   await rm(aside, { recursive: true, force: true });
+}
+
+/**
+ * Moves the staged entries into the target, a mount point, one rename each: what it held (with
+ * --force) is moved aside into a folder of its own first, and removed at the end; the lock and
+ * the file system's own folder stay. A failed rename moves everything back.
+ */
+async function moveIntoMountPoint(staging: string, dataDir: string, lock: DataDirLock | undefined): Promise<void> {
+  const keep = new Set([basename(staging), ...FILE_SYSTEM_ENTRIES, ...(lock ? [basename(lock.file)] : [])]);
+  const old = (await readdir(dataDir)).filter((name) => !keep.has(name));
+  const aside = await mkdtemp(join(dataDir, REPLACED_PREFIX));
+  const moved: [string, string][] = [];
+  try {
+    for (const name of old) moved.push(await move(join(dataDir, name), join(aside, name)));
+    for (const name of await readdir(staging)) moved.push(await move(join(staging, name), join(dataDir, name)));
+  } catch (error) {
+    for (const [from, to] of moved.reverse()) await rename(to, from).catch(() => undefined);
+    await rm(aside, { recursive: true, force: true });
+    throw error;
+  }
+  await chmod(dataDir, 0o700);
+  await rm(aside, { recursive: true, force: true });
+  await rm(staging, { recursive: true, force: true });
+}
+
+async function move(from: string, to: string): Promise<[string, string]> {
+  await rename(from, to);
+  return [from, to];
 }
