@@ -298,7 +298,8 @@ export async function benchGateways(deployment, customer, count, prefix = 'bench
 /**
  * The load generator (bench/mqtt-load.js) in its own process, each of the gateways (benchGateways)
  * publishing one event per QoS 1 message to `target` ({ host, port }) with `window` in flight:
- * `next()` resolves with each message it sends back ('connected', then the results after `start()`).
+ * `next()` resolves with each message it sends back ('connected', then the results after `start()`),
+ * `mark()` with its counts at that moment.
  */
 export function forkGenerator(target, gateways, { window, warmupSeconds, seconds }) {
   const config = {
@@ -315,10 +316,13 @@ export function forkGenerator(target, gateways, { window, warmupSeconds, seconds
   let waiting;
   generator.on('message', (m) => (waiting ? (waiting(m), (waiting = undefined)) : messages.push(m)));
   generator.send(config);
+  const next = () => (messages.length ? Promise.resolve(messages.shift()) : new Promise((resolve) => (waiting = resolve)));
   return {
     pid: generator.pid,
-    next: () => (messages.length ? Promise.resolve(messages.shift()) : new Promise((resolve) => (waiting = resolve))),
+    next,
     start: () => generator.send('start'),
+    /** After start(): acknowledgements so far and the PUBACK p50/p99/max since the previous mark. */
+    mark: () => (generator.send('mark'), next()),
     kill: () => generator.kill(),
   };
 }
