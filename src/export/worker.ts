@@ -1,9 +1,8 @@
-import { readlinkSync } from 'node:fs';
-import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { CellMode } from '../domain/csv.js';
 import { openStore } from '../store/open.js';
 import type { StoreLocator } from '../store/ports.js';
+import { lowerThreadPriority } from '../threads/priority.js';
 import { writeEventsCsv } from './csv-writer.js';
 
 /** What the exporter hands a worker. */
@@ -44,17 +43,4 @@ try {
   const { code, message } = error as { code?: string; message?: string };
   parentPort!.postMessage({ type: 'failed', reason: `writing ${job.file} failed: ${code ? `${code}: ` : ''}${message}` } satisfies ExportMessage);
   process.exitCode = 1;
-}
-
-/**
- * An export gives way to ingest and API requests when they compete for a core: this thread,
- * not the process, runs at nice 10. On Linux each thread has its own nice value and
- * /proc/thread-self names it; elsewhere, or if refused, the export runs at normal priority.
- */
-function lowerThreadPriority(): void {
-  try {
-    setPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()), 10);
-  } catch {
-    // Not Linux, or not permitted: normal priority.
-  }
 }
