@@ -15,7 +15,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { request } from 'undici';
 import { startServeProcess } from './events-data.js';
-import { api, provision, report } from './lib.js';
+import { api, report } from './lib.js';
+import { provisionGateways } from './stores-lib.js';
 
 const BENCH = 'ingest-poison';
 const gatewayCount = Number(process.env.BENCH_GATEWAYS ?? 50);
@@ -58,9 +59,8 @@ const server = await startServeProcess(dataDir, (line) => line.msg?.includes('th
 let load;
 try {
   const { id_token: token } = await api(server.url, 'POST', '/auth/login', undefined, { email: 'admin@localhost', password: PASSWORD });
-  const gateways = [];
-  for (let i = 0; i < gatewayCount; i++) gateways.push(await provision(server.url, token, CUSTOMER, `bench-${i}`));
-  const poisonGateway = await provision(server.url, token, CUSTOMER, 'bench-poison');
+  const gateways = await provisionGateways(BENCH, server.url, token, CUSTOMER, gatewayCount, 'bench');
+  const [poisonGateway] = await provisionGateways(BENCH, server.url, token, CUSTOMER, 1, 'bench-poison');
 
   load = fork(new URL('./poison-load.js', import.meta.url), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const messages = [];

@@ -30,11 +30,3 @@ export async function api(url, method, path, token, body) {
   if (response.statusCode >= 400) throw new Error(`${method} ${path}: ${response.statusCode} ${text}`);
   return text ? JSON.parse(text) : undefined;
 }
-
-/** A gateway as a device gets it: created, prepared, its PKCS#12 fetched with the token (for poison-load.js). */
-export async function provision(url, token, customer, name) {
-  const gateway = await api(url, 'POST', `/${customer}/gateways`, token, { name, usecase: 'picking', station: 'dock' });
-  const preparation = await api(url, 'POST', `/${customer}/gateways/${gateway.id}/prepare-provisioning`, token);
-  const provisioned = await api(url, 'POST', preparation.registration_path, undefined, { token: preparation.token });
-  return { id: gateway.id, topic: `${provisioned.mqtt_topic_prefix}/gateway/${gateway.id}`, pkcs12: provisioned.pkcs12 };
-}

@@ -27,7 +27,7 @@ function openGateway(config, gateway) {
   let nextId = 1;
   let pending = Buffer.alloc(0);
   let closed = false;
-  const socket = connect({ host: config.host, port: config.port, pfx: Buffer.from(gateway.pkcs12, 'base64'), passphrase: '', servername: 'localhost' });
+  const socket = connect({ host: config.host, port: config.port, pfx: Buffer.from(gateway.pfx, 'base64'), passphrase: '', servername: 'localhost' });
   socket.setNoDelay(true);
   const connected = new Promise((resolve, reject) => {
     socket.once('error', reject);

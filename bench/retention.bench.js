@@ -21,8 +21,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { CUSTOMER, seededDataDir } from './events-data.js';
-import { api, percentile, provision, report } from './lib.js';
-import { dropDeployment, load, login, newDeployment, psql, seedPostgresEvents, startPostgres, startServe } from './stores-lib.js';
+import { api, percentile, report } from './lib.js';
+import { dropDeployment, load, login, newDeployment, provisionGateways, psql, seedPostgresEvents, startPostgres, startServe } from './stores-lib.js';
 
 const BENCH = 'retention';
 process.env.BENCH_EVENTS ??= '5000000';
@@ -98,8 +98,7 @@ async function measure(kind) {
   let generator;
   try {
     const token = await login(server.url);
-    const gateways = [];
-    for (let i = 0; i < gatewayCount; i++) gateways.push(await provision(server.url, token, CUSTOMER, `retention-${i}`));
+    const gateways = await provisionGateways(BENCH, server.url, token, CUSTOMER, gatewayCount, 'retention');
     generator = fork(new URL('./poison-load.js', import.meta.url), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     const messages = [];
     let waiting;

@@ -39,9 +39,9 @@ export function retentionCutoff(now: number, days: number): number {
 }
 
 /**
- * How long one batch should hold the writer (SQLite's write lock; PostgreSQL's transaction). An
- * ingest commit that meets a batch on SQLite waits for it and then for its busy handler's next
- * retry (after 1, 3, 8, 18 ms of waiting): about 8 ms at most for a 5 ms batch.
+ * How long one batch should hold the writer (SQLite's write lock; PostgreSQL's transaction). In
+ * `serve` a batch runs in the ingest writer thread between its commits: an ingest batch that
+ * arrives meanwhile waits for it, about this long.
  */
 export const TARGET_HOLD_MS = 5;
 /** The hold no batch may exceed: DESIGN.md's "about 50 ms". A batch over it is logged as a warning. */
@@ -76,8 +76,7 @@ export function newestKey(keys: readonly CreatedIdKey[]): CreatedIdKey | undefin
 /**
  * The pause after a batch before the next one takes the writer again: at least as long as the
  * batch held it, so deletion never has more than half of the writer's time, and never less than
- * `minPauseMs`. On SQLite a waiting ingest commit retries its lock after 1, 2, 5 and 10 ms (its
- * busy handler's steps): a pause longer than such a step lets it in before the next batch.
+ * `minPauseMs`.
  */
 export function pauseAfter(holdMs: number, minPauseMs: number): number {
   return Math.max(minPauseMs, Math.ceil(holdMs));

@@ -3,7 +3,8 @@ import { issueServerCertificate, type CertificateAuthority, type PregeneratedKey
 import type { ServerConfig } from '../server/context.js';
 import { ingestMaintenance } from '../store/open.js';
 import type { Store } from '../store/ports.js';
-import type { IngestThreads } from './ingest-thread.js';
+import type { DeletedBatch } from '../store/ports.js';
+import type { DeletionJob, IngestThreads } from './ingest-thread.js';
 import { IngestWriter, type IngestLog, type IngestStats } from './ingest.js';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './admission.js';
 import { clientAddressOf, listenMqtt, type ListenerStats, type MqttListener } from './listener.js';
@@ -45,6 +46,8 @@ export interface MqttBroker {
   threads: IngestThreads;
   /** Why MQTT cannot store (and acknowledge) messages right now, for /healthz; undefined when it can. */
   fault(): { state: string; reason: string } | undefined;
+  /** Deletes one batch of old events in the ingest writer thread, between its commits (the retention sweeper's batches). */
+  deleteEvents(job: DeletionJob): Promise<DeletedBatch>;
   /** Stops accepting, commits queued messages, disconnects gateways. */
   close(): Promise<void>;
 }
@@ -344,6 +347,7 @@ export async function startBroker(ctx: BrokerContext, options: BrokerOptions): P
       const { state, cause } = writer.threads.writer;
       return state === 'restarting' ? { state, reason: `ingest writer restarting after: ${cause?.message}` } : undefined;
     },
+    deleteEvents: (job) => writer.deleteEvents(job),
     close: () =>
       (closing ??= (async () => {
         clearInterval(statsTimer);

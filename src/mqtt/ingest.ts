@@ -2,7 +2,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import { Outcome, type BatchResult, type IngestMessage } from '../domain/ingest.js';
 import type { StoreThread } from '../store/open.js';
 import type { StoreLocator } from '../store/ports.js';
-import { startIngestThread, type CommitBackend, type IngestThreads } from './ingest-thread.js';
+import type { DeletedBatch } from '../store/ports.js';
+import { startIngestThread, type CommitBackend, type DeletionJob, type IngestThreads } from './ingest-thread.js';
 import type { CreatedWindow } from '../domain/payload-limits.js';
 import { QuarantinedPayloads } from './quarantine.js';
 
@@ -169,6 +170,15 @@ export class IngestWriter {
       inline = false;
     }
     if (!this.busy && this.queue.length === 0 && this.suspects.length === 0) this.drained?.();
+  }
+
+  /**
+   * Deletes one batch of old events in the writer thread, between two of its commits (docs/retention.md):
+   * on SQLite with the writer's own connection, so the deletion never makes a commit wait for the lock.
+   */
+  deleteEvents(job: DeletionJob): Promise<DeletedBatch> {
+    if (this.closed) return Promise.reject(new Error('the broker is shutting down'));
+    return this.backend.deleteEvents(job);
   }
 
   /** Stops taking messages, commits what is queued, stops the writer thread. */

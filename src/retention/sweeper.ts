@@ -9,11 +9,12 @@ import {
   pauseAfter,
   retentionCutoff,
 } from '../domain/retention.js';
-import type { RetentionDeletion, Store } from '../store/ports.js';
+import type { CreatedIdKey } from '../domain/page-token.js';
+import type { DeletedBatch, RetentionDeletion, Store } from '../store/ports.js';
 
 /** How often every instance looks for events past their customer's period. */
 export const RETENTION_INTERVAL_MS = 10 * 60_000;
-/** The shortest pause between two batches (domain/retention.ts pauseAfter): longer than an ingest commit's wait for its next retry after a 5 ms batch. */
+/** The shortest pause between two batches (domain/retention.ts pauseAfter). */
 export const MIN_PAUSE_MS = 5;
 /** How often a running pass re-reads the customer's period: a longer one, or `null`, set meanwhile takes effect within this. */
 export const RECHECK_MS = 1000;
@@ -58,6 +59,12 @@ export interface RetentionSweeperOptions extends RetentionOptions {
   clock: () => number;
 }
 
+/**
+ * Where a batch runs: by default the store's own `retention.deleteEventsBefore`; `serve` hands in
+ * the ingest writer thread's (MqttBroker.deleteEvents), which deletes between its commits.
+ */
+export type BatchRunner = (customerId: string, cutoff: number, limit: number, after: CreatedIdKey) => Promise<DeletedBatch>;
+
 /** What a pass did for one customer; `stopped` when the server stopped it before it finished (then nothing was recorded). */
 export interface CustomerDeletion {
   customerId: string;
@@ -84,12 +91,16 @@ export class RetentionSweeper {
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
   private log: RetentionLog | undefined;
+  private runBatch: BatchRunner;
 
-  constructor(private readonly options: RetentionSweeperOptions) {}
+  constructor(private readonly options: RetentionSweeperOptions) {
+    this.runBatch = (customerId, cutoff, limit, after) => options.store.retention.deleteEventsBefore(customerId, cutoff, limit, after);
+  }
 
-  /** Runs a pass now and then every interval, logging to `log`. */
-  start(log?: RetentionLog): void {
+  /** Runs a pass now and then every interval, logging to `log`; batches run in `runBatch` when given. */
+  start(log?: RetentionLog, runBatch?: BatchRunner): void {
     this.log = log;
+    if (runBatch) this.runBatch = runBatch;
     this.wake();
     this.timer = setInterval(() => this.wake(), this.options.intervalMs ?? RETENTION_INTERVAL_MS).unref();
   }
@@ -173,7 +184,15 @@ export class RetentionSweeper {
         stopped = true;
         break;
       }
-      const batch = await store.retention.deleteEventsBefore(customerId, cutoff, size, after);
+      let batch: DeletedBatch;
+      try {
+        batch = await this.runBatch(customerId, cutoff, size, after);
+      } catch (error) {
+        // The writer thread closes with the server: a batch refused then is a stop, not a failure.
+        if (!this.closed) throw error;
+        stopped = true;
+        break;
+      }
       if (batch.last) after = batch.last;
       if (batch.deleted > 0) {
         batches++;

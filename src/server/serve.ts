@@ -209,6 +209,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     readiness.mqtt = true;
     readiness.mqttFault = () => broker.fault();
     readiness.threads = () => [broker.threads.writer, ...broker.threads.maintenance];
+    // Old events are deleted in the ingest writer thread, between its commits (docs/retention.md).
+    ctx.retention.start(app.log.child({ component: 'retention' }), (customerId, cutoff, limit, after) =>
+      broker.deleteEvents({ customerId, cutoff, limit, after }),
+    );
     const publicUrl = { url: config.publicUrl, source: sourceOf(options.publicUrl, options.host) };
     const mqttPublicHost = { host: config.mqttPublicHost, source: sourceOf(options.mqttPublicHost, options.host) };
     app.log.info({ url, publicUrl: publicUrl.url, publicUrlSource: publicUrl.source, mqttPort: broker.port, dataDir }, 'scanhub listening');

@@ -641,8 +641,9 @@ export interface RetentionRepository {
    * One batch: deletes up to `limit` of the customer's events with `created < cutoff` and
    * `(created, id) > after`, oldest first, in one transaction. A pass hands each batch the `last`
    * of the one before, so no batch walks again over what the previous ones deleted (PostgreSQL
-   * keeps their index entries until VACUUM). SQLite runs it on a connection and thread of its
-   * own (the caller's thread is not blocked), competing for the write lock like any writer.
+   * keeps their index entries until VACUUM). SQLite: the ingest writer's store runs it on its
+   * connection, in its thread (`serve` sends the batches there, between its commits); any other
+   * store on a connection and thread of its own, so the caller's thread is never blocked.
    */
   deleteEventsBefore(customerId: string, cutoff: number, limit: number, after?: CreatedIdKey): Promise<DeletedBatch>;
   /** Records the customer's last finished deletion pass. */

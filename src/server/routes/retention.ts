@@ -29,9 +29,11 @@ export const retentionSchema = {
   required: ['events_days', 'last_deletion'],
 } as const;
 
-/** Retention of events (DESIGN.md "Operations on one box"; docs/retention.md); the sweeper lives as long as the app. */
+/**
+ * Retention of events (DESIGN.md "Operations on one box"; docs/retention.md). `serve` starts the
+ * sweeper once the broker runs (its batches run in the ingest writer thread); it stops with the app.
+ */
 export function registerRetentionRoutes(app: FastifyInstance, ctx: ServerContext): void {
-  app.addHook('onReady', async () => ctx.retention.start(app.log.child({ component: 'retention' })));
   app.addHook('onClose', async () => ctx.retention.close());
 
   app.get<{ Params: { customer_id: string } }>('/:customer_id/retention', {

@@ -34,6 +34,7 @@ import { CustomerStore } from './customers.js';
 import { DeadLetterStore } from './dead-letters.js';
 import { insertEvents } from './event-rows.js';
 import { EventDeleter } from './event-deleter.js';
+import { batchDeleter } from './event-deletion.js';
 import { EventStore } from './events.js';
 import { ExportTaskStore } from './export-tasks.js';
 import { FeatureStore } from './features.js';
@@ -100,6 +101,11 @@ export class SqliteStore implements Store {
     /** The connection: SQLite internals (tests, benches, the checkpointer hook) only. */
     readonly db: Db,
     readonly locator: SqliteLocator,
+    /**
+     * Delete old events on this connection, in the caller's thread: the ingest writer's store,
+     * whose thread runs the batches between its commits. Otherwise they run in a thread of their own.
+     */
+    options: { deleteInline?: boolean } = {},
   ) {
     const customers = lazy(() => new CustomerStore(db));
     const users = lazy(() => new UserStore(db));
@@ -115,6 +121,7 @@ export class SqliteStore implements Store {
     const commit = lazy((): Committer => createCommitter(ingest()));
     const exportTasks = lazy(() => new ExportTaskStore(db));
     const retention = lazy(() => new RetentionStore(db));
+    const deleteInline = lazy(() => batchDeleter(db));
     this.deleter = lazy(() => ((this.deleterStarted = true), new EventDeleter(db)));
     const jobConfigs = lazy(() => new JobConfigStore(db));
     const assets = lazy(() => new AssetStore(db));
@@ -275,8 +282,11 @@ export class SqliteStore implements Store {
         return retention().get(customerId);
       },
       periods: async () => retention().periods(),
-      // Off this thread: a batch may wait for the ingest writer's lock (event-deleter.ts).
-      deleteEventsBefore: (customerId, cutoff, limit, after) => this.deleter().delete(customerId, cutoff, limit, after),
+      // In the writer thread, on the writer's connection; elsewhere off the caller's thread, where a
+      // batch may wait for the writer's lock (event-deleter.ts).
+      deleteEventsBefore: options.deleteInline
+        ? async (customerId, cutoff, limit, after) => deleteInline()(customerId, cutoff, limit, after)
+        : (customerId, cutoff, limit, after) => this.deleter().delete(customerId, cutoff, limit, after),
       recordDeletion: async (customerId, deletion) => retention().recordDeletion(customerId, deletion),
     };
     this.jobConfigs = {
@@ -342,6 +352,6 @@ export function openSqliteStore(locator: SqliteLocator, purpose: StorePurpose): 
   const db = openDatabase(locator.file, { migrate: false });
   // 20,000 pages = 80 MiB of WAL before the writer checkpoints itself (the checkpointer normally keeps up).
   tuneForIngest(db, 20_000);
-  return new SqliteStore(db, locator);
+  return new SqliteStore(db, locator, { deleteInline: true });
 }
 
