@@ -1,6 +1,6 @@
 // The sizing and pacing of deletion batches (src/domain/retention.ts): exact values.
 import { describe, expect, it } from 'vitest';
-import { DAY_MS, MAX_BATCH, MIN_BATCH, nextBatchSize, pauseAfter, retentionCutoff } from '../src/domain/retention.js';
+import { DAY_MS, MAX_BATCH, MAX_DELETED_PER_SECOND, MIN_BATCH, nextBatchSize, pauseAfter, retentionCutoff } from '../src/domain/retention.js';
 
 describe('retention batches', () => {
   it('cut off at now minus the period: events with created < cutoff go', () => {
@@ -23,10 +23,16 @@ describe('retention batches', () => {
     expect(nextBatchSize(100, 0, 3, 5)).toBe(200);
   });
 
-  it('pause at least as long as the batch held the writer, and never less than the minimum', () => {
-    expect(pauseAfter(2.2, 5)).toBe(5);
-    expect(pauseAfter(7.1, 5)).toBe(8);
-    expect(pauseAfter(40, 5)).toBe(40);
-    expect(pauseAfter(0, 0)).toBe(0);
+  it('pause at least as long as the batch held the writer, never less than the minimum, and long enough for the rate', () => {
+    // 10 events at 5,000 a second take 2 ms: the other two terms decide.
+    expect(pauseAfter(2.2, 10, 5)).toBe(5);
+    expect(pauseAfter(7.1, 10, 5)).toBe(8);
+    expect(pauseAfter(40, 10, 5)).toBe(40);
+    // 100 events in 4 ms: 20 ms at 5,000 a second, so 16 ms more.
+    expect(pauseAfter(4, 100, 5)).toBe(16);
+    expect(MAX_DELETED_PER_SECOND).toBe(5000);
+    expect(pauseAfter(4, 100, 5, 1000)).toBe(96);
+    expect(pauseAfter(4, 100, 0, Infinity)).toBe(4);
+    expect(pauseAfter(0, 0, 0)).toBe(0);
   });
 });

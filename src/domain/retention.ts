@@ -74,10 +74,20 @@ export function newestKey(keys: readonly CreatedIdKey[]): CreatedIdKey | undefin
 }
 
 /**
- * The pause after a batch before the next one takes the writer again: at least as long as the
- * batch held it, so deletion never has more than half of the writer's time, and never less than
- * `minPauseMs`.
+ * Events a pass deletes per second at most. Deleting an event writes about one page of the index
+ * of random event ids (to SQLite's WAL, then to the database file): unbounded, a pass writes
+ * several times what ingest does, and the commits of ingest then stall on the disk. Measured in
+ * bench/retention.bench.js: 5,000 a second left ingest's PUBACK p99 where it was, 15,000-20,000
+ * tripled it. 5 million old events take about 17 minutes.
  */
-export function pauseAfter(holdMs: number, minPauseMs: number): number {
-  return Math.max(minPauseMs, Math.ceil(holdMs));
+export const MAX_DELETED_PER_SECOND = 5000;
+
+/**
+ * The pause after a batch before the next one takes the writer again: at least as long as the
+ * batch held it, so deletion never has more than half of the writer's time; long enough that the
+ * pass deletes no more than `maxPerSecond` events a second; and never less than `minPauseMs`.
+ */
+export function pauseAfter(holdMs: number, deleted: number, minPauseMs: number, maxPerSecond = MAX_DELETED_PER_SECOND): number {
+  const paced = (deleted * 1000) / maxPerSecond - holdMs;
+  return Math.max(minPauseMs, Math.ceil(holdMs), Math.ceil(paced));
 }

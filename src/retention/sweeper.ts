@@ -45,6 +45,8 @@ export interface RetentionOptions {
   targetHoldMs?: number;
   /** The shortest pause between batches (MIN_PAUSE_MS). */
   minPauseMs?: number;
+  /** Events a pass deletes per second at most (MAX_DELETED_PER_SECOND). */
+  maxDeletedPerSecond?: number;
   /** How often a pass runs (RETENTION_INTERVAL_MS). */
   intervalMs?: number;
   /** How often a running pass re-reads the period (RECHECK_MS). */
@@ -80,7 +82,8 @@ export type RetentionPass = { ran: true; customers: CustomerDeletion[] } | { ran
  * RETENTION_INTERVAL_MS and soon after a period is set. A pass runs under the `retention` lock (on
  * PostgreSQL one instance at a time; the others skip the round) and deletes each customer's old
  * events in batches sized to hold the writer about TARGET_HOLD_MS (5 ms) each, pausing between batches at
- * least as long as the batch took, so ingest and HTTP writes get the writer in between. Each batch
+ * least as long as the batch took (so ingest and HTTP writes get the writer in between) and long
+ * enough to delete no more than MAX_DELETED_PER_SECOND events a second (so ingest keeps the disk). Each batch
  * starts after the last event the one before deleted. Passes of one instance run one after the
  * other.
  */
@@ -205,7 +208,7 @@ export class RetentionSweeper {
       }
       if (batch.deleted < size) break;
       size = nextBatchSize(size, batch.deleted, batch.holdMs, targetMs);
-      await sleep(pauseAfter(batch.holdMs, minPauseMs));
+      await sleep(pauseAfter(batch.holdMs, batch.deleted, minPauseMs, this.options.maxDeletedPerSecond));
       const now = performance.now();
       if (now - logged >= PROGRESS_LOG_MS) {
         logged = now;

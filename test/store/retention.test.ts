@@ -129,7 +129,7 @@ function sweeps(open: () => Promise<Store>): void {
     await store.retention.set('swept', 30, now);
     await store.retention.set('kept', 365, now);
     const batches: number[] = [];
-    const sweeper = new RetentionSweeper({ store, clock: () => now, minPauseMs: 0, onBatch: ({ deleted }) => void batches.push(deleted) });
+    const sweeper = new RetentionSweeper({ store, clock: () => now, minPauseMs: 0, maxDeletedPerSecond: Infinity, onBatch: ({ deleted }) => void batches.push(deleted) });
     const pass = await sweeper.run();
     expect(pass.ran).toBe(true);
     const swept = pass.ran ? pass.customers : [];
@@ -176,7 +176,7 @@ function sweeps(open: () => Promise<Store>): void {
 
   it('runs one pass after another: run() waits for the running pass and starts a new one', async () => {
     await store.retention.set('swept', 30, now);
-    const sweeper = new RetentionSweeper({ store, clock: () => now, minPauseMs: 0 });
+    const sweeper = new RetentionSweeper({ store, clock: () => now, minPauseMs: 0, maxDeletedPerSecond: Infinity });
     const [first, second] = await Promise.all([sweeper.run(), sweeper.run()]);
     // Both callers asked before the first pass started: they share it.
     expect(first).toBe(second);
