@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { FastifyBaseLogger } from 'fastify';
 import { Outcome, type BatchResult, type IngestMessage } from '../domain/ingest.js';
 import type { StoreThread } from '../store/open.js';
@@ -47,6 +48,11 @@ export interface IngestOptions {
   maxQueuedBytesWriterDown?: number;
   /** What an event's `created` may be (default DEFAULT_CREATED_WINDOW). */
   createdWindow?: CreatedWindow;
+  /**
+   * Told, once per batch the writer thread answered, the seconds from handing it over to its result
+   * (measured in this thread: the queueing, the commit and the way back); /metrics' commit latency.
+   */
+  onCommit?: (seconds: number) => void;
 }
 
 /** A message of a batch the writer thread died with, waiting to be committed alone. */
@@ -148,10 +154,15 @@ export class IngestWriter {
       } else break;
       this.busy = true;
       let inline = true;
+      const handedOver = performance.now();
       this.backend.commit(batch, (result) => {
         this.busy = false;
         if (result.crash) this.suspect(batch, callbacks, result.crash);
-        else this.settle(batch, callbacks, result);
+        else {
+          const seconds = (performance.now() - handedOver) / 1000;
+          this.settle(batch, callbacks, result);
+          this.options.onCommit?.(seconds);
+        }
         // A thread result arrives on its own turn: send what queued up meanwhile right away. An
         // answer given at once (no thread left, at shutdown) lets this loop go on instead, so
         // that thousands of suspects failing one by one do not recurse.

@@ -109,10 +109,16 @@ export interface Caller {
 /** A key's last_used is written when it is older than this: steady use costs one write a minute. */
 export const LAST_USED_PRECISION_MS = 60_000;
 
+/** The credential of an Authorization header, bare or `Bearer <credential>` (any case of Bearer); undefined when there is none. */
+export function credentialOf(header: string | undefined): string | undefined {
+  if (!header || header.trim() === '') return undefined;
+  return header.replace(/^Bearer\s+/i, '').trim();
+}
+
 /** Who an Authorization header (IdToken or API key, bare or `Bearer <credential>`) belongs to. */
 export async function authenticate(ctx: ServerContext, header: string | undefined): Promise<Caller> {
-  if (!header || header.trim() === '') throw unauthorized('No authentication header found: send the IdToken in the Authorization header.');
-  const credential = header.replace(/^Bearer\s+/i, '').trim();
+  const credential = credentialOf(header);
+  if (credential === undefined) throw unauthorized('No authentication header found: send the IdToken in the Authorization header.');
   if (looksLikeApiKey(credential)) return authenticateApiKey(ctx, credential);
   let sub: string;
   try {

@@ -44,6 +44,11 @@ export function openApiOptions(ctx: ServerContext): FastifyDynamicSwaggerOptions
             name: 'Authorization',
             description: 'The id_token of POST /auth/login, or an API key of POST /{customer_id}/api-keys, bare or as "Bearer <token>".',
           },
+          MetricsToken: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'GET /metrics only: the SCANHUB_METRICS_TOKEN the server runs with. Without it set, /metrics takes no token and answers clients on its own machine only.',
+          },
         },
       },
     },

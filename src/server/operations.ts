@@ -29,7 +29,7 @@ export const TAGS = [
   { name: 'features', description: 'Feature flags of a customer.' },
   { name: 'downloads', description: 'Files handed out through signed, expiring links: exports, assets, provisioning packages.' },
   { name: 'audit', description: 'Who did what: the audit log of security-relevant actions.' },
-  { name: 'operations', description: 'Health and this document, for operators and tools.' },
+  { name: 'operations', description: 'Health, metrics and this document, for operators and tools.' },
 ];
 
 const NO_USER = 'No user with this id in the customer.';
@@ -42,6 +42,15 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     operationId: 'getHealth',
     description: 'For load balancers and monitoring: 200 when HTTP, MQTT and the database are all ready, else 503 naming the parts that are not.',
     errors: { 503: 'Not ready: details names the parts that are not (starting, or the MQTT writer restarting), or the server is shutting down.' },
+  },
+  'GET /metrics': {
+    operationId: 'getMetrics',
+    description:
+      'For Prometheus: ingest, MQTT, HTTP, export and database metrics and the process metrics, in the text format. With SCANHUB_METRICS_TOKEN set it needs that token as a Bearer token; unset, it answers clients on the server\'s own machine (loopback) only.',
+    errors: {
+      401: 'SCANHUB_METRICS_TOKEN is set and the Authorization header does not carry it.',
+      403: 'SCANHUB_METRICS_TOKEN is unset and the client is not on the server\'s machine (loopback), or a trusted balancer forwarded it for a client that is not.',
+    },
   },
   'GET /openapi.json': {
     operationId: 'getOpenApiDocument',

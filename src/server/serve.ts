@@ -17,6 +17,7 @@ import { openStore, sqliteLocator } from '../store/open.js';
 import type { Store, StoreLocator } from '../store/ports.js';
 import { buildApp } from './app.js';
 import { createContext, type ServerContext } from './context.js';
+import { ServiceMetrics } from './metrics.js';
 import type { RateLimits } from './rate-limits.js';
 import type { Readiness } from './routes/health.js';
 
@@ -53,6 +54,8 @@ export interface ServeOptions {
   rateLimits?: RateLimits;
   /** HTTPS for the API: with this pair (`--tls-cert/--tls-key`), or a certificate of the deployment CA (`--https`). */
   tls?: TlsPair | 'deployment-ca';
+  /** SCANHUB_METRICS_TOKEN: `GET /metrics` needs it as a Bearer token; unset, it answers loopback clients only. */
+  metricsToken?: string;
 }
 
 export interface Bootstrap {
@@ -175,7 +178,16 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     const created = await bootstrap(ctx, options);
     const readiness: Readiness = { http: false, mqtt: false };
     const tls = httpsPair(options, ca, dataDir, config.mqttPublicHost);
-    const app = await buildApp(ctx, { logger: options.logger ?? false, readiness, trustProxy: options.trustProxy, rateLimits: options.rateLimits, tls });
+    const metrics = new ServiceMetrics(store);
+    const app = await buildApp(ctx, {
+      logger: options.logger ?? false,
+      readiness,
+      trustProxy: options.trustProxy,
+      rateLimits: options.rateLimits,
+      tls,
+      metrics,
+      metricsToken: options.metricsToken,
+    });
 
     await app.listen({ host: options.host, port: options.port });
     const address = app.server.address();
@@ -196,11 +208,13 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         createdWindow: options.createdWindow,
         limits: options.mqttLimits,
         proxyProtocol: options.mqttProxyProtocol,
+        onCommit: metrics.observeCommit,
       });
     } catch (error) {
       await app.close();
       throw new Error(`cannot start the MQTT broker on ${options.host}:${options.mqttPort}: ${(error as Error).message}`, { cause: error });
     }
+    metrics.watchBroker(broker);
     // mqtt_endpoint (provisioning) names the port as bound, or the balancer's.
     config.mqttPort = options.mqttPublicPort ?? broker.port;
     readiness.mqtt = true;

@@ -594,6 +594,8 @@ export interface ExportTaskRepository {
   dropFile(id: string): Promise<void>;
   /** Files of the tasks still kept, for telling them from stray files. */
   keptFiles(): Promise<Set<string>>;
+  /** How many tasks are in each status now (every status named, 0 when none), for /metrics. */
+  countByStatus(): Promise<Record<ExportStatus, number>>;
 }
 
 /** Periodic clean-ups that run on one instance at a time (their PostgreSQL keys: postgres/locks.ts). */
@@ -704,5 +706,10 @@ export interface Store {
   readonly locks: LockRepository;
   /** Resolves when the database answers; rejects with StoreUnavailable saying why (for /healthz). */
   ping(): Promise<void>;
+  /**
+   * The database's size on disk in bytes, for /metrics: SQLite the database file and its WAL;
+   * PostgreSQL `pg_database_size` of the database (what every instance on it shares).
+   */
+  sizeBytes(): Promise<number>;
   close(): Promise<void>;
 }

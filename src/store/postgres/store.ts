@@ -93,6 +93,11 @@ class PostgresStore implements Store {
     return this.db.ping();
   }
 
+  async sizeBytes(): Promise<number> {
+    const { rows } = await this.db.query<{ bytes: string }>('SELECT pg_database_size(current_database()) AS bytes');
+    return Number(rows[0]!.bytes);
+  }
+
   close(): Promise<void> {
     this.closing ??= this.signals.close().then(() => this.db.close());
     return this.closing;

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import type { EventRow } from '../../domain/events.js';
 import type { IngestMessage } from '../../domain/ingest.js';
 import type { CreatedWindow } from '../../domain/payload-limits.js';
@@ -53,6 +54,16 @@ export type SqliteLocator = { kind: 'sqlite'; file: string; dataDir: string };
 
 /** Thrown inside a transaction to undo it when the e-mail of a new administrator is taken. */
 class EmailTaken extends Error {}
+
+/** The size of a file in bytes; 0 when it does not exist (no WAL between checkpoints and a close). */
+function fileSize(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw error;
+  }
+}
 
 /** A value built on first use: a reader never prepares the ingest statements, and so on. */
 function lazy<T>(build: () => T): () => T {
@@ -259,6 +270,7 @@ export class SqliteStore implements Store {
       expiredBy: async (cutoff) => exportTasks().expiredBy(cutoff),
       dropFile: async (id) => exportTasks().dropFile(id),
       keptFiles: async () => exportTasks().keptFiles(),
+      countByStatus: async () => exportTasks().countByStatus(),
     };
     this.jobConfigs = {
       // One read transaction: the revision is the ETag of exactly this list.
@@ -301,6 +313,10 @@ export class SqliteStore implements Store {
     } catch (error) {
       throw new StoreUnavailable(`the database does not answer: ${(error as Error).message}`, { cause: error });
     }
+  }
+
+  async sizeBytes(): Promise<number> {
+    return fileSize(this.locator.file) + fileSize(`${this.locator.file}-wal`);
   }
 
   async close(): Promise<void> {
