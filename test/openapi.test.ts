@@ -106,6 +106,7 @@ describe('GET /openapi.json', () => {
       'GET /{customer_id}/assets': 'listAssets',
       'POST /{customer_id}/generate-download-url': 'generateDownloadUrl',
       'GET /openapi.json': 'getOpenApiDocument',
+      'GET /metrics': 'getMetrics',
     });
   });
 
@@ -120,10 +121,13 @@ describe('GET /openapi.json', () => {
       'GET /downloads/{path}': [],
       'POST /provisioning': [],
       'GET /openapi.json': [],
+      // Its own token when SCANHUB_METRICS_TOKEN is set, else none (loopback only).
+      'GET /metrics': [{ MetricsToken: [] }, {}],
       // Authenticated by the key in its Authorization header, in the handler: it has no customer to guard.
       'GET /api-keys/current': [],
     });
-    expect(Object.keys(security).filter((key) => key.includes(' /{customer_id}/') === (JSON.stringify(security[key]) === '[]'))).toEqual([]);
+    // The IdToken exactly on the customer-scoped ones.
+    expect(Object.keys(security).filter((key) => key.includes(' /{customer_id}/') !== (JSON.stringify(security[key]) === '[{"IdToken":[]}]'))).toEqual([]);
   });
 
   it('defines each tag it uses, with a description, and uses each it defines', () => {
@@ -184,6 +188,7 @@ describe('GET /openapi.json', () => {
       'GET /{customer_id}/assets': '400 401 403 500 503',
       'POST /{customer_id}/generate-download-url': '400 401 403 404 413 415 500 503',
       'GET /openapi.json': '500 503',
+      'GET /metrics': '401 403 500 503',
     });
     const errorBody = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
     const otherwise = operationsOf(doc).flatMap(([key, operation]) =>
@@ -224,9 +229,14 @@ describe('GET /openapi.json', () => {
     expect(probes).toEqual([]);
   });
 
-  it('declares the IdToken security scheme and the error body', () => {
+  it('declares the IdToken and metrics token security schemes and the error body', () => {
     expect(doc.components.securitySchemes).toEqual({
       IdToken: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'The id_token of POST /auth/login, or an API key of POST /{customer_id}/api-keys, bare or as "Bearer <token>".' },
+      MetricsToken: {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'GET /metrics only: the SCANHUB_METRICS_TOKEN the server runs with. Without it set, /metrics takes no token and answers clients on its own machine only.',
+      },
     });
     expect(doc.components.schemas.Error?.required).toEqual(['title', 'details']);
     expect(doc.components.schemas.Error?.properties).toEqual({ title: { type: 'string' }, details: { type: 'string' } });
