@@ -114,9 +114,10 @@ export class ServiceMetrics {
       help: 'Size of the database on disk: SQLite its file and WAL, PostgreSQL pg_database_size (absent when it did not answer).',
       registers,
       async collect() {
-        this.reset();
         const bytes = await withinTimeout(store.sizeBytes());
-        if (bytes !== undefined) this.set(bytes);
+        // remove(): no sample at all (reset() would leave a 0, which is a size).
+        if (bytes === undefined) this.remove();
+        else this.set(bytes);
       },
     });
   }
