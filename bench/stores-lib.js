@@ -212,8 +212,9 @@ function storedEvents(deployment) {
  * default this build's) started from the CLI, `gatewayCount` gateways publishing QoS 1 for
  * `seconds` after `warmupSeconds`; events/s stored (counted back), PUBACK p50/p99, CPU ms per
  * 1,000 events of serve and of PostgreSQL. `label` names the run on stderr (default: the kind).
+ * `during(server)`, if given, starts work beside the load and returns what stops it (its result is `beside`).
  */
-export async function ingestRun(kind, pg, { bench, customer, gatewayCount, window, seconds, warmupSeconds, bin, label = kind }) {
+export async function ingestRun(kind, pg, { bench, customer, gatewayCount, window, seconds, warmupSeconds, bin, label = kind, during }) {
   const deployment = newDeployment(kind, pg, { prefix: 'ingest' });
   const server = await startServe(deployment, { customer, logLevel: 'warn', bin });
   try {
@@ -226,7 +227,10 @@ export async function ingestRun(kind, pg, { bench, customer, gatewayCount, windo
     const serveCpu = cpuSnapshot([server.pid]);
     const pgCpu = cpuSnapshot(pgPids);
     generator.start();
+    // Work beside the load (metrics-ingest: scraping /metrics): started with it, stopped after it.
+    const beside = during?.(server);
     const result = await next();
+    const besideResult = await beside?.();
     const serveMs = cpuSince(serveCpu);
     const pgMs = kind === 'postgres' ? cpuSince(pgCpu, postgresPids(pg)) : 0;
     generator.kill();
@@ -240,6 +244,8 @@ export async function ingestRun(kind, pg, { bench, customer, gatewayCount, windo
       p99: result.p99,
       serveCpuPer1000: (serveMs / result.acked) * 1000,
       postgresCpuPer1000: (pgMs / result.acked) * 1000,
+      acked: result.acked,
+      beside: besideResult,
     };
     console.error(
       `${bench}: ${label}: ${Math.round(figures.eventsPerSecond)} events/s, PUBACK p50 ${figures.p50.toFixed(1)} ms p99 ${figures.p99.toFixed(1)} ms, ` +
