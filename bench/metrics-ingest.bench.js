@@ -11,25 +11,10 @@
 // Env: BENCH_BASE_BIN, BENCH_RUNS (3), BENCH_STORES (sqlite), BENCH_GATEWAYS (200), BENCH_WINDOW (16),
 // BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (3), BENCH_SCRAPE_MS (1000).
 import { percentile, report } from './lib.js';
-import { RUNS, ingestRun, load, startPostgres, summarize } from './stores-lib.js';
+import { againstBase, ingestRun } from './stores-lib.js';
 
 const BENCH = 'metrics-ingest';
-const baseBin = process.env.BENCH_BASE_BIN;
-const kinds = (process.env.BENCH_STORES ?? 'sqlite').split(',');
 const scrapeMs = Number(process.env.BENCH_SCRAPE_MS ?? 1000);
-const settings = {
-  bench: BENCH,
-  customer: 'bench',
-  gatewayCount: Number(process.env.BENCH_GATEWAYS ?? 200),
-  window: Number(process.env.BENCH_WINDOW ?? 16),
-  seconds: Number(process.env.BENCH_SECONDS ?? 10),
-  warmupSeconds: Number(process.env.BENCH_WARMUP_SECONDS ?? 3),
-};
-
-if (!baseBin) {
-  console.error(`${BENCH}: skipped: set BENCH_BASE_BIN to the bin/scanhub.js of a build without /metrics (bench/README.md, "Issue 16")`);
-  process.exit(0);
-}
 
 /** One scrape: its duration in ms and scanhub_ingest_events_total. */
 async function scrape(url) {
@@ -59,28 +44,19 @@ function scraper(server) {
   };
 }
 
-const pg = kinds.includes('postgres') ? startPostgres(BENCH) : undefined;
-try {
-  for (const kind of kinds.filter((k) => k === 'sqlite' || pg)) {
-    const runs = { base: [], metrics: [] };
-    const scrapes = [];
-    for (let run = 0; run < RUNS; run++) {
-      runs.base.push((await ingestRun(kind, pg, { ...settings, bin: baseBin, label: `${kind} base` })).eventsPerSecond);
-      const measured = await ingestRun(kind, pg, { ...settings, label: `${kind} metrics`, during: scraper });
-      if (measured.beside.events !== measured.acked) throw new Error(`${kind}: /metrics counted ${measured.beside.events} events, ${measured.acked} were acknowledged`);
-      runs.metrics.push(measured.eventsPerSecond);
-      scrapes.push(...measured.beside.durations);
-    }
-    summarize(BENCH, `${kind}_events_per_second`, 'events/s', runs);
-    const median = (values) => percentile(values, 50);
-    report(BENCH, `${kind}_events_per_second_ratio_metrics_to_base`, median(runs.metrics) / median(runs.base), 'x', 0.97, '>=');
-    for (const [build, values] of Object.entries(runs)) {
-      report(BENCH, `${kind}_${build}_spread`, (Math.max(...values) - Math.min(...values)) / median(values), 'x');
-    }
-    report(BENCH, `${kind}_scrape_ms_p50_under_load`, percentile(scrapes, 50), 'ms');
-    report(BENCH, `${kind}_scrape_ms_max_under_load`, Math.max(...scrapes), 'ms');
-  }
-  report(BENCH, 'load_average_1m_at_end', Number(load().split(' ')[0]), 'load');
-} finally {
-  pg?.stop();
+const scrapes = [];
+await againstBase(
+  BENCH,
+  'metrics',
+  async (kind, pg, settings) => {
+    const measured = await ingestRun(kind, pg, { ...settings, during: scraper });
+    if (measured.beside.events !== measured.acked) throw new Error(`${kind}: /metrics counted ${measured.beside.events} events, ${measured.acked} were acknowledged`);
+    scrapes.push(...measured.beside.durations);
+    return measured.eventsPerSecond;
+  },
+  'without /metrics (bench/README.md, "Issue 16")',
+);
+if (scrapes.length) {
+  report(BENCH, 'scrape_ms_p50_under_load', percentile(scrapes, 50), 'ms');
+  report(BENCH, 'scrape_ms_max_under_load', Math.max(...scrapes), 'ms');
 }

@@ -364,3 +364,50 @@ export function summarize(bench, metric, unit, byKind, { target, cmp = '<=' } = 
       `; load ${load()}`,
   );
 }
+
+/** The load of an ingest run from the environment (BENCH_GATEWAYS 200, BENCH_WINDOW 16, BENCH_SECONDS 10, BENCH_WARMUP_SECONDS 3). */
+export function ingestSettings(bench) {
+  return {
+    bench,
+    customer: 'bench',
+    gatewayCount: Number(process.env.BENCH_GATEWAYS ?? 200),
+    window: Number(process.env.BENCH_WINDOW ?? 16),
+    seconds: Number(process.env.BENCH_SECONDS ?? 10),
+    warmupSeconds: Number(process.env.BENCH_WARMUP_SECONDS ?? 3),
+  };
+}
+
+/**
+ * Ingest of this build against a base build (BENCH_BASE_BIN), alternating base, this, base, ...
+ * RUNS times per store of BENCH_STORES (default sqlite): min / median / max of each, the ratio of
+ * the medians (target `this/base >= 0.97`) and each build's spread. `thisRun(kind, pg)` measures
+ * this build and returns its events/s. Without BENCH_BASE_BIN it says so and measures nothing.
+ */
+export async function againstBase(bench, name, thisRun, why) {
+  const baseBin = process.env.BENCH_BASE_BIN;
+  if (!baseBin) {
+    console.error(`${bench}: skipped: set BENCH_BASE_BIN to the bin/scanhub.js of a build ${why}`);
+    return;
+  }
+  const kinds = (process.env.BENCH_STORES ?? 'sqlite').split(',');
+  const settings = ingestSettings(bench);
+  const pg = kinds.includes('postgres') ? startPostgres(bench) : undefined;
+  try {
+    for (const kind of kinds.filter((k) => k === 'sqlite' || pg)) {
+      const runs = { base: [], [name]: [] };
+      for (let run = 0; run < RUNS; run++) {
+        runs.base.push((await ingestRun(kind, pg, { ...settings, bin: baseBin, label: `${kind} base` })).eventsPerSecond);
+        runs[name].push(await thisRun(kind, pg, { ...settings, label: `${kind} ${name}` }));
+      }
+      summarize(bench, `${kind}_events_per_second`, 'events/s', runs);
+      const median = (values) => percentile(values, 50);
+      report(bench, `${kind}_events_per_second_ratio_${name}_to_base`, median(runs[name]) / median(runs.base), 'x', 0.97, '>=');
+      for (const [build, values] of Object.entries(runs)) {
+        report(bench, `${kind}_${build}_spread`, (Math.max(...values) - Math.min(...values)) / median(values), 'x');
+      }
+    }
+    report(bench, 'load_average_1m_at_end', Number(load().split(' ')[0]), 'load');
+  } finally {
+    pg?.stop();
+  }
+}

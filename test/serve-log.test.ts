@@ -1,13 +1,12 @@
 // `serve`'s log (README "Runtime contract"): short lines for a person on a terminal, pino's JSON
 // lines when piped, `--log-format` / SCANHUB_LOG_FORMAT to choose. The terminal is a real
 // pseudo-terminal (script(1)); the server runs as a process on whichever store the tests use.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { humanMessage } from '../src/cli/serve-log.js';
-import { BIN, runCli } from './helpers/cli.js';
+import { runCli, runOnTerminal } from './helpers/cli.js';
 import { call } from './helpers/http.js';
 import { freePort, spawnServe, stop, type ServeProcess } from './helpers/serve-process.js';
 import { testDatabase, type TestDatabase } from './helpers/test-store.js';
@@ -46,42 +45,19 @@ async function pipedServe(args: string[], env: Record<string, string> = {}): Pro
  */
 async function serveOnTerminal(args: string[], requestLogged: RegExp): Promise<string> {
   const { dataDir, database, port } = await deployment();
-  // exec: serve itself is the terminal's foreground process, as when a person types the command
-  // (a shell left between would report its own 130 for the Ctrl-C).
-  const command = ['exec', process.execPath, BIN, 'serve', '--data-dir', dataDir, '--port', String(port), '--mqtt-port', '0', ...args, ...database.args].map((arg) => (arg === 'exec' ? arg : `'${arg}'`)).join(' ');
-  const child = spawn('script', ['-qec', command, '/dev/null'], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', TERM: 'dumb', SCANHUB_ADMIN_PASSWORD: PASSWORD, ...database.env },
-    stdio: ['pipe', 'pipe', 'pipe'],
+  const terminal = runOnTerminal(['serve', '--data-dir', dataDir, '--port', String(port), '--mqtt-port', '0', ...args, ...database.args], {
+    SCANHUB_ADMIN_PASSWORD: PASSWORD,
+    ...database.env,
   });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-  cleanups.push(async () => {
-    if (child.exitCode === null) child.kill('SIGKILL');
-    await exited;
-  });
-  let output = '';
-  const waiters: { pattern: RegExp; resolve: () => void }[] = [];
-  child.stdout.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-    for (const waiter of [...waiters]) {
-      if (!waiter.pattern.test(output)) continue;
-      waiters.splice(waiters.indexOf(waiter), 1);
-      waiter.resolve();
-    }
-  });
-  const shows = (pattern: RegExp) =>
-    new Promise<void>((resolve, reject) => {
-      if (pattern.test(output)) return resolve();
-      waiters.push({ pattern, resolve });
-      void exited.then(() => reject(new Error(`serve exited before showing ${pattern}:\n${output}`)));
-    });
-  await shows(/Ctrl-C stops it/);
+  cleanups.push(() => terminal.kill());
+  await terminal.shows(/Ctrl-C stops it/);
   expect((await call(`http://127.0.0.1:${port}`, 'GET', '/healthz')).status).toBe(200);
   // Logged once the response went out: wait for the line, so that it comes before the ^C.
-  await shows(requestLogged);
+  await terminal.shows(requestLogged);
   // The terminal turns Ctrl-C into SIGINT for serve, which drains and exits 0 (script passes its status on).
-  child.stdin.write('\x03');
-  expect(await exited).toBe(0);
-  return output.replace(/\r\n/g, '\n');
+  terminal.type('\x03');
+  expect(await terminal.exited).toBe(0);
+  return terminal.output().replace(/\r\n/g, '\n');
 }
 
 /** The lines of pino's JSON output, parsed (every line must be JSON). */
@@ -99,19 +75,20 @@ describe('scanhub serve logs', () => {
     expect(lines.at(-1)).toMatchObject({ msg: 'MQTT broker closed', mqtt: { connected: 0 } });
   });
 
-  it('piped with --log-format pretty (or SCANHUB_LOG_FORMAT=pretty): short lines, one per request, no colour', async () => {
-    for (const [args, env] of [[['--log-format', 'pretty'], {}], [[], { SCANHUB_LOG_FORMAT: 'pretty' }]] as const) {
-      const stdout = await pipedServe([...args], env);
-      expect(stdout).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: scanhub listening url=http:\/\/127\.0\.0\.1:\d+ publicUrl=http:\/\/127\.0\.0\.1:\d+ publicUrlSource=host mqttPort=\d+ dataDir=\S+\n/m);
-      expect(stdout).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: GET \/healthz 200 \d+\.\dms reqId=req-1 route=\/healthz\n/m);
-      expect(stdout).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: shutting down signal=SIGTERM\n/m);
-      expect(stdout).not.toContain('incoming request');
-      expect(stdout).not.toContain('{"level"');
-      expect(stdout).not.toContain('\x1b[');
-    }
+  it.each([
+    ['--log-format pretty', ['--log-format', 'pretty'], {}],
+    ['SCANHUB_LOG_FORMAT=pretty', [], { SCANHUB_LOG_FORMAT: 'pretty' }],
+  ])('piped with %s: short lines, one per request, no colour', async (_name, args, env) => {
+    const stdout = await pipedServe(args, env);
+    expect(stdout).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: scanhub listening url=http:\/\/127\.0\.0\.1:\d+ publicUrl=http:\/\/127\.0\.0\.1:\d+ publicUrlSource=host mqttPort=\d+ dataDir=\S+\n/m);
+    expect(stdout).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: GET \/healthz 200 \d+\.\dms reqId=req-1 route=\/healthz\n/m);
+    expect(stdout).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: shutting down signal=SIGTERM\n/m);
+    expect(stdout).not.toContain('incoming request');
+    expect(stdout).not.toContain('{"level"');
+    expect(stdout).not.toContain('\x1b[');
   });
 
-  it('on a terminal: short lines by default, JSON lines with --log-format json', async () => {
+  it('on a terminal: short lines by default', async () => {
     const pretty = await serveOnTerminal([], /route=\/healthz/);
     expect(pretty).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: scanhub listening url=http:\/\/127\.0\.0\.1:\d+ /m);
     expect(pretty).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: GET \/healthz 200 \d+\.\dms reqId=req-1 route=\/healthz$/m);
@@ -119,7 +96,9 @@ describe('scanhub serve logs', () => {
     expect(pretty).toMatch(/^\^C\[\d\d:\d\d:\d\d\.\d{3}\] INFO: shutting down signal=SIGINT$/m);
     expect(pretty).toContain('scanhub is serving http://127.0.0.1:');
     expect(pretty).not.toContain('{"level"');
+  });
 
+  it('on a terminal with --log-format json: JSON lines', async () => {
     const json = await serveOnTerminal(['--log-format', 'json'], /"msg":"request completed"/);
     const logLines = json.split('\n').map((line) => line.replace(/^\^C/, '')).filter((line) => line.startsWith('{'));
     expect(logLines.map((line) => (JSON.parse(line) as { msg: string }).msg)).toEqual(expect.arrayContaining(['scanhub listening', 'incoming request', 'request completed', 'shutting down']));
