@@ -54,7 +54,7 @@ export interface BrokerCounters {
 
 /**
  * The metrics of one server, in a registry of its own (tests run several servers in one process):
- * prom-client's process metrics, ingest, MQTT, HTTP, export tasks and the database size.
+ * ingest, MQTT, HTTP, export tasks and the database size; its exposition adds the process metrics.
  */
 export class ServiceMetrics {
   readonly registry = new Registry();
@@ -64,7 +64,6 @@ export class ServiceMetrics {
 
   constructor(store: Store) {
     const registers = [this.registry];
-    collectDefaultMetrics({ register: this.registry });
     const metrics = this;
 
     for (const [field, name, help] of INGEST_COUNTERS) mirroredCounter(this.registry, name, help, () => this.broker?.ingest[field]);
@@ -135,10 +134,26 @@ export class ServiceMetrics {
     this.requestDuration.observe({ method, route, status: String(status) }, seconds);
   }
 
-  /** The Prometheus text exposition of everything, and its Content-Type. */
+  /** The Prometheus text exposition of everything, the process metrics included, and its Content-Type. */
   async exposition(): Promise<{ text: string; contentType: string }> {
-    return { text: await this.registry.metrics(), contentType: this.registry.contentType };
+    const all = Registry.merge([processMetrics(), this.registry]);
+    return { text: await all.metrics(), contentType: all.contentType };
   }
+}
+
+let processRegistry: Registry | undefined;
+
+/**
+ * prom-client's process metrics (CPU, memory, event loop lag, GC), in one registry per process:
+ * they describe the process, not a server, and each collectDefaultMetrics starts an event loop
+ * monitor and a GC observer that nothing stops (one per test server would pile up).
+ */
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
 }
 
 /** A counter that shows a plain number kept elsewhere (0 while there is none yet). */
