@@ -72,7 +72,7 @@ describe('scanhub serve logs', () => {
     const request = lines.filter((line) => line.reqId === 'req-1').map((line) => line.msg);
     expect(request).toEqual(['incoming request', 'request completed']);
     expect(lines.find((line) => line.msg === 'request completed')).toMatchObject({ res: { statusCode: 200 }, responseTime: expect.any(Number) });
-    expect(lines.at(-1)).toMatchObject({ msg: 'MQTT broker closed', mqtt: { connected: 0 } });
+    expect(lines.find((line) => line.msg === 'MQTT broker closed')).toMatchObject({ level: 30, mqtt: { connected: 0 } });
   });
 
   it.each([
