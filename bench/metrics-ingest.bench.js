@@ -9,7 +9,8 @@
 // Reports min / median / max per build, the ratio of the medians, each build's spread and the
 // scrape's own duration. Without BENCH_BASE_BIN it says so and measures nothing.
 // Env: BENCH_BASE_BIN, BENCH_RUNS (3), BENCH_STORES (sqlite), BENCH_GATEWAYS (200), BENCH_WINDOW (16),
-// BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (3), BENCH_SCRAPE_MS (1000).
+// BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (3), BENCH_SCRAPE_MS (1000; 0: no scrape until the
+// load is over, which tells the build's own cost from the scrapes').
 import { percentile, report } from './lib.js';
 import { againstBase, ingestRun } from './stores-lib.js';
 
@@ -31,7 +32,7 @@ function scraper(server) {
   const durations = [];
   let stopped = false;
   const loop = (async () => {
-    while (!stopped) {
+    while (!stopped && scrapeMs > 0) {
       durations.push((await scrape(server.url)).ms);
       await new Promise((resolve) => setTimeout(resolve, scrapeMs));
     }

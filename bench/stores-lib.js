@@ -378,8 +378,8 @@ export function ingestSettings(bench) {
 }
 
 /**
- * Ingest of this build against a base build (BENCH_BASE_BIN), alternating base, this, base, ...
- * RUNS times per store of BENCH_STORES (default sqlite): min / median / max of each, the ratio of
+ * Ingest of this build against a base build (BENCH_BASE_BIN), RUNS pairs per store (base, this;
+ * this, base; ...) of BENCH_STORES (default sqlite): min / median / max of each, the ratio of
  * the medians (target `this/base >= 0.97`) and each build's spread. `thisRun(kind, pg)` measures
  * this build and returns its events/s. Without BENCH_BASE_BIN it says so and measures nothing.
  */
@@ -395,9 +395,12 @@ export async function againstBase(bench, name, thisRun, why) {
   try {
     for (const kind of kinds.filter((k) => k === 'sqlite' || pg)) {
       const runs = { base: [], [name]: [] };
+      const base = async () => runs.base.push((await ingestRun(kind, pg, { ...settings, bin: baseBin, label: `${kind} base` })).eventsPerSecond);
+      const mine = async () => runs[name].push(await thisRun(kind, pg, { ...settings, label: `${kind} ${name}` }));
+      // Each pair in the other order (base, this; this, base; ...): a run that leaves work behind
+      // (the kernel writing back its database) would otherwise always slow the same build.
       for (let run = 0; run < RUNS; run++) {
-        runs.base.push((await ingestRun(kind, pg, { ...settings, bin: baseBin, label: `${kind} base` })).eventsPerSecond);
-        runs[name].push(await thisRun(kind, pg, { ...settings, label: `${kind} ${name}` }));
+        for (const measure of run % 2 === 0 ? [base, mine] : [mine, base]) await measure();
       }
       summarize(bench, `${kind}_events_per_second`, 'events/s', runs);
       const median = (values) => percentile(values, 50);
