@@ -144,14 +144,22 @@ export class ServiceMetrics {
 let processRegistry: Registry | undefined;
 
 /**
- * prom-client's process metrics (CPU, memory, event loop lag, GC), in one registry per process:
- * they describe the process, not a server, and each collectDefaultMetrics starts an event loop
- * monitor and a GC observer that nothing stops (one per test server would pile up).
+ * Default metrics left out: they list every libuv handle or resource (each gateway's socket) on
+ * each scrape, so a scrape would block the event loop longer the more gateways are connected;
+ * scanhub_mqtt_connections and process_open_fds count the same things at a fixed cost.
+ */
+const COSTLY_DEFAULT_METRICS = ['nodejs_active_handles', 'nodejs_active_handles_total', 'nodejs_active_resources', 'nodejs_active_resources_total'];
+
+/**
+ * prom-client's process metrics (CPU, memory, file descriptors, event loop lag, GC), in one
+ * registry per process: they describe the process, not a server, and each collectDefaultMetrics
+ * starts an event loop monitor and a GC observer that nothing stops (one per test server would pile up).
  */
 function processMetrics(): Registry {
   if (!processRegistry) {
     processRegistry = new Registry();
     collectDefaultMetrics({ register: processRegistry });
+    for (const name of COSTLY_DEFAULT_METRICS) processRegistry.removeSingleMetric(name);
   }
   return processRegistry;
 }
