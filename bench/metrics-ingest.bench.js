@@ -1,9 +1,10 @@
 // Issue 16 (item 3): MQTT ingest throughput with GET /metrics in place and scraped, against the
 // same ingest without it. `scanhub serve` of this build ("metrics", scraped every BENCH_SCRAPE_MS,
 // far more often than Prometheus' usual 15 s) and of a base build ("base", BENCH_BASE_BIN = that
-// build's bin/scanhub.js, e.g. a build of the commit before) are started from the CLI in turn,
-// base, metrics, base, ... on fresh deployments, with the load of stores-ingest.bench.js (200
-// gateways, mTLS, QoS 1, PUBACK after commit). Ingest keeps the plain counters it kept before and
+// build's bin/scanhub.js, e.g. a build of the commit before) are started from the CLI in pairs of
+// alternating order (base, metrics; metrics, base; ...; stores-lib.js againstBase) on fresh
+// deployments, with the load of stores-ingest.bench.js (200 gateways, mTLS, QoS 1, PUBACK after
+// commit). Ingest keeps the plain counters it kept before and
 // adds one histogram observation per batch, so the figure should not move: target metrics/base
 // >= 0.97. Each run's last scrape must count exactly the events acknowledged.
 // Reports min / median / max per build, the ratio of the medians, each build's spread and the
