@@ -14,6 +14,8 @@ export interface OperationDoc {
   errors?: Record<number, string>;
   /** The name and meaning of the route's `*` (OpenAPI has no wildcard parameter). */
   wildcard?: { name: string; description: string };
+  /** A POST that only reads: no 507 (every other POST, PUT, PATCH and DELETE writes). */
+  readOnly?: true;
 }
 
 /** The tags the routes use, in the order a reader meets them. */
@@ -252,6 +254,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     operationId: 'runJobAnalysis',
     description: 'For each gateway of the job configuration, the jobs its events show between the barcodes; computed in a worker thread.',
     errors: { 404: NO_JOB_CONFIG },
+    readOnly: true,
   },
   'GET /:customer_id/assets': {
     operationId: 'listAssets',

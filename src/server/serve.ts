@@ -177,6 +177,12 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     const tls = httpsPair(options, ca, dataDir, config.mqttPublicHost);
     const app = await buildApp(ctx, { logger: options.logger ?? false, readiness, trustProxy: options.trustProxy, rateLimits: options.rateLimits, tls });
 
+    // Once per change, however many writes are refused meanwhile (each 507 is in the request log).
+    store.storage.onChange((full) =>
+      full
+        ? app.log.error({ reason: full }, 'the database has no space left: writes are refused (HTTP 507, no PUBACK) until space is freed')
+        : app.log.info('the database has space again: writes go through'),
+    );
     await app.listen({ host: options.host, port: options.port });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : options.port;

@@ -13,6 +13,7 @@ import { PgJobConfigs } from './job-configs.js';
 import { PgLocks } from './locks.js';
 import { applyMigrations } from './migrations/index.js';
 import { Database, mapFailure } from './pool.js';
+import { StorageWatch } from '../storage-watch.js';
 import { PgProvisioning } from './provisioning.js';
 import { PgSecrets } from './secrets.js';
 import { PgSignals } from './signals.js';
@@ -62,6 +63,7 @@ class PostgresStore implements Store {
   readonly secrets;
   readonly locks;
   readonly signals;
+  readonly storage: StorageWatch;
   private closing: Promise<void> | undefined;
 
   constructor(
@@ -87,6 +89,9 @@ class PostgresStore implements Store {
     this.secrets = new PgSecrets(db, locator.masterKey);
     this.locks = new PgLocks(db);
     this.signals = new PgSignals(locator.url, db);
+    this.storage = new StorageWatch(() => db.probeStorage());
+    // A statement refused for lack of space throws StorageFull (HTTP 507) and makes the store full until a probe succeeds.
+    db.onStorageFull = (reason) => this.storage.refused(reason);
   }
 
   ping(): Promise<void> {
@@ -94,6 +99,7 @@ class PostgresStore implements Store {
   }
 
   close(): Promise<void> {
+    this.storage.close();
     this.closing ??= this.signals.close().then(() => this.db.close());
     return this.closing;
   }
