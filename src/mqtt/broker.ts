@@ -122,6 +122,45 @@ class ConnectedSignals {
   }
 }
 
+/** How long a shutdown waits for the messages it read to be committed and acknowledged. */
+const DRAIN_MS = 5000;
+
+/** How long a shutdown then waits for the gateways to read their PUBACKs and close (one that reads nothing holds it back). */
+const FLUSH_MS = 1000;
+
+/** aedes' Client stops reading its connection on pause() (after the packets it has parsed); its types omit it. */
+type PausableClient = Client & { pause(): void };
+
+/** Whether `work` finished within `ms`. */
+async function within(ms: number, work: Promise<unknown>): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([work.then(() => true), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Ends the connection after what was written to it (TLS close_notify, then FIN) and resolves once
+ * the gateway closed its side too. Destroying it at once would reset it while unread packets sit
+ * in our receive buffer (Linux sends RST then), and the gateway's kernel would drop the PUBACKs it
+ * had received but its client not yet read.
+ */
+function ended(conn: Client['conn']): Promise<void> {
+  const socket = conn as unknown as TLSSocket;
+  if (socket.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    socket.once('close', () => resolve());
+    socket.end();
+    // What the gateway sent after the pause is read and dropped (never acknowledged), so that its
+    // FIN, behind it, is seen and the connection closes.
+    socket.removeAllListeners('readable');
+    socket.resume();
+  });
+}
+
 /** The gateway behind a connection, known from its certificate once authenticated. */
 interface GatewaySession {
   gatewayId: string;
@@ -400,8 +439,16 @@ export async function startBroker(ctx: BrokerContext, options: BrokerOptions): P
         stopSignals();
         stopResume();
         connected.close();
+        // The drain (README "SIGTERM or SIGINT"): no new connection, no new message read; what was
+        // read is committed and its PUBACKs written while the connections are still open; only
+        // then are they closed. What a gateway sent but we did not read stays unacknowledged: it
+        // sends it again to the next instance or start.
         const stopped = listener.stopAccepting();
-        writer.flush();
+        const gateways = [...byGateway.values()] as PausableClient[];
+        for (const client of gateways) client.pause();
+        const acknowledged = await within(DRAIN_MS, writer.idle());
+        if (acknowledged) await within(FLUSH_MS, Promise.all(gateways.map((client) => ended(client.conn))));
+        else log.warn({ drain_ms: DRAIN_MS, reason: writer.held() ?? 'the commit did not finish' }, 'shutdown: messages not committed in time stay unacknowledged');
         await new Promise<void>((resolve) => broker.close(() => resolve()));
         listener.destroyConnections();
         await writer.close();

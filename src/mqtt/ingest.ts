@@ -104,7 +104,8 @@ export class IngestWriter {
   private full: string | undefined;
   private fullRetryMs = 0;
   private fullRetry: NodeJS.Timeout | undefined;
-  private drained?: () => void;
+  /** Called once nothing is queued or in flight (idle() and close() wait for it). */
+  private readonly idleWaiters: (() => void)[] = [];
   private readonly backend: CommitBackend;
   private readonly maxBatch: number;
   private readonly droppedLogged = new Map<string, { at: number; suppressed: number }>();
@@ -189,7 +190,20 @@ export class IngestWriter {
       });
       inline = false;
     }
-    if (!this.busy && this.queue.length === 0 && this.suspects.length === 0) this.drained?.();
+    if (this.isIdle()) for (const resolve of this.idleWaiters.splice(0)) resolve();
+  }
+
+  /**
+   * Resolves once everything queued so far is committed (or refused) and its callbacks ran: the
+   * PUBACKs of a shutdown's drain. Not while messages wait for a full disk or a writer thread.
+   */
+  idle(): Promise<void> {
+    if (this.isIdle()) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private isIdle(): boolean {
+    return !this.busy && this.queue.length === 0 && this.suspects.length === 0;
   }
 
   /** Stops taking messages, commits what is queued, stops the writer thread. */
@@ -201,10 +215,9 @@ export class IngestWriter {
     // A writer thread that dies now is not replaced: what it had and what is queued is not
     // acknowledged, and the gateways redeliver it to the next start (rather than close() waiting out a back-off).
     this.backend.stopRestarts();
-    await new Promise<void>((resolve) => {
-      this.drained = resolve;
-      this.flush();
-    });
+    const idle = this.idle();
+    this.flush();
+    await idle;
     await this.backend.close();
     this.options.log.info({ ingest: this.stats }, 'ingest closed');
   }

@@ -34,15 +34,17 @@ export class ScanLoad {
 
   constructor(
     private readonly gateways: { gateway: TestGateway; client: MqttClient }[],
-    private readonly options: { everyMs: number; max: number; prefix: string },
+    private readonly options: { everyMs: number; max: number; prefix: string; perTick?: number },
   ) {}
 
-  /** Publishes one scan from each gateway every `everyMs`, until stop() or `max`. */
+  /** Publishes `perTick` scans (default 1) from each gateway every `everyMs`, until stop() or `max`. */
   start(): void {
     this.timer = setInterval(() => {
       for (const { gateway, client } of this.gateways) {
-        if (this.published.length >= this.options.max) return this.stop();
-        this.publish(gateway, client);
+        for (let i = 0; i < (this.options.perTick ?? 1); i++) {
+          if (this.published.length >= this.options.max) return this.stop();
+          this.publish(gateway, client);
+        }
       }
     }, this.options.everyMs);
   }
