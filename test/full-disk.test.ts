@@ -9,6 +9,7 @@ import { freshDatabase } from './helpers/postgres.js';
 import { adminOf, connectedGateways, lostOrDuplicated, ScanLoad, storedIdCounts } from './helpers/scan-load.js';
 import { freePort, spawnServe, stop, type ServeProcess } from './helpers/serve-process.js';
 import { cannotMountSmallFs, mountSmallFs, type SmallFs } from './helpers/small-fs.js';
+import { CUSTOMER, startTestServer, type TestServer } from './helpers/server.js';
 import { TEST_MASTER_KEY, TEST_STORE } from './helpers/test-store.js';
 
 // DESIGN.md "Full disk", for real: `scanhub serve` as a process with its database on a tmpfs the
@@ -80,7 +81,7 @@ async function until(get: () => Promise<HttpAnswer>, ok: (answer: HttpAnswer) =>
     expect(small.fill()).toBeGreaterThan(0);
 
     const reason =
-      TEST_STORE === 'postgres' ? 'PostgreSQL has no space left on its disk (SQLSTATE 53100 disk_full)' : `the file system of ${dataDir} is full (SQLITE_FULL)`;
+      TEST_STORE === 'postgres' ? 'PostgreSQL has no space left on its disk (SQLSTATE 53100 disk_full)' : 'the disk of the database is full (SQLITE_FULL)';
     const threads = TEST_STORE === 'postgres' ? 'ingest writer running (1 start)' : 'ingest writer running (1 start), checkpointer running (1 start)';
     const health = await until(
       () => call(url, 'GET', '/healthz'),
@@ -137,6 +138,38 @@ async function until(get: () => Promise<HttpAnswer>, ok: (answer: HttpAnswer) =>
     expect(stored.get(markerId)).toBe(1);
     expect(lostOrDuplicated(load.acknowledged, stored)).toEqual([]);
   }, 180_000);
+});
+
+(cannot ? describe.skip : describe)(`exports on ${TEST_STORE} when the disk of the export files is full`, () => {
+  let small: SmallFs;
+  let t: TestServer;
+  beforeAll(async () => {
+    small = await mountSmallFs(4);
+    // The database elsewhere, the export files (--blob-dir) on the small file system.
+    t = await startTestServer({ blobDir: small.dir });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await small?.unmount();
+  });
+
+  it('fails the task with the reason, answers 507 to a synchronous export, and exports again once space returns', async () => {
+    small.fill();
+    const refused = await call(t.url, 'GET', `/${CUSTOMER}/events/export`, { token: t.adminToken });
+    expect({ status: refused.status, body: refused.body }).toEqual({
+      status: 507,
+      body: { title: 'Insufficient Storage', details: 'The export file could not be written: the disk of the export files is full. Try again once space is freed.' },
+    });
+    const { task } = await t.admin.post<{ task: string }>(`/${CUSTOMER}/events/export/tasks`);
+    const failed = await t.server.ctx.exporter.finished((await t.server.ctx.store.exportTasks.byId(CUSTOMER, task))!);
+    expect(failed).toMatchObject({ status: 'FAILED', file: null });
+    expect(failed.failure).toMatch(new RegExp(`^no space left for the export file ${small.dir}/exports/${task}\\.a1\\.csv\\.partial \\(ENOSPC\\): its file system is full$`));
+    expect(await t.admin.get(`/${CUSTOMER}/events/export/tasks/${task}`)).toEqual({ task, completed: true, status: 'FAILED' });
+
+    small.unfill();
+    const exported = await call(t.url, 'GET', `/${CUSTOMER}/events/export`, { token: t.adminToken });
+    expect(exported.status).toBe(201);
+  });
 });
 
 /** Runs statements as the cluster's superuser. */

@@ -156,7 +156,7 @@ describe('GET /openapi.json', () => {
       'GET /downloads/{path}': '400 403 404 500 503',
       'GET /{customer_id}/events': '400 401 403 500 503',
       'GET /{customer_id}/audit-log': '400 401 403 500 503',
-      'GET /{customer_id}/events/export': '400 401 403 500 503',
+      'GET /{customer_id}/events/export': '400 401 403 500 503 507',
       'POST /{customer_id}/events/export/tasks': '400 401 403 413 415 500 503 507',
       'GET /{customer_id}/events/export/tasks/{task}': '400 401 403 404 500 503',
       'GET /{customer_id}/gateways': '400 401 403 500 503',

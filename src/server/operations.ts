@@ -149,6 +149,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'GET /:customer_id/events/export': {
     operationId: 'exportEvents',
     description: 'Answers once the file is written, with a signed link valid 5 minutes; for large ranges an export task does not hold the request open.',
+    errors: { 507: 'The export file could not be written: the disk of the export files is full. Try again once space is freed.' },
   },
   'POST /:customer_id/events/export/tasks': {
     operationId: 'createExportTask',

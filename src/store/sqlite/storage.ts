@@ -32,7 +32,8 @@ export function storageFullOf(error: unknown, file: string): StorageFull | undef
   if (typeof code !== 'string') return undefined;
   const dir = dirname(file);
   if (code === 'SQLITE_FULL' || (code.startsWith('SQLITE_IOERR') && (freeBytes(dir) ?? Infinity) < NEARLY_FULL_BYTES)) {
-    return new StorageFull(`the file system of ${dir} is full (${code})`, { cause: error });
+    // The directory stays out of the message (it reaches HTTP clients and /healthz); serve logs it.
+    return new StorageFull(`the disk of the database is full (${code})`, { cause: error });
   }
   return undefined;
 }
