@@ -66,8 +66,8 @@ function runConnection(config, gateway, index, shared) {
   const socket = connect({
     host: config.host,
     port: config.port,
-    key: gateway.keyPem,
-    cert: gateway.certPem,
+    // A device's PKCS#12 as POST /provisioning returns it, or the PEM pair of a certificate issued here.
+    ...(gateway.pfx ? { pfx: Buffer.from(gateway.pfx, 'base64'), passphrase: '' } : { key: gateway.keyPem, cert: gateway.certPem }),
     ca: config.caPem,
     servername: 'localhost',
   });

@@ -33,7 +33,8 @@ export interface IngestStats {
   batches: number;
 }
 
-export type IngestCallback = (error: Error | null) => void;
+/** Runs once the message's transaction committed (error null) or failed; `token` is the one given to submit. */
+export type IngestCallback = (error: Error | null, token: number) => void;
 export type IngestLog = Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
 
 export interface IngestOptions {
@@ -59,6 +60,7 @@ export interface IngestOptions {
 interface Suspect {
   message: IngestMessage;
   done: IngestCallback;
+  token: number;
 }
 
 /** Stands for the payload of a copy of a quarantined message: nothing of it crosses to the thread. */
@@ -94,6 +96,8 @@ export class IngestWriter {
   private queue: IngestMessage[] = [];
   private queuedBytes = 0;
   private callbacks: IngestCallback[] = [];
+  /** The token of each queued callback (one callback serves many messages: no closure per message). */
+  private tokens: number[] = [];
   /** Committed before the queue, one per batch. */
   private suspects: Suspect[] = [];
   private readonly quarantinedPayloads = new QuarantinedPayloads();
@@ -127,15 +131,15 @@ export class IngestWriter {
     return this.full;
   }
 
-  /** Queues one message of the gateway; `done` runs after its transaction committed (or failed). */
-  submit(gatewayId: string, payload: Buffer, done: IngestCallback): void {
-    if (this.closed) return done(new Error('the broker is shutting down'));
+  /** Queues one message of the gateway; `done(error, token)` runs after its transaction committed (or failed). */
+  submit(gatewayId: string, payload: Buffer, done: IngestCallback, token = 0): void {
+    if (this.closed) return done(new Error('the broker is shutting down'), token);
     this.stats.messages++;
     const writer = this.threads.writer;
     if ((writer.state !== 'running' || this.full) && this.queuedBytes + payload.length > (this.options.maxQueuedBytesWriterDown ?? MAX_QUEUED_BYTES_WRITER_DOWN)) {
       this.stats.failed++;
       const why = this.full ? `the disk is full (${this.full})` : `the ingest writer thread is ${writer.state}`;
-      return done(new Error(`${why} and ${this.queuedBytes} bytes already wait for it`));
+      return done(new Error(`${why} and ${this.queuedBytes} bytes already wait for it`), token);
     }
     const receivedAt = this.options.clock();
     if (this.quarantinedPayloads.has(payload)) {
@@ -146,6 +150,7 @@ export class IngestWriter {
       this.queue.push({ gatewayId, receivedAt, payload });
     }
     this.callbacks.push(done);
+    this.tokens.push(token);
     if (!this.scheduled && !this.busy && !this.fullRetry) {
       this.scheduled = true;
       setImmediate(this.flushSoon);
@@ -159,29 +164,33 @@ export class IngestWriter {
     while (!this.busy && !this.fullRetry) {
       let batch: IngestMessage[];
       let callbacks: IngestCallback[];
-      const suspect = this.suspects.length > 0;
-      if (suspect) {
+      let tokens: number[];
+      const fromSuspects = this.suspects.length > 0;
+      if (fromSuspects) {
         // Alone: if it kills the thread again, it alone is to blame.
         const suspect = this.suspects.shift()!;
         batch = [suspect.message];
         callbacks = [suspect.done];
+        tokens = [suspect.token];
       } else if (this.queue.length > 0) {
         batch = this.queue.length <= this.maxBatch ? this.queue : this.queue.slice(0, this.maxBatch);
         callbacks = this.callbacks.slice(0, batch.length);
+        tokens = this.tokens.slice(0, batch.length);
         if (batch === this.queue) this.queue = [];
         else this.queue = this.queue.slice(batch.length);
         for (const message of batch) this.queuedBytes -= message.payload.length;
         this.callbacks = this.callbacks.slice(batch.length);
+        this.tokens = this.tokens.slice(batch.length);
       } else break;
       this.busy = true;
       let inline = true;
       this.backend.commit(batch, (result) => {
         this.busy = false;
-        if (result.crash) this.suspect(batch, callbacks, result.crash);
-        else if (result.storageFull && !this.closed) this.hold(batch, callbacks, result, suspect);
+        if (result.crash) this.suspect(batch, callbacks, tokens, result.crash);
+        else if (result.storageFull && !this.closed) this.hold(batch, callbacks, tokens, result, fromSuspects);
         else {
           if (this.full && !result.outcomes.every((outcome) => outcome === Outcome.FAILED)) this.writable();
-          this.settle(batch, callbacks, result);
+          this.settle(batch, callbacks, tokens, result);
         }
         // A thread result arrives on its own turn: send what queued up meanwhile right away. An
         // answer given at once (no thread left, at shutdown) lets this loop go on instead, so
@@ -223,13 +232,13 @@ export class IngestWriter {
   }
 
   /** Counts and logs the batch's result, then runs its callbacks (the PUBACKs), whatever the counting did. */
-  private settle(batch: IngestMessage[], callbacks: IngestCallback[], result: BatchResult): void {
+  private settle(batch: IngestMessage[], callbacks: IngestCallback[], tokens: number[], result: BatchResult): void {
     try {
       this.account(batch, result);
     } catch (error) {
       this.options.log.error({ err: error }, 'ingest could not count or log a batch');
     }
-    for (let i = 0; i < callbacks.length; i++) callbacks[i]!(this.errorOf(result, i));
+    for (let i = 0; i < callbacks.length; i++) callbacks[i]!(this.errorOf(result, i), tokens[i]!);
   }
 
   /**
@@ -238,7 +247,7 @@ export class IngestWriter {
    * database is the cause: it is quarantined (kept as a dead letter, then acknowledged), and a
    * copy of it never reaches the thread again. A thread that died at its start blames nobody.
    */
-  private suspect(batch: IngestMessage[], callbacks: IngestCallback[], crash: NonNullable<BatchResult['crash']>): void {
+  private suspect(batch: IngestMessage[], callbacks: IngestCallback[], tokens: number[], crash: NonNullable<BatchResult['crash']>): void {
     const [first] = batch;
     if (batch.length === 1 && crash.whileRunning && !first!.quarantine) {
       first!.quarantine = { reason: `crashed the ingest writer thread: ${crash.cause}`, at: this.options.clock() };
@@ -247,7 +256,7 @@ export class IngestWriter {
       this.stats.retriedAlone += batch.length;
       this.options.log.warn({ messages: batch.length, reason: crash.cause }, 'ingest writer thread died with a batch: committing its messages one by one');
     }
-    this.suspects.unshift(...batch.map((message, i) => ({ message, done: callbacks[i]! })));
+    this.suspects.unshift(...batch.map((message, i) => ({ message, done: callbacks[i]!, token: tokens[i]! })));
   }
 
   /**
@@ -256,19 +265,21 @@ export class IngestWriter {
    * of the suspects), and are committed again after a back-off (STORAGE_FULL_RETRY). Nothing
    * flushes meanwhile; new messages wait behind them, within MAX_QUEUED_BYTES_WRITER_DOWN.
    */
-  private hold(batch: IngestMessage[], callbacks: IngestCallback[], result: BatchResult, suspects: boolean): void {
+  private hold(batch: IngestMessage[], callbacks: IngestCallback[], tokens: number[], result: BatchResult, suspects: boolean): void {
     const first = result.outcomes.indexOf(Outcome.FAILED);
     const cut = first < 0 ? batch.length : first;
     if (cut > 0) {
       const decided: BatchResult = { ...result, outcomes: result.outcomes.slice(0, cut), reasons: result.reasons.slice(0, cut) };
-      this.settle(batch.slice(0, cut), callbacks.slice(0, cut), decided);
+      this.settle(batch.slice(0, cut), callbacks.slice(0, cut), tokens.slice(0, cut), decided);
     }
     const kept = batch.slice(cut);
     const keptCallbacks = callbacks.slice(cut);
-    if (suspects) this.suspects.unshift(...kept.map((message, i) => ({ message, done: keptCallbacks[i]! })));
+    const keptTokens = tokens.slice(cut);
+    if (suspects) this.suspects.unshift(...kept.map((message, i) => ({ message, done: keptCallbacks[i]!, token: keptTokens[i]! })));
     else {
       this.queue = [...kept, ...this.queue];
       this.callbacks = [...keptCallbacks, ...this.callbacks];
+      this.tokens = [...keptTokens, ...this.tokens];
       for (const message of kept) this.queuedBytes += message.payload.length;
     }
     this.stats.heldForSpace++;

@@ -1,5 +1,5 @@
 import { LOGIN_LOCKOUT } from '../domain/lockout.js';
-import { RATE_LIMITS } from './rate-limits.js';
+import { RATE_LIMITS } from '../domain/rate-limits.js';
 
 /**
  * What the OpenAPI document says of each operation beyond its route's schema (openapi.ts applies
@@ -54,7 +54,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     description: 'Send the id_token in the Authorization header of every customer-scoped call, and customer_id in its path; it is valid expires_in seconds.',
     errors: {
       401: 'The e-mail address or password is wrong.',
-      429: `${LOGIN_LOCKOUT.refusals} refused log-ins for this e-mail address within ${LOGIN_LOCKOUT.windowMs / 60_000} minutes, or more than ${RATE_LIMITS.auth} calls to /auth/* a minute from this address; Retry-After says when to try again.`,
+      429: `${LOGIN_LOCKOUT.refusals} refused log-ins for this e-mail address within ${LOGIN_LOCKOUT.windowMs / 60_000} minutes, or more calls to /auth/* a minute from this address than serve --auth-rate-limit allows (default ${RATE_LIMITS.auth}); Retry-After says when to try again.`,
     },
   },
   'POST /auth/accept-invitation': {
@@ -62,7 +62,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     description: 'Redeems the token of POST /{customer_id}/users/{user_id}/invitation: sets the user\'s password and logs them in. Each token works once, within 24 hours.',
     errors: {
       401: 'The invitation token is unknown, already used or expired.',
-      429: `More than ${RATE_LIMITS.auth} calls to /auth/* a minute from this address; Retry-After says when to try again.`,
+      429: `More calls to /auth/* a minute from this address than serve --auth-rate-limit allows (default ${RATE_LIMITS.auth}); Retry-After says when to try again.`,
     },
   },
   'GET /.well-known/jwks.json': {
@@ -219,7 +219,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     description: 'Called by the device with the token of prepare-provisioning, once. Needs no IdToken: the token authorizes the call.',
     errors: {
       403: 'The token is unknown, already used or expired, or its gateway was deleted.',
-      429: `More than ${RATE_LIMITS.provisioning} calls a minute from this address; Retry-After says when to try again.`,
+      429: `More calls a minute from this address than serve --provisioning-rate-limit allows (default ${RATE_LIMITS.provisioning}); Retry-After says when to try again.`,
     },
   },
   'POST /:customer_id/create-provisioning-package': {

@@ -17,7 +17,7 @@ import { openStore, sqliteLocator } from '../store/open.js';
 import type { Store, StoreLocator } from '../store/ports.js';
 import { buildApp } from './app.js';
 import { createContext, type ServerContext } from './context.js';
-import type { RateLimits } from './rate-limits.js';
+import type { RateLimits } from '../domain/rate-limits.js';
 import type { Readiness } from './routes/health.js';
 
 /** How long close() lets in-flight HTTP requests finish before it cuts their connections. */
