@@ -36,7 +36,7 @@ export async function openPostgresStore(locator: PostgresLocator, purpose: Store
   const db = new Database(locator.url, purpose, { max: options.poolSize });
   try {
     await migrate(db);
-    return new PostgresStore(locator, db);
+    return new PostgresStore(locator, db, purpose);
   } catch (error) {
     await db.close().catch(() => undefined);
     throw error;
@@ -69,6 +69,7 @@ class PostgresStore implements Store {
   constructor(
     readonly locator: PostgresLocator,
     private readonly db: Database,
+    purpose: StorePurpose,
   ) {
     this.customers = new PgCustomers(db);
     this.users = new PgUsers(db);
@@ -90,8 +91,10 @@ class PostgresStore implements Store {
     this.locks = new PgLocks(db);
     this.signals = new PgSignals(locator.url, db);
     this.storage = new StorageWatch(() => db.probeStorage());
-    // A statement refused for lack of space throws StorageFull (HTTP 507) and makes the store full until a probe succeeds.
-    db.onStorageFull = (reason) => this.storage.refused(reason);
+    // A statement refused for lack of space throws StorageFull (HTTP 507) and makes the store full
+    // until a probe succeeds. Only the server's store watches: an ingest writer reports its
+    // refusals in its batch results, to the server's (IngestWriter), and a reader only reads.
+    if (purpose === 'server') db.onStorageFull = (reason) => this.storage.refused(reason);
   }
 
   ping(): Promise<void> {
