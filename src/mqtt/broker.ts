@@ -158,6 +158,7 @@ export async function startBroker(ctx: BrokerContext, options: BrokerOptions): P
     clock: ctx.clock,
     log,
     createdWindow: options.createdWindow,
+    storage: store.storage,
   });
   const stats: BrokerStats = {
     connected: 0,
@@ -342,7 +343,9 @@ export async function startBroker(ctx: BrokerContext, options: BrokerOptions): P
     threads: writer.threads,
     fault() {
       const { state, cause } = writer.threads.writer;
-      return state === 'restarting' ? { state, reason: `ingest writer restarting after: ${cause?.message}` } : undefined;
+      if (state === 'restarting') return { state, reason: `ingest writer restarting after: ${cause?.message}` };
+      const held = writer.held();
+      return held ? { state: 'not acknowledging', reason: `${held}: messages wait unacknowledged and are committed once there is space` } : undefined;
     },
     close: () =>
       (closing ??= (async () => {
