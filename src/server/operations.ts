@@ -14,6 +14,8 @@ export interface OperationDoc {
   errors?: Record<number, string>;
   /** The name and meaning of the route's `*` (OpenAPI has no wildcard parameter). */
   wildcard?: { name: string; description: string };
+  /** A POST that only reads: no 507 (every other POST, PUT, PATCH and DELETE writes). */
+  readOnly?: true;
 }
 
 /** The tags the routes use, in the order a reader meets them. */
@@ -156,6 +158,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'GET /:customer_id/events/export': {
     operationId: 'exportEvents',
     description: 'Answers once the file is written, with a signed link valid 5 minutes; for large ranges an export task does not hold the request open.',
+    errors: { 507: 'The export file could not be written: the disk of the export files is full. Try again once space is freed.' },
   },
   'POST /:customer_id/events/export/tasks': {
     operationId: 'createExportTask',
@@ -261,6 +264,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     operationId: 'runJobAnalysis',
     description: 'For each gateway of the job configuration, the jobs its events show between the barcodes; computed in a worker thread.',
     errors: { 404: NO_JOB_CONFIG },
+    readOnly: true,
   },
   'GET /:customer_id/assets': {
     operationId: 'listAssets',

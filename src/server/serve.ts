@@ -189,6 +189,13 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       metricsToken: options.metricsToken,
     });
 
+    // Once per change, however many writes are refused meanwhile (each 507 is in the request log).
+    const where = store.locator.kind === 'sqlite' ? store.locator.file : 'PostgreSQL';
+    store.storage.onChange((full) =>
+      full
+        ? app.log.error({ reason: full, database: where }, 'the database has no space left: writes are refused (HTTP 507, no PUBACK) until space is freed')
+        : app.log.info({ database: where }, 'the database has space again: writes go through'),
+    );
     await app.listen({ host: options.host, port: options.port });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : options.port;
