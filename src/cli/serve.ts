@@ -3,6 +3,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { customerIdProblem, isCustomerId, isEmailAddress } from '../domain/identifiers.js';
 import { parseDuration, parseTimeInput } from '../domain/time-input.js';
 import { DEFAULT_CREATED_WINDOW, MAX_CREATED_AHEAD_MS } from '../domain/payload-limits.js';
+import { DEFAULT_GATEWAY_KEY_TYPE, KEY_TYPES, type KeyType } from '../pki/keys.js';
 import { TlsPairError, readTlsPair, type TlsPair } from '../pki/tls-pair.js';
 import { DataDirBusy, lockDataDir, type DataDirLock } from '../store/open.js';
 import type { RunningServer } from '../server/serve.js';
@@ -44,6 +45,12 @@ function publicUrl(value: string): string {
     throw new InvalidArgumentError(`"${value}" must not carry a query, a fragment or credentials.`);
   }
   return value;
+}
+
+/** `--gateway-key-type`: one of KEY_TYPES. */
+function gatewayKeyType(value: string): KeyType {
+  if (!(KEY_TYPES as readonly string[]).includes(value)) throw new InvalidArgumentError(`"${value}" is not a key type: give ${KEY_TYPES.join(' or ')}.`);
+  return value as KeyType;
 }
 
 function isDuration(value: string): boolean {
@@ -186,6 +193,12 @@ export function registerServeCommand(program: Command): void {
     .addOption(new Option('--mqtt-proxy-protocol', 'expect HAProxy\'s PROXY protocol v2 header on every MQTT connection (refusing those without); env SCANHUB_MQTT_PROXY_PROTOCOL=1'))
     .addOption(new Option('--mqtt-public-host <host>', 'host put into mqtt_endpoint (default: --host, or the machine\'s host name)').env('SCANHUB_MQTT_PUBLIC_HOST'))
     .addOption(
+      new Option('--gateway-key-type <type>', `key of new gateway certificates: ${KEY_TYPES.join(' or ')} (for devices that need RSA)`)
+        .env('SCANHUB_GATEWAY_KEY_TYPE')
+        .default(DEFAULT_GATEWAY_KEY_TYPE)
+        .argParser(gatewayKeyType),
+    )
+    .addOption(
       new Option('--min-created <time>', 'earliest created an MQTT event may have (ISO 8601 or epoch ms)')
         .env('SCANHUB_MIN_CREATED')
         .default(DEFAULT_CREATED_WINDOW.earliest, '2000-01-01T00:00:00Z')
@@ -215,6 +228,7 @@ export function registerServeCommand(program: Command): void {
       https?: boolean;
       minCreated: number;
       maxCreatedAhead: number;
+      gatewayKeyType: KeyType;
     }) => {
       const settings = environmentSettings(process.env);
       const { database, masterKeyFile, blobDir: blobOption, tlsCert, tlsKey, https, ...rest } = options;

@@ -168,8 +168,12 @@ export function registerPackageRoutes(app: FastifyInstance, ctx: ServerContext):
         for (const { preparation, token } of prepared) written.push(writePackage(ctx, packageDir, preparation, token, request.body.wifi));
         const audit = [
           ...fresh.map((g) => auditEntry(ctx, request, 'gateway.created', { type: 'gateway', id: g.id }, { name: g.name })),
-          ...prepared.map(({ preparation }) =>
-            auditEntry(ctx, request, 'gateway.prepared', { type: 'gateway', id: preparation.gatewayId }, { certificate_serial: preparation.certificate.serial, package: true }),
+          ...prepared.map(({ preparation, keyType }) =>
+            auditEntry(ctx, request, 'gateway.prepared', { type: 'gateway', id: preparation.gatewayId }, {
+              certificate_serial: preparation.certificate.serial,
+              key_type: keyType,
+              package: true,
+            }),
           ),
         ];
         await ctx.store.provisioning.preparePackage(customerId, fresh, prepared.map(({ preparation }) => preparation), now, audit);
