@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
-import { api, report } from './lib.js';
+import { api, median, report } from './lib.js';
 import { startServeProcess } from './events-data.js';
 
 const BENCH = 'provisioning';
@@ -31,12 +31,6 @@ const PACKAGE_CAP = 100;
 const PACKAGE_CALLS_IN_FLIGHT = 2;
 const KEY_TYPES = (process.env.PROVISIONING_KEY_TYPES ?? 'ec-p256,rsa-2048').split(',');
 const TARGET = { prepared: 300, redeemed: 300, package_seconds: 5 };
-
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
 
 const dispatcher = new Agent({ connections: CONCURRENCY * 2, pipelining: 1 });
 
