@@ -18,7 +18,7 @@ import { openStore, sqliteLocator } from '../store/open.js';
 import type { Store, StoreLocator } from '../store/ports.js';
 import { buildApp } from './app.js';
 import { createContext, type ServerContext } from './context.js';
-import type { RateLimits } from './rate-limits.js';
+import type { RateLimits } from '../domain/rate-limits.js';
 import type { Readiness } from './routes/health.js';
 
 /** How long close() lets in-flight HTTP requests finish before it cuts their connections. */
@@ -181,6 +181,13 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     const tls = httpsPair(options, ca, dataDir, config.mqttPublicHost);
     const app = await buildApp(ctx, { logger: options.logger ?? false, readiness, trustProxy: options.trustProxy, rateLimits: options.rateLimits, tls });
 
+    // Once per change, however many writes are refused meanwhile (each 507 is in the request log).
+    const where = store.locator.kind === 'sqlite' ? store.locator.file : 'PostgreSQL';
+    store.storage.onChange((full) =>
+      full
+        ? app.log.error({ reason: full, database: where }, 'the database has no space left: writes are refused (HTTP 507, no PUBACK) until space is freed')
+        : app.log.info({ database: where }, 'the database has space again: writes go through'),
+    );
     await app.listen({ host: options.host, port: options.port });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : options.port;
