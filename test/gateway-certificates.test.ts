@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueClientCertificate, randomSerialHex } from '../src/pki/ca.js';
 import { buildPkcs12 } from '../src/pki/pkcs12.js';
 import { call, lacks, otherCustomerToken, OTHER_CUSTOMER } from './helpers/gateways.js';
-import { GatewayClients, connectGateway, provisionGateway, type Provisioned, type TestGateway } from './helpers/mqtt.js';
+import { GatewayClients, connectGateway, provisionGateway, provisionedGateway, type Provisioned, type TestGateway } from './helpers/mqtt.js';
 import { openPkcs12 } from './helpers/pkcs12.js';
 import { selectRows } from './helpers/store-rows.js';
 import { ADMIN_EMAIL, CUSTOMER, collectedLogs, startTestServer, type TestServer } from './helpers/server.js';
@@ -60,13 +60,7 @@ function described(certificate: X509Certificate, status: string): Certificate {
 
 /** The device's side: redeems a token and holds the certificate bundle it got. */
 async function redeem(token: string): Promise<TestGateway> {
-  const provisioned = await t.anonymous.post<Provisioned>('/provisioning', { token });
-  return {
-    id: provisioned.gateway.id,
-    topic: `${provisioned.mqtt_topic_prefix}/gateway/${provisioned.gateway.id}`,
-    endpoint: provisioned.mqtt_endpoint,
-    pkcs12: Buffer.from(provisioned.pkcs12, 'base64'),
-  };
+  return provisionedGateway(await t.anonymous.post<Provisioned>('/provisioning', { token }));
 }
 
 async function reprovision(id: string): Promise<string> {

@@ -11,7 +11,7 @@ import { openStore, sqliteLocator } from '../src/store/open.js';
 import type { Store } from '../src/store/ports.js';
 import { runCli } from './helpers/cli.js';
 import { call } from './helpers/http.js';
-import { connectGateway, type Provisioned, type TestGateway } from './helpers/mqtt.js';
+import { connectGateway, provisionedGateway, type Provisioned, type TestGateway } from './helpers/mqtt.js';
 import { openPkcs12 } from './helpers/pkcs12.js';
 import { freePort, spawnServe, stop, type ServeProcess } from './helpers/serve-process.js';
 import { testDatabase, type TestDatabase } from './helpers/test-store.js';
@@ -90,13 +90,7 @@ async function api<T>(method: string, path: string, json?: unknown): Promise<T> 
 async function redeem(provisioningToken: string): Promise<TestGateway> {
   const answer = await call(url, 'POST', '/provisioning', { json: { token: provisioningToken } });
   expect(answer.status).toBe(200);
-  const provisioned = answer.body as Provisioned;
-  return {
-    id: provisioned.gateway.id,
-    topic: `${provisioned.mqtt_topic_prefix}/gateway/${provisioned.gateway.id}`,
-    endpoint: provisioned.mqtt_endpoint,
-    pkcs12: Buffer.from(provisioned.pkcs12, 'base64'),
-  };
+  return provisionedGateway(answer.body as Provisioned);
 }
 
 async function provision(name: string): Promise<TestGateway> {
