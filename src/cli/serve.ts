@@ -5,6 +5,7 @@ import { customerIdProblem, isCustomerId, isEmailAddress } from '../domain/ident
 import { parseDuration, parseTimeInput } from '../domain/time-input.js';
 import { DEFAULT_CREATED_WINDOW, MAX_CREATED_AHEAD_MS } from '../domain/payload-limits.js';
 import { RATE_LIMITS } from '../domain/rate-limits.js';
+import { DEFAULT_GATEWAY_KEY_TYPE, KEY_TYPES, type KeyType } from '../pki/keys.js';
 import { TlsPairError, readTlsPair, type TlsPair } from '../pki/tls-pair.js';
 import { DataDirBusy, lockDataDir, type DataDirLock } from '../store/open.js';
 import type { RunningServer } from '../server/serve.js';
@@ -54,6 +55,12 @@ function publicUrl(value: string): string {
     throw new InvalidArgumentError(`"${value}" must not carry a query, a fragment or credentials.`);
   }
   return value;
+}
+
+/** `--gateway-key-type`: one of KEY_TYPES. */
+function gatewayKeyType(value: string): KeyType {
+  if (!(KEY_TYPES as readonly string[]).includes(value)) throw new InvalidArgumentError(`"${value}" is not a key type: give ${KEY_TYPES.join(' or ')}.`);
+  return value as KeyType;
 }
 
 function isDuration(value: string): boolean {
@@ -206,6 +213,12 @@ export function registerServeCommand(program: Command): void {
         .choices(LOG_FORMATS),
     )
     .addOption(
+      new Option('--gateway-key-type <type>', `key of new gateway certificates: ${KEY_TYPES.join(' or ')} (for devices that need RSA)`)
+        .env('SCANHUB_GATEWAY_KEY_TYPE')
+        .default(DEFAULT_GATEWAY_KEY_TYPE)
+        .argParser(gatewayKeyType),
+    )
+    .addOption(
       new Option('--min-created <time>', 'earliest created an MQTT event may have (ISO 8601 or epoch ms)')
         .env('SCANHUB_MIN_CREATED')
         .default(DEFAULT_CREATED_WINDOW.earliest, '2000-01-01T00:00:00Z')
@@ -236,6 +249,7 @@ export function registerServeCommand(program: Command): void {
       minCreated: number;
       maxCreatedAhead: number;
       logFormat?: LogFormat;
+      gatewayKeyType: KeyType;
       authRateLimit: number;
       provisioningRateLimit: number;
     }) => {

@@ -8,6 +8,7 @@ import { startBroker, type MqttBroker } from '../mqtt/broker.js';
 import type { CreatedWindow } from '../domain/payload-limits.js';
 import type { Server as TlsServer } from 'node:tls';
 import { issueServerCertificate, loadOrCreateCa, pregenerateDeploymentKeys, type CertificateAuthority } from '../pki/ca.js';
+import { DEFAULT_GATEWAY_KEY_TYPE, type KeyType } from '../pki/keys.js';
 import type { TlsPair } from '../pki/tls-pair.js';
 import { IdTokens } from '../auth/idtoken.js';
 import { MIN_PASSWORD_LENGTH, generatePassword, hashPassword } from '../auth/passwords.js';
@@ -52,6 +53,8 @@ export interface ServeOptions {
   mqttLimits?: Partial<ConnectionLimits>;
   /** Requests per minute per client address on POST /auth/* and POST /provisioning (default RATE_LIMITS; tests change them). */
   rateLimits?: RateLimits;
+  /** The key type of new gateway certificates (default DEFAULT_GATEWAY_KEY_TYPE, EC P-256). */
+  gatewayKeyType?: KeyType;
   /** HTTPS for the API: with this pair (`--tls-cert/--tls-key`), or a certificate of the deployment CA (`--https`). */
   tls?: TlsPair | 'deployment-ca';
   /** SCANHUB_METRICS_TOKEN: `GET /metrics` needs it as a Bearer token; unset, it answers loopback clients only. */
@@ -173,6 +176,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       publicUrl: options.publicUrl?.replace(/\/+$/, '') ?? '',
       mqttPublicHost: options.mqttPublicHost ?? reachableHost(options.host),
       mqttPort: options.mqttPort,
+      gatewayKeyType: options.gatewayKeyType ?? DEFAULT_GATEWAY_KEY_TYPE,
     };
     const ctx = createContext(store, config, { idTokens, linkKey: await loadLinkKey(store.secrets), ca }, clock);
     const created = await bootstrap(ctx, options);
@@ -229,7 +233,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     readiness.threads = () => [broker.threads.writer, ...broker.threads.maintenance];
     const publicUrl = { url: config.publicUrl, source: sourceOf(options.publicUrl, options.host) };
     const mqttPublicHost = { host: config.mqttPublicHost, source: sourceOf(options.mqttPublicHost, options.host) };
-    app.log.info({ url, publicUrl: publicUrl.url, publicUrlSource: publicUrl.source, mqttPort: broker.port, dataDir }, 'scanhub listening');
+    app.log.info(
+      { url, publicUrl: publicUrl.url, publicUrlSource: publicUrl.source, mqttPort: broker.port, dataDir, gatewayKeyType: config.gatewayKeyType },
+      'scanhub listening',
+    );
 
     let closing: Promise<void> | undefined;
     return {
