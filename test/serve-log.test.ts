@@ -67,7 +67,7 @@ describe('scanhub serve logs', () => {
   it('piped: pino\'s JSON lines, fastify\'s request lines included', async () => {
     const lines = jsonLines(await pipedServe([]));
     const listening = lines.find((line) => line.msg === 'scanhub listening')!;
-    expect(Object.keys(listening)).toEqual(['level', 'time', 'pid', 'hostname', 'url', 'publicUrl', 'publicUrlSource', 'mqttPort', 'dataDir', 'msg']);
+    expect(Object.keys(listening)).toEqual(['level', 'time', 'pid', 'hostname', 'url', 'publicUrl', 'publicUrlSource', 'mqttPort', 'dataDir', 'gatewayKeyType', 'msg']);
     expect(listening).toMatchObject({ level: 30, pid: expect.any(Number), publicUrlSource: 'host' });
     const request = lines.filter((line) => line.reqId === 'req-1').map((line) => line.msg);
     expect(request).toEqual(['incoming request', 'request completed']);
@@ -80,7 +80,7 @@ describe('scanhub serve logs', () => {
     ['SCANHUB_LOG_FORMAT=pretty', [], { SCANHUB_LOG_FORMAT: 'pretty' }],
   ])('piped with %s: short lines, one per request, no colour', async (_name, args, env) => {
     const stdout = await pipedServe(args, env);
-    expect(stdout).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: scanhub listening url=http:\/\/127\.0\.0\.1:\d+ publicUrl=http:\/\/127\.0\.0\.1:\d+ publicUrlSource=host mqttPort=\d+ dataDir=\S+\n/m);
+    expect(stdout).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: scanhub listening url=http:\/\/127\.0\.0\.1:\d+ publicUrl=http:\/\/127\.0\.0\.1:\d+ publicUrlSource=host mqttPort=\d+ dataDir=\S+ gatewayKeyType=ec-p256\n/m);
     expect(stdout).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: GET \/healthz 200 \d+\.\dms reqId=req-1 route=\/healthz\n/m);
     expect(stdout).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: shutting down signal=SIGTERM\n/m);
     expect(stdout).not.toContain('incoming request');
