@@ -212,8 +212,9 @@ function storedEvents(deployment) {
  * default this build's) started from the CLI, `gatewayCount` gateways publishing QoS 1 for
  * `seconds` after `warmupSeconds`; events/s stored (counted back), PUBACK p50/p99, CPU ms per
  * 1,000 events of serve and of PostgreSQL. `label` names the run on stderr (default: the kind).
+ * `during(server)`, if given, starts work beside the load and returns what stops it (its result is `beside`).
  */
-export async function ingestRun(kind, pg, { bench, customer, gatewayCount, window, seconds, warmupSeconds, bin, label = kind }) {
+export async function ingestRun(kind, pg, { bench, customer, gatewayCount, window, seconds, warmupSeconds, bin, label = kind, during }) {
   const deployment = newDeployment(kind, pg, { prefix: 'ingest' });
   const server = await startServe(deployment, { customer, logLevel: 'warn', bin });
   try {
@@ -226,7 +227,10 @@ export async function ingestRun(kind, pg, { bench, customer, gatewayCount, windo
     const serveCpu = cpuSnapshot([server.pid]);
     const pgCpu = cpuSnapshot(pgPids);
     generator.start();
+    // Work beside the load (metrics-ingest: scraping /metrics): started with it, stopped after it.
+    const beside = during?.(server);
     const result = await next();
+    const besideResult = await beside?.();
     const serveMs = cpuSince(serveCpu);
     const pgMs = kind === 'postgres' ? cpuSince(pgCpu, postgresPids(pg)) : 0;
     generator.kill();
@@ -240,6 +244,8 @@ export async function ingestRun(kind, pg, { bench, customer, gatewayCount, windo
       p99: result.p99,
       serveCpuPer1000: (serveMs / result.acked) * 1000,
       postgresCpuPer1000: (pgMs / result.acked) * 1000,
+      acked: result.acked,
+      beside: besideResult,
     };
     console.error(
       `${bench}: ${label}: ${Math.round(figures.eventsPerSecond)} events/s, PUBACK p50 ${figures.p50.toFixed(1)} ms p99 ${figures.p99.toFixed(1)} ms, ` +
@@ -420,6 +426,56 @@ export function summarize(bench, metric, unit, byKind, { target, cmp = '<=' } = 
         .join('; ') +
       `; load ${load()}`,
   );
+}
+
+/** The load of an ingest run from the environment (BENCH_GATEWAYS 200, BENCH_WINDOW 16, BENCH_SECONDS 10, BENCH_WARMUP_SECONDS 3). */
+export function ingestSettings(bench) {
+  return {
+    bench,
+    customer: 'bench',
+    gatewayCount: Number(process.env.BENCH_GATEWAYS ?? 200),
+    window: Number(process.env.BENCH_WINDOW ?? 16),
+    seconds: Number(process.env.BENCH_SECONDS ?? 10),
+    warmupSeconds: Number(process.env.BENCH_WARMUP_SECONDS ?? 3),
+  };
+}
+
+/**
+ * Ingest of this build against a base build (BENCH_BASE_BIN), RUNS pairs per store (base, this;
+ * this, base; ...) of BENCH_STORES (default sqlite): min / median / max of each, the ratio of
+ * the medians (target `this/base >= 0.97`) and each build's spread. `thisRun(kind, pg)` measures
+ * this build and returns its events/s. Without BENCH_BASE_BIN it says so and measures nothing.
+ */
+export async function againstBase(bench, name, thisRun, why) {
+  const baseBin = process.env.BENCH_BASE_BIN;
+  if (!baseBin) {
+    console.error(`${bench}: skipped: set BENCH_BASE_BIN to the bin/scanhub.js of a build ${why}`);
+    return;
+  }
+  const kinds = (process.env.BENCH_STORES ?? 'sqlite').split(',');
+  const settings = ingestSettings(bench);
+  const pg = kinds.includes('postgres') ? startPostgres(bench) : undefined;
+  try {
+    for (const kind of kinds.filter((k) => k === 'sqlite' || pg)) {
+      const runs = { base: [], [name]: [] };
+      const base = async () => runs.base.push((await ingestRun(kind, pg, { ...settings, bin: baseBin, label: `${kind} base` })).eventsPerSecond);
+      const mine = async () => runs[name].push(await thisRun(kind, pg, { ...settings, label: `${kind} ${name}` }));
+      // Each pair in the other order (base, this; this, base; ...): a run that leaves work behind
+      // (the kernel writing back its database) would otherwise always slow the same build.
+      for (let run = 0; run < RUNS; run++) {
+        for (const measure of run % 2 === 0 ? [base, mine] : [mine, base]) await measure();
+      }
+      summarize(bench, `${kind}_events_per_second`, 'events/s', runs);
+      const median = (values) => percentile(values, 50);
+      report(bench, `${kind}_events_per_second_ratio_${name}_to_base`, median(runs[name]) / median(runs.base), 'x', 0.97, '>=');
+      for (const [build, values] of Object.entries(runs)) {
+        report(bench, `${kind}_${build}_spread`, (Math.max(...values) - Math.min(...values)) / median(values), 'x');
+      }
+    }
+    report(bench, 'load_average_1m_at_end', Number(load().split(' ')[0]), 'load');
+  } finally {
+    pg?.stop();
+  }
 }
 
 /**

@@ -32,6 +32,11 @@ export interface BatchResult {
   events: number;
   duplicates: number;
   reports: number;
+  /**
+   * Set when messages FAILED because the database has no space left (the reason): IngestWriter
+   * keeps them, unacknowledged, and commits them again once space returns.
+   */
+  storageFull?: string;
   /** Set when the writer thread died with the batch: nothing is known of its messages. */
   crash?: { cause: string; /** The thread had opened the database: the batch, not the start, killed it. */ whileRunning: boolean };
 }

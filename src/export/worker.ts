@@ -4,6 +4,7 @@ import { openStore } from '../store/open.js';
 import type { StoreLocator } from '../store/ports.js';
 import { lowerThreadPriority } from '../threads/priority.js';
 import { writeEventsCsv } from './csv-writer.js';
+import { exportWriteFailure } from './write-failure.js';
 
 /** What the exporter hands a worker. */
 export interface ExportJob {
@@ -40,7 +41,6 @@ try {
 } catch (error) {
   // Said here, with the cause: an error thrown out of a worker reaches the exporter without its
   // message when it is not a plain Error (better-sqlite3's SqliteError).
-  const { code, message } = error as { code?: string; message?: string };
-  parentPort!.postMessage({ type: 'failed', reason: `writing ${job.file} failed: ${code ? `${code}: ` : ''}${message}` } satisfies ExportMessage);
+  parentPort!.postMessage({ type: 'failed', reason: exportWriteFailure(error, job.file) } satisfies ExportMessage);
   process.exitCode = 1;
 }

@@ -29,6 +29,10 @@ export interface BrokerStats extends ListenerStats {
   connections: number;
   /** CONNECTs refused with "not authorized": unknown or deleted gateway, or a revoked certificate. */
   connectsRefused: number;
+  /** Of connectsRefused: those of a certificate the store marks revoked. */
+  revokedCertificatesRefused: number;
+  /** CONNECTs refused with "server unavailable" (return code 3): the store could not answer; the gateway retries. */
+  connectsUnavailable: number;
   /** PUBLISHes refused (connection closed): foreign topic, payload over 256 KiB, or a packet declaring more than MAX_PACKET_BYTES. */
   publishesRefused: number;
   /** SUBSCRIBE topic filters refused with 0x80. */
@@ -64,6 +68,8 @@ export interface BrokerOptions {
   limits?: Partial<ConnectionLimits>;
   /** Every connection starts with a PROXY protocol v2 header from the balancer (serve --mqtt-proxy-protocol). */
   proxyProtocol?: boolean;
+  /** Told the seconds each ingest batch took from hand-over to the writer thread until its result (IngestOptions.onCommit). */
+  onCommit?: (seconds: number) => void;
 }
 
 /** What the broker needs of the server: the store, where the CA lives, its public host name, the clock. */
@@ -161,12 +167,17 @@ export async function startBroker(ctx: BrokerContext, options: BrokerOptions): P
     clock: ctx.clock,
     log,
     createdWindow: options.createdWindow,
+    storage: store.storage,
+    onCommit: options.onCommit,
   });
   const stats: BrokerStats = {
     connected: 0,
     connections: 0,
     handshakesRefused: 0,
+    expiredCertificatesRefused: 0,
     connectsRefused: 0,
+    revokedCertificatesRefused: 0,
+    connectsUnavailable: 0,
     publishesRefused: 0,
     subscriptionsRefused: 0,
     protocolLevelsRefused: 0,
@@ -203,6 +214,7 @@ export async function startBroker(ctx: BrokerContext, options: BrokerOptions): P
         gateway = cn ? await store.ingest.connectingGateway(cn, serial) : undefined;
       } catch (error) {
         // The store cannot answer: refuse as unavailable ([MQTT-3.2.2-5] return code 3); the gateway retries.
+        stats.connectsUnavailable++;
         log.warn({ certificate_cn: cn, reason: (error as Error).message }, 'MQTT connect refused: the store cannot answer');
         return CONNACK_SERVER_UNAVAILABLE;
       }
@@ -213,6 +225,7 @@ export async function startBroker(ctx: BrokerContext, options: BrokerOptions): P
       }
       if (gateway.revoked) {
         stats.connectsRefused++;
+        stats.revokedCertificatesRefused++;
         log.warn({ gateway_id: gateway.id, serial }, 'MQTT connect refused: the certificate was revoked');
         return CONNACK_NOT_AUTHORIZED;
       }
@@ -345,7 +358,9 @@ export async function startBroker(ctx: BrokerContext, options: BrokerOptions): P
     threads: writer.threads,
     fault() {
       const { state, cause } = writer.threads.writer;
-      return state === 'restarting' ? { state, reason: `ingest writer restarting after: ${cause?.message}` } : undefined;
+      if (state === 'restarting') return { state, reason: `ingest writer restarting after: ${cause?.message}` };
+      const held = writer.held();
+      return held ? { state: 'not acknowledging', reason: `${held}: messages wait unacknowledged and are committed once there is space` } : undefined;
     },
     deleteEvents: (job) => writer.deleteEvents(job),
     close: () =>

@@ -20,8 +20,10 @@ const LISTEN_BACKLOG = 4096;
 
 /** The counters of the listener, part of BrokerStats. */
 export interface ListenerStats extends AdmissionStats {
-  /** TLS handshakes refused: no client certificate, or one the deployment CA did not sign. */
+  /** TLS handshakes refused: no client certificate, one the deployment CA did not sign, or an expired one. */
   handshakesRefused: number;
+  /** Of handshakesRefused: those of a certificate of the deployment CA past its not_after. */
+  expiredCertificatesRefused: number;
   /** CONNECTs of a protocol level other than 3 (MQTT 3.1) or 4 (3.1.1): CONNACK 0x01, closed. */
   protocolLevelsRefused: number;
   /** With --mqtt-proxy-protocol: connections closed for a missing, malformed or late PROXY v2 header. */
@@ -135,6 +137,7 @@ export async function listenMqtt(options: ListenerOptions): Promise<MqttListener
     const fields = { remote: peer.remote, certificate_cn: peer.cn, serial: peer.serial };
     if (verifyError === 'CERT_HAS_EXPIRED') {
       stats.handshakesRefused++;
+      stats.expiredCertificatesRefused++;
       refusals.warn('handshake expired', { ...fields, not_after: peer.notAfter, reason: verifyError }, 'MQTT TLS handshake refused: the client certificate expired');
       return;
     }

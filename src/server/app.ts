@@ -22,6 +22,8 @@ import { registerProvisioningRoutes } from './routes/provisioning.js';
 import { registerRetentionRoutes } from './routes/retention.js';
 import { registerJobAnalysisRoutes } from './routes/job-analysis.js';
 import { registerJobConfigRoutes } from './routes/job-configs.js';
+import { registerMetricsRoutes } from './routes/metrics.js';
+import { ServiceMetrics, UNMATCHED_ROUTE } from './metrics.js';
 import { registerUserRoutes } from './routes/users.js';
 import { addSharedSchemas } from './schemas.js';
 import { strictBodyValidators } from './validation.js';
@@ -43,6 +45,10 @@ export interface AppOptions {
   rateLimits?: RateLimits;
   /** Serve HTTPS with this pair (reloaded with `server.setSecureContext`); plain HTTP without. */
   tls?: TlsPair;
+  /** The metrics `GET /metrics` reports and HTTP requests are counted into (a registry of its own when omitted). */
+  metrics?: ServiceMetrics;
+  /** SCANHUB_METRICS_TOKEN: `GET /metrics` needs it as a Bearer token; unset, it answers loopback clients only. */
+  metricsToken?: string;
 }
 
 /** Builds the HTTP API over the context. Never listens: `serve` and tests decide that. */
@@ -73,6 +79,11 @@ export async function buildApp(ctx: ServerContext, options: AppOptions = {}): Pr
   installAccessGuard(app, ctx);
   await installRateLimits(app, options.rateLimits);
   requireOperationDocs(app);
+  const metrics = options.metrics ?? new ServiceMetrics(ctx.store);
+  // Labelled by the route's template, never the raw path (whose ids would make a series per gateway).
+  app.addHook('onResponse', async (request, reply) => {
+    metrics.observeRequest(request.method, request.routeOptions.url ?? UNMATCHED_ROUTE, reply.statusCode, reply.elapsedTime / 1000);
+  });
 
   registerHealthRoutes(app, ctx, options.readiness ?? { http: true, mqtt: true });
   registerAuthRoutes(app, ctx);
@@ -90,6 +101,7 @@ export async function buildApp(ctx: ServerContext, options: AppOptions = {}): Pr
   registerAssetRoutes(app, ctx);
   registerAuditLogRoutes(app, ctx);
   registerRetentionRoutes(app, ctx);
+  registerMetricsRoutes(app, metrics, options.metricsToken);
 
   app.get('/openapi.json', {
     schema: {

@@ -1,5 +1,6 @@
 import type { IdTokens } from '../auth/idtoken.js';
 import type { CertificateAuthority } from '../pki/ca.js';
+import type { KeyType } from '../pki/keys.js';
 import { Exporter } from '../export/exporter.js';
 import { RetentionSweeper, type RetentionOptions } from '../retention/sweeper.js';
 import type { Store } from '../store/ports.js';
@@ -14,6 +15,8 @@ export interface ServerConfig {
   publicUrl: string;
   mqttPublicHost: string;
   mqttPort: number;
+  /** The key type of new gateway certificates (`serve --gateway-key-type`). */
+  gatewayKeyType: KeyType;
 }
 
 /** Everything a route needs: the store, keys, the clock. Built once per server (or test). */

@@ -14,6 +14,8 @@ export interface OperationDoc {
   errors?: Record<number, string>;
   /** The name and meaning of the route's `*` (OpenAPI has no wildcard parameter). */
   wildcard?: { name: string; description: string };
+  /** A POST that only reads: no 507 (every other POST, PUT, PATCH and DELETE writes). */
+  readOnly?: true;
 }
 
 /** The tags the routes use, in the order a reader meets them. */
@@ -30,7 +32,7 @@ export const TAGS = [
   { name: 'downloads', description: 'Files handed out through signed, expiring links: exports, assets, provisioning packages.' },
   { name: 'audit', description: 'Who did what: the audit log of security-relevant actions.' },
   { name: 'retention', description: 'How long events are kept before they are deleted.' },
-  { name: 'operations', description: 'Health and this document, for operators and tools.' },
+  { name: 'operations', description: 'Health, metrics and this document, for operators and tools.' },
 ];
 
 const NO_USER = 'No user with this id in the customer.';
@@ -43,6 +45,15 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     operationId: 'getHealth',
     description: 'For load balancers and monitoring: 200 when HTTP, MQTT and the database are all ready, else 503 naming the parts that are not.',
     errors: { 503: 'Not ready: details names the parts that are not (starting, or the MQTT writer restarting), or the server is shutting down.' },
+  },
+  'GET /metrics': {
+    operationId: 'getMetrics',
+    description:
+      'For Prometheus: ingest, MQTT, HTTP, export and database metrics and the process metrics, in the text format. With SCANHUB_METRICS_TOKEN set it needs that token as a Bearer token; unset, it answers clients on the server\'s own machine (loopback) only.',
+    errors: {
+      401: 'SCANHUB_METRICS_TOKEN is set and the Authorization header does not carry it.',
+      403: 'SCANHUB_METRICS_TOKEN is unset and the client is not on the server\'s machine (loopback), or a trusted balancer forwarded it for a client that is not.',
+    },
   },
   'GET /openapi.json': {
     operationId: 'getOpenApiDocument',
@@ -158,6 +169,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'GET /:customer_id/events/export': {
     operationId: 'exportEvents',
     description: 'Answers once the file is written, with a signed link valid 5 minutes; for large ranges an export task does not hold the request open.',
+    errors: { 507: 'The export file could not be written: the disk of the export files is full. Try again once space is freed.' },
   },
   'POST /:customer_id/events/export/tasks': {
     operationId: 'createExportTask',
@@ -263,6 +275,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     operationId: 'runJobAnalysis',
     description: 'For each gateway of the job configuration, the jobs its events show between the barcodes; computed in a worker thread.',
     errors: { 404: NO_JOB_CONFIG },
+    readOnly: true,
   },
   'GET /:customer_id/assets': {
     operationId: 'listAssets',

@@ -1,4 +1,4 @@
-import type { ClaimedExportTask, ExportTaskRecord, ExportTaskRepository, NewExportTask } from '../ports.js';
+import type { ClaimedExportTask, ExportStatus, ExportTaskRecord, ExportTaskRepository, NewExportTask } from '../ports.js';
 import type { AuditEntry } from '../../domain/audit.js';
 import { audited } from './audit.js';
 import type { Database } from './pool.js';
@@ -85,5 +85,12 @@ export class PgExportTasks implements ExportTaskRepository {
 
   async keptFiles(): Promise<Set<string>> {
     return new Set((await this.db.query<{ file: string }>('SELECT file FROM export_tasks WHERE file IS NOT NULL')).rows.map((row) => row.file));
+  }
+
+  async countByStatus(): Promise<Record<ExportStatus, number>> {
+    const counts: Record<ExportStatus, number> = { PENDING: 0, SUCCESSFUL: 0, FAILED: 0 };
+    const { rows } = await this.db.query<{ status: ExportStatus; n: string }>('SELECT status, count(*) AS n FROM export_tasks GROUP BY status');
+    for (const row of rows) counts[row.status] = Number(row.n);
+    return counts;
   }
 }

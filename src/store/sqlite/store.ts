@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import type { EventRow } from '../../domain/events.js';
 import type { IngestMessage } from '../../domain/ingest.js';
 import type { CreatedWindow } from '../../domain/payload-limits.js';
@@ -50,13 +51,43 @@ import { openDatabase, type Db } from './open.js';
 import { ProvisioningStore } from './provisioning.js';
 import { RetentionStore } from './retention.js';
 import { FileSecrets } from './secrets.js';
+import { mapStorageFull, probeFileSystem } from './storage.js';
+import { StorageWatch } from '../storage-watch.js';
 import { UserStore } from './users.js';
 
 /** Where a SQLite store lives. */
 export type SqliteLocator = { kind: 'sqlite'; file: string; dataDir: string };
 
+/** The repositories that write: their "disk full" failures become StorageFull. */
+const MAPPED_REPOSITORIES = [
+  'customers',
+  'users',
+  'loginFailures',
+  'audit',
+  'apiKeys',
+  'features',
+  'gateways',
+  'provisioning',
+  'certificates',
+  'events',
+  'exportTasks',
+  'jobConfigs',
+  'assets',
+] as const;
+type MappedRepository = (typeof MAPPED_REPOSITORIES)[number];
+
 /** Thrown inside a transaction to undo it when the e-mail of a new administrator is taken. */
 class EmailTaken extends Error {}
+
+/** The size of a file in bytes; 0 when it does not exist (no WAL between checkpoints and a close). */
+function fileSize(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw error;
+  }
+}
 
 /** A value built on first use: a reader never prepares the ingest statements, and so on. */
 function lazy<T>(build: () => T): () => T {
@@ -91,6 +122,7 @@ export class SqliteStore implements Store {
   readonly locks: LockRepository;
   /** One process per data directory: signals stay in it. */
   readonly signals = new LocalSignals();
+  readonly storage: StorageWatch;
   private readonly pool: () => JobAnalysisPool;
   private poolStarted = false;
   private readonly deleter: () => EventDeleter;
@@ -274,6 +306,7 @@ export class SqliteStore implements Store {
       expiredBy: async (cutoff) => exportTasks().expiredBy(cutoff),
       delete: async (id) => exportTasks().delete(id),
       keptFiles: async () => exportTasks().keptFiles(),
+      countByStatus: async () => exportTasks().countByStatus(),
     };
     this.retention = {
       get: async (customerId) => retention().get(customerId),
@@ -317,6 +350,11 @@ export class SqliteStore implements Store {
     this.secrets = new FileSecrets(locator.dataDir);
     // One process per data directory: nobody else can hold a lock, so the work always runs.
     this.locks = { tryRun: async (_name, work) => ({ ran: true, value: await work() }) };
+    this.storage = new StorageWatch(() => probeFileSystem(locator.file));
+    // A write refused for lack of space throws StorageFull (HTTP 507) and makes the store full until a probe succeeds.
+    const refused = (reason: string) => this.storage.refused(reason);
+    const mapped = this as unknown as Record<MappedRepository, object>;
+    for (const name of MAPPED_REPOSITORIES) mapped[name] = mapStorageFull(mapped[name], locator.file, refused);
   }
 
   /** Committed revocations: the broker of this process closes the connections that use them. */
@@ -332,8 +370,13 @@ export class SqliteStore implements Store {
     }
   }
 
+  async sizeBytes(): Promise<number> {
+    return fileSize(this.locator.file) + fileSize(`${this.locator.file}-wal`);
+  }
+
   async close(): Promise<void> {
     this.closed = true;
+    this.storage.close();
     if (this.poolStarted) await this.pool().close();
     if (this.deleterStarted) await this.deleter().close();
     if (this.db.open) this.db.close();
