@@ -14,7 +14,7 @@
 // its time and, on SQLite, the file size and free pages before and after.
 // Env: BENCH_EVENTS (5,000,000), BENCH_GATEWAYS (50), BENCH_RATE (40 messages/s per gateway),
 // BENCH_SECONDS (15), BENCH_ROUNDS (3), BENCH_WARMUP_SECONDS (5, one clean phase not counted),
-// BENCH_STORES (sqlite,postgres), BENCH_FINISH (0).
+// BENCH_STORES (sqlite,postgres), BENCH_FINISH (0), BENCH_RETENTION_RATE (serve's --retention-rate; its default 5,000).
 import { fork } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -93,6 +93,7 @@ async function measure(kind) {
   const slowBatches = [];
   const server = await startServe(deployment, {
     customer: CUSTOMER,
+    args: process.env.BENCH_RETENTION_RATE ? ['--retention-rate', process.env.BENCH_RETENTION_RATE] : [],
     onLog: (line) => line.msg?.startsWith('a batch of old events held the writer longer') && slowBatches.push(line.holdMs),
   });
   let generator;

@@ -77,6 +77,14 @@ describe('scanhub retention', () => {
     );
   });
 
+  it('serve refuses a --retention-rate that is not a number of events a second (exit 2) before it starts', async () => {
+    for (const rate of ['0', '1.5', 'fast', '1000001']) {
+      const refused = await runCli(['serve', '--data-dir', `/nonexistent/scanhub-${rate}`, '--retention-rate', rate]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(`error: option '--retention-rate <n>' argument '${rate}' is invalid. "${rate}" is not a number of events a second (1-1000000).`);
+    }
+  });
+
   it('a user without the permission: exit 4 with the reason', async () => {
     const user = await t.createUser('USER_ROLE');
     const env = { SCANHUB_URL: t.url, SCANHUB_TOKEN: user.token };

@@ -5,6 +5,7 @@ import { customerIdProblem, isCustomerId, isEmailAddress } from '../domain/ident
 import { parseDuration, parseTimeInput } from '../domain/time-input.js';
 import { DEFAULT_CREATED_WINDOW, MAX_CREATED_AHEAD_MS } from '../domain/payload-limits.js';
 import { RATE_LIMITS } from '../domain/rate-limits.js';
+import { MAX_DELETED_PER_SECOND } from '../domain/retention.js';
 import { DEFAULT_GATEWAY_KEY_TYPE, KEY_TYPES, type KeyType } from '../pki/keys.js';
 import { TlsPairError, readTlsPair, type TlsPair } from '../pki/tls-pair.js';
 import { DataDirBusy, lockDataDir, type DataDirLock } from '../store/open.js';
@@ -23,6 +24,13 @@ function port(value: string): number {
 function perMinute(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1 || n > 1_000_000) throw new InvalidArgumentError(`"${value}" is not a number of requests a minute (1-1000000).`);
+  return n;
+}
+
+/** `--retention-rate`: events a deletion pass deletes per second at most. */
+function eventsPerSecond(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1 || n > 1_000_000) throw new InvalidArgumentError(`"${value}" is not a number of events a second (1-1000000).`);
   return n;
 }
 
@@ -219,6 +227,12 @@ export function registerServeCommand(program: Command): void {
         .argParser(gatewayKeyType),
     )
     .addOption(
+      new Option('--retention-rate <n>', 'events a deletion of old events (retention) deletes per second at most')
+        .env('SCANHUB_RETENTION_RATE')
+        .default(MAX_DELETED_PER_SECOND)
+        .argParser(eventsPerSecond),
+    )
+    .addOption(
       new Option('--min-created <time>', 'earliest created an MQTT event may have (ISO 8601 or epoch ms)')
         .env('SCANHUB_MIN_CREATED')
         .default(DEFAULT_CREATED_WINDOW.earliest, '2000-01-01T00:00:00Z')
@@ -252,6 +266,7 @@ export function registerServeCommand(program: Command): void {
       gatewayKeyType: KeyType;
       authRateLimit: number;
       provisioningRateLimit: number;
+      retentionRate: number;
     }) => {
       const { logLevel, ...settings } = environmentSettings(process.env);
       const { database, masterKeyFile, blobDir: blobOption, tlsCert, tlsKey, https, logFormat, ...rest } = options;
@@ -264,7 +279,7 @@ export function registerServeCommand(program: Command): void {
       const lock = locator.kind === 'sqlite' ? takeDataDir(locator.dataDir) : undefined;
       // Loaded here: the server (fastify and friends) would slow every client command's start.
       const { startServer } = await import('../server/serve.js');
-      const { minCreated, maxCreatedAhead, mqttProxyProtocol, authRateLimit, provisioningRateLimit, ...listen } = rest;
+      const { minCreated, maxCreatedAhead, mqttProxyProtocol, authRateLimit, provisioningRateLimit, retentionRate, ...listen } = rest;
       let server: Awaited<ReturnType<typeof startServer>>;
       try {
         server = await startServer({
@@ -277,6 +292,7 @@ export function registerServeCommand(program: Command): void {
           mqttProxyProtocol: mqttProxyProtocol || environmentSwitch('SCANHUB_MQTT_PROXY_PROTOCOL', process.env.SCANHUB_MQTT_PROXY_PROTOCOL),
           createdWindow: { earliest: minCreated, aheadMs: maxCreatedAhead },
           rateLimits: { auth: authRateLimit, provisioning: provisioningRateLimit },
+          retention: { maxDeletedPerSecond: retentionRate },
         });
       } catch (error) {
         lock?.release();
