@@ -4,7 +4,7 @@ import { Aedes, type AuthenticateError, type Client, type PublishPacket } from '
 import { issueServerCertificate, type CertificateAuthority, type PregeneratedKeys } from '../pki/ca.js';
 import type { ServerConfig } from '../server/context.js';
 import { ingestMaintenance } from '../store/open.js';
-import type { Store } from '../store/ports.js';
+import { CUSTOMERS_PER_SIGNAL, type Store } from '../store/ports.js';
 import type { IngestThreads } from './ingest-thread.js';
 import { IngestWriter, type IngestLog, type IngestStats } from './ingest.js';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './admission.js';
@@ -161,6 +161,12 @@ export async function startBroker(ctx: BrokerContext, options: BrokerOptions): P
     clock: ctx.clock,
     log,
     createdWindow: options.createdWindow,
+    // SQLite: the writer thread committed, this thread's live streams read on (within the process).
+    onUnannounced: (customers) => {
+      for (let i = 0; i < customers.length; i += CUSTOMERS_PER_SIGNAL) {
+        store.signals.publish({ kind: 'events-committed', customers: customers.slice(i, i + CUSTOMERS_PER_SIGNAL) }).catch(() => undefined);
+      }
+    },
   });
   const sessions = new WeakMap<Client, GatewaySession>();
   const stats: BrokerStats = {

@@ -47,6 +47,8 @@ export interface IngestOptions {
   maxQueuedBytesWriterDown?: number;
   /** What an event's `created` may be (default DEFAULT_CREATED_WINDOW). */
   createdWindow?: CreatedWindow;
+  /** Hears of committed events the store did not announce itself (BatchResult.unannounced: SQLite), after their PUBACKs. */
+  onUnannounced?: (customers: string[]) => void;
 }
 
 /** A message of a batch the writer thread died with, waiting to be committed alone. */
@@ -184,6 +186,7 @@ export class IngestWriter {
       this.options.log.error({ err: error }, 'ingest could not count or log a batch');
     }
     for (let i = 0; i < callbacks.length; i++) callbacks[i]!(this.errorOf(result, i));
+    if (result.unannounced?.length) this.options.onUnannounced?.(result.unannounced);
   }
 
   /**

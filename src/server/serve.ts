@@ -19,6 +19,7 @@ import { buildApp } from './app.js';
 import { createContext, type ServerContext } from './context.js';
 import type { RateLimits } from './rate-limits.js';
 import type { Readiness } from './routes/health.js';
+import type { LiveEventOptions } from './live-events.js';
 
 /** How long close() lets in-flight HTTP requests finish before it cuts their connections. */
 const DRAIN_GRACE_MS = 3000;
@@ -53,6 +54,8 @@ export interface ServeOptions {
   rateLimits?: RateLimits;
   /** HTTPS for the API: with this pair (`--tls-cert/--tls-key`), or a certificate of the deployment CA (`--https`). */
   tls?: TlsPair | 'deployment-ca';
+  /** Heartbeat, buffer bound and read size of the live event streams (default DEFAULT_LIVE_EVENT_OPTIONS; tests shorten them). */
+  liveEvents?: Partial<LiveEventOptions>;
 }
 
 export interface Bootstrap {
@@ -171,7 +174,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       mqttPublicHost: options.mqttPublicHost ?? reachableHost(options.host),
       mqttPort: options.mqttPort,
     };
-    const ctx = createContext(store, config, { idTokens, linkKey: await loadLinkKey(store.secrets), ca }, clock);
+    const ctx = createContext(store, config, { idTokens, linkKey: await loadLinkKey(store.secrets), ca }, clock, options.liveEvents);
     const created = await bootstrap(ctx, options);
     const readiness: Readiness = { http: false, mqtt: false };
     const tls = httpsPair(options, ca, dataDir, config.mqttPublicHost);
