@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import { Readable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import { comparePositions, encodeCursor, laterPosition, type StreamPosition } from '../domain/stream-cursor.js';
@@ -13,7 +14,10 @@ import type { CommittedEvent, Signal, Store } from '../store/ports.js';
 export interface LiveEventOptions {
   /** Time between heartbeat comments (and credential re-checks) of a stream. */
   heartbeatMs: number;
-  /** Bytes a stream may hold for a client that does not read before it is cut off. */
+  /**
+   * Bytes a stream may hold for a client that does not read: when more still wait as the next
+   * events come, it is cut off. A stream so holds at most this plus one read (readLimit events).
+   */
   bufferBytes: number;
   /** How long a cut-off (or shut-down) stream's last bytes may take to reach its client before the connection is closed. */
   lingerMs: number;
@@ -46,8 +50,8 @@ function frameOf(key: Buffer, customerId: string, event: CommittedEvent): LiveEv
 /** What a stream asks of its request: whether its caller may still read events (re-checked at each heartbeat). */
 export type AccessCheck = () => Promise<string | undefined>;
 
-/** The live streams of one server: their hubs, signals and counters. */
-export class LiveEvents {
+/** The live streams of one server: their hubs, signals and counters; emits `cut` when a stream is cut off for reading too slowly. */
+export class LiveEvents extends EventEmitter {
   readonly options: LiveEventOptions;
   /** Streams open now, opened since start, and cut off for reading too slowly. */
   readonly stats = { open: 0, opened: 0, cut: 0 };
@@ -62,6 +66,7 @@ export class LiveEvents {
     readonly key: Buffer,
     options: Partial<LiveEventOptions> = {},
   ) {
+    super();
     this.options = { ...DEFAULT_LIVE_EVENT_OPTIONS, ...options };
   }
 
@@ -267,16 +272,20 @@ export class LiveStream extends Readable {
   /** Events of the hub, in commit order; those up to this stream's position it has sent already. */
   deliver(events: readonly LiveEvent[]): void {
     if (this.state !== 'live') return;
+    // What still waits from earlier deliveries: the client is not reading. (Measured before these
+    // are added: a burst of one delivery waits here for a moment whatever the client's speed.)
+    if (this.readableLength > this.events.options.bufferBytes) {
+      this.events.stats.cut++;
+      this.finish('too slow');
+      this.events.emit('cut', this.lastId);
+      return;
+    }
     for (const event of events) {
       if (comparePositions(event.position, this.position) <= 0) continue;
       this.position = event.position;
       if (this.gatewayId !== undefined && event.gatewayId !== this.gatewayId) continue;
       this.push(event.frame);
       this.lastId = cursorOf(event);
-    }
-    if (this.readableLength > this.events.options.bufferBytes) {
-      this.events.stats.cut++;
-      this.finish('too slow');
     }
   }
 
