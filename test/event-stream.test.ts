@@ -7,7 +7,7 @@ import { OTHER_CUSTOMER, UNAUTHORIZED, otherCustomerToken } from './helpers/gate
 import { GatewayClients, provisionGateway, type TestGateway } from './helpers/mqtt.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, CUSTOMER, startTestServer, type TestServer } from './helpers/server.js';
 import { openSse, type SseConnection, type StreamEvent } from './helpers/sse.js';
-import { selectColumn } from './helpers/store-rows.js';
+import { selectColumn, selectRows } from './helpers/store-rows.js';
 import { TEST_STORE } from './helpers/test-store.js';
 
 // GET /{customer_id}/events/stream (DESIGN.md "Operations on one box", docs/events.md "Live
@@ -161,6 +161,19 @@ describe('GET /{customer_id}/events/stream', () => {
     const rest = published.slice(received.length);
     const sentinel = await publish(c2, g2);
     expect((await resumed.eventCount(rest.length + 1)).map(idOf)).toEqual([...rest, ...sentinel]);
+  });
+
+  it('sends an event stored after the newest-numbered one was deleted (retention deletes by created)', async () => {
+    const s = await stream(t.url, STREAM, { token: t.adminToken });
+    // An event from a device whose clock lags: the oldest `created`, yet the last one committed.
+    const [late] = await publish(c1, g1, 1, { created: Date.now() - 40 * 86_400_000 });
+    expect((await s.eventCount(1)).map(idOf)).toEqual([late]);
+    // What retention does to it: SQLite would then number the next event as it was numbered.
+    await selectRows(t, 'DELETE FROM events WHERE id = ?', late);
+    const next = await publish(c2, g2, 2);
+    expect((await s.eventCount(3)).map(idOf)).toEqual([late, ...next]);
+    const resumed = await stream(t.url, STREAM, { token: t.adminToken, lastEventId: s.events()[0]!.id });
+    expect((await resumed.eventCount(2)).map(idOf)).toEqual(next);
   });
 
   it('ends the stream of an API key revoked meanwhile at its next heartbeat, saying why', async () => {

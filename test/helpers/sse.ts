@@ -75,12 +75,12 @@ export function openSse(
               } else if (finished) {
                 waiters.delete(check);
                 clearTimeout(timer);
-                fail(new Error(`the stream ended before ${what}; received ${connection.events().length} events and comments ${JSON.stringify(connection.comments())}`));
+                fail(new Error(`the stream ended before ${what}; received ${received()}`));
               }
             };
             const timer = setTimeout(() => {
               waiters.delete(check);
-              fail(new Error(`no ${what} within ${timeoutMs} ms; received ${connection.events().length} events and comments ${JSON.stringify(connection.comments())}`));
+              fail(new Error(`no ${what} within ${timeoutMs} ms; received ${received()}`));
             }, timeoutMs);
             waiters.add(check);
             check();
@@ -94,6 +94,11 @@ export function openSse(
         pause: () => (response.socket as Socket).pause(),
         resume: () => (response.socket as Socket).resume(),
         close: () => outgoing.destroy(),
+      };
+      const received = () => {
+        const comments = connection.comments();
+        const beats = comments.filter((text) => text === 'heartbeat').length;
+        return `${connection.events().length} events, ${beats} heartbeats and the comments ${JSON.stringify(comments.filter((text) => text !== 'heartbeat'))}`;
       };
       response.on('data', (chunk: Buffer) => {
         if (connection.status >= 300) {
