@@ -50,7 +50,10 @@ function frameOf(key: Buffer, customerId: string, event: CommittedEvent): LiveEv
 /** What a stream asks of its request: whether its caller may still read events (re-checked at each heartbeat). */
 export type AccessCheck = () => Promise<string | undefined>;
 
-/** The live streams of one server: their hubs, signals and counters; emits `cut` when a stream is cut off for reading too slowly. */
+/**
+ * The live streams of one server: their hubs, signals and counters. Emits `open` when a stream
+ * has started (its first event is the next one stored), `cut` when one is cut off for reading too slowly.
+ */
 export class LiveEvents extends EventEmitter {
   readonly options: LiveEventOptions;
   /** Streams open now, opened since start, and cut off for reading too slowly. */
@@ -103,6 +106,8 @@ export class LiveEvents extends EventEmitter {
       throw error;
     }
     stream.start(from ?? hub.position);
+    this.log.info({ customer_id: customerId, gateway_id: gatewayId, resumed: from !== undefined }, 'live event stream started');
+    this.emit('open');
     return stream;
   }
 
