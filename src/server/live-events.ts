@@ -42,6 +42,12 @@ interface LiveEvent {
   frame: string;
 }
 
+/** The events of one read of a hub, and their frames joined. */
+interface LiveBatch {
+  events: readonly LiveEvent[];
+  text: string;
+}
+
 /** The SSE frame of an event: its cursor as `id:`, its JSON as `data:` (JSON text has no line breaks). */
 function frameOf(key: Buffer, customerId: string, event: CommittedEvent): LiveEvent {
   return { position: event.position, gatewayId: event.gatewayId, frame: `id: ${encodeCursor(key, customerId, event.position)}\ndata: ${event.json}\n\n` };
@@ -203,7 +209,9 @@ class CustomerHub {
         this.position = laterPosition(this.position, read.reached);
         if (read.events.length > 0) {
           const events = read.events.map((event) => frameOf(this.events.key, this.customerId, event));
-          for (const stream of this.live) stream.deliver(events);
+          // The frames of the read as one text: a stream that takes them all writes it at once.
+          const batch: LiveBatch = { events, text: events.map((event) => event.frame).join('') };
+          for (const stream of this.live) stream.deliver(batch);
         }
         if (read.more) this.again = true;
       } while (this.again && !this.stopped);
@@ -275,14 +283,23 @@ export class LiveStream extends Readable {
   }
 
   /** Events of the hub, in commit order; those up to this stream's position it has sent already. */
-  deliver(events: readonly LiveEvent[]): void {
+  deliver(batch: LiveBatch): void {
     if (this.state !== 'live') return;
+    const { events } = batch;
     // What still waits from earlier deliveries: the client is not reading. (Measured before these
     // are added: a burst of one delivery waits here for a moment whatever the client's speed.)
     if (this.readableLength > this.events.options.bufferBytes) {
       this.events.stats.cut++;
       this.finish('too slow');
       this.events.emit('cut', this.lastId);
+      return;
+    }
+    const last = events[events.length - 1]!;
+    if (this.gatewayId === undefined && comparePositions(events[0]!.position, this.position) > 0) {
+      // Every event of the read is new to this stream (the usual case): one write for all of them.
+      this.position = last.position;
+      this.push(batch.text);
+      this.lastId = cursorOf(last);
       return;
     }
     for (const event of events) {
@@ -326,10 +343,10 @@ export class LiveStream extends Readable {
           const read = await this.events.store.eventLog.after(this.hub.customerId, this.position, this.events.options.readLimit, this.gatewayId);
           if (this.state !== 'catching-up') return;
           let room = true;
-          for (const event of read.events) {
-            const live = frameOf(this.events.key, this.hub.customerId, event);
-            room = this.push(live.frame);
-            this.lastId = cursorOf(live);
+          if (read.events.length > 0) {
+            const frames = read.events.map((event) => frameOf(this.events.key, this.hub.customerId, event));
+            room = this.push(frames.map((frame) => frame.frame).join(''));
+            this.lastId = cursorOf(frames[frames.length - 1]!);
           }
           this.position = laterPosition(this.position, read.reached);
           // The client has enough to read for now: _read calls again once it took it.
