@@ -86,7 +86,7 @@ async function oneRun(kind, pg) {
       `${BENCH}: ${kind}: ${streamCount} streams, ${Math.round(figures.achievedRate)} events/s published (${published.skipped} skipped: window full), ` +
         `stream latency p50 ${figures.p50.toFixed(1)} ms p99 ${figures.p99.toFixed(1)} ms (max ${read.max.toFixed(1)}; ${read.samples} samples); ` +
         `PUBACK p50 ${figures.pubackP50.toFixed(1)} ms p99 ${figures.pubackP99.toFixed(1)} ms; events per stream ${read.minEvents}..${read.maxEvents} of ${published.published}; ` +
-        `${(read.bytes / 1e6).toFixed(0)} MB read; serve ${figures.serveCpuPer1000.toFixed(1)} CPU ms/1000 events` +
+        `${read.ended} streams ended by the server (cut off as too slow); ${(read.bytes / 1e6).toFixed(0)} MB read; serve ${figures.serveCpuPer1000.toFixed(1)} CPU ms/1000 events` +
         (kind === 'postgres' ? `, postgres ${figures.postgresCpuPer1000.toFixed(1)}` : '') +
         `; serve RSS ${rssBefore.toFixed(0)} -> ${rssAfter.toFixed(0)} MB; load ${load()}`,
     );

@@ -59,6 +59,13 @@ export function registerEventTailCommand(events: Command): void {
             }
           } catch (error) {
             if (stop.signal.aborted) break;
+            if (error instanceof ApiError && error.status === 400 && lastEventId !== undefined) {
+              // The deployment no longer knows where this tail was (a restored backup, a move to
+              // PostgreSQL): go on from now, and say that events may have been missed.
+              io.err(`${error.details.replace(/\.$/, '')}; going on with events stored from now, some stored meanwhile may be missing.`);
+              lastEventId = undefined;
+              continue;
+            }
             // Unreachable, or shutting down or without its database for a moment (503): try again; other refusals end the command.
             const transient = error instanceof NetworkError || (error instanceof ApiError && error.status === 503);
             if (!transient) throw error;

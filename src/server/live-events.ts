@@ -42,10 +42,10 @@ interface LiveEvent {
   frame: string;
 }
 
-/** The events of one read of a hub, and their frames joined. */
+/** The events of one read of a hub, and their frames joined (UTF-8). */
 interface LiveBatch {
   events: readonly LiveEvent[];
-  text: string;
+  bytes: Buffer;
 }
 
 /** The SSE frame of an event: its cursor as `id:`, its JSON as `data:` (JSON text has no line breaks). */
@@ -209,8 +209,8 @@ class CustomerHub {
         this.position = laterPosition(this.position, read.reached);
         if (read.events.length > 0) {
           const events = read.events.map((event) => frameOf(this.events.key, this.customerId, event));
-          // The frames of the read as one text: a stream that takes them all writes it at once.
-          const batch: LiveBatch = { events, text: events.map((event) => event.frame).join('') };
+          // The frames of the read as one buffer, encoded once: a stream that takes them all writes it as it is.
+          const batch: LiveBatch = { events, bytes: Buffer.from(events.map((event) => event.frame).join('')) };
           for (const stream of this.live) stream.deliver(batch);
         }
         if (read.more) this.again = true;
@@ -298,7 +298,7 @@ export class LiveStream extends Readable {
     if (this.gatewayId === undefined && comparePositions(events[0]!.position, this.position) > 0) {
       // Every event of the read is new to this stream (the usual case): one write for all of them.
       this.position = last.position;
-      this.push(batch.text);
+      this.push(batch.bytes);
       this.lastId = cursorOf(last);
       return;
     }
