@@ -5,7 +5,7 @@ import { comparePositions, decodeCursor, encodeCursor } from '../src/domain/stre
 import { startServer } from '../src/server/serve.js';
 import { OTHER_CUSTOMER, UNAUTHORIZED, otherCustomerToken } from './helpers/gateways.js';
 import { GatewayClients, provisionGateway, type TestGateway } from './helpers/mqtt.js';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, CUSTOMER, startTestServer, type TestServer } from './helpers/server.js';
+import { CUSTOMER, startTestServer, testServeOptions, type TestServer } from './helpers/server.js';
 import { openSse, type SseConnection, type StreamEvent } from './helpers/sse.js';
 import { selectColumn, selectRows } from './helpers/store-rows.js';
 import { TEST_STORE } from './helpers/test-store.js';
@@ -270,18 +270,7 @@ describe('a restart of the server', () => {
       expect(s.comments().at(-1)).toBe(`server shutting down, resume with Last-Event-ID ${lastId}`);
       expect(s.events().map(idOf)).toEqual(first);
 
-      second = await startServer({
-        dataDir: own.dataDir,
-        locator: own.server.ctx.store.locator,
-        host: '127.0.0.1',
-        port: 0,
-        mqttPort: 0,
-        customerId: CUSTOMER,
-        adminEmail: ADMIN_EMAIL,
-        adminPassword: ADMIN_PASSWORD,
-        mqttPublicHost: 'localhost',
-        liveEvents: LIVE,
-      });
+      second = await startServer(testServeOptions(own.dataDir, own.server.ctx.store.locator, { liveEvents: LIVE }));
       const after = await mqtt.connect({ ...gateway, endpoint: `mqtts://localhost:${second.mqttPort}` });
       const whileAway = await publish(after, gateway, 3);
       const resumed = await openSse(second.url, STREAM, { token: own.adminToken, lastEventId: lastId });

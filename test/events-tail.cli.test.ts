@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -6,7 +5,7 @@ import { join } from 'node:path';
 import type { MqttClient } from 'mqtt';
 import { afterAll, expect, it } from 'vitest';
 import { ApiClient } from '../src/client/api.js';
-import { BIN } from './helpers/cli.js';
+import { spawnCli } from './helpers/cli.js';
 import { GatewayClients, provisionGateway, type TestGateway } from './helpers/mqtt.js';
 import { freePort, spawnServe, stop, type ServeProcess } from './helpers/serve-process.js';
 import { testDatabase, type TestDatabase } from './helpers/test-store.js';
@@ -44,8 +43,7 @@ function streamStarted(serve: ServeProcess): Promise<void> {
 it('prints events published over MQTT, each once, and goes on by itself after serve restarts; exits 0 on SIGTERM', async () => {
   database = await testDatabase();
   const dataDir = mkdtempSync(join(tmpdir(), 'scanhub-tail-'));
-  const config = mkdtempSync(join(tmpdir(), 'scanhub-tail-config-'));
-  dirs.push(dataDir, config);
+  dirs.push(dataDir);
   const [port, mqttPort] = [await freePort(), await freePort()];
   const start = async () => {
     const serve = spawnServe(
@@ -68,47 +66,29 @@ it('prints events published over MQTT, each once, and goes on by itself after se
     return id;
   };
 
-  const child = spawn(process.execPath, [BIN, 'events', 'tail', '--gateway', gateway.id], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', SCANHUB_URL: url, SCANHUB_TOKEN: token, SCANHUB_CUSTOMER: 'acme', XDG_CONFIG_HOME: config },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  const waiters: (() => void)[] = [];
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-    waiters.splice(0).forEach((wake) => wake());
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-    waiters.splice(0).forEach((wake) => wake());
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-  const shown = async (text: string, where: () => string) => {
-    while (!where().includes(text)) await new Promise<void>((wake) => waiters.push(wake));
-  };
+  const tail = spawnCli(['events', 'tail', '--gateway', gateway.id], { SCANHUB_URL: url, SCANHUB_TOKEN: token, SCANHUB_CUSTOMER: 'acme' });
 
   await streamStarted(serve);
   let mqtt = await gateways.connect(gateway);
   const ids = [await publish(mqtt, 'before-1'), await publish(mqtt, 'before-2')];
-  await shown(ids[1]!, () => stdout);
+  await tail.printed(ids[1]!);
 
   await stop(serve);
-  await shown('reconnecting…', () => stderr);
+  await tail.printed('reconnecting…', 'stderr');
   serve = await start();
   mqtt = await gateways.connect(gateway);
   // Stored before or after the tail is back: it resumes after the last event it printed either way.
   ids.push(await publish(mqtt, 'after-1'));
-  await shown(ids[2]!, () => stdout);
+  await tail.printed(ids[2]!);
   ids.push(await publish(mqtt, 'after-2'));
-  await shown(ids[3]!, () => stdout);
+  await tail.printed(ids[3]!);
 
-  child.kill('SIGTERM');
-  expect(await exited).toBe(0);
-  expect(stdout.split('\n').filter(Boolean).map((line) => line.split('\t').slice(1))).toEqual(
+  tail.kill('SIGTERM');
+  expect(await tail.exited).toBe(0);
+  expect(tail.stdout().split('\n').filter(Boolean).map((line) => line.split('\t').slice(1))).toEqual(
     ['before-1', 'before-2', 'after-1', 'after-2'].map((code, i) => ['scan', gateway.id, '', code, ids[i]]),
   );
   // Once: refused while serve was down, or (reconnecting at once as the stream ended) turned away by a closing serve.
   const away = [`cannot reach ${url}: ECONNREFUSED`, 'Service Unavailable: The server is shutting down: retry in a moment.'];
-  expect(away.map((why) => `${why}; reconnecting…\nConnection restored.\n`)).toContain(stderr);
+  expect(away.map((why) => `${why}; reconnecting…\nConnection restored.\n`)).toContain(tail.stderr());
 }, 90_000);
