@@ -3,7 +3,7 @@ import type { MqttClient } from 'mqtt';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { comparePositions, decodeCursor, encodeCursor } from '../src/domain/stream-cursor.js';
 import { startServer } from '../src/server/serve.js';
-import { OTHER_CUSTOMER, UNAUTHORIZED, otherCustomerToken } from './helpers/gateways.js';
+import { OTHER_CUSTOMER, UNAUTHORIZED, call, otherCustomerToken } from './helpers/gateways.js';
 import { GatewayClients, provisionGateway, type TestGateway } from './helpers/mqtt.js';
 import { CUSTOMER, startTestServer, testServeOptions, type TestServer } from './helpers/server.js';
 import { openSse, type SseConnection, type StreamEvent } from './helpers/sse.js';
@@ -124,6 +124,13 @@ describe('GET /{customer_id}/events/stream', () => {
     const live = await publish(c1, g1, 2);
     expect((await resumed.eventCount(7)).map(idOf)).toEqual([...ids.slice(3), ...later, ...live]);
     expect(resumed.events().slice(0, 2).map((event) => event.id)).toEqual(seen.slice(3).map((event) => event.id));
+  });
+
+  it('answers HEAD with the headers of a stream and opens none', async () => {
+    const opened = t.server.ctx.liveEvents.stats.opened;
+    const answer = await call(t.url, 'HEAD', STREAM, { token: t.adminToken });
+    expect({ status: answer.status, type: answer.headers['content-type'], body: answer.body }).toEqual({ status: 200, type: 'text/event-stream; charset=utf-8', body: undefined });
+    expect(t.server.ctx.liveEvents.stats.opened).toBe(opened);
   });
 
   it('sends a heartbeat comment every interval while nothing is stored', async () => {

@@ -107,6 +107,7 @@ export class LiveEvents extends EventEmitter {
     });
     try {
       await hub.ready;
+      if (this.closed) throw new Error('the server is shutting down');
     } catch (error) {
       stream.destroy();
       throw error;

@@ -68,17 +68,16 @@ export function registerEventStreamRoutes(app: FastifyInstance, ctx: ServerConte
         }
         from = position;
       }
-      const stream = await live.open(customerId, request.query.gateway_id, from, resumedFrom, () => refusalNow(ctx, request));
-      return (
-        reply
-          .type('text/event-stream; charset=utf-8')
-          .header('cache-control', 'no-cache, no-transform')
-          // A proxy such as nginx must pass each event on at once.
-          .header('x-accel-buffering', 'no')
-          // The response ends only when the server ends the stream (cut off, shutdown): the connection then goes with it.
-          .header('connection', 'close')
-          .send(stream)
-      );
+      reply
+        .type('text/event-stream; charset=utf-8')
+        .header('cache-control', 'no-cache, no-transform')
+        // A proxy such as nginx must pass each event on at once.
+        .header('x-accel-buffering', 'no')
+        // The response ends only when the server ends the stream (cut off, shutdown): the connection then goes with it.
+        .header('connection', 'close');
+      // HEAD (which fastify answers with this handler) gets the headers of a stream, and no stream.
+      if (request.method === 'HEAD') return reply.send();
+      return reply.send(await live.open(customerId, request.query.gateway_id, from, resumedFrom, () => refusalNow(ctx, request)));
     },
   });
 }
