@@ -5,6 +5,7 @@
 // message is one stored event. Talks to the parent over IPC: config in, 'connected', 'start',
 // results out.
 import { connect } from 'node:tls';
+import { percentile } from './lib.js';
 import { connectPacket, varint } from './mqtt-packets.js';
 
 const HEX = '0123456789abcdef';
@@ -66,8 +67,8 @@ function runConnection(config, gateway, index, shared) {
   const socket = connect({
     host: config.host,
     port: config.port,
-    key: gateway.keyPem,
-    cert: gateway.certPem,
+    // A device's PKCS#12 as POST /provisioning returns it, or the PEM pair of a certificate issued here.
+    ...(gateway.pfx ? { pfx: Buffer.from(gateway.pfx, 'base64'), passphrase: '' } : { key: gateway.keyPem, cert: gateway.certPem }),
     ca: config.caPem,
     servername: 'localhost',
   });
@@ -158,6 +159,14 @@ process.once('message', async (config) => {
   const cpuStart = process.cpuUsage();
   shared.sending = true;
   connections.forEach((c) => c.start());
+  // 'mark' (after 'start'): the acknowledgements so far and the PUBACK latencies since the last
+  // mark, for a parent that measures phases of its own choosing (bench/backup.bench.js).
+  process.on('message', (message) => {
+    if (message !== 'mark') return;
+    const since = shared.latencies.subarray(0, shared.latencyCount);
+    process.send({ type: 'mark', acked: shared.acked, at: performance.now(), p50: percentile(since, 50), p99: percentile(since, 99), max: percentile(since, 100) });
+    shared.latencyCount = 0;
+  });
   await new Promise((resolve) => setTimeout(resolve, config.warmupMs));
   shared.measuring = true;
   const started = performance.now();
@@ -172,17 +181,16 @@ process.once('message', async (config) => {
     check();
   });
   const cpu = process.cpuUsage(cpuStart);
-  const latencies = shared.latencies.subarray(0, shared.latencyCount).sort();
-  const at = (p) => latencies[Math.min(latencies.length - 1, Math.max(0, Math.ceil((p / 100) * latencies.length) - 1))];
+  const latencies = shared.latencies.subarray(0, shared.latencyCount);
   process.send({
     type: 'result',
     sent: shared.sent,
     acked: shared.acked,
     ackedInWindow: shared.ackedInWindow,
     elapsedMs,
-    p50: at(50),
-    p99: at(99),
-    max: latencies[latencies.length - 1],
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    max: percentile(latencies, 100),
     cpuMs: (cpu.user + cpu.system) / 1000,
   });
   connections.forEach((c) => c.close());

@@ -14,7 +14,7 @@ import { request } from 'undici';
 import { openStore } from '../dist/store/open.js';
 import { openDatabase } from '../dist/store/sqlite/open.js';
 import { issueClientCertificateAsync, loadOrCreateCa, randomSerialHex } from '../dist/pki/ca.js';
-import { percentile, report } from './lib.js';
+import { api, percentile, report } from './lib.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 // BENCH_SERVE_BIN: another build's bin/scanhub.js to serve (the same figures for an older commit, side by side).
@@ -131,13 +131,13 @@ export function dropDeployment(deployment) {
  * `scanhub serve` over the deployment as its own process; resolves once it listens, with its URL,
  * MQTT port and pid. `onLog` receives each JSON log line of its stdout. `args` come after the
  * defaults (a later flag wins); `dataDir` is another instance's own directory on one database;
- * `bin` another build's bin/scanhub.js.
+ * `bin` another build's bin/scanhub.js; `nodeArgs` go to node itself (e.g. --cpu-prof).
  */
 export async function startServe(
   deployment,
-  { customer, onLog = () => {}, logLevel = 'info', args: extraArgs = [], env: extraEnv = {}, dataDir = deployment.dataDir, bin = BIN } = {},
+  { customer, onLog = () => {}, logLevel = 'info', args: extraArgs = [], env: extraEnv = {}, dataDir = deployment.dataDir, bin = BIN, nodeArgs = [] } = {},
 ) {
-  const args = [bin, 'serve', '--data-dir', dataDir, '--port', '0', '--mqtt-port', '0', '--mqtt-public-host', 'localhost', ...extraArgs];
+  const args = [...nodeArgs, bin, 'serve', '--data-dir', dataDir, '--port', '0', '--mqtt-port', '0', '--mqtt-public-host', 'localhost', ...extraArgs];
   const env = {
     ...process.env,
     ...extraEnv,
@@ -298,7 +298,8 @@ export async function benchGateways(deployment, customer, count, prefix = 'bench
 /**
  * The load generator (bench/mqtt-load.js) in its own process, each of the gateways (benchGateways)
  * publishing one event per QoS 1 message to `target` ({ host, port }) with `window` in flight:
- * `next()` resolves with each message it sends back ('connected', then the results after `start()`).
+ * `next()` resolves with each message it sends back ('connected', then the results after `start()`),
+ * `mark()` with its counts at that moment.
  */
 export function forkGenerator(target, gateways, { window, warmupSeconds, seconds }) {
   const config = {
@@ -315,10 +316,13 @@ export function forkGenerator(target, gateways, { window, warmupSeconds, seconds
   let waiting;
   generator.on('message', (m) => (waiting ? (waiting(m), (waiting = undefined)) : messages.push(m)));
   generator.send(config);
+  const next = () => (messages.length ? Promise.resolve(messages.shift()) : new Promise((resolve) => (waiting = resolve)));
   return {
     pid: generator.pid,
-    next: () => (messages.length ? Promise.resolve(messages.shift()) : new Promise((resolve) => (waiting = resolve))),
+    next,
     start: () => generator.send('start'),
+    /** After start(): acknowledgements so far and the PUBACK p50/p99/max since the previous mark. */
+    mark: () => (generator.send('mark'), next()),
     kill: () => generator.kill(),
   };
 }
@@ -357,4 +361,26 @@ export function summarize(bench, metric, unit, byKind, { target, cmp = '<=' } = 
         .join('; ') +
       `; load ${load()}`,
   );
+}
+
+/**
+ * `count` gateways of the customer created, prepared and provisioned through the API as a
+ * technician and the devices would (16 calls at a time); each with the PKCS#12 it was given:
+ * `[{ id, topic, pfx }]`. `serve` needs a raised --provisioning-rate-limit for this.
+ */
+export async function provisionGateways(bench, url, token, customer, count, prefix) {
+  const list = new Array(count);
+  let next = 0;
+  const started = performance.now();
+  const worker = async () => {
+    for (let i = next++; i < count; i = next++) {
+      const gateway = await api(url, 'POST', `/${customer}/gateways`, token, { name: `${prefix}-${i}`, usecase: 'picking', station: `station-${i % 10}` });
+      const { token: provisioningToken } = await api(url, 'POST', `/${customer}/gateways/${gateway.id}/prepare-provisioning`, token);
+      const { pkcs12 } = await api(url, 'POST', '/provisioning', undefined, { token: provisioningToken });
+      list[i] = { id: gateway.id, topic: `scanhub/${customer}/gateway/${gateway.id}`, pfx: pkcs12 };
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, worker));
+  console.error(`${bench}: provisioned ${count} gateways through the API in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  return list;
 }

@@ -12,7 +12,7 @@ import { runCli } from './helpers/cli.js';
 import { call, type HttpAnswer } from './helpers/http.js';
 import { connectGateway, provisionGateway, type TestGateway } from './helpers/mqtt.js';
 import { describePostgres, freshDatabase, TEST_DATABASE_URL, withDatabase } from './helpers/postgres.js';
-import { freePort, spawnServe, stop, type ServeProcess } from './helpers/serve-process.js';
+import { serveOnFreePorts, stop, type ServeProcess } from './helpers/serve-process.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, CUSTOMER } from './helpers/server.js';
 import { TEST_MASTER_KEY } from './helpers/test-store.js';
 
@@ -38,15 +38,7 @@ afterAll(async () => {
   if (root) rmSync(root, { recursive: true, force: true });
 });
 
-/** `scanhub serve` on free ports; resolves once it serves. */
-async function serve(args: string[], env: Record<string, string> = {}) {
-  const port = await freePort();
-  const mqttPort = await freePort();
-  const process = spawnServe([...args, '--port', String(port), '--mqtt-port', String(mqttPort)], env);
-  running.push(process);
-  await process.stderrMatches(/scanhub is serving .*\n/);
-  return { process, url: `http://127.0.0.1:${port}`, mqttPort };
-}
+const serve = (args: string[], env: Record<string, string> = {}) => serveOnFreePorts(running, args, env);
 
 const migrate = (args: string[], env: Record<string, string> = KEY_ENV) => runCli(['operator', 'migrate', ...args], { env });
 

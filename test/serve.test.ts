@@ -155,6 +155,35 @@ describe('scanhub serve (as a process)', () => {
     );
   });
 
+  it.each([
+    ['--auth-rate-limit', '0'],
+    ['--provisioning-rate-limit', 'many'],
+  ])('%s %s: exit 2', async (flag, value) => {
+    const process = spawnServe([flag, value]);
+    expect(await process.exited).toEqual({ code: 2, signal: null });
+    expect(process.stderr()).toBe(`error: option '${flag} <n>' argument '${value}' is invalid. "${value}" is not a number of requests a minute (1-1000000).\n(run with --help for usage)\n`);
+  });
+
+  it('SCANHUB_AUTH_RATE_LIMIT and --provisioning-rate-limit set the per-address limits: the next call is 429', async () => {
+    const dataDir = freshDataDir();
+    const { url } = await serve(dataDir, { SCANHUB_AUTH_RATE_LIMIT: '2' });
+    expect((await login(url, 'admin@localhost', 'wrong-password-123')).status).toBe(401);
+    expect((await login(url, 'admin@localhost', 'wrong-password-123')).status).toBe(401);
+    const limited = await login(url, 'admin@localhost', 'wrong-password-123');
+    expect(limited.status).toBe(429);
+    expect(limited.body).toEqual({ title: 'Too Many Requests', details: expect.stringMatching(/^More than 2 requests a minute from 127\.0\.0\.1 to POST \/auth\/login: retry in \d+ seconds\.$/) });
+
+    const port = await freePort();
+    const second = spawnServe(['--data-dir', freshDataDir(), '--port', String(port), '--mqtt-port', String(await freePort()), '--provisioning-rate-limit', '1']);
+    started.push(second);
+    await second.stderrMatches(/scanhub is serving .*\n/);
+    const redeem = () => call(`http://127.0.0.1:${port}`, 'POST', '/provisioning', { json: { token: 'x'.repeat(43) } });
+    expect((await redeem()).status).toBe(403);
+    const refused = await redeem();
+    expect(refused.status).toBe(429);
+    expect(refused.body).toEqual({ title: 'Too Many Requests', details: expect.stringMatching(/^More than 1 requests a minute from 127\.0\.0\.1 to POST \/provisioning: retry in \d+ seconds\.$/) });
+  });
+
   it('a bad --port: exit 2', async () => {
     const process = spawnServe(['--port', 'eighty']);
     expect(await process.exited).toEqual({ code: 2, signal: null });

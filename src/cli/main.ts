@@ -9,6 +9,7 @@ import { CliError, Exit, describeError } from './io.js';
 import { registerJobCommands } from './jobs.js';
 import { registerLoginCommands } from './login.js';
 import { registerOperatorAssetCommands } from './operator-assets.js';
+import { registerOperatorBackupCommands } from './operator-backup.js';
 import { registerOperatorCaCommand } from './operator-ca.js';
 import { registerOperatorDeadLetterCommands } from './operator-dead-letters.js';
 import { registerOperatorMigrateCommand } from './operator-migrate.js';
@@ -42,6 +43,7 @@ export function buildProgram(): Command {
   registerOperatorDeadLetterCommands(operator);
   registerOperatorCaCommand(operator);
   registerOperatorMigrateCommand(operator);
+  registerOperatorBackupCommands(operator);
   registerAssetCommands(program);
   registerJobCommands(program);
   registerAuditCommand(program);

@@ -3,6 +3,8 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { customerIdProblem, isCustomerId, isEmailAddress } from '../domain/identifiers.js';
 import { parseDuration, parseTimeInput } from '../domain/time-input.js';
 import { DEFAULT_CREATED_WINDOW, MAX_CREATED_AHEAD_MS } from '../domain/payload-limits.js';
+import { RATE_LIMITS } from '../domain/rate-limits.js';
+import { DEFAULT_GATEWAY_KEY_TYPE, KEY_TYPES, type KeyType } from '../pki/keys.js';
 import { TlsPairError, readTlsPair, type TlsPair } from '../pki/tls-pair.js';
 import { DataDirBusy, lockDataDir, type DataDirLock } from '../store/open.js';
 import type { RunningServer } from '../server/serve.js';
@@ -12,6 +14,13 @@ import { CliError, Exit } from './io.js';
 function port(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError(`"${value}" is not a port number (0-65535).`);
+  return n;
+}
+
+/** `--auth-rate-limit`, `--provisioning-rate-limit`: requests a minute from one address, 1 to 1,000,000. */
+function perMinute(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 1_000_000) throw new InvalidArgumentError(`"${value}" is not a number of requests a minute (1-1000000).`);
   return n;
 }
 
@@ -44,6 +53,12 @@ function publicUrl(value: string): string {
     throw new InvalidArgumentError(`"${value}" must not carry a query, a fragment or credentials.`);
   }
   return value;
+}
+
+/** `--gateway-key-type`: one of KEY_TYPES. */
+function gatewayKeyType(value: string): KeyType {
+  if (!(KEY_TYPES as readonly string[]).includes(value)) throw new InvalidArgumentError(`"${value}" is not a key type: give ${KEY_TYPES.join(' or ')}.`);
+  return value as KeyType;
 }
 
 function isDuration(value: string): boolean {
@@ -182,9 +197,27 @@ export function registerServeCommand(program: Command): void {
     .addOption(new Option('--https', 'serve the API over HTTPS with a certificate of the deployment CA (see `scanhub operator ca`); env SCANHUB_HTTPS=1'))
     .addOption(new Option('--public-url <url>', 'base URL for links (default http(s)://<host>:<port>; the machine\'s host name for <host> with --host 0.0.0.0 or ::)').env('SCANHUB_PUBLIC_URL').argParser(publicUrl))
     .addOption(new Option('--trust-proxy <cidrs>', 'balancers (addresses or CIDR ranges, comma-separated) whose X-Forwarded-For names the client').env('SCANHUB_TRUST_PROXY').argParser(trustedProxies))
+    .addOption(
+      new Option('--auth-rate-limit <n>', 'POST /auth/* requests a minute from one client address (log-in, accept-invitation)')
+        .env('SCANHUB_AUTH_RATE_LIMIT')
+        .default(RATE_LIMITS.auth)
+        .argParser(perMinute),
+    )
+    .addOption(
+      new Option('--provisioning-rate-limit <n>', 'POST /provisioning requests a minute from one client address (devices redeeming their token)')
+        .env('SCANHUB_PROVISIONING_RATE_LIMIT')
+        .default(RATE_LIMITS.provisioning)
+        .argParser(perMinute),
+    )
     .addOption(new Option('--mqtt-public-port <port>', 'port put into mqtt_endpoint (default: the MQTT port as bound; set it to the balancer\'s)').env('SCANHUB_MQTT_PUBLIC_PORT').argParser(port))
     .addOption(new Option('--mqtt-proxy-protocol', 'expect HAProxy\'s PROXY protocol v2 header on every MQTT connection (refusing those without); env SCANHUB_MQTT_PROXY_PROTOCOL=1'))
     .addOption(new Option('--mqtt-public-host <host>', 'host put into mqtt_endpoint (default: --host, or the machine\'s host name)').env('SCANHUB_MQTT_PUBLIC_HOST'))
+    .addOption(
+      new Option('--gateway-key-type <type>', `key of new gateway certificates: ${KEY_TYPES.join(' or ')} (for devices that need RSA)`)
+        .env('SCANHUB_GATEWAY_KEY_TYPE')
+        .default(DEFAULT_GATEWAY_KEY_TYPE)
+        .argParser(gatewayKeyType),
+    )
     .addOption(
       new Option('--min-created <time>', 'earliest created an MQTT event may have (ISO 8601 or epoch ms)')
         .env('SCANHUB_MIN_CREATED')
@@ -215,6 +248,9 @@ export function registerServeCommand(program: Command): void {
       https?: boolean;
       minCreated: number;
       maxCreatedAhead: number;
+      gatewayKeyType: KeyType;
+      authRateLimit: number;
+      provisioningRateLimit: number;
     }) => {
       const settings = environmentSettings(process.env);
       const { database, masterKeyFile, blobDir: blobOption, tlsCert, tlsKey, https, ...rest } = options;
@@ -225,7 +261,7 @@ export function registerServeCommand(program: Command): void {
       const lock = locator.kind === 'sqlite' ? takeDataDir(locator.dataDir) : undefined;
       // Loaded here: the server (fastify and friends) would slow every client command's start.
       const { startServer } = await import('../server/serve.js');
-      const { minCreated, maxCreatedAhead, mqttProxyProtocol, ...listen } = rest;
+      const { minCreated, maxCreatedAhead, mqttProxyProtocol, authRateLimit, provisioningRateLimit, ...listen } = rest;
       let server: Awaited<ReturnType<typeof startServer>>;
       try {
         server = await startServer({
@@ -236,6 +272,7 @@ export function registerServeCommand(program: Command): void {
           tls,
           mqttProxyProtocol: mqttProxyProtocol || environmentSwitch('SCANHUB_MQTT_PROXY_PROTOCOL', process.env.SCANHUB_MQTT_PROXY_PROTOCOL),
           createdWindow: { earliest: minCreated, aheadMs: maxCreatedAhead },
+          rateLimits: { auth: authRateLimit, provisioning: provisioningRateLimit },
         });
       } catch (error) {
         lock?.release();

@@ -1,3 +1,4 @@
+import { exportWriteFailure } from './write-failure.js';
 import { createReadStream, createWriteStream, rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { pipeline } from 'node:stream/promises';
@@ -86,7 +87,11 @@ export function writeParts(job: PartsJob): PartsWriting {
   };
   const written = Promise.all(outcomes).then(
     async (counts) => {
-      await appendFiles(job.files[0]!, job.files.slice(1));
+      try {
+        await appendFiles(job.files[0]!, job.files.slice(1));
+      } catch (error) {
+        throw new Error(exportWriteFailure(error, job.files[0]!), { cause: error });
+      }
       return counts.reduce((sum, count) => sum + count, 0);
     },
     async (error: Error) => {

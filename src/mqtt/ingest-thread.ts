@@ -95,7 +95,12 @@ function crashedBatch(size: number, cause: Error, whileRunning: boolean): BatchR
  * dies is replaced (SupervisedThread); the batch it had is answered as crashed, and a batch handed
  * over while no writer thread runs waits for the replacement.
  */
-export function startIngestThread(data: WriterThreadData, maintenance: StoreThread[], log: ThreadLog): CommitBackend & { threads: IngestThreads } {
+export function startIngestThread(
+  data: WriterThreadData,
+  maintenance: StoreThread[],
+  log: ThreadLog,
+  onStorageFull: (reason: string) => void = () => undefined,
+): CommitBackend & { threads: IngestThreads } {
   let pending: ((result: BatchResult) => void) | undefined;
   let size = 0;
   // Handed over while no writer thread runs: goes to the replacement.
@@ -128,8 +133,9 @@ export function startIngestThread(data: WriterThreadData, maintenance: StoreThre
         workerData: thread.workerData,
         log,
         onMessage: (message) => {
-          const { fields, message: text } = thread.warning(message);
+          const { fields, message: text, storageFull } = thread.warning(message);
           log.warn(fields, text);
+          if (storageFull) onStorageFull(storageFull);
         },
       }),
   );

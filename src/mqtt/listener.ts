@@ -6,7 +6,7 @@ import { ThrottledLog } from './log-throttle.js';
 import { checkProtocolLevel } from './protocol-level.js';
 import { parseProxyHeader } from './proxy-protocol.js';
 
-// Everything a connection goes through before aedes sees it: TCP accept within the caps on
+// Everything a connection goes through before its MQTT is read: TCP accept within the caps on
 // unauthenticated connections, mutual TLS within its deadline, a CONNECT of a protocol level the
 // broker speaks. The MQTT decisions after that are broker.ts's.
 
@@ -54,7 +54,7 @@ export interface ListenerOptions {
    * the client; a connection without one is refused (--mqtt-proxy-protocol).
    */
   proxyProtocol?: boolean;
-  /** A connection of a gateway certificate whose CONNECT is MQTT 3.1 or 3.1.1: aedes' from here. */
+  /** A connection of a gateway certificate whose CONNECT is MQTT 3.1 or 3.1.1: gateway-connection.ts's from here. */
   onConnection(socket: TLSSocket): void;
 }
 

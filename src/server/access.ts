@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import type { AuditActor } from '../domain/audit.js';
 import { permissionsOf, type Permission } from '../domain/permissions.js';
 import { hashApiKey, isWellFormedApiKey, looksLikeApiKey } from '../auth/api-keys.js';
-import type { ApiKeyRecord, UserRecord } from '../store/ports.js';
+import { StorageFull, type ApiKeyRecord, type UserRecord } from '../store/ports.js';
 import type { ServerContext } from './context.js';
 import { HttpError, forbidden, unauthorized } from './errors.js';
 
@@ -165,7 +165,13 @@ async function authenticateApiKey(ctx: ServerContext, key: string): Promise<Call
     throw unauthorized(`The user who created the API key "${record.name}" no longer exists: create a new key.`);
   }
   if (record.last_used === null || record.last_used <= now - LAST_USED_PRECISION_MS) {
-    await ctx.store.apiKeys.touch(record.id, now, now - LAST_USED_PRECISION_MS);
+    try {
+      await ctx.store.apiKeys.touch(record.id, now, now - LAST_USED_PRECISION_MS);
+    } catch (error) {
+      // A full disk must not refuse reads: `last_used` stays older until a later call can write it.
+      if (!(error instanceof StorageFull)) throw error;
+      return { user, apiKey: record };
+    }
     return { user, apiKey: { ...record, last_used: now } };
   }
   return { user, apiKey: record };

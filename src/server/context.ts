@@ -1,6 +1,7 @@
 import type { IdTokens } from '../auth/idtoken.js';
 import type { CertificateAuthority } from '../pki/ca.js';
 import { cursorKey } from '../domain/stream-cursor.js';
+import type { KeyType } from '../pki/keys.js';
 import { Exporter } from '../export/exporter.js';
 import { LiveEvents, type LiveEventOptions } from './live-events.js';
 import type { Store } from '../store/ports.js';
@@ -15,6 +16,8 @@ export interface ServerConfig {
   publicUrl: string;
   mqttPublicHost: string;
   mqttPort: number;
+  /** The key type of new gateway certificates (`serve --gateway-key-type`). */
+  gatewayKeyType: KeyType;
 }
 
 /** Everything a route needs: the store, keys, the clock. Built once per server (or test). */

@@ -112,6 +112,7 @@ function refusalsOf(doc: OperationDoc, schema: FastifySchema & { security?: unkn
     ...(takesBody ? { 415: 'The request body is not application/json.' } : {}),
     500: 'The server failed to handle the request; the cause is in its log.',
     503: 'The server is shutting down: retry in a moment.',
+    ...(takesBody && !doc.readOnly ? { 507: 'The database has no space left for the write; details names the disk. Reads still work, and the call succeeds again once space is freed.' } : {}),
     ...doc.errors,
   };
   return Object.fromEntries(Object.entries(refusals).sort(([a], [b]) => Number(a) - Number(b)));

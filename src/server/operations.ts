@@ -1,5 +1,5 @@
 import { LOGIN_LOCKOUT } from '../domain/lockout.js';
-import { RATE_LIMITS } from './rate-limits.js';
+import { RATE_LIMITS } from '../domain/rate-limits.js';
 
 /**
  * What the OpenAPI document says of each operation beyond its route's schema (openapi.ts applies
@@ -14,6 +14,8 @@ export interface OperationDoc {
   errors?: Record<number, string>;
   /** The name and meaning of the route's `*` (OpenAPI has no wildcard parameter). */
   wildcard?: { name: string; description: string };
+  /** A POST that only reads: no 507 (every other POST, PUT, PATCH and DELETE writes). */
+  readOnly?: true;
 }
 
 /** The tags the routes use, in the order a reader meets them. */
@@ -52,7 +54,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     description: 'Send the id_token in the Authorization header of every customer-scoped call, and customer_id in its path; it is valid expires_in seconds.',
     errors: {
       401: 'The e-mail address or password is wrong.',
-      429: `${LOGIN_LOCKOUT.refusals} refused log-ins for this e-mail address within ${LOGIN_LOCKOUT.windowMs / 60_000} minutes, or more than ${RATE_LIMITS.auth} calls to /auth/* a minute from this address; Retry-After says when to try again.`,
+      429: `${LOGIN_LOCKOUT.refusals} refused log-ins for this e-mail address within ${LOGIN_LOCKOUT.windowMs / 60_000} minutes, or more calls to /auth/* a minute from this address than serve --auth-rate-limit allows (default ${RATE_LIMITS.auth}); Retry-After says when to try again.`,
     },
   },
   'POST /auth/accept-invitation': {
@@ -60,7 +62,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     description: 'Redeems the token of POST /{customer_id}/users/{user_id}/invitation: sets the user\'s password and logs them in. Each token works once, within 24 hours.',
     errors: {
       401: 'The invitation token is unknown, already used or expired.',
-      429: `More than ${RATE_LIMITS.auth} calls to /auth/* a minute from this address; Retry-After says when to try again.`,
+      429: `More calls to /auth/* a minute from this address than serve --auth-rate-limit allows (default ${RATE_LIMITS.auth}); Retry-After says when to try again.`,
     },
   },
   'GET /.well-known/jwks.json': {
@@ -153,6 +155,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'GET /:customer_id/events/export': {
     operationId: 'exportEvents',
     description: 'Answers once the file is written, with a signed link valid 5 minutes; for large ranges an export task does not hold the request open.',
+    errors: { 507: 'The export file could not be written: the disk of the export files is full. Try again once space is freed.' },
   },
   'POST /:customer_id/events/export/tasks': {
     operationId: 'createExportTask',
@@ -222,7 +225,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     description: 'Called by the device with the token of prepare-provisioning, once. Needs no IdToken: the token authorizes the call.',
     errors: {
       403: 'The token is unknown, already used or expired, or its gateway was deleted.',
-      429: `More than ${RATE_LIMITS.provisioning} calls a minute from this address; Retry-After says when to try again.`,
+      429: `More calls a minute from this address than serve --provisioning-rate-limit allows (default ${RATE_LIMITS.provisioning}); Retry-After says when to try again.`,
     },
   },
   'POST /:customer_id/create-provisioning-package': {
@@ -258,6 +261,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     operationId: 'runJobAnalysis',
     description: 'For each gateway of the job configuration, the jobs its events show between the barcodes; computed in a worker thread.',
     errors: { 404: NO_JOB_CONFIG },
+    readOnly: true,
   },
   'GET /:customer_id/assets': {
     operationId: 'listAssets',

@@ -1,22 +1,8 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, RouteOptions } from 'fastify';
+import { RATE_LIMITS, type RateLimits } from '../domain/rate-limits.js';
 import { HttpError } from './errors.js';
 import { REGISTRATION_PATH } from './routes/preparation.js';
-
-/** Requests one client address may make per minute, per group of routes. */
-export interface RateLimits {
-  /** `POST /auth/*` (log-in, accept-invitation) together. */
-  auth: number;
-  /** `POST /provisioning` (devices trading a token for their certificate). */
-  provisioning: number;
-}
-
-/**
- * The defaults: far above what a person or a device does, far below what guessing needs. Counted
- * per instance, in memory (a deployment of N instances behind a balancer admits up to N times
- * this); the per-e-mail lockout (domain/lockout.ts) is the limit shared through the database.
- */
-export const RATE_LIMITS: RateLimits = { auth: 30, provisioning: 60 };
 
 const WINDOW_MS = 60_000;
 

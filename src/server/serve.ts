@@ -8,6 +8,7 @@ import { startBroker, type MqttBroker } from '../mqtt/broker.js';
 import type { CreatedWindow } from '../domain/payload-limits.js';
 import type { Server as TlsServer } from 'node:tls';
 import { issueServerCertificate, loadOrCreateCa, pregenerateDeploymentKeys, type CertificateAuthority } from '../pki/ca.js';
+import { DEFAULT_GATEWAY_KEY_TYPE, type KeyType } from '../pki/keys.js';
 import type { TlsPair } from '../pki/tls-pair.js';
 import { IdTokens } from '../auth/idtoken.js';
 import { MIN_PASSWORD_LENGTH, generatePassword, hashPassword } from '../auth/passwords.js';
@@ -17,7 +18,7 @@ import { openStore, sqliteLocator } from '../store/open.js';
 import type { Store, StoreLocator } from '../store/ports.js';
 import { buildApp } from './app.js';
 import { createContext, type ServerContext } from './context.js';
-import type { RateLimits } from './rate-limits.js';
+import type { RateLimits } from '../domain/rate-limits.js';
 import type { Readiness } from './routes/health.js';
 import type { LiveEventOptions } from './live-events.js';
 
@@ -52,6 +53,8 @@ export interface ServeOptions {
   mqttLimits?: Partial<ConnectionLimits>;
   /** Requests per minute per client address on POST /auth/* and POST /provisioning (default RATE_LIMITS; tests change them). */
   rateLimits?: RateLimits;
+  /** The key type of new gateway certificates (default DEFAULT_GATEWAY_KEY_TYPE, EC P-256). */
+  gatewayKeyType?: KeyType;
   /** HTTPS for the API: with this pair (`--tls-cert/--tls-key`), or a certificate of the deployment CA (`--https`). */
   tls?: TlsPair | 'deployment-ca';
   /** Heartbeat, buffer bound and read size of the live event streams (default DEFAULT_LIVE_EVENT_OPTIONS; tests shorten them). */
@@ -173,6 +176,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       publicUrl: options.publicUrl?.replace(/\/+$/, '') ?? '',
       mqttPublicHost: options.mqttPublicHost ?? reachableHost(options.host),
       mqttPort: options.mqttPort,
+      gatewayKeyType: options.gatewayKeyType ?? DEFAULT_GATEWAY_KEY_TYPE,
     };
     const ctx = createContext(store, config, { idTokens, linkKey: await loadLinkKey(store.secrets), ca }, clock, options.liveEvents);
     const created = await bootstrap(ctx, options);
@@ -180,6 +184,13 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     const tls = httpsPair(options, ca, dataDir, config.mqttPublicHost);
     const app = await buildApp(ctx, { logger: options.logger ?? false, readiness, trustProxy: options.trustProxy, rateLimits: options.rateLimits, tls });
 
+    // Once per change, however many writes are refused meanwhile (each 507 is in the request log).
+    const where = store.locator.kind === 'sqlite' ? store.locator.file : 'PostgreSQL';
+    store.storage.onChange((full) =>
+      full
+        ? app.log.error({ reason: full, database: where }, 'the database has no space left: writes are refused (HTTP 507, no PUBACK) until space is freed')
+        : app.log.info({ database: where }, 'the database has space again: writes go through'),
+    );
     await app.listen({ host: options.host, port: options.port });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : options.port;
@@ -211,7 +222,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     readiness.threads = () => [broker.threads.writer, ...broker.threads.maintenance];
     const publicUrl = { url: config.publicUrl, source: sourceOf(options.publicUrl, options.host) };
     const mqttPublicHost = { host: config.mqttPublicHost, source: sourceOf(options.mqttPublicHost, options.host) };
-    app.log.info({ url, publicUrl: publicUrl.url, publicUrlSource: publicUrl.source, mqttPort: broker.port, dataDir }, 'scanhub listening');
+    app.log.info(
+      { url, publicUrl: publicUrl.url, publicUrlSource: publicUrl.source, mqttPort: broker.port, dataDir, gatewayKeyType: config.gatewayKeyType },
+      'scanhub listening',
+    );
 
     let closing: Promise<void> | undefined;
     return {

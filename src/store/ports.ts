@@ -45,14 +45,40 @@ export type StoreLocator =
 export type StorePurpose = 'server' | 'ingest' | 'reader';
 
 /**
- * The database cannot be reached or failed as a whole (PostgreSQL down or restarting, disk full,
- * I/O error): nothing of the unit of work was stored. HTTP answers 503; ingest acknowledges nothing.
+ * The database cannot be reached or failed as a whole (PostgreSQL down or restarting, I/O
+ * error): nothing of the unit of work was stored. HTTP answers 503; ingest acknowledges nothing.
  */
 export class StoreUnavailable extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'StoreUnavailable';
   }
+}
+
+/**
+ * The database could not be written for lack of space (SQLite: SQLITE_FULL; PostgreSQL: SQLSTATE
+ * 53100 disk_full): nothing of the unit of work was stored, and reads still work. A kind of
+ * StoreUnavailable, so that whatever treats the database as failing treats this alike; HTTP
+ * answers 507 instead of 503. The message names the file system or server that is full.
+ */
+export class StorageFull extends StoreUnavailable {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StorageFull';
+  }
+}
+
+/**
+ * Whether the database can be written, as this process sees it: full from the first write refused
+ * for lack of space until a probe write (retried with a back-off) succeeds again.
+ */
+export interface StorageStatus {
+  /** Why the database cannot be written now, for /healthz; undefined while it can. */
+  full(): string | undefined;
+  /** A write was refused for lack of space (here, or in a thread of this process): probe until one succeeds. */
+  refused(reason: string): void;
+  /** Calls `listener` each time the state changes (the reason when it became full, undefined when writable again); returns the unsubscribe. */
+  onChange(listener: (full: string | undefined) => void): () => void;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -758,6 +784,8 @@ export interface Store {
   readonly deadLetters: DeadLetterRepository;
   readonly secrets: SecretRepository;
   readonly locks: LockRepository;
+  /** Whether writes are refused for lack of space (/healthz, ingest). */
+  readonly storage: StorageStatus;
   /** Resolves when the database answers; rejects with StoreUnavailable saying why (for /healthz). */
   ping(): Promise<void>;
   close(): Promise<void>;

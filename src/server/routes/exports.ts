@@ -6,7 +6,8 @@ import { resolveTimeRange, type EventRangeParams } from '../../domain/event-list
 import type { ExportTaskRecord } from '../../store/ports.js';
 import { auditEntry } from '../audit.js';
 import type { ServerContext } from '../context.js';
-import { badRequest, internalError, notFound } from '../errors.js';
+import { badRequest, insufficientStorage, internalError, notFound } from '../errors.js';
+import { isNoSpaceFailure } from '../../export/write-failure.js';
 import { customerParams, errorResponses } from '../schemas.js';
 import { signDownloadLink } from './downloads.js';
 import { rangeProperties } from './events.js';
@@ -92,6 +93,8 @@ export function registerExportRoutes(app: FastifyInstance, ctx: ServerContext): 
       const link = linkOf(task);
       if (!link) {
         request.log.error({ task: task.id, failure: task.failure }, 'synchronous export failed');
+        // The path stays in the log: the caller learns what happened and when to try again.
+        if (isNoSpaceFailure(task.failure)) throw insufficientStorage('The export file could not be written: the disk of the export files is full. Try again once space is freed.');
         throw internalError();
       }
       return reply.code(201).send({ download_link: link });

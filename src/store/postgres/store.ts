@@ -14,6 +14,7 @@ import { PgJobConfigs } from './job-configs.js';
 import { PgLocks } from './locks.js';
 import { applyMigrations } from './migrations/index.js';
 import { Database, mapFailure } from './pool.js';
+import { StorageWatch } from '../storage-watch.js';
 import { PgProvisioning } from './provisioning.js';
 import { PgSecrets } from './secrets.js';
 import { PgSignals } from './signals.js';
@@ -36,7 +37,7 @@ export async function openPostgresStore(locator: PostgresLocator, purpose: Store
   const db = new Database(locator.url, purpose, { max: options.poolSize });
   try {
     await migrate(db);
-    return new PostgresStore(locator, db);
+    return new PostgresStore(locator, db, purpose);
   } catch (error) {
     await db.close().catch(() => undefined);
     throw error;
@@ -64,11 +65,13 @@ class PostgresStore implements Store {
   readonly secrets;
   readonly locks;
   readonly signals;
+  readonly storage: StorageWatch;
   private closing: Promise<void> | undefined;
 
   constructor(
     readonly locator: PostgresLocator,
     private readonly db: Database,
+    purpose: StorePurpose,
   ) {
     this.customers = new PgCustomers(db);
     this.users = new PgUsers(db);
@@ -90,6 +93,11 @@ class PostgresStore implements Store {
     this.secrets = new PgSecrets(db, locator.masterKey);
     this.locks = new PgLocks(db);
     this.signals = new PgSignals(locator.url, db);
+    this.storage = new StorageWatch(() => db.probeStorage());
+    // A statement refused for lack of space throws StorageFull (HTTP 507) and makes the store full
+    // until a probe succeeds. Only the server's store watches: an ingest writer reports its
+    // refusals in its batch results, to the server's (IngestWriter), and a reader only reads.
+    if (purpose === 'server') db.onStorageFull = (reason) => this.storage.refused(reason);
   }
 
   ping(): Promise<void> {
@@ -97,6 +105,7 @@ class PostgresStore implements Store {
   }
 
   close(): Promise<void> {
+    this.storage.close();
     this.closing ??= this.signals.close().then(() => this.db.close());
     return this.closing;
   }

@@ -48,10 +48,30 @@ import { ApiKeyStore } from './api-keys.js';
 import { openDatabase, type Db } from './open.js';
 import { ProvisioningStore } from './provisioning.js';
 import { FileSecrets } from './secrets.js';
+import { mapStorageFull, probeFileSystem } from './storage.js';
+import { StorageWatch } from '../storage-watch.js';
 import { UserStore } from './users.js';
 
 /** Where a SQLite store lives. */
 export type SqliteLocator = { kind: 'sqlite'; file: string; dataDir: string };
+
+/** The repositories that write: their "disk full" failures become StorageFull. */
+const MAPPED_REPOSITORIES = [
+  'customers',
+  'users',
+  'loginFailures',
+  'audit',
+  'apiKeys',
+  'features',
+  'gateways',
+  'provisioning',
+  'certificates',
+  'events',
+  'exportTasks',
+  'jobConfigs',
+  'assets',
+] as const;
+type MappedRepository = (typeof MAPPED_REPOSITORIES)[number];
 
 /** Thrown inside a transaction to undo it when the e-mail of a new administrator is taken. */
 class EmailTaken extends Error {}
@@ -89,6 +109,7 @@ export class SqliteStore implements Store {
   readonly locks: LockRepository;
   /** One process per data directory: signals stay in it. */
   readonly signals = new LocalSignals();
+  readonly storage: StorageWatch;
   private readonly pool: () => JobAnalysisPool;
   private poolStarted = false;
   private closed = false;
@@ -303,6 +324,11 @@ export class SqliteStore implements Store {
     this.secrets = new FileSecrets(locator.dataDir);
     // One process per data directory: nobody else can hold a lock, so the work always runs.
     this.locks = { tryRun: async (_name, work) => ({ ran: true, value: await work() }) };
+    this.storage = new StorageWatch(() => probeFileSystem(locator.file));
+    // A write refused for lack of space throws StorageFull (HTTP 507) and makes the store full until a probe succeeds.
+    const refused = (reason: string) => this.storage.refused(reason);
+    const mapped = this as unknown as Record<MappedRepository, object>;
+    for (const name of MAPPED_REPOSITORIES) mapped[name] = mapStorageFull(mapped[name], locator.file, refused);
   }
 
   /** Committed revocations: the broker of this process closes the connections that use them. */
@@ -320,6 +346,7 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.storage.close();
     if (this.poolStarted) await this.pool().close();
     if (this.db.open) this.db.close();
   }

@@ -1,0 +1,16 @@
+/** Requests one client address may make per minute, per group of routes (`serve --auth-rate-limit`, `--provisioning-rate-limit`). */
+export interface RateLimits {
+  /** `POST /auth/*` (log-in, accept-invitation) together. */
+  auth: number;
+  /** `POST /provisioning` (devices trading a token for their certificate). */
+  provisioning: number;
+}
+
+/**
+ * The defaults: far above what a person or a device does, far below what guessing needs. Counted
+ * per instance, in memory (a deployment of N instances behind a balancer admits up to N times
+ * this); the per-e-mail lockout (lockout.ts) is the limit shared through the database.
+ * Provisioning tokens are 256 random bits, so its limit guards the CPU, not the tokens: 600 a
+ * minute lets a rollout behind one NAT address redeem 10 devices a second.
+ */
+export const RATE_LIMITS: RateLimits = { auth: 30, provisioning: 600 };
