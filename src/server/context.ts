@@ -1,7 +1,9 @@
 import type { IdTokens } from '../auth/idtoken.js';
 import type { CertificateAuthority } from '../pki/ca.js';
+import { cursorKey } from '../domain/stream-cursor.js';
 import type { KeyType } from '../pki/keys.js';
 import { Exporter } from '../export/exporter.js';
+import { LiveEvents, type LiveEventOptions } from './live-events.js';
 import type { Store } from '../store/ports.js';
 
 /** Where the deployment is reachable and keeps its files. */
@@ -32,6 +34,8 @@ export interface ServerContext {
   clock: () => number;
   /** Runs export tasks in worker threads; started and stopped with the app (routes/exports.ts). */
   exporter: Exporter;
+  /** The live event streams and their hubs; ended with the app (routes/event-stream.ts). */
+  liveEvents: LiveEvents;
 }
 
 /** The context over an open store; the caller owns the store and keys. */
@@ -40,6 +44,7 @@ export function createContext(
   config: ServerConfig,
   keys: { idTokens: IdTokens; linkKey: Buffer; ca: CertificateAuthority },
   clock: () => number = Date.now,
+  liveEvents: Partial<LiveEventOptions> = {},
 ): ServerContext {
   return {
     store,
@@ -47,5 +52,6 @@ export function createContext(
     ...keys,
     clock,
     exporter: new Exporter({ store, dataDir: config.blobDir, clock }),
+    liveEvents: new LiveEvents(store, cursorKey(keys.linkKey), liveEvents),
   };
 }
