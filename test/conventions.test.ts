@@ -14,7 +14,7 @@ import { startFoundation, type Foundation } from './helpers/world.js';
 const CORS = {
   'access-control-allow-origin': '*',
   'access-control-allow-methods': 'GET, POST, PUT, PATCH, DELETE, OPTIONS',
-  'access-control-allow-headers': 'Authorization, Content-Type, If-Match, If-None-Match',
+  'access-control-allow-headers': 'Authorization, Content-Type, If-Match, If-None-Match, Last-Event-ID',
 };
 const MiB = 1024 * 1024;
 const INTERNAL = error('Internal Server Error', 'The server failed to handle the request; the cause is in its log.');

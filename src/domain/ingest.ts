@@ -33,6 +33,12 @@ export interface BatchResult {
   duplicates: number;
   reports: number;
   /**
+   * The customers whose new events the commit stored, for a store whose commit does not announce
+   * them itself (SQLite: its signals stay in the process, and the writer thread is not the server's
+   * thread; the IngestWriter announces them). PostgreSQL announces in the transaction (NOTIFY).
+   */
+  unannounced?: string[];
+  /**
    * Set when messages FAILED because the database has no space left (the reason): IngestWriter
    * keeps them, unacknowledged, and commits them again once space returns.
    */

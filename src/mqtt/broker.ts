@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { issueServerCertificate, type CertificateAuthority, type PregeneratedKeys } from '../pki/ca.js';
 import type { ServerConfig } from '../server/context.js';
 import { ingestMaintenance } from '../store/open.js';
-import type { Store } from '../store/ports.js';
-import type { DeletedBatch } from '../store/ports.js';
+import { CUSTOMERS_PER_SIGNAL, type DeletedBatch, type Store } from '../store/ports.js';
 import type { DeletionJob, IngestThreads } from './ingest-thread.js';
 import { IngestWriter, type IngestLog, type IngestStats } from './ingest.js';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './admission.js';
@@ -169,6 +168,12 @@ export async function startBroker(ctx: BrokerContext, options: BrokerOptions): P
     createdWindow: options.createdWindow,
     storage: store.storage,
     onCommit: options.onCommit,
+    // SQLite: the writer thread committed, this thread's live streams read on (within the process).
+    onUnannounced: (customers) => {
+      for (let i = 0; i < customers.length; i += CUSTOMERS_PER_SIGNAL) {
+        store.signals.publish({ kind: 'events-committed', customers: customers.slice(i, i + CUSTOMERS_PER_SIGNAL) }).catch(() => undefined);
+      }
+    },
   });
   const stats: BrokerStats = {
     connected: 0,

@@ -61,6 +61,8 @@ export interface IngestOptions {
    * /metrics' commit latency. A batch the thread died with, or held for a full disk, is not timed.
    */
   onCommit?: (seconds: number) => void;
+  /** Hears of committed events the store did not announce itself (BatchResult.unannounced: SQLite), after their PUBACKs. */
+  onUnannounced?: (customers: string[]) => void;
 }
 
 /** A message of a batch the writer thread died with, waiting to be committed alone. */
@@ -258,6 +260,7 @@ export class IngestWriter {
       this.options.log.error({ err: error }, 'ingest could not count or log a batch');
     }
     for (let i = 0; i < callbacks.length; i++) callbacks[i]!(this.errorOf(result, i), tokens[i]!);
+    if (result.unannounced?.length) this.options.onUnannounced?.(result.unannounced);
   }
 
   /**

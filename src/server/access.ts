@@ -4,7 +4,7 @@ import { permissionsOf, type Permission } from '../domain/permissions.js';
 import { hashApiKey, isWellFormedApiKey, looksLikeApiKey } from '../auth/api-keys.js';
 import { StorageFull, type ApiKeyRecord, type UserRecord } from '../store/ports.js';
 import type { ServerContext } from './context.js';
-import { forbidden, unauthorized } from './errors.js';
+import { HttpError, forbidden, unauthorized } from './errors.js';
 
 /**
  * Who may call a route. Every `/:customer_id/...` route must declare it: the tenant check and
@@ -62,6 +62,23 @@ export function installAccessGuard(app: FastifyInstance, ctx: ServerContext): vo
 function toArray<T>(value: T | T[] | undefined): T[] {
   if (value === undefined) return [];
   return Array.isArray(value) ? value : [value];
+}
+
+/**
+ * Whether the caller of a guarded request may still make its call (a response that lasts, such
+ * as the live event stream, asks again now and then): undefined, or why not (the refusal's
+ * details: a revoked key, a deleted user, an expired IdToken).
+ */
+export async function refusalNow(ctx: ServerContext, request: FastifyRequest): Promise<string | undefined> {
+  const access = (request.routeOptions.config as { access?: Access }).access;
+  if (!access) throw new Error(`route ${request.routeOptions.url} has no access guard`);
+  try {
+    await authorize(ctx, request, access);
+    return undefined;
+  } catch (error) {
+    if (error instanceof HttpError) return error.details;
+    throw error;
+  }
 }
 
 /** Who is calling, checked against the path's customer and the route's access. */

@@ -14,6 +14,7 @@ import { registerAuthRoutes } from './routes/auth.js';
 import { registerCertificateRoutes } from './routes/certificates.js';
 import { registerDownloadRoutes } from './routes/downloads.js';
 import { registerEventRoutes } from './routes/events.js';
+import { registerEventStreamRoutes } from './routes/event-stream.js';
 import { registerExportRoutes } from './routes/exports.js';
 import { registerFeatureRoutes } from './routes/features.js';
 import { registerGatewayRoutes } from './routes/gateways.js';
@@ -92,6 +93,7 @@ export async function buildApp(ctx: ServerContext, options: AppOptions = {}): Pr
   registerFeatureRoutes(app, ctx);
   registerDownloadRoutes(app, ctx);
   registerEventRoutes(app, ctx);
+  registerEventStreamRoutes(app, ctx);
   registerExportRoutes(app, ctx);
   registerGatewayRoutes(app, ctx);
   registerProvisioningRoutes(app, ctx);

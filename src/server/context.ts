@@ -1,8 +1,10 @@
 import type { IdTokens } from '../auth/idtoken.js';
 import type { CertificateAuthority } from '../pki/ca.js';
+import { cursorKey } from '../domain/stream-cursor.js';
 import type { KeyType } from '../pki/keys.js';
 import { Exporter } from '../export/exporter.js';
 import { RetentionSweeper, type RetentionOptions } from '../retention/sweeper.js';
+import { LiveEvents, type LiveEventOptions } from './live-events.js';
 import type { Store } from '../store/ports.js';
 
 /** Where the deployment is reachable and keeps its files. */
@@ -35,6 +37,8 @@ export interface ServerContext {
   exporter: Exporter;
   /** Deletes events past their customer's retention period; started and stopped with the app (routes/retention.ts). */
   retention: RetentionSweeper;
+  /** The live event streams and their hubs; ended with the app (routes/event-stream.ts). */
+  liveEvents: LiveEvents;
 }
 
 /** The context over an open store; the caller owns the store and keys. */
@@ -43,7 +47,8 @@ export function createContext(
   config: ServerConfig,
   keys: { idTokens: IdTokens; linkKey: Buffer; ca: CertificateAuthority },
   clock: () => number = Date.now,
-  options: { retention?: RetentionOptions } = {},
+  liveEvents: Partial<LiveEventOptions> = {},
+  retention: RetentionOptions = {},
 ): ServerContext {
   return {
     store,
@@ -51,6 +56,7 @@ export function createContext(
     ...keys,
     clock,
     exporter: new Exporter({ store, dataDir: config.blobDir, clock }),
-    retention: new RetentionSweeper({ store, clock, ...options.retention }),
+    liveEvents: new LiveEvents(store, cursorKey(keys.linkKey), liveEvents),
+    retention: new RetentionSweeper({ store, clock, ...retention }),
   };
 }

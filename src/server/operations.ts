@@ -166,6 +166,12 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     description:
       'Entries with start_time <= time < end_time (default: the last 24 hours), newest first; links.next continues the query. Log-ins, users, invitations, API keys, gateways and their provisioning, features, EULA agreements and exports (docs/audit.md).',
   },
+  'GET /:customer_id/events/stream': {
+    operationId: 'streamEvents',
+    description:
+      'Server-Sent Events (text/event-stream), read with EventSource or fetch: each event as it is stored, in commit order, its cursor as `id:`. A client that reconnects with `Last-Event-ID` gets every event after that id, none twice. A client that does not read is cut off with a last comment naming the id to resume from.',
+    errors: { 400: 'gateway_id is malformed, or Last-Event-ID is not the id of an event of this customer\'s stream (or names a position past every stored event).' },
+  },
   'GET /:customer_id/events/export': {
     operationId: 'exportEvents',
     description: 'Answers once the file is written, with a signed link valid 5 minutes; for large ranges an export task does not hold the request open.',

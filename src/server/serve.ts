@@ -22,6 +22,7 @@ import { createContext, type ServerContext } from './context.js';
 import { ServiceMetrics } from './metrics.js';
 import type { RateLimits } from '../domain/rate-limits.js';
 import type { Readiness } from './routes/health.js';
+import type { LiveEventOptions } from './live-events.js';
 
 /** How long close() lets in-flight HTTP requests finish before it cuts their connections. */
 const DRAIN_GRACE_MS = 3000;
@@ -62,6 +63,8 @@ export interface ServeOptions {
   retention?: RetentionOptions;
   /** SCANHUB_METRICS_TOKEN: `GET /metrics` needs it as a Bearer token; unset, it answers loopback clients only. */
   metricsToken?: string;
+  /** Heartbeat, buffer bound and read size of the live event streams (default DEFAULT_LIVE_EVENT_OPTIONS; tests shorten them). */
+  liveEvents?: Partial<LiveEventOptions>;
 }
 
 export interface Bootstrap {
@@ -181,7 +184,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       mqttPort: options.mqttPort,
       gatewayKeyType: options.gatewayKeyType ?? DEFAULT_GATEWAY_KEY_TYPE,
     };
-    const ctx = createContext(store, config, { idTokens, linkKey: await loadLinkKey(store.secrets), ca }, clock, { retention: options.retention });
+    const ctx = createContext(store, config, { idTokens, linkKey: await loadLinkKey(store.secrets), ca }, clock, options.liveEvents, options.retention);
     const created = await bootstrap(ctx, options);
     const readiness: Readiness = { http: false, mqtt: false };
     const tls = httpsPair(options, ca, dataDir, config.mqttPublicHost);

@@ -61,3 +61,9 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   { name: 'dead_letters', columns: ['seq', 'gateway_id', 'customer_id', 'received', 'quarantined', 'reason', 'payload'], numbered: 'seq' },
 ];
 
+/**
+ * Tables of SQLite's own bookkeeping that migrate leaves behind: PostgreSQL keeps its own kind
+ * (event_seq_mark keeps SQLite's event numbers above deleted ones; PostgreSQL numbers events by
+ * transaction, migrations 0013 and 0008).
+ */
+export const SQLITE_ONLY_TABLES: readonly string[] = ['event_seq_mark'];

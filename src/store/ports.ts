@@ -26,6 +26,7 @@ import type { GatewayJobs, JobBarcodes, TimeRange } from '../domain/job-analysis
 import type { CreatedIdKey } from '../domain/page-token.js';
 import type { CreatedWindow } from '../domain/payload-limits.js';
 import type { RetentionDeletion, RetentionRecord } from '../domain/retention.js';
+import type { StreamPosition } from '../domain/stream-cursor.js';
 
 // ---------------------------------------------------------------------------------------------
 // Where a store lives, and the failure every method may throw.
@@ -573,6 +574,49 @@ export interface EventRepository {
   insert(customerId: string, rows: EventRow[]): Promise<number>;
 }
 
+/**
+ * A position in the commit order of events (docs/events.md "Live events"): SQLite `[seq]`, the
+ * rowid its one writer assigns in commit order; PostgreSQL `[tx, seq]`, the writing transaction's
+ * id and the row's number in it. Positions compare element by element (comparePositions).
+ */
+export type { StreamPosition };
+
+/** An event as the live stream sends it: its position and its JSON as the events list writes it. */
+export interface CommittedEvent {
+  position: StreamPosition;
+  /** The event's JSON text, absent fields left out (the bytes of an item of GET /events). */
+  json: string;
+  gatewayId: string | null;
+}
+
+/** One read of the commit order. */
+export interface EventLogRead {
+  /** The customer's events after the position, in commit order. */
+  events: CommittedEvent[];
+  /**
+   * How far the read got: every event of the customer up to here was returned (no event
+   * committed later can come before it). At least the position read after.
+   */
+  reached: StreamPosition;
+  /** The read stopped at its limit or its scan window: more may follow at once. */
+  more: boolean;
+}
+
+/**
+ * The events in commit order, for the live stream: no event is ever read before one committed
+ * before it, so a reader that goes on from its position misses none and sees none twice.
+ */
+export interface EventLogRepository {
+  /** Where a stream that starts now begins: nothing committed after this call comes before it. */
+  head(): Promise<StreamPosition>;
+  /** A position past every event committed so far (a cursor beyond it is not of this database's events). */
+  frontier(): Promise<StreamPosition>;
+  /** Up to `limit` events of the customer (of one gateway, when given) after the position. */
+  after(customerId: string, after: StreamPosition, limit: number, gatewayId?: string): Promise<EventLogRead>;
+  /** Whether the value has the shape of this store's positions (a cursor is text a client sends). */
+  isPosition(value: unknown): value is StreamPosition;
+}
+
 export interface IngestRepository {
   /**
    * The gateway a client certificate names, deleted or not, and whether the certificate of this
@@ -727,7 +771,17 @@ export type Signal =
   /** The certificate was revoked: whoever holds a connection of the gateway with it closes it. Sent by the store with the revocation. */
   | { kind: 'certificate-revoked'; gateway_id: string; serial: string }
   /** These gateways connected to `instance`: any other instance closes its older connection of each. */
-  | { kind: 'gateways-connected'; instance: string; gateway_ids: string[] };
+  | { kind: 'gateways-connected'; instance: string; gateway_ids: string[] }
+  /**
+   * Events of these customers were committed (one signal per committed batch, at most
+   * CUSTOMERS_PER_SIGNAL customers each): every instance's live streams of them read on. `through`
+   * (PostgreSQL): a position the committed events all lie before; a read that has not reached it
+   * yet waits for an older transaction still open, and tries again.
+   */
+  | { kind: 'events-committed'; customers: string[]; through?: StreamPosition };
+
+/** Customers per `events-committed` signal: 100 ids of at most 64 characters stay well within NOTIFY's 8,000 bytes. */
+export const CUSTOMERS_PER_SIGNAL = 100;
 
 export interface SignalBus {
   /**
@@ -762,6 +816,8 @@ export interface Store {
   readonly provisioning: ProvisioningRepository;
   readonly certificates: GatewayCertificateRepository;
   readonly events: EventRepository;
+  /** The events in commit order (the live stream). */
+  readonly eventLog: EventLogRepository;
   readonly ingest: IngestRepository;
   readonly exportTasks: ExportTaskRepository;
   readonly retention: RetentionRepository;

@@ -102,3 +102,40 @@ export function runOnTerminal(args: string[], env: NodeJS.ProcessEnv = {}): Term
     },
   };
 }
+
+/** A `scanhub` process that runs on (a tail, a simulator): what it printed so far, and waits on it. */
+export interface RunningCli {
+  stdout(): string;
+  stderr(): string;
+  /** Resolves once stdout (or stderr) holds the text: no timer, woken by each chunk. */
+  printed(text: string, stream?: 'stdout' | 'stderr'): Promise<void>;
+  kill(signal: NodeJS.Signals): void;
+  /** The exit code once the process has ended. */
+  exited: Promise<number | null>;
+}
+
+/** Starts the built `scanhub` binary with the arguments (no TTY, stdin closed) in a clean environment plus `env`. */
+export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}): RunningCli {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', XDG_CONFIG_HOME: configHome(), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output = { stdout: '', stderr: '' };
+  const waiters: (() => void)[] = [];
+  const wake = () => waiters.splice(0).forEach((waiter) => waiter());
+  child.stdout.on('data', (chunk: Buffer) => ((output.stdout += chunk.toString()), wake()));
+  child.stderr.on('data', (chunk: Buffer) => ((output.stderr += chunk.toString()), wake()));
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => (resolve(code), wake())));
+  return {
+    stdout: () => output.stdout,
+    stderr: () => output.stderr,
+    async printed(text, stream = 'stdout') {
+      while (!output[stream].includes(text)) {
+        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`scanhub ${args.join(' ')} exited before printing ${text}:\n${output.stderr}`);
+        await new Promise<void>((resolve) => waiters.push(resolve));
+      }
+    },
+    kill: (signal) => child.kill(signal),
+    exited,
+  };
+}

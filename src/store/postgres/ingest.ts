@@ -1,8 +1,8 @@
 import { Outcome, type BatchResult, type IngestMessage } from '../../domain/ingest.js';
 import type { CreatedWindow } from '../../domain/payload-limits.js';
-import { emptyBatchResult, mergeSingle, planBatch, planParsed, settleBatch, type BatchPlan, type IngestGateway } from '../batch-plan.js';
+import { customersOf, emptyBatchResult, mergeSingle, planBatch, planParsed, settleBatch, type BatchPlan, type IngestGateway } from '../batch-plan.js';
 import type { ConnectingGateway, IngestRepository } from '../ports.js';
-import { INSERT_EVENTS_SQL, insertParameters } from './events.js';
+import { insertAndAnnounce } from './events.js';
 import { isConnectionFailure, isStorageFull, mapFailure, type Database, type Queryable } from './pool.js';
 
 // Each gateway of the batch once: its last message, and its fields as they are now (an event is
@@ -90,7 +90,8 @@ export class PgIngest implements IngestRepository {
         if (changed.rowCount === 1) result.reports++;
       }
       if (events.length > 0) {
-        const inserted = (await client.query(INSERT_EVENTS_SQL, insertParameters(events))).rowCount ?? 0;
+        // Announced in the transaction: every instance hears of the events when, and only if, they commit.
+        const inserted = await insertAndAnnounce(client, events, customersOf(events));
         result.events += inserted;
         result.duplicates += events.length - inserted;
       }

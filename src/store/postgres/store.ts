@@ -4,6 +4,7 @@ import { PgAudit } from './audit.js';
 import { PgCertificates } from './certificates.js';
 import { PgDeadLetters } from './dead-letters.js';
 import { PgEvents } from './events.js';
+import { PgEventLog } from './event-log.js';
 import { PgExportTasks } from './export-tasks.js';
 import { PgFeatures } from './features.js';
 import { PgGateways } from './gateways.js';
@@ -55,6 +56,7 @@ class PostgresStore implements Store {
   readonly provisioning;
   readonly certificates;
   readonly events;
+  readonly eventLog;
   readonly ingest;
   readonly exportTasks;
   readonly retention;
@@ -83,6 +85,7 @@ class PostgresStore implements Store {
     this.provisioning = new PgProvisioning(db);
     this.certificates = new PgCertificates(db);
     this.events = new PgEvents(db);
+    this.eventLog = new PgEventLog(db);
     this.ingest = new PgIngest(db);
     this.exportTasks = new PgExportTasks(db);
     this.retention = new PgRetention(db);

@@ -1,6 +1,6 @@
 import { Outcome, type BatchResult, type IngestMessage } from '../../domain/ingest.js';
 import type { CreatedWindow } from '../../domain/payload-limits.js';
-import { emptyBatchResult, mergeSingle, planBatch, planParsed, settleBatch, type BatchPlan, type IngestGateway } from '../batch-plan.js';
+import { customersOf, emptyBatchResult, mergeSingle, planBatch, planParsed, settleBatch, type BatchPlan, type IngestGateway } from '../batch-plan.js';
 import type { IngestStore } from './ingest.js';
 import { storageFullOf } from './storage.js';
 
@@ -75,5 +75,7 @@ function applyPlan(store: IngestStore, plan: BatchPlan): BatchResult {
   const inserted = store.insertEvents(events);
   result.events += inserted;
   result.duplicates += events.length - inserted;
+  // The live streams of these customers read on once the server's thread hears of the commit.
+  if (inserted > 0) result.unannounced = customersOf(events);
   return result;
 }

@@ -9,6 +9,7 @@ import {
   type AuditRepository,
   type CustomerRepository,
   type DeadLetterRepository,
+  type EventLogRepository,
   type EventRepository,
   type ExportTaskRepository,
   type FeatureRepository,
@@ -37,6 +38,7 @@ import { insertEvents } from './event-rows.js';
 import { EventDeleter } from './event-deleter.js';
 import { batchDeleter } from './event-deletion.js';
 import { EventStore } from './events.js';
+import { EventLogStore, isSqlitePosition } from './event-log.js';
 import { ExportTaskStore } from './export-tasks.js';
 import { FeatureStore } from './features.js';
 import { GatewayStore } from './gateways.js';
@@ -111,6 +113,7 @@ export class SqliteStore implements Store {
   readonly provisioning: ProvisioningRepository;
   readonly certificates: GatewayCertificateRepository;
   readonly events: EventRepository;
+  readonly eventLog: EventLogRepository;
   readonly ingest: IngestRepository;
   readonly exportTasks: ExportTaskRepository;
   readonly retention: RetentionRepository;
@@ -149,6 +152,7 @@ export class SqliteStore implements Store {
     const provisioning = lazy(() => new ProvisioningStore(db));
     const certificates = lazy(() => new CertificateStore(db));
     const events = lazy(() => new EventStore(db));
+    const eventLog = lazy(() => new EventLogStore(db));
     const ingest = lazy(() => new IngestStore(db));
     const commit = lazy((): Committer => createCommitter(ingest()));
     const exportTasks = lazy(() => new ExportTaskStore(db));
@@ -287,7 +291,18 @@ export class SqliteStore implements Store {
       gatewayNewestBefore: async (customerId, gatewayId, start, before, limit, prefix) =>
         events().gatewayNewestBefore(customerId, gatewayId, start, before, limit, prefix),
       oldestAfter: async (customerId, after, end, limit) => events().oldestAfter(customerId, after, end, limit),
-      insert: async (customerId, rows: EventRow[]) => insertEvents(db, customerId, rows),
+      insert: async (customerId, rows: EventRow[]) => {
+        const inserted = insertEvents(db, customerId, rows);
+        // Committed: the live streams of this process read on.
+        if (inserted > 0) this.signals.deliver({ kind: 'events-committed', customers: [customerId] });
+        return inserted;
+      },
+    };
+    this.eventLog = {
+      head: async () => eventLog().head(),
+      frontier: async () => eventLog().head(),
+      after: async (customerId, after, limit, gatewayId) => eventLog().after(customerId, after, limit, gatewayId),
+      isPosition: isSqlitePosition,
     };
     this.ingest = {
       connectingGateway: async (id, serial) => ingest().gateway(id, serial),
