@@ -1,4 +1,5 @@
 // Helpers shared by the benchmarks: JSON-line reporting, percentiles, API calls.
+import { createServer } from 'node:net';
 import { request } from 'undici';
 
 /** Prints one figure as a JSON line; `pass` is set when a target is given (`cmp` says which way). */
@@ -36,4 +37,16 @@ export async function api(url, method, path, token, body) {
   const text = await response.body.text();
   if (response.statusCode >= 400) throw new Error(`${method} ${path}: ${response.statusCode} ${text}`);
   return text ? JSON.parse(text) : undefined;
+}
+
+/** A free TCP port on loopback (taken by the OS, then released for the caller). */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
 }

@@ -5,9 +5,9 @@
 // handshakes are measured against both.
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './lib.js';
 
 /** The Mosquitto binary, installed with apt-get when missing; undefined with the reason printed. */
 export function mosquittoBinary(bench) {
@@ -22,17 +22,6 @@ export function mosquittoBinary(bench) {
   return binary;
 }
 
-/** A free TCP port on loopback. */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Mosquitto on a free port with scanhub's CA and MQTT server pair; resolves once it listens. */
 export async function startMosquitto(binary, dataDir) {
