@@ -4,18 +4,24 @@
 // arrive. Each event gets a unique id (written in place into the packet) so every acknowledged
 // message is one stored event. Talks to the parent over IPC: config in, 'connected', 'start',
 // results out.
+import { randomBytes } from 'node:crypto';
 import { connect } from 'node:tls';
 import { percentile } from './lib.js';
 import { connectPacket, varint } from './mqtt-packets.js';
 
 const HEX = '0123456789abcdef';
+/**
+ * Four hex digits of this process's own in every event id: a second run against the same
+ * deployment sends new events, not copies of the first run's (which would be stored once).
+ */
+const RUN = randomBytes(2).toString('hex');
 
 /** A PUBLISH QoS 1 template with offsets of the packet id, the event id's counter and `created`. */
 function publishTemplate(topic, gatewayIndex, eventsPerMessage) {
   const events = [];
   for (let e = 0; e < eventsPerMessage; e++) {
     events.push({
-      id: `RRRRRRRR-0000-4000-8${String(gatewayIndex).padStart(3, '0')}-${String(e).padStart(2, '0')}CCCCCCCCCC`,
+      id: `RRRRRRRR-${RUN}-4000-8${String(gatewayIndex).padStart(3, '0')}-${String(e).padStart(2, '0')}CCCCCCCCCC`,
       class: 'event',
       type: 'scan',
       created: 1700000000000,
