@@ -21,7 +21,8 @@ function publishTemplate(topic, gatewayIndex, eventsPerMessage) {
   const events = [];
   for (let e = 0; e < eventsPerMessage; e++) {
     events.push({
-      id: `RRRRRRRR-${RUN}-4000-8${String(gatewayIndex).padStart(3, '0')}-${String(e).padStart(2, '0')}CCCCCCCCCC`,
+      // The gateway's index in three hex digits: ids stay UUIDs for up to 4,096 gateways.
+      id: `RRRRRRRR-${RUN}-4000-8${gatewayIndex.toString(16).padStart(3, '0')}-${String(e).padStart(2, '0')}CCCCCCCCCC`,
       class: 'event',
       type: 'scan',
       created: 1700000000000,
@@ -147,6 +148,7 @@ function runConnection(config, gateway, index, shared) {
 }
 
 process.once('message', async (config) => {
+  if (config.gateways.length > 4096) throw new Error(`at most 4,096 gateways (event ids carry the index in three hex digits), not ${config.gateways.length}`);
   const shared = {
     sending: false,
     measuring: false,
