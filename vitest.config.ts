@@ -7,10 +7,18 @@ const shared = {
 };
 
 /** Tests that only make sense on PostgreSQL: they stop and start a private cluster, or run several instances on one database. */
-const POSTGRES_ONLY = ['test/serve-outage.test.ts', 'test/instances.test.ts', 'test/cluster.test.ts', 'test/cluster-export.test.ts', 'test/gateway-certificates.instances.test.ts'];
+const POSTGRES_ONLY = [
+  'test/serve-outage.test.ts',
+  'test/instances.test.ts',
+  'test/cluster.test.ts',
+  'test/cluster-export.test.ts',
+  'test/gateway-certificates.instances.test.ts',
+  'test/event-stream.instances.test.ts',
+  'test/retention.instances.test.ts',
+];
 
-/** Tests that use SQLite and PostgreSQL side by side (`operator migrate`): run once, in the sqlite project. */
-const BOTH_STORES = ['test/operator-migrate.test.ts'];
+/** Tests that use SQLite and PostgreSQL side by side (`operator migrate`, `backup`): run once, in the sqlite project. */
+const BOTH_STORES = ['test/operator-migrate.test.ts', 'test/operator-backup.test.ts'];
 
 const sqlite: TestProjectInlineConfiguration = {
   test: {

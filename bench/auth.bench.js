@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { openStore, sqliteLocator } from '../dist/store/open.js';
 import { LeanHttpClient } from './http-client.js';
-import { api, report } from './lib.js';
+import { api, median, report } from './lib.js';
 import { startServeProcess } from './events-data.js';
 
 const BENCH = 'auth';
@@ -21,12 +21,6 @@ const RUNS = Number(process.env.AUTH_RUNS ?? 5);
 const SECONDS = Number(process.env.AUTH_SECONDS ?? 3);
 const CONNECTIONS = Number(process.env.AUTH_CONNECTIONS ?? 8);
 const PAGE = 10;
-
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
 
 /** A data directory with a few events of the customer, written before serve starts. */
 async function seed() {

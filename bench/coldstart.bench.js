@@ -4,27 +4,16 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { percentile, report } from './lib.js';
+import { freePort, percentile, report } from './lib.js';
 
 const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'scanhub.js');
 const RUNS = Number(process.env.COLDSTART_RUNS ?? 5);
 const TARGET_MS = 1000;
 const GIVE_UP_MS = 15_000;
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /** The status of GET /healthz, or undefined while nothing listens. */
 function health(port) {

@@ -16,6 +16,7 @@ import Database from 'better-sqlite3';
 import { request } from 'undici';
 import { startServeProcess } from './events-data.js';
 import { api, report } from './lib.js';
+import { provisionGateways } from './stores-lib.js';
 
 const BENCH = 'ingest-poison';
 const gatewayCount = Number(process.env.BENCH_GATEWAYS ?? 50);
@@ -30,14 +31,6 @@ function cpuMs(pid) {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
-/** A gateway as a device gets it: created, prepared, its PKCS#12 fetched with the token. */
-async function provision(url, token, name) {
-  const gateway = await api(url, 'POST', `/${CUSTOMER}/gateways`, token, { name, usecase: 'picking', station: 'dock' });
-  const preparation = await api(url, 'POST', `/${CUSTOMER}/gateways/${gateway.id}/prepare-provisioning`, token);
-  const provisioned = await api(url, 'POST', preparation.registration_path, undefined, { token: preparation.token });
-  return { id: gateway.id, topic: `${provisioned.mqtt_topic_prefix}/gateway/${gateway.id}`, pkcs12: provisioned.pkcs12 };
 }
 
 /** Polls /healthz every 100 ms until stopped; resolves with the answers other than 200 and the count. */
@@ -66,9 +59,8 @@ const server = await startServeProcess(dataDir, (line) => line.msg?.includes('th
 let load;
 try {
   const { id_token: token } = await api(server.url, 'POST', '/auth/login', undefined, { email: 'admin@localhost', password: PASSWORD });
-  const gateways = [];
-  for (let i = 0; i < gatewayCount; i++) gateways.push(await provision(server.url, token, `bench-${i}`));
-  const poisonGateway = await provision(server.url, token, 'bench-poison');
+  const gateways = await provisionGateways(BENCH, server.url, token, CUSTOMER, gatewayCount, 'bench');
+  const [poisonGateway] = await provisionGateways(BENCH, server.url, token, CUSTOMER, 1, 'bench-poison');
 
   load = fork(new URL('./poison-load.js', import.meta.url), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const messages = [];

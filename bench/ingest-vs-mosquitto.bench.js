@@ -6,10 +6,10 @@
 // a pipe this process drains), on a fresh SQLite data directory; the gateways are created,
 // prepared and provisioned through the API (POST /provisioning), and each connects with the
 // PKCS#12 it was given. Every QoS 1 PUBLISH is acknowledged after its event is committed.
-// Mosquitto (Debian's, `apt-get install mosquitto` when missing; skipped with a printed reason when
-// it cannot run): TLS with client certificates required, no persistence, its default logging to a
-// pipe; it trusts the same CA and presents the same server certificate as scanhub's MQTT listener,
-// so the very same device credentials and handshakes are used against both. It stores nothing.
+// Mosquitto (bench/mosquitto.js; skipped with a printed reason when it cannot run): TLS with client
+// certificates required, no persistence; it trusts the same CA and presents the same server
+// certificate as scanhub's MQTT listener, so the very same device credentials and handshakes are
+// used against both. It stores nothing.
 //
 // Each shape (BENCH_SHAPES, "<gateways>x<in flight>", default "200x20,2000x1") runs BENCH_RUNS
 // (3) times, alternating scanhub and Mosquitto, each for BENCH_SECONDS (10) after a
@@ -17,14 +17,12 @@
 // against the events stored), PUBACK p50/p99, CPU ms per 1,000 events of the server and of the
 // generator; then the ratios of the medians (targets: events/s ratio >= 1.0, p99 ratio <= 1.0)
 // and each side's spread ((max - min) / median).
-import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDatabase } from '../dist/store/sqlite/open.js';
-import { api, percentile, report } from './lib.js';
-import { RUNS, cpuSince, cpuSnapshot, forkGenerator, load, login, newDeployment, dropDeployment, startServe } from './stores-lib.js';
+import { percentile, report } from './lib.js';
+import { mosquittoBinary, startMosquitto } from './mosquitto.js';
+import { RUNS, cpuSince, cpuSnapshot, forkGenerator, load, login, newDeployment, dropDeployment, provisionGateways, startServe } from './stores-lib.js';
 
 /** A rollout from one address: the per-address limit on POST /provisioning raised, as its operator would. */
 const RATE_ARGS = ['--provisioning-rate-limit', '1000000'];
@@ -37,95 +35,6 @@ const SHAPES = (process.env.BENCH_SHAPES ?? '200x20,2000x1').split(',').map((sha
   if (!(gateways > 0 && window > 0)) throw new Error(`BENCH_SHAPES: "${shape}" is not <gateways>x<in flight>`);
   return { gateways, window, name: shape };
 });
-/** Concurrent API calls while provisioning the gateways. */
-const PROVISIONING_CONCURRENCY = 16;
-
-/** The Mosquitto binary, installed with apt-get when missing; undefined with the reason printed. */
-function mosquittoBinary() {
-  const find = () => ['/usr/sbin/mosquitto', '/usr/bin/mosquitto'].find((path) => spawnSync(path, ['-h']).error === undefined);
-  let binary = find();
-  if (!binary && process.getuid?.() === 0) {
-    spawnSync('apt-get', ['update'], { stdio: 'ignore' });
-    spawnSync('apt-get', ['install', '-y', '--no-install-recommends', 'mosquitto'], { stdio: 'ignore', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
-    binary = find();
-  }
-  if (!binary) console.error(`${BENCH}: Mosquitto side skipped: no mosquitto binary, and ${process.getuid?.() === 0 ? 'apt-get install mosquitto failed' : 'not root to apt-get install it'}`);
-  return binary;
-}
-
-/** A free TCP port on loopback. */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** Mosquitto on a free port with scanhub's CA and MQTT server pair; resolves once it listens. */
-async function startMosquitto(binary, dataDir) {
-  const dir = mkdtempSync(join(tmpdir(), 'scanhub-bench-mosquitto-'));
-  for (const name of ['ca.crt', 'server.crt', 'server.key']) copyFileSync(join(dataDir, 'pki', name), join(dir, name));
-  const port = await freePort();
-  writeFileSync(
-    join(dir, 'mosquitto.conf'),
-    [
-      'user root',
-      'persistence false',
-      'log_dest stderr',
-      `listener ${port} 127.0.0.1`,
-      `cafile ${join(dir, 'ca.crt')}`,
-      `certfile ${join(dir, 'server.crt')}`,
-      `keyfile ${join(dir, 'server.key')}`,
-      'require_certificate true',
-      'use_identity_as_username true',
-      '',
-    ].join('\n'),
-  );
-  const child = spawn(binary, ['-c', join(dir, 'mosquitto.conf')], { stdio: ['ignore', 'ignore', 'pipe'] });
-  await new Promise((resolve, reject) => {
-    let stderr = '';
-    const timer = setTimeout(() => (child.kill('SIGKILL'), reject(new Error(`mosquitto did not start: ${stderr}`))), 15_000);
-    child.on('exit', (code) => (clearTimeout(timer), reject(new Error(`mosquitto exited with ${code}: ${stderr}`))));
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-      if (/Opening ipv4 listen socket|mosquitto version [\d.]+ running/.test(stderr)) clearTimeout(timer), resolve();
-    });
-  });
-  // Keep draining its log, as a user's journal would.
-  child.stderr.resume();
-  return {
-    port,
-    pid: child.pid,
-    async stop() {
-      const exited = new Promise((resolve) => child.on('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-/** `count` gateways created, prepared and provisioned through the API; each with its PKCS#12. */
-async function provisionGateways(url, token, count, prefix) {
-  const list = new Array(count);
-  let next = 0;
-  const started = performance.now();
-  const worker = async () => {
-    for (let i = next++; i < count; i = next++) {
-      const gateway = await api(url, 'POST', `/${CUSTOMER}/gateways`, token, { name: `${prefix}-${i}`, usecase: 'picking', station: `station-${i % 10}` });
-      const { token: provisioningToken } = await api(url, 'POST', `/${CUSTOMER}/gateways/${gateway.id}/prepare-provisioning`, token);
-      const { pkcs12 } = await api(url, 'POST', '/provisioning', undefined, { token: provisioningToken });
-      list[i] = { id: gateway.id, topic: `scanhub/${CUSTOMER}/gateway/${gateway.id}`, pfx: pkcs12 };
-    }
-  };
-  await Promise.all(Array.from({ length: PROVISIONING_CONCURRENCY }, worker));
-  console.error(`${BENCH}: provisioned ${count} gateways through the API in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  return list;
-}
 
 /** Events stored in the SQLite deployment. */
 function storedEvents(deployment) {
@@ -164,13 +73,13 @@ async function measure(label, pid, port, ca, gateways, shape) {
 
 const spread = (values) => (Math.max(...values) - Math.min(...values)) / percentile(values, 50);
 
-const mosquitto = mosquittoBinary();
+const mosquitto = mosquittoBinary(BENCH);
 for (const shape of SHAPES) {
   const deployment = newDeployment('sqlite', undefined, { prefix: 'vs-mosquitto' });
   try {
     let server = await startServe(deployment, { customer: CUSTOMER, args: RATE_ARGS });
     const token = await login(server.url);
-    const gateways = await provisionGateways(server.url, token, shape.gateways, `vs-${shape.name}`);
+    const gateways = await provisionGateways(BENCH, server.url, token, CUSTOMER, shape.gateways, `vs-${shape.name}`);
     const ca = { certPem: readFileSync(join(deployment.dataDir, 'pki', 'ca.crt'), 'utf8') };
     const runs = { scanhub: [], mosquitto: [] };
     for (let run = 0; run < RUNS; run++) {

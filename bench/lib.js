@@ -1,4 +1,5 @@
 // Helpers shared by the benchmarks: JSON-line reporting, percentiles, API calls.
+import { createServer } from 'node:net';
 import { request } from 'undici';
 
 /** Prints one figure as a JSON line; `pass` is set when a target is given (`cmp` says which way). */
@@ -19,6 +20,13 @@ export function percentile(values, p) {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 }
 
+/** The median of the numbers (the mean of the middle two for an even count). */
+export function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
 /** One JSON call to the API; throws with the status and body on an error answer. */
 export async function api(url, method, path, token, body) {
   const response = await request(url + path, {
@@ -29,4 +37,16 @@ export async function api(url, method, path, token, body) {
   const text = await response.body.text();
   if (response.statusCode >= 400) throw new Error(`${method} ${path}: ${response.statusCode} ${text}`);
   return text ? JSON.parse(text) : undefined;
+}
+
+/** A free TCP port on loopback (taken by the OS, then released for the caller). */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
 }

@@ -4,17 +4,25 @@
 // arrive. Each event gets a unique id (written in place into the packet) so every acknowledged
 // message is one stored event. Talks to the parent over IPC: config in, 'connected', 'start',
 // results out.
+import { randomBytes } from 'node:crypto';
 import { connect } from 'node:tls';
+import { percentile } from './lib.js';
 import { connectPacket, varint } from './mqtt-packets.js';
 
 const HEX = '0123456789abcdef';
+/**
+ * Four hex digits of this process's own in every event id: a second run against the same
+ * deployment sends new events, not copies of the first run's (which would be stored once).
+ */
+const RUN = randomBytes(2).toString('hex');
 
 /** A PUBLISH QoS 1 template with offsets of the packet id, the event id's counter and `created`. */
 function publishTemplate(topic, gatewayIndex, eventsPerMessage) {
   const events = [];
   for (let e = 0; e < eventsPerMessage; e++) {
     events.push({
-      id: `RRRRRRRR-0000-4000-8${String(gatewayIndex).padStart(3, '0')}-${String(e).padStart(2, '0')}CCCCCCCCCC`,
+      // The gateway's index in three hex digits: ids stay UUIDs for up to 4,096 gateways.
+      id: `RRRRRRRR-${RUN}-4000-8${gatewayIndex.toString(16).padStart(3, '0')}-${String(e).padStart(2, '0')}CCCCCCCCCC`,
       class: 'event',
       type: 'scan',
       created: 1700000000000,
@@ -140,6 +148,7 @@ function runConnection(config, gateway, index, shared) {
 }
 
 process.once('message', async (config) => {
+  if (config.gateways.length > 4096) throw new Error(`at most 4,096 gateways (event ids carry the index in three hex digits), not ${config.gateways.length}`);
   const shared = {
     sending: false,
     measuring: false,
@@ -158,6 +167,14 @@ process.once('message', async (config) => {
   const cpuStart = process.cpuUsage();
   shared.sending = true;
   connections.forEach((c) => c.start());
+  // 'mark' (after 'start'): the acknowledgements so far and the PUBACK latencies since the last
+  // mark, for a parent that measures phases of its own choosing (bench/backup.bench.js).
+  process.on('message', (message) => {
+    if (message !== 'mark') return;
+    const since = shared.latencies.subarray(0, shared.latencyCount);
+    process.send({ type: 'mark', acked: shared.acked, at: performance.now(), p50: percentile(since, 50), p99: percentile(since, 99), max: percentile(since, 100) });
+    shared.latencyCount = 0;
+  });
   await new Promise((resolve) => setTimeout(resolve, config.warmupMs));
   shared.measuring = true;
   const started = performance.now();
@@ -172,17 +189,16 @@ process.once('message', async (config) => {
     check();
   });
   const cpu = process.cpuUsage(cpuStart);
-  const latencies = shared.latencies.subarray(0, shared.latencyCount).sort();
-  const at = (p) => latencies[Math.min(latencies.length - 1, Math.max(0, Math.ceil((p / 100) * latencies.length) - 1))];
+  const latencies = shared.latencies.subarray(0, shared.latencyCount);
   process.send({
     type: 'result',
     sent: shared.sent,
     acked: shared.acked,
     ackedInWindow: shared.ackedInWindow,
     elapsedMs,
-    p50: at(50),
-    p99: at(99),
-    max: latencies[latencies.length - 1],
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    max: percentile(latencies, 100),
     cpuMs: (cpu.user + cpu.system) / 1000,
   });
   connections.forEach((c) => c.close());

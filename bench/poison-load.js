@@ -1,5 +1,5 @@
-// The load generator of ingest-poison.bench.js, its own process: N gateways publish scans QoS 1
-// at a steady rate each (timestamped, PUBACK latency measured), and in the poison phase one more
+// The load generator of ingest-poison.bench.js (and retention.bench.js), its own process: N gateways
+// publish scans QoS 1 at a steady rate each (timestamped, PUBACK latency measured), and in the poison phase one more
 // gateway publishes poison (nesting bombs, oversize strings, too many events, bad `created`, bad
 // UTF-8, not JSON) as fast as its window of unacknowledged messages allows. Minimal MQTT 3.1.1
 // over tls.connect with each gateway's PKCS#12. Talks to the parent over IPC: config in,
@@ -27,7 +27,7 @@ function openGateway(config, gateway) {
   let nextId = 1;
   let pending = Buffer.alloc(0);
   let closed = false;
-  const socket = connect({ host: config.host, port: config.port, pfx: Buffer.from(gateway.pkcs12, 'base64'), passphrase: '', servername: 'localhost' });
+  const socket = connect({ host: config.host, port: config.port, pfx: Buffer.from(gateway.pfx, 'base64'), passphrase: '', servername: 'localhost' });
   socket.setNoDelay(true);
   const connected = new Promise((resolve, reject) => {
     socket.once('error', reject);
@@ -137,13 +137,14 @@ async function runPhase(config, normal, poisoner, durationMs) {
 
 process.once('message', async (config) => {
   const normal = config.gateways.map((gateway) => ({ connection: openGateway(config, gateway), sent: 0 }));
-  const poisoner = openGateway(config, config.poisonGateway);
-  await Promise.all([...normal.map((g) => g.connection.connected), poisoner.connected]);
+  // Without a poisonGateway (retention.bench.js) every phase is clean.
+  const poisoner = config.poisonGateway && openGateway(config, config.poisonGateway);
+  await Promise.all([...normal.map((g) => g.connection.connected), poisoner?.connected]);
   process.send({ type: 'connected' });
   process.on('message', async (message) => {
     if (message === 'close') {
       normal.forEach((g) => g.connection.close());
-      poisoner.close();
+      poisoner?.close();
       process.disconnect();
       return;
     }

@@ -18,7 +18,7 @@ import { openDatabase } from '../dist/store/sqlite/open.js';
 import { LeanHttpClient } from './http-client.js';
 import { percentile, report } from './lib.js';
 import { CUSTOMER, mixedPagePath, seededDataDir, warmPageCache } from './events-data.js';
-import { RUNS, dropDeployment, load, login, newDeployment, psql, startPostgres, startServe, summarize } from './stores-lib.js';
+import { RUNS, dropDeployment, load, login, newDeployment, psql, seedPostgresEvents, startPostgres, startServe, summarize } from './stores-lib.js';
 
 const BENCH = 'stores-events';
 const DAY = 24 * 3600 * 1000;
@@ -34,57 +34,7 @@ const data = await seededDataDir((metric, value, unit) => report(BENCH, `sqlite_
 report(BENCH, 'events_stored', data.events, 'events');
 
 /** A fresh PostgreSQL deployment with the rows of events-data.js's seeding. */
-async function seededPostgres() {
-  const deployment = newDeployment('postgres', pg, { prefix: 'events' });
-  const server = await startServe(deployment, { customer: CUSTOMER, logLevel: 'warn' }); // creates the customer and administrator
-  await server.stop();
-  const started = performance.now();
-  const { events, start: T0, end } = data;
-  const SPAN = end - T0;
-  const indexes = psql(deployment.url, "SELECT indexdef FROM pg_indexes WHERE tablename = 'events' AND indexname <> 'events_pkey'").split('\n').filter(Boolean);
-  const names = psql(deployment.url, "SELECT indexname FROM pg_indexes WHERE tablename = 'events' AND indexname <> 'events_pkey'").split('\n').filter(Boolean);
-  const gatewayArray = `ARRAY[${data.gateways.map((g) => `'${g}'`).join(',')}]`;
-  if (pg.dir) {
-    // Our own throwaway cluster: fewer checkpoints while loading (not done to a server given by BENCH_POSTGRES_URL).
-    psql(deployment.url, "ALTER SYSTEM SET max_wal_size = '16GB'");
-    psql(deployment.url, 'SELECT pg_reload_conf()');
-  }
-  // One statement per 2 M rows: the same values as events-data.js's SQLite seeding.
-  psql(deployment.url, `ALTER TABLE events DROP CONSTRAINT events_pkey; ${names.map((n) => `DROP INDEX ${n};`).join(' ')}`);
-  const BATCH = 2_000_000;
-  for (let from = 0; from < events; from += BATCH) {
-    const to = Math.min(events, from + BATCH);
-    psql(
-      deployment.url,
-      `SET synchronous_commit = off;
-      INSERT INTO events (customer_id, id, class, type, created, scan_code, scan_duration, scan_decode_symbology, device_id,
-        device_battery, device_firmware, device_temperature, gateway_id, gateway_usecase, gateway_station, metrics_worker_steps)
-      SELECT '${CUSTOMER}', gen_random_uuid()::text, 'event',
-        CASE WHEN i % 10 = 0 THEN 'telemetry' ELSE 'scan' END,
-        ${T0} + i * ${SPAN} / ${events},
-        CASE WHEN i % 10 = 0 THEN NULL ELSE '40063813' || (10000 + i % 90000) END,
-        CASE WHEN i % 10 = 0 THEN NULL ELSE 80 + i % 100 END,
-        CASE WHEN i % 10 = 0 THEN NULL ELSE 'EAN_13' END,
-        'M001-' || (100000 + i % 400),
-        CASE WHEN i % 10 = 0 THEN 20 + i % 80 ELSE NULL END,
-        '2.4.1',
-        CASE WHEN i % 10 = 0 THEN 25.5 + i % 10 ELSE NULL END,
-        (${gatewayArray})[1 + i % ${data.gateways.length}], 'picking', 'Station ' || (i % ${data.gateways.length}),
-        CASE WHEN i % 10 = 0 THEN i % 5000 ELSE NULL END
-      FROM generate_series(${from}::bigint, ${to - 1}::bigint) AS i`,
-    );
-  }
-  const inserted = performance.now();
-  psql(deployment.url, `SET maintenance_work_mem = '1GB'; ALTER TABLE events ADD PRIMARY KEY (id)`);
-  for (const sql of indexes) psql(deployment.url, `SET maintenance_work_mem = '1GB'; ${sql}`);
-  psql(deployment.url, 'VACUUM ANALYZE events');
-  psql(deployment.url, 'CHECKPOINT');
-  const count = Number(psql(deployment.url, 'SELECT count(*) FROM events'));
-  if (count !== events) throw new Error(`PostgreSQL seeded ${count} events, expected ${events}`);
-  report(BENCH, 'postgres_seed_seconds', (performance.now() - started) / 1000, 's');
-  report(BENCH, 'postgres_seed_index_seconds', (performance.now() - inserted) / 1000, 's');
-  return deployment;
-}
+const seededPostgres = () => seedPostgresEvents(pg, data, (metric, value, unit) => report(BENCH, `postgres_${metric}`, value, unit));
 
 function countRows(deployment, from, to) {
   if (deployment.kind === 'postgres') {

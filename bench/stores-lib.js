@@ -14,7 +14,7 @@ import { request } from 'undici';
 import { openStore } from '../dist/store/open.js';
 import { openDatabase } from '../dist/store/sqlite/open.js';
 import { issueClientCertificateAsync, loadOrCreateCa, randomSerialHex } from '../dist/pki/ca.js';
-import { percentile, report } from './lib.js';
+import { api, percentile, report } from './lib.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 // BENCH_SERVE_BIN: another build's bin/scanhub.js to serve (the same figures for an older commit, side by side).
@@ -212,8 +212,9 @@ function storedEvents(deployment) {
  * default this build's) started from the CLI, `gatewayCount` gateways publishing QoS 1 for
  * `seconds` after `warmupSeconds`; events/s stored (counted back), PUBACK p50/p99, CPU ms per
  * 1,000 events of serve and of PostgreSQL. `label` names the run on stderr (default: the kind).
+ * `during(server)`, if given, starts work beside the load and returns what stops it (its result is `beside`).
  */
-export async function ingestRun(kind, pg, { bench, customer, gatewayCount, window, seconds, warmupSeconds, bin, label = kind }) {
+export async function ingestRun(kind, pg, { bench, customer, gatewayCount, window, seconds, warmupSeconds, bin, label = kind, during }) {
   const deployment = newDeployment(kind, pg, { prefix: 'ingest' });
   const server = await startServe(deployment, { customer, logLevel: 'warn', bin });
   try {
@@ -226,7 +227,10 @@ export async function ingestRun(kind, pg, { bench, customer, gatewayCount, windo
     const serveCpu = cpuSnapshot([server.pid]);
     const pgCpu = cpuSnapshot(pgPids);
     generator.start();
+    // Work beside the load (metrics-ingest: scraping /metrics): started with it, stopped after it.
+    const beside = during?.(server);
     const result = await next();
+    const besideResult = await beside?.();
     const serveMs = cpuSince(serveCpu);
     const pgMs = kind === 'postgres' ? cpuSince(pgCpu, postgresPids(pg)) : 0;
     generator.kill();
@@ -240,6 +244,8 @@ export async function ingestRun(kind, pg, { bench, customer, gatewayCount, windo
       p99: result.p99,
       serveCpuPer1000: (serveMs / result.acked) * 1000,
       postgresCpuPer1000: (pgMs / result.acked) * 1000,
+      acked: result.acked,
+      beside: besideResult,
     };
     console.error(
       `${bench}: ${label}: ${Math.round(figures.eventsPerSecond)} events/s, PUBACK p50 ${figures.p50.toFixed(1)} ms p99 ${figures.p99.toFixed(1)} ms, ` +
@@ -254,6 +260,65 @@ export async function ingestRun(kind, pg, { bench, customer, gatewayCount, windo
   }
 }
 
+
+/**
+ * A fresh PostgreSQL deployment with the rows of events-data.js's SQLite seeding (`data`: its
+ * marker): same customer, gateways, times and shapes, random UUIDs; one INSERT ... SELECT FROM
+ * generate_series per 2 M rows with the indexes dropped and rebuilt after, then VACUUM ANALYZE.
+ * `onFigure(metric, value, unit)` gets the seeding times.
+ */
+export async function seedPostgresEvents(pg, data, onFigure = () => {}) {
+  const CUSTOMER = data.customer;
+  const deployment = newDeployment('postgres', pg, { prefix: 'events' });
+  const server = await startServe(deployment, { customer: CUSTOMER, logLevel: 'warn' }); // creates the customer and administrator
+  await server.stop();
+  const started = performance.now();
+  const { events, start: T0, end } = data;
+  const SPAN = end - T0;
+  const indexes = psql(deployment.url, "SELECT indexdef FROM pg_indexes WHERE tablename = 'events' AND indexname <> 'events_pkey'").split('\n').filter(Boolean);
+  const names = psql(deployment.url, "SELECT indexname FROM pg_indexes WHERE tablename = 'events' AND indexname <> 'events_pkey'").split('\n').filter(Boolean);
+  const gatewayArray = `ARRAY[${data.gateways.map((g) => `'${g}'`).join(',')}]`;
+  if (pg.dir) {
+    // Our own throwaway cluster: fewer checkpoints while loading (not done to a server given by BENCH_POSTGRES_URL).
+    psql(deployment.url, "ALTER SYSTEM SET max_wal_size = '16GB'");
+    psql(deployment.url, 'SELECT pg_reload_conf()');
+  }
+  // One statement per 2 M rows: the same values as events-data.js's SQLite seeding.
+  psql(deployment.url, `ALTER TABLE events DROP CONSTRAINT events_pkey; ${names.map((n) => `DROP INDEX ${n};`).join(' ')}`);
+  const BATCH = 2_000_000;
+  for (let from = 0; from < events; from += BATCH) {
+    const to = Math.min(events, from + BATCH);
+    psql(
+      deployment.url,
+      `SET synchronous_commit = off;
+      INSERT INTO events (customer_id, id, class, type, created, scan_code, scan_duration, scan_decode_symbology, device_id,
+        device_battery, device_firmware, device_temperature, gateway_id, gateway_usecase, gateway_station, metrics_worker_steps)
+      SELECT '${CUSTOMER}', gen_random_uuid()::text, 'event',
+        CASE WHEN i % 10 = 0 THEN 'telemetry' ELSE 'scan' END,
+        ${T0} + i * ${SPAN} / ${events},
+        CASE WHEN i % 10 = 0 THEN NULL ELSE '40063813' || (10000 + i % 90000) END,
+        CASE WHEN i % 10 = 0 THEN NULL ELSE 80 + i % 100 END,
+        CASE WHEN i % 10 = 0 THEN NULL ELSE 'EAN_13' END,
+        'M001-' || (100000 + i % 400),
+        CASE WHEN i % 10 = 0 THEN 20 + i % 80 ELSE NULL END,
+        '2.4.1',
+        CASE WHEN i % 10 = 0 THEN 25.5 + i % 10 ELSE NULL END,
+        (${gatewayArray})[1 + i % ${data.gateways.length}], 'picking', 'Station ' || (i % ${data.gateways.length}),
+        CASE WHEN i % 10 = 0 THEN i % 5000 ELSE NULL END
+      FROM generate_series(${from}::bigint, ${to - 1}::bigint) AS i`,
+    );
+  }
+  const inserted = performance.now();
+  psql(deployment.url, `SET maintenance_work_mem = '1GB'; ALTER TABLE events ADD PRIMARY KEY (id)`);
+  for (const sql of indexes) psql(deployment.url, `SET maintenance_work_mem = '1GB'; ${sql}`);
+  psql(deployment.url, 'VACUUM ANALYZE events');
+  psql(deployment.url, 'CHECKPOINT');
+  const count = Number(psql(deployment.url, 'SELECT count(*) FROM events'));
+  if (count !== events) throw new Error(`PostgreSQL seeded ${count} events, expected ${events}`);
+  onFigure('seed_seconds', (performance.now() - started) / 1000, 's');
+  onFigure('seed_index_seconds', (performance.now() - inserted) / 1000, 's');
+  return deployment;
+}
 
 /** Starts serve once so that it creates the customer, its administrator and the keys; stops it. */
 export async function bootstrap(deployment, customer) {
@@ -298,7 +363,8 @@ export async function benchGateways(deployment, customer, count, prefix = 'bench
 /**
  * The load generator (bench/mqtt-load.js) in its own process, each of the gateways (benchGateways)
  * publishing one event per QoS 1 message to `target` ({ host, port }) with `window` in flight:
- * `next()` resolves with each message it sends back ('connected', then the results after `start()`).
+ * `next()` resolves with each message it sends back ('connected', then the results after `start()`),
+ * `mark()` with its counts at that moment.
  */
 export function forkGenerator(target, gateways, { window, warmupSeconds, seconds }) {
   const config = {
@@ -315,10 +381,13 @@ export function forkGenerator(target, gateways, { window, warmupSeconds, seconds
   let waiting;
   generator.on('message', (m) => (waiting ? (waiting(m), (waiting = undefined)) : messages.push(m)));
   generator.send(config);
+  const next = () => (messages.length ? Promise.resolve(messages.shift()) : new Promise((resolve) => (waiting = resolve)));
   return {
     pid: generator.pid,
-    next: () => (messages.length ? Promise.resolve(messages.shift()) : new Promise((resolve) => (waiting = resolve))),
+    next,
     start: () => generator.send('start'),
+    /** After start(): acknowledgements so far and the PUBACK p50/p99/max since the previous mark. */
+    mark: () => (generator.send('mark'), next()),
     kill: () => generator.kill(),
   };
 }
@@ -357,4 +426,76 @@ export function summarize(bench, metric, unit, byKind, { target, cmp = '<=' } = 
         .join('; ') +
       `; load ${load()}`,
   );
+}
+
+/** The load of an ingest run from the environment (BENCH_GATEWAYS 200, BENCH_WINDOW 16, BENCH_SECONDS 10, BENCH_WARMUP_SECONDS 3). */
+export function ingestSettings(bench) {
+  return {
+    bench,
+    customer: 'bench',
+    gatewayCount: Number(process.env.BENCH_GATEWAYS ?? 200),
+    window: Number(process.env.BENCH_WINDOW ?? 16),
+    seconds: Number(process.env.BENCH_SECONDS ?? 10),
+    warmupSeconds: Number(process.env.BENCH_WARMUP_SECONDS ?? 3),
+  };
+}
+
+/**
+ * Ingest of this build against a base build (BENCH_BASE_BIN), RUNS pairs per store (base, this;
+ * this, base; ...) of BENCH_STORES (default sqlite): min / median / max of each, the ratio of
+ * the medians (target `this/base >= 0.97`) and each build's spread. `thisRun(kind, pg)` measures
+ * this build and returns its events/s. Without BENCH_BASE_BIN it says so and measures nothing.
+ */
+export async function againstBase(bench, name, thisRun, why) {
+  const baseBin = process.env.BENCH_BASE_BIN;
+  if (!baseBin) {
+    console.error(`${bench}: skipped: set BENCH_BASE_BIN to the bin/scanhub.js of a build ${why}`);
+    return;
+  }
+  const kinds = (process.env.BENCH_STORES ?? 'sqlite').split(',');
+  const settings = ingestSettings(bench);
+  const pg = kinds.includes('postgres') ? startPostgres(bench) : undefined;
+  try {
+    for (const kind of kinds.filter((k) => k === 'sqlite' || pg)) {
+      const runs = { base: [], [name]: [] };
+      const base = async () => runs.base.push((await ingestRun(kind, pg, { ...settings, bin: baseBin, label: `${kind} base` })).eventsPerSecond);
+      const mine = async () => runs[name].push(await thisRun(kind, pg, { ...settings, label: `${kind} ${name}` }));
+      // Each pair in the other order (base, this; this, base; ...): a run that leaves work behind
+      // (the kernel writing back its database) would otherwise always slow the same build.
+      for (let run = 0; run < RUNS; run++) {
+        for (const measure of run % 2 === 0 ? [base, mine] : [mine, base]) await measure();
+      }
+      summarize(bench, `${kind}_events_per_second`, 'events/s', runs);
+      const median = (values) => percentile(values, 50);
+      report(bench, `${kind}_events_per_second_ratio_${name}_to_base`, median(runs[name]) / median(runs.base), 'x', 0.97, '>=');
+      for (const [build, values] of Object.entries(runs)) {
+        report(bench, `${kind}_${build}_spread`, (Math.max(...values) - Math.min(...values)) / median(values), 'x');
+      }
+    }
+    report(bench, 'load_average_1m_at_end', Number(load().split(' ')[0]), 'load');
+  } finally {
+    pg?.stop();
+  }
+}
+
+/**
+ * `count` gateways of the customer created, prepared and provisioned through the API as a
+ * technician and the devices would (16 calls at a time); each with the PKCS#12 it was given:
+ * `[{ id, topic, pfx }]`. `serve` needs a raised --provisioning-rate-limit for this.
+ */
+export async function provisionGateways(bench, url, token, customer, count, prefix) {
+  const list = new Array(count);
+  let next = 0;
+  const started = performance.now();
+  const worker = async () => {
+    for (let i = next++; i < count; i = next++) {
+      const gateway = await api(url, 'POST', `/${customer}/gateways`, token, { name: `${prefix}-${i}`, usecase: 'picking', station: `station-${i % 10}` });
+      const { token: provisioningToken } = await api(url, 'POST', `/${customer}/gateways/${gateway.id}/prepare-provisioning`, token);
+      const { pkcs12 } = await api(url, 'POST', '/provisioning', undefined, { token: provisioningToken });
+      list[i] = { id: gateway.id, topic: `scanhub/${customer}/gateway/${gateway.id}`, pfx: pkcs12 };
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, worker));
+  console.error(`${bench}: provisioned ${count} gateways through the API in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  return list;
 }

@@ -173,7 +173,14 @@ describe('GET /{customer_id}/audit-log', () => {
         ip: IP,
         details: { name: 'dock-1', certificate_serial: preparedSerial },
       },
-      { time: at(8), action: 'gateway.prepared', actor: admin, target: { type: 'gateway', id: gatewayId }, ip: IP, details: { name: 'dock-1', certificate_serial: preparedSerial } },
+      {
+        time: at(8),
+        action: 'gateway.prepared',
+        actor: admin,
+        target: { type: 'gateway', id: gatewayId },
+        ip: IP,
+        details: { name: 'dock-1', certificate_serial: preparedSerial, key_type: 'ec-p256' },
+      },
       // Two entries of one change, in the same millisecond: ordered by id, newest first.
       ...bulkIds
         .map((id, i) => ({ time: at(7), action: 'gateway.created', actor: admin, target: { type: 'gateway', id }, ip: IP, details: { name: `dock-${i + 2}` } }))
@@ -354,7 +361,7 @@ describe('scanhub audit', () => {
     const text = await runCli(['audit', ...range], { env: env() });
     expect([text.code, text.stderr]).toEqual([0, '']);
     const [newest, ...rest] = text.stdout.trim().split('\n').map((line) => line.split('\t'));
-    expect(newest).toEqual([new Date(at(8)).toISOString(), 'gateway.prepared', `user ${ADMIN_EMAIL}`, `gateway ${gatewayId}`, IP, expect.stringMatching(/^\{"name":"dock-1","certificate_serial":"[0-9a-f]+"\}$/)]);
+    expect(newest).toEqual([new Date(at(8)).toISOString(), 'gateway.prepared', `user ${ADMIN_EMAIL}`, `gateway ${gatewayId}`, IP, expect.stringMatching(/^\{"name":"dock-1","certificate_serial":"[0-9a-f]+","key_type":"ec-p256"\}$/)]);
     expect(rest.map((row) => row.slice(0, 2))).toEqual([
       [new Date(at(7)).toISOString(), 'gateway.created'],
       [new Date(at(7)).toISOString(), 'gateway.created'],

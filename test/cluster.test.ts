@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { get } from 'node:http';
 import type { MqttClient } from 'mqtt';
-import forge from 'node-forge';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ApiClient } from '../src/client/api.js';
 import { call } from './helpers/http.js';
 import { CLUSTER_ADMIN_EMAIL, CLUSTER_ADMIN_PASSWORD, startCluster, type Cluster, type ClusterInstance, type ServerState } from './helpers/cluster.js';
 import { GatewayClients, provisionGateway, type TestGateway } from './helpers/mqtt.js';
+import { openPkcs12 } from './helpers/pkcs12.js';
 import { describePostgres } from './helpers/postgres.js';
 
 // Only in vitest's `postgres` project (vitest.config.ts): two `scanhub serve` processes on one
@@ -22,11 +22,10 @@ const AFTER_KILL = 10;
 
 /** The CA certificate a PKCS#12 of the service carries (the one that is not the gateway's own). */
 function caOf(pkcs12: Buffer): string {
-  const p12 = forge.pkcs12.pkcs12FromAsn1(forge.asn1.fromDer(pkcs12.toString('binary')), '');
-  const bags = p12.getBags({ bagType: forge.pki.oids.certBag })[forge.pki.oids.certBag] ?? [];
-  const ca = bags.map((bag) => bag.cert!).find((cert) => (cert.getExtension('basicConstraints') as { cA?: boolean } | null)?.cA);
-  if (!ca) throw new Error('the PKCS#12 holds no CA certificate');
-  return forge.pki.certificateToPem(ca);
+  const { certificates, certificatePems } = openPkcs12(pkcs12);
+  const index = certificates.findIndex((cert) => cert.ca);
+  if (index < 0) throw new Error('the PKCS#12 holds no CA certificate');
+  return certificatePems[index]!;
 }
 
 async function login(url: string): Promise<string> {

@@ -14,7 +14,7 @@ import { startFoundation, type Foundation } from './helpers/world.js';
 const CORS = {
   'access-control-allow-origin': '*',
   'access-control-allow-methods': 'GET, POST, PUT, PATCH, DELETE, OPTIONS',
-  'access-control-allow-headers': 'Authorization, Content-Type, If-Match, If-None-Match',
+  'access-control-allow-headers': 'Authorization, Content-Type, If-Match, If-None-Match, Last-Event-ID',
 };
 const MiB = 1024 * 1024;
 const INTERNAL = error('Internal Server Error', 'The server failed to handle the request; the cause is in its log.');
@@ -397,10 +397,10 @@ describe('layers', () => {
     expect(offenders).toEqual([]);
   });
 
-  it('imports run down the layers: simulator and client never import cli; store and domain never import server, mqtt, export or cli; domain imports no store', () => {
+  it('imports run down the layers: simulator and client never import cli; store and domain never import server, mqtt, export, retention or cli; domain imports no store', () => {
     const forbidden: [RegExp, RegExp][] = [
       [/^(simulator|client)\//, /^cli\//],
-      [/^(store|domain)\//, /^(server|mqtt|export|cli|simulator)\//],
+      [/^(store|domain)\//, /^(server|mqtt|export|retention|cli|simulator)\//],
       [/^domain\//, /^store\//],
     ];
     const offenders = sources.flatMap((file) =>

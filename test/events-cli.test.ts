@@ -1,10 +1,9 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertEvents } from './helpers/job-rows.js';
-import { BIN, runCli } from './helpers/cli.js';
+import { runCli, spawnCli } from './helpers/cli.js';
 import { eventRow, newestFirst } from './helpers/events.js';
 import { exportFixture } from './helpers/fixtures.js';
 import { CUSTOMER, startTestServer, type TestServer } from './helpers/server.js';
@@ -148,42 +147,29 @@ describe('scanhub events export', () => {
 });
 
 describe('scanhub events tail', () => {
-  it('refuses an --interval under 100ms (exit 2)', async () => {
-    expect(await runCli(['events', 'tail', '--interval', '0s'], { env })).toEqual({
+  it('still takes --interval of the polling tail, ignored, but refuses one that is no duration (exit 2)', async () => {
+    expect(await runCli(['events', 'tail', '--interval', 'soon'], { env })).toEqual({
       code: 2,
       stdout: '',
-      stderr: `error: option '--interval <duration>' argument '0s' is invalid. "0s" is shorter than the minimum of 100ms.\n(run with --help for usage)\n`,
+      stderr: `error: option '--interval <duration>' argument 'soon' is invalid. "soon" is not a duration: use a number and a unit, e.g. 30s, 30m, 2h, 7d or 2w\n(run with --help for usage)\n`,
     });
   });
 
-  it('prints events as they arrive, each once, until interrupted', async () => {
-    const child = spawn(process.execPath, [BIN, 'events', 'tail', '--interval', '100ms'], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    const waiters: (() => void)[] = [];
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      waiters.splice(0).forEach((wake) => wake());
-    });
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-    const printed = async (id: string) => {
-      while (!stdout.includes(id)) await new Promise<void>((wake) => waiters.push(wake));
-    };
+  it('prints events as they are stored, each once, until interrupted', async () => {
+    const tail = spawnCli(['events', 'tail', '--interval', '100ms'], env);
 
+    // The tail prints what is stored once it is connected: wait for its stream to start.
+    await new Promise((started) => t.server.ctx.liveEvents.once('open', started));
     const first = eventRow({ created: Date.now(), scan_code: 'first', gateway_id: GATEWAY });
     await insertEvents(t.server, CUSTOMER, [first]);
-    await printed(first.id);
+    await tail.printed(first.id);
     const second = eventRow({ created: Date.now(), scan_code: 'second' });
     await insertEvents(t.server, CUSTOMER, [second]);
-    await printed(second.id);
-    child.kill('SIGINT');
-    expect(await exited).toBe(0);
-    expect(stderr).toBe('');
-    expect(stdout.split('\n').filter(Boolean).map((line) => line.split('\t').slice(1))).toEqual([
+    await tail.printed(second.id);
+    tail.kill('SIGINT');
+    expect(await tail.exited).toBe(0);
+    expect(tail.stderr()).toBe('');
+    expect(tail.stdout().split('\n').filter(Boolean).map((line) => line.split('\t').slice(1))).toEqual([
       ['scan', GATEWAY, '', 'first', first.id],
       ['scan', '', '', 'second', second.id],
     ]);

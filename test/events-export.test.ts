@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { countRows } from './helpers/store-rows.js';
 import { hashPassword } from '../src/auth/passwords.js';
 import { ApiClient, ApiError } from '../src/client/api.js';
-import { Exporter } from '../src/export/exporter.js';
+import { EXPORT_LINK_MS, Exporter } from '../src/export/exporter.js';
 import { splitRange } from '../src/export/parts.js';
 import { startServer } from '../src/server/serve.js';
 import { ExportTaskStore } from '../src/store/sqlite/export-tasks.js';
@@ -205,7 +205,7 @@ describe('export tasks', () => {
     });
   });
 
-  it('keep their file 24 hours, then the sweeper deletes it and the task shows no link', async () => {
+  it('hand out links for 24 hours; once the last link expired, the sweeper deletes the file and the task', async () => {
     const { task } = await t.admin.post<{ task: string }>(`/${CUSTOMER}/events/export/tasks`, undefined, range);
     const record = await t.server.ctx.exporter.finished((await t.server.ctx.store.exportTasks.byId(CUSTOMER, task))!);
     const file = join(t.dataDir, 'exports', `${task}.csv`);
@@ -215,11 +215,48 @@ describe('export tasks', () => {
     now = completed + DAY - 1;
     await t.server.ctx.exporter.sweep();
     expect(existsSync(file)).toBe(true);
-    expect((await (await adminNow()).get<Task>(path)).download_link).toEqual(expect.any(String));
+    // The last link: valid 5 minutes from now, so the file stays until then.
+    const lastLink = (await (await adminNow()).get<Task>(path)).download_link!;
+    expect(lastLink).toEqual(expect.any(String));
     now = completed + DAY;
+    expect(await (await adminNow()).get<Task>(path)).toEqual({ task, completed: true, status: 'SUCCESSFUL' });
+    now = completed + DAY + EXPORT_LINK_MS - 2;
+    expect((await download(lastLink)).text).toBe(fixture.csv);
+    now = completed + DAY + EXPORT_LINK_MS - 1;
+    expect((await download(lastLink)).status).toBe(403);
+    await t.server.ctx.exporter.sweep();
+    expect(existsSync(file)).toBe(true);
+    now = completed + DAY + EXPORT_LINK_MS;
     await t.server.ctx.exporter.sweep();
     expect(existsSync(file)).toBe(false);
-    expect(await (await adminNow()).get<Task>(path)).toEqual({ task, completed: true, status: 'SUCCESSFUL' });
+    expect(await refusal((await adminNow()).get<Task>(path))).toEqual({ status: 404, body: { title: 'Not Found', details: `Export task "${task}" does not exist.` } });
+  });
+
+  it('a FAILED task is deleted a day and five minutes after it completed; a PENDING one never', async () => {
+    // A database of its own with an exporter that claims nothing: the test completes the tasks itself.
+    const database = await ownDatabase();
+    try {
+      const store = await database.open();
+      await store.customers.createWithAdmin(CUSTOMER, { id: randomUUID(), customer_id: CUSTOMER, email: 'admin@example.com', roles: ['ADMIN_ROLE'], created: 0 }, 0);
+      const exporter = new Exporter({ store, dataDir: database.dataDir, clock: () => now, concurrency: 0 });
+      const task = (id: string) => ({ id, customer_id: CUSTOMER, requested_by: 'u', start_time: 0, end_time: 1, cells: 'safe' as const, requested: now });
+      await store.exportTasks.create(task('failed'));
+      await store.exportTasks.create(task('pending'));
+      expect((await store.exportTasks.claim('the-test', Date.now(), 60_000))?.id).toBe('failed');
+      expect(await store.exportTasks.fail('failed', 'the-test', now, 'it failed')).toBe(true);
+      now += DAY + EXPORT_LINK_MS - 1;
+      expect(await exporter.sweep()).toBe(0);
+      expect(await store.exportTasks.byId(CUSTOMER, 'failed')).toMatchObject({ status: 'FAILED' });
+      now += 1;
+      expect(await exporter.sweep()).toBe(1);
+      expect(await store.exportTasks.byId(CUSTOMER, 'failed')).toBeUndefined();
+      now += 365 * DAY;
+      expect(await exporter.sweep()).toBe(0);
+      expect(await store.exportTasks.byId(CUSTOMER, 'pending')).toMatchObject({ status: 'PENDING' });
+      await exporter.close();
+    } finally {
+      await database.close();
+    }
   });
 });
 
@@ -332,11 +369,11 @@ describe('export tasks across a restart (SQLite: one process per data directory)
       await store.close();
       writeFileSync(join(dataDir, 'exports', 'abandoned.a1.csv.partial'), 'id,cl');
 
-      clock = START + DAY + 1;
+      clock = START + DAY + EXPORT_LINK_MS + 1;
       const second = await startServer(options);
       try {
         expect(await second.ctx.exporter.finished(abandoned)).toMatchObject({ status: 'SUCCESSFUL', rows: 0, completed: clock, file: 'exports/abandoned.csv' });
-        expect(await second.ctx.store.exportTasks.byId(CUSTOMER, finished.id)).toMatchObject({ status: 'SUCCESSFUL', file: null });
+        expect(await second.ctx.store.exportTasks.byId(CUSTOMER, finished.id)).toBeUndefined();
         expect(readdirSync(join(dataDir, 'exports'))).toEqual(['abandoned.csv']);
       } finally {
         await second.close();

@@ -3,13 +3,14 @@ import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import forge from 'node-forge';
 import mqtt, { type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { refusedHandshakes } from '../src/mqtt/refusals.js';
 import { issueClientCertificate, randomSerialHex } from '../src/pki/ca.js';
 import { buildPkcs12 } from '../src/pki/pkcs12.js';
 import { call, lacks, otherCustomerToken, OTHER_CUSTOMER } from './helpers/gateways.js';
-import { GatewayClients, connectGateway, provisionGateway, type Provisioned, type TestGateway } from './helpers/mqtt.js';
+import { GatewayClients, connectGateway, provisionGateway, provisionedGateway, type Provisioned, type TestGateway } from './helpers/mqtt.js';
+import { openPkcs12 } from './helpers/pkcs12.js';
 import { selectRows } from './helpers/store-rows.js';
 import { ADMIN_EMAIL, CUSTOMER, collectedLogs, startTestServer, type TestServer } from './helpers/server.js';
 
@@ -50,10 +51,7 @@ function attempt(gateway: TestGateway): Promise<string> {
 
 /** The gateway's own certificate in a PKCS#12 the service issued (not the CA's). */
 function certificateIn(pkcs12: Buffer, gatewayId: string): X509Certificate {
-  const p12 = forge.pkcs12.pkcs12FromAsn1(forge.asn1.fromDer(pkcs12.toString('binary')), '');
-  const bags = p12.getBags({ bagType: forge.pki.oids.certBag! })[forge.pki.oids.certBag!] ?? [];
-  const pems = bags.map((bag) => new X509Certificate(forge.pki.certificateToPem(bag.cert!)));
-  return pems.find((cert) => cert.subject === `CN=${gatewayId}`)!;
+  return openPkcs12(pkcs12).certificates.find((cert) => cert.subject === `CN=${gatewayId}`)!;
 }
 
 /** What GET certificate must say of the certificate in the PKCS#12. */
@@ -63,13 +61,7 @@ function described(certificate: X509Certificate, status: string): Certificate {
 
 /** The device's side: redeems a token and holds the certificate bundle it got. */
 async function redeem(token: string): Promise<TestGateway> {
-  const provisioned = await t.anonymous.post<Provisioned>('/provisioning', { token });
-  return {
-    id: provisioned.gateway.id,
-    topic: `${provisioned.mqtt_topic_prefix}/gateway/${provisioned.gateway.id}`,
-    endpoint: provisioned.mqtt_endpoint,
-    pkcs12: Buffer.from(provisioned.pkcs12, 'base64'),
-  };
+  return provisionedGateway(await t.anonymous.post<Provisioned>('/provisioning', { token }));
 }
 
 async function reprovision(id: string): Promise<string> {
@@ -267,7 +259,7 @@ describe('audit', () => {
         .map(({ id: _id, time: _time, ...rest }) => rest);
     const target = { type: 'gateway', id: gateway.id };
     expect(await entries('gateway.reprovisioned')).toEqual([
-      { action: 'gateway.reprovisioned', actor: adminActor, target, ip: '127.0.0.1', details: { certificate_serial: second, replaces: first } },
+      { action: 'gateway.reprovisioned', actor: adminActor, target, ip: '127.0.0.1', details: { certificate_serial: second, key_type: 'ec-p256', replaces: first } },
     ]);
     expect(await entries('gateway.provisioned')).toEqual([
       { action: 'gateway.provisioned', actor: { type: 'device', id: gateway.id }, target, ip: '127.0.0.1', details: { name: 'audited-1', certificate_serial: second, revoked_serials: [first] } },
@@ -345,15 +337,15 @@ describe('expiry', () => {
     const gateway = await provisionGateway(t);
     const day = 86_400_000;
     const issued = issueClientCertificate(t.server.ctx.ca, gateway.id, randomSerialHex(), {
-      notBefore: new Date(Date.now() - 30 * day),
-      notAfter: new Date(Date.now() - day),
+      validity: { notBefore: new Date(Date.now() - 30 * day), notAfter: new Date(Date.now() - day) },
     });
     const expired: TestGateway = { ...gateway, pkcs12: buildPkcs12(issued.keyPem, issued.certPem, t.server.ctx.ca.certPem) };
-    const refusedBefore = t.server.broker.stats.handshakesRefused;
+    const refusedBefore = refusedHandshakes(t.server.broker.stats);
     // TLS 1.3: the client's side of the handshake is done before the server checks the dates, so
     // the device sees its connection closed without a CONNACK.
     expect(await attempt(expired)).toBe('closed');
-    expect(t.server.broker.stats.handshakesRefused).toBe(refusedBefore + 1);
+    // Counted under its own reason in /metrics (scanhub_mqtt_refused_handshakes_total{reason="tls_certificate_expired"}).
+    expect(refusedHandshakes(t.server.broker.stats)).toEqual({ ...refusedBefore, tls_certificate_expired: refusedBefore.tls_certificate_expired + 1 });
     expect(logs.filter((line) => line.msg === 'MQTT TLS handshake refused: the client certificate expired')).toEqual([
       expect.objectContaining({
         level: 40,

@@ -35,6 +35,8 @@ const ENDPOINTS: Guarded[] = [
   { method: 'POST', label: '/{c}/users/{id}/invitation', path: (w) => `/${CUSTOMER}/users/${w.user.id}/invitation`, ok: 201, adminOnly: 'user.write' },
   { method: 'GET', label: '/{c}/api-keys', path: `/${CUSTOMER}/api-keys`, ok: 200, adminOnly: 'apikey.write' },
   { method: 'POST', label: '/{c}/api-keys', path: `/${CUSTOMER}/api-keys`, json: () => ({ name: `guard-${++serial}` }), ok: 201, adminOnly: 'apikey.write' },
+  { method: 'GET', label: '/{c}/retention', path: `/${CUSTOMER}/retention`, ok: 200, adminOnly: 'retention.read' },
+  { method: 'PUT', label: '/{c}/retention', path: `/${CUSTOMER}/retention`, json: { events_days: null }, ok: 200, adminOnly: 'retention.write' },
 ];
 
 /** The same path under another customer id. */

@@ -1,10 +1,9 @@
-import { spawn } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, runCli } from './helpers/cli.js';
+import { runCli, runOnTerminal } from './helpers/cli.js';
 import { freePort, spawnServe, stop, type ServeProcess } from './helpers/serve-process.js';
 import { testDatabase, type TestDatabase } from './helpers/test-store.js';
 
@@ -100,25 +99,10 @@ describe('clients of an HTTPS deployment', () => {
 
 /** `scanhub login` on a pseudo-terminal (script(1)): types the password, then answers the trust question. */
 async function loginOnTty(home: string, answer: 'y' | 'n'): Promise<{ code: number | null; output: string }> {
-  const child = spawn('script', ['-qec', `${process.execPath} ${BIN} login --url ${url} --email admin@localhost`, '/dev/null'], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', TERM: 'dumb', XDG_CONFIG_HOME: home },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const waiters: { pattern: RegExp; resolve: () => void }[] = [];
-  child.stdout.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-    for (const waiter of [...waiters]) {
-      if (!waiter.pattern.test(output)) continue;
-      waiters.splice(waiters.indexOf(waiter), 1);
-      waiter.resolve();
-    }
-  });
-  const shows = (pattern: RegExp) => new Promise<void>((resolve) => (pattern.test(output) ? resolve() : waiters.push({ pattern, resolve })));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-  await shows(/Password/);
-  child.stdin.write(`${PASSWORD}\r`);
-  await shows(/Trust this CA/);
-  child.stdin.write(`${answer}\r`);
-  return { code: await exited, output };
+  const terminal = runOnTerminal(['login', '--url', url, '--email', 'admin@localhost'], { XDG_CONFIG_HOME: home });
+  await terminal.shows(/Password/);
+  terminal.type(`${PASSWORD}\r`);
+  await terminal.shows(/Trust this CA/);
+  terminal.type(`${answer}\r`);
+  return { code: await terminal.exited, output: terminal.output() };
 }

@@ -19,7 +19,8 @@ beforeEach(async () => {
   const collected = collectedLogs('info');
   logs = collected.lines;
   t = await startTestServer({ logger: collected.logger });
-  await t.server.broker.threads.writer.reached('running');
+  // /healthz names both threads' states: each test starts once both run.
+  await Promise.all([t.server.broker.threads.writer.reached('running'), checkpointerOf(t).reached('running')]);
 });
 afterEach(async () => {
   await clients.endAll();

@@ -81,7 +81,10 @@ describe('GET /openapi.json', () => {
       'GET /{customer_id}/features': 'listFeatures',
       'GET /downloads/{path}': 'downloadFile',
       'GET /{customer_id}/events': 'listEvents',
+      'GET /{customer_id}/events/stream': 'streamEvents',
       'GET /{customer_id}/audit-log': 'listAuditLog',
+      'GET /{customer_id}/retention': 'getRetention',
+      'PUT /{customer_id}/retention': 'setRetention',
       'GET /{customer_id}/events/export': 'exportEvents',
       'POST /{customer_id}/events/export/tasks': 'createExportTask',
       'GET /{customer_id}/events/export/tasks/{task}': 'getExportTask',
@@ -106,6 +109,7 @@ describe('GET /openapi.json', () => {
       'GET /{customer_id}/assets': 'listAssets',
       'POST /{customer_id}/generate-download-url': 'generateDownloadUrl',
       'GET /openapi.json': 'getOpenApiDocument',
+      'GET /metrics': 'getMetrics',
     });
   });
 
@@ -120,10 +124,13 @@ describe('GET /openapi.json', () => {
       'GET /downloads/{path}': [],
       'POST /provisioning': [],
       'GET /openapi.json': [],
+      // Its own token when SCANHUB_METRICS_TOKEN is set, else none (loopback only).
+      'GET /metrics': [{ MetricsToken: [] }, {}],
       // Authenticated by the key in its Authorization header, in the handler: it has no customer to guard.
       'GET /api-keys/current': [],
     });
-    expect(Object.keys(security).filter((key) => key.includes(' /{customer_id}/') === (JSON.stringify(security[key]) === '[]'))).toEqual([]);
+    // The IdToken exactly on the customer-scoped ones.
+    expect(Object.keys(security).filter((key) => key.includes(' /{customer_id}/') !== (JSON.stringify(security[key]) === '[{"IdToken":[]}]'))).toEqual([]);
   });
 
   it('defines each tag it uses, with a description, and uses each it defines', () => {
@@ -143,47 +150,51 @@ describe('GET /openapi.json', () => {
     );
     expect(refusals).toEqual({
       'GET /healthz': '500 503',
-      'POST /auth/login': '400 401 413 415 429 500 503',
-      'POST /auth/accept-invitation': '400 401 413 415 429 500 503',
+      'POST /auth/login': '400 401 413 415 429 500 503 507',
+      'POST /auth/accept-invitation': '400 401 413 415 429 500 503 507',
       'GET /.well-known/jwks.json': '500 503',
       'GET /{customer_id}/me': '400 401 403 500 503',
-      'POST /{customer_id}/users': '400 401 403 409 413 415 500 503',
+      'POST /{customer_id}/users': '400 401 403 409 413 415 500 503 507',
       'GET /{customer_id}/users': '400 401 403 500 503',
       'GET /{customer_id}/users/{user_id}': '400 401 403 404 500 503',
-      'DELETE /{customer_id}/users/{user_id}': '400 401 403 404 409 413 415 500 503',
-      'POST /{customer_id}/users/{user_id}/invitation': '400 401 403 404 413 415 500 503',
+      'DELETE /{customer_id}/users/{user_id}': '400 401 403 404 409 413 415 500 503 507',
+      'POST /{customer_id}/users/{user_id}/invitation': '400 401 403 404 413 415 500 503 507',
       'GET /{customer_id}/features': '400 401 403 500 503',
       'GET /downloads/{path}': '400 403 404 500 503',
       'GET /{customer_id}/events': '400 401 403 500 503',
+      'GET /{customer_id}/events/stream': '400 401 403 500 503',
       'GET /{customer_id}/audit-log': '400 401 403 500 503',
-      'GET /{customer_id}/events/export': '400 401 403 500 503',
-      'POST /{customer_id}/events/export/tasks': '400 401 403 413 415 500 503',
+      'GET /{customer_id}/retention': '400 401 403 500 503',
+      'PUT /{customer_id}/retention': '400 401 403 413 415 500 503 507',
+      'GET /{customer_id}/events/export': '400 401 403 500 503 507',
+      'POST /{customer_id}/events/export/tasks': '400 401 403 413 415 500 503 507',
       'GET /{customer_id}/events/export/tasks/{task}': '400 401 403 404 500 503',
       'GET /{customer_id}/gateways': '400 401 403 500 503',
-      'POST /{customer_id}/gateways': '400 401 403 409 413 415 500 503',
-      'POST /{customer_id}/gateways/bulk-create': '400 401 403 409 413 415 500 503',
+      'POST /{customer_id}/gateways': '400 401 403 409 413 415 500 503 507',
+      'POST /{customer_id}/gateways/bulk-create': '400 401 403 409 413 415 500 503 507',
       'GET /{customer_id}/gateways/{gateway_id}': '400 401 403 404 500 503',
-      'PATCH /{customer_id}/gateways/{gateway_id}': '400 401 403 404 409 413 415 500 503',
+      'PATCH /{customer_id}/gateways/{gateway_id}': '400 401 403 404 409 413 415 500 503 507',
       'GET /api-keys/current': '400 401 500 503',
-      'POST /{customer_id}/api-keys': '400 401 403 409 413 415 500 503',
+      'POST /{customer_id}/api-keys': '400 401 403 409 413 415 500 503 507',
       'GET /{customer_id}/api-keys': '400 401 403 500 503',
-      'DELETE /{customer_id}/api-keys/{api_key_id}': '400 401 403 404 413 415 500 503',
-      'DELETE /{customer_id}/gateways/{gateway_id}': '400 401 403 404 413 415 500 503',
-      'POST /{customer_id}/gateways/{gateway_id}/prepare-provisioning': '400 401 403 413 415 500 503',
+      'DELETE /{customer_id}/api-keys/{api_key_id}': '400 401 403 404 413 415 500 503 507',
+      'DELETE /{customer_id}/gateways/{gateway_id}': '400 401 403 404 413 415 500 503 507',
+      'POST /{customer_id}/gateways/{gateway_id}/prepare-provisioning': '400 401 403 413 415 500 503 507',
       'GET /{customer_id}/gateways/{gateway_id}/certificate': '400 401 403 404 500 503',
-      'POST /{customer_id}/gateways/{gateway_id}/revoke-certificate': '400 401 403 404 409 413 415 500 503',
-      'POST /{customer_id}/gateways/{gateway_id}/reprovision': '400 401 403 404 409 413 415 500 503',
-      'POST /provisioning': '400 403 413 415 429 500 503',
-      'POST /{customer_id}/create-provisioning-package': '400 401 403 409 413 415 500 503',
+      'POST /{customer_id}/gateways/{gateway_id}/revoke-certificate': '400 401 403 404 409 413 415 500 503 507',
+      'POST /{customer_id}/gateways/{gateway_id}/reprovision': '400 401 403 404 409 413 415 500 503 507',
+      'POST /provisioning': '400 403 413 415 429 500 503 507',
+      'POST /{customer_id}/create-provisioning-package': '400 401 403 409 413 415 500 503 507',
       'GET /{customer_id}/job-configs': '400 401 403 500 503',
-      'POST /{customer_id}/job-configs': '400 401 403 409 413 415 500 503',
+      'POST /{customer_id}/job-configs': '400 401 403 409 413 415 500 503 507',
       'GET /{customer_id}/job-configs/{job_config_id}': '400 401 403 404 500 503',
-      'PATCH /{customer_id}/job-configs/{job_config_id}': '400 401 403 404 409 413 415 500 503',
-      'DELETE /{customer_id}/job-configs/{job_config_id}': '400 401 403 404 413 415 500 503',
+      'PATCH /{customer_id}/job-configs/{job_config_id}': '400 401 403 404 409 413 415 500 503 507',
+      'DELETE /{customer_id}/job-configs/{job_config_id}': '400 401 403 404 413 415 500 503 507',
       'POST /{customer_id}/job-analysis': '400 401 403 404 413 415 500 503',
       'GET /{customer_id}/assets': '400 401 403 500 503',
-      'POST /{customer_id}/generate-download-url': '400 401 403 404 413 415 500 503',
+      'POST /{customer_id}/generate-download-url': '400 401 403 404 413 415 500 503 507',
       'GET /openapi.json': '500 503',
+      'GET /metrics': '401 403 500 503',
     });
     const errorBody = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
     const otherwise = operationsOf(doc).flatMap(([key, operation]) =>
@@ -224,9 +235,14 @@ describe('GET /openapi.json', () => {
     expect(probes).toEqual([]);
   });
 
-  it('declares the IdToken security scheme and the error body', () => {
+  it('declares the IdToken and metrics token security schemes and the error body', () => {
     expect(doc.components.securitySchemes).toEqual({
       IdToken: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'The id_token of POST /auth/login, or an API key of POST /{customer_id}/api-keys, bare or as "Bearer <token>".' },
+      MetricsToken: {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'GET /metrics only: the SCANHUB_METRICS_TOKEN the server runs with. Without it set, /metrics takes no token and answers clients on its own machine only.',
+      },
     });
     expect(doc.components.schemas.Error?.required).toEqual(['title', 'details']);
     expect(doc.components.schemas.Error?.properties).toEqual({ title: { type: 'string' }, details: { type: 'string' } });

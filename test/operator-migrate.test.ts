@@ -6,13 +6,13 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ApiClient } from '../src/client/api.js';
-import { COPIED_TABLES } from '../src/store/copied-tables.js';
+import { COPIED_TABLES, SQLITE_ONLY_TABLES } from '../src/store/copied-tables.js';
 import { openStore } from '../src/store/open.js';
 import { runCli } from './helpers/cli.js';
 import { call, type HttpAnswer } from './helpers/http.js';
 import { connectGateway, provisionGateway, type TestGateway } from './helpers/mqtt.js';
 import { describePostgres, freshDatabase, TEST_DATABASE_URL, withDatabase } from './helpers/postgres.js';
-import { freePort, spawnServe, stop, type ServeProcess } from './helpers/serve-process.js';
+import { serveOnFreePorts, stop, type ServeProcess } from './helpers/serve-process.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, CUSTOMER } from './helpers/server.js';
 import { TEST_MASTER_KEY } from './helpers/test-store.js';
 
@@ -38,15 +38,7 @@ afterAll(async () => {
   if (root) rmSync(root, { recursive: true, force: true });
 });
 
-/** `scanhub serve` on free ports; resolves once it serves. */
-async function serve(args: string[], env: Record<string, string> = {}) {
-  const port = await freePort();
-  const mqttPort = await freePort();
-  const process = spawnServe([...args, '--port', String(port), '--mqtt-port', String(mqttPort)], env);
-  running.push(process);
-  await process.stderrMatches(/scanhub is serving .*\n/);
-  return { process, url: `http://127.0.0.1:${port}`, mqttPort };
-}
+const serve = (args: string[], env: Record<string, string> = {}) => serveOnFreePorts(running, args, env);
 
 const migrate = (args: string[], env: Record<string, string> = KEY_ENV) => runCli(['operator', 'migrate', ...args], { env });
 
@@ -201,6 +193,12 @@ describePostgres('scanhub operator migrate', () => {
     });
     const asset = Buffer.from(await (await fetch(download_url)).arrayBuffer());
     const { key: apiKey } = await admin.post<{ key: string }>(`/${CUSTOMER}/api-keys`, { name: 'ci', permissions: ['event.read'] });
+    // A retention period, and the (empty) deletion pass it starts: both come along.
+    await admin.put(`/${CUSTOMER}/retention`, { events_days: 365 });
+    for (let waited = 0; (await admin.get<{ last_deletion: unknown }>(`/${CUSTOMER}/retention`)).last_deletion === null; waited += 50) {
+      if (waited > 10_000) throw new Error('no deletion pass within 10 s of setting the retention');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
 
     const answers: Seen['answers'] = {};
     for (const [name, path] of Object.entries(READS)) answers[name] = await read(old.url, adminToken, path);
@@ -245,7 +243,7 @@ describePostgres('scanhub operator migrate', () => {
         'users\t3\t3',
         'invitations\t2\t2',
         'login_failures\t0\t0',
-        'audit_log\t17\t17',
+        'audit_log\t18\t18',
         'api_keys\t1\t1',
         'features\t1\t1',
         'gateways\t3\t3',
@@ -253,6 +251,7 @@ describePostgres('scanhub operator migrate', () => {
         'provisioning_tokens\t1\t1',
         'events\t6\t6',
         'export_tasks\t2\t2',
+        'retention\t1\t1',
         'job_configs\t1\t1',
         'job_config_revisions\t1\t1',
         'assets\t1\t1',
@@ -315,6 +314,8 @@ describePostgres('scanhub operator migrate', () => {
 
     // The export's file and the asset's file come from the blob directory through new links.
     const admin = new ApiClient(cluster.url, seen.adminToken);
+    // The retention period came along (the instance's first pass has since recorded a deletion of its own).
+    expect(await admin.get(`/${CUSTOMER}/retention`)).toMatchObject({ events_days: 365, last_deletion: { deleted: 0 } });
     const task = await admin.get<{ status: string; download_link: string }>(`/${CUSTOMER}/events/export/tasks/${seen.exportTask}`);
     expect(task.status).toBe('SUCCESSFUL');
     expect((await call(task.download_link, 'GET', '')).text).toBe(seen.exportCsv);
@@ -364,13 +365,14 @@ describePostgres('scanhub operator migrate', () => {
     const copied = Object.fromEntries(COPIED_TABLES.map((t) => [t.name, [...t.columns].sort()]));
     const inPostgres: Record<string, string[]> = {};
     for (const { table_name, column_name } of columns) (inPostgres[table_name] ??= []).push(column_name);
-    expect(Object.fromEntries(Object.entries(inPostgres).map(([table, names]) => [table, names.sort()]))).toEqual(copied);
+    // PostgreSQL numbers events in commit order as they are written (tx, seq: migration 0008); copied rows get new ones.
+    expect(Object.fromEntries(Object.entries(inPostgres).map(([table, names]) => [table, names.sort()]))).toEqual({ ...copied, events: [...copied.events!, 'seq', 'tx'].sort() });
     const db = new Database(join(dataDir, 'scanhub.db'), { readonly: true });
     const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name <> 'schema_migrations'").pluck().all() as string[];
     const inSqlite = Object.fromEntries(tables.map((table) => [table, (db.pragma(`table_info(${table})`) as { name: string }[]).map((c) => c.name).sort()]));
     db.close();
-    // SQLite numbers events by their rowid (seq); PostgreSQL has no such column.
-    expect(inSqlite).toEqual({ ...copied, events: [...copied.events!, 'seq'].sort() });
+    // SQLite numbers events by their rowid (seq), kept above the largest deleted (event_seq_mark, migration 0013): its own bookkeeping.
+    expect(inSqlite).toEqual({ ...copied, events: [...copied.events!, 'seq'].sort(), ...Object.fromEntries(SQLITE_ONLY_TABLES.map((table) => [table, ['id', 'seq']])) });
   });
 
   it('refuses a target that is not empty: exit 2, one line, the target unchanged', async () => {

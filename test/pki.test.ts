@@ -1,14 +1,16 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { X509Certificate, createPrivateKey } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { X509Certificate, createHash, createPrivateKey } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSecureContext } from 'node:tls';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { issueClientCertificate, issueServerCertificate, loadOrCreateCa, randomSerialHex } from '../src/pki/ca.js';
+import { issueClientCertificate, issueClientCertificateAsync, issueServerCertificate, loadOrCreateCa, randomSerialHex } from '../src/pki/ca.js';
+import { KEY_TYPES, keyTypeOf } from '../src/pki/keys.js';
 import { buildPkcs12 } from '../src/pki/pkcs12.js';
 import { FileSecrets } from '../src/store/sqlite/secrets.js';
+import { openPkcs12 } from './helpers/pkcs12.js';
 
 /** The CA of a data directory (SQLite mode keeps it in pki/). */
 const caOf = (dataDir: string) => loadOrCreateCa(new FileSecrets(dataDir));
@@ -44,59 +46,106 @@ describe('deployment CA', () => {
   });
 });
 
-describe('client certificates', () => {
-  it('carry CN = thing name, the serial, clientAuth, and chain to the CA', async () => {
-    const ca = (await caOf(dir));
-    const client = issueClientCertificate(ca, '6f1c1c1e-0d4e-4d0e-9a51-1f3b2f0a7c11', '0a1b2c3d4e5f');
+describe.each(KEY_TYPES)('client certificates (%s)', (keyType) => {
+  it('carry CN = thing name, the serial, clientAuth, a key of the type, and chain to the CA', async () => {
+    const ca = await caOf(dir);
+    const client = issueClientCertificate(ca, '6f1c1c1e-0d4e-4d0e-9a51-1f3b2f0a7c11', '0a1b2c3d4e5f', { keyType });
     writeFileSync(join(dir, 'client.crt'), client.certPem);
     expect(openssl(['verify', '-CAfile', 'pki/ca.crt', 'client.crt'])).toBe('client.crt: OK\n');
     const cert = new X509Certificate(client.certPem);
     expect(cert.subject).toBe('CN=6f1c1c1e-0d4e-4d0e-9a51-1f3b2f0a7c11');
+    expect(cert.issuer).toBe('CN=scanhub deployment CA\nO=scanhub');
     expect(cert.serialNumber).toBe('0A1B2C3D4E5F');
     expect(cert.keyUsage).toEqual(['1.3.6.1.5.5.7.3.2']);
     expect(cert.ca).toBe(false);
-    expect(createPrivateKey(client.keyPem).asymmetricKeyDetails?.modulusLength).toBe(2048);
+    expect(cert.checkPrivateKey(createPrivateKey(client.keyPem))).toBe(true);
+    expect(keyTypeOf(createPrivateKey(client.keyPem))).toBe(keyType);
+    const text = openssl(['x509', '-in', 'client.crt', '-noout', '-text']);
+    expect(text).toContain('Signature Algorithm: sha256WithRSAEncryption');
+    expect(text).toContain(keyType === 'ec-p256' ? 'ASN1 OID: prime256v1' : 'Public-Key: (2048 bit)');
+    // ECDSA keys sign; an RSA key may also be used for RSA key exchange.
+    expect(text).toMatch(keyType === 'ec-p256' ? /Key Usage: critical\n\s+Digital Signature\n/ : /Key Usage: critical\n\s+Digital Signature, Key Encipherment\n/);
   });
 
-  it('keeps a serial with its top bit set positive', async () => {
-    const ca = (await caOf(dir));
-    const client = issueClientCertificate(ca, 'gw', 'ff00');
+  it('are the same made on the thread pool', async () => {
+    const ca = await caOf(dir);
+    const client = await issueClientCertificateAsync(ca, 'gw-async', '7f01', keyType);
+    writeFileSync(join(dir, 'client.crt'), client.certPem);
+    expect(openssl(['verify', '-CAfile', 'pki/ca.crt', 'client.crt'])).toBe('client.crt: OK\n');
+    expect(keyTypeOf(new X509Certificate(client.certPem).publicKey)).toBe(keyType);
+  });
+
+  it('keep a serial with its top bit set positive', async () => {
+    const ca = await caOf(dir);
+    const client = issueClientCertificate(ca, 'gw', 'ff00', { keyType });
     writeFileSync(join(dir, 'client.crt'), client.certPem);
     // A negative INTEGER would print as serial=-0100.
     expect(openssl(['x509', '-in', 'client.crt', '-noout', '-serial'])).toBe('serial=FF00\n');
   });
+});
 
-  it('gets distinct random serials', async () => {
+describe('serials', () => {
+  it('are distinct and random', async () => {
     const serials = new Set(Array.from({ length: 50 }, () => randomSerialHex()));
     expect(serials.size).toBe(50);
     for (const serial of serials) expect(serial).toMatch(/^[0-7][0-9a-f]{31}$/);
   });
 });
 
-describe('PKCS#12', () => {
-  it('opens with openssl pkcs12 and an empty password without -legacy, and loads in Node tls', async () => {
-    const ca = (await caOf(dir));
-    const client = issueClientCertificate(ca, 'gateway-1', randomSerialHex());
-    const pfx = buildPkcs12(client.keyPem, client.certPem, ca.certPem);
-    writeFileSync(join(dir, 'f.p12'), pfx);
+describe('a CA made before this version (node-forge)', () => {
+  const fixture = (name: string) => readFileSync(join(import.meta.dirname, 'fixtures', 'forge-ca', name), 'utf8');
 
-    const pem = openssl(['pkcs12', '-in', 'f.p12', '-passin', 'pass:', '-nodes']);
-    const certs = [...pem.matchAll(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----\n/g)].map((m) => m[0]);
-    expect(certs).toEqual([client.certPem.replace(/\r\n/g, '\n'), ca.certPem.replace(/\r\n/g, '\n')]);
-    const key = /-----BEGIN PRIVATE KEY-----[\s\S]+?-----END PRIVATE KEY-----\n/.exec(pem)![0];
-    expect(createPrivateKey(key).export({ format: 'der', type: 'pkcs8' })).toEqual(
-      createPrivateKey(client.keyPem).export({ format: 'der', type: 'pkcs8' }),
-    );
+  it('signs new EC and RSA certificates that chain to it', async () => {
+    mkdirSync(join(dir, 'pki'));
+    writeFileSync(join(dir, 'pki', 'ca.key'), fixture('ca.key'), { mode: 0o600 });
+    writeFileSync(join(dir, 'pki', 'ca.crt'), fixture('ca.crt'), { mode: 0o600 });
+    const ca = await caOf(dir);
+    expect(ca.certPem).toBe(fixture('ca.crt'));
+    for (const keyType of KEY_TYPES) {
+      writeFileSync(join(dir, `${keyType}.crt`), issueClientCertificate(ca, 'gw', randomSerialHex(), { keyType }).certPem);
+      expect(openssl(['verify', '-CAfile', 'pki/ca.crt', `${keyType}.crt`])).toBe(`${keyType}.crt: OK\n`);
+    }
+    writeFileSync(join(dir, 'old.crt'), fixture('gateway.crt'));
+    expect(openssl(['verify', '-CAfile', 'pki/ca.crt', 'old.crt'])).toBe('old.crt: OK\n');
+  });
+});
+
+describe.each(KEY_TYPES)('PKCS#12 (%s)', (keyType) => {
+  it('opens with openssl pkcs12 and an empty password without -legacy, and loads in Node tls', async () => {
+    const ca = await caOf(dir);
+    const client = issueClientCertificate(ca, 'gateway-1', randomSerialHex(), { keyType });
+    const pfx = buildPkcs12(client.keyPem, client.certPem, ca.certPem, 'gateway-1');
+    const opened = openPkcs12(pfx);
+    expect(opened.certificatePems).toEqual([client.certPem, ca.certPem]);
+    expect(opened.key.export({ format: 'der', type: 'pkcs8' })).toEqual(createPrivateKey(client.keyPem).export({ format: 'der', type: 'pkcs8' }));
     expect(() => createSecureContext({ pfx, passphrase: '' })).not.toThrow();
   });
 
-  it('encrypts the key with AES-256 (PBES2), not RC2 or 3DES', async () => {
-    const ca = (await caOf(dir));
-    const client = issueClientCertificate(ca, 'gateway-1', randomSerialHex());
-    writeFileSync(join(dir, 'f.p12'), buildPkcs12(client.keyPem, client.certPem, ca.certPem));
-    const result = execFileSync('sh', ['-c', 'openssl pkcs12 -in f.p12 -passin pass: -info -noout 2>&1'], { cwd: dir, encoding: 'utf8' });
-    expect(result).toContain('Shrouded Keybag: PBES2, PBKDF2, AES-256-CBC');
-    expect(result).not.toMatch(/RC2|3DES|DES-EDE/);
+  it('is written as OpenSSL 3 writes one by default: PBES2 AES-256-CBC, HMAC-SHA256 MAC, 2048 iterations; key and certificate labelled', async () => {
+    const ca = await caOf(dir);
+    const client = issueClientCertificate(ca, 'gateway-1', randomSerialHex(), { keyType });
+    const { info, text } = openPkcs12(buildPkcs12(client.keyPem, client.certPem, ca.certPem, 'gateway-1'));
+    expect(info).toContain('MAC: sha256, Iteration 2048\nMAC length: 32, salt length: 8\n');
+    expect(info).toContain('PKCS7 Encrypted data: PBES2, PBKDF2, AES-256-CBC, Iteration 2048, PRF hmacWithSHA256\n');
+    expect(info).toContain('Shrouded Keybag: PBES2, PBKDF2, AES-256-CBC, Iteration 2048, PRF hmacWithSHA256\n');
+    expect(info).not.toMatch(/RC2|3DES|DES-EDE/);
+    const localKeyId = createHash('sha1').update(new X509Certificate(client.certPem).raw).digest('hex').toUpperCase().replace(/(..)(?!$)/g, '$1 ');
+    // Both the key and its certificate carry the name and the same localKeyID (how readers pair them).
+    expect(text.split(`Bag Attributes\n    friendlyName: gateway-1\n    localKeyID: ${localKeyId} \n`)).toHaveLength(3);
+  });
+
+  it('agrees with a file openssl pkcs12 -export writes from the same key and certificates', async () => {
+    const ca = await caOf(dir);
+    const client = issueClientCertificate(ca, 'gateway-1', randomSerialHex(), { keyType });
+    writeFileSync(join(dir, 'client.key'), client.keyPem);
+    writeFileSync(join(dir, 'client.crt'), client.certPem);
+    openssl(['pkcs12', '-export', '-inkey', 'client.key', '-in', 'client.crt', '-certfile', 'pki/ca.crt', '-name', 'gateway-1', '-passout', 'pass:', '-out', 'theirs.p12']);
+    const ours = openPkcs12(buildPkcs12(client.keyPem, client.certPem, ca.certPem, 'gateway-1'));
+    const theirs = openPkcs12(readFileSync(join(dir, 'theirs.p12')));
+    // The same account line for line, but for the salts' random bytes.
+    expect(ours.info).toBe(theirs.info);
+    expect(ours.keyPem).toBe(theirs.keyPem);
+    expect(ours.certificatePems).toEqual(theirs.certificatePems);
   });
 });
 

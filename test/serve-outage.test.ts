@@ -90,6 +90,12 @@ describePostgres('scanhub serve --database while PostgreSQL stops and comes back
     expect(refused.status).toBe(503);
     expect(refused.body).toEqual({ title: 'Service Unavailable', details: expect.any(String) });
     expect(refused.headers['retry-after']).toMatch(/^\d+$/);
+    // /metrics still answers (within its 2 s bound for the store), without what only the database knows.
+    const scrapeDown = await call(url, 'GET', '/metrics');
+    expect(scrapeDown.status).toBe(200);
+    expect(scrapeDown.text).toMatch(/^scanhub_ingest_events_total \d+$/m);
+    expect(scrapeDown.text).not.toMatch(/^scanhub_database_size_bytes /m);
+    expect(scrapeDown.text).not.toMatch(/^scanhub_export_tasks\{/m);
 
     await cluster.start();
     await publisher;
@@ -107,6 +113,10 @@ describePostgres('scanhub serve --database while PostgreSQL stops and comes back
       await db.end();
     }
     expect((await until(() => call(url, 'GET', '/healthz'), (answer) => answer.status === 200)).body).toMatchObject({ database: 'ok', signals: 'ok' });
+    const scrapeUp = (await call(url, 'GET', '/metrics')).text;
+    expect(scrapeUp).toMatch(/^scanhub_database_size_bytes [1-9]\d*$/m);
+    expect(scrapeUp).toMatch(/^scanhub_export_tasks\{state="PENDING"\} 0$/m);
+    expect(scrapeUp).toMatch(new RegExp(`^scanhub_ingest_events_total ${MESSAGES}$`, 'm'));
   }, 120_000);
 
   it('hears signals again after the restart: a gateway deleted then is disconnected at once', async () => {

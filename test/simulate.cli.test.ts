@@ -125,9 +125,23 @@ describe('scanhub simulate', () => {
     expect(result.stdout).toBe('');
   });
 
+  it('--backdate stamps the events that long before they are sent', async () => {
+    const sent = Date.now();
+    const result = await runCli(['simulate', '--gateways', '1', '--prefix', 'offline', '--rate', '10', '--duration', '1s', '--backdate', '3d', '--json'], { env });
+    expect(result.code).toBe(0);
+    const [gateway] = (JSON.parse(result.stdout) as Summary).gateways;
+    const created = (await selectColumn(t, 'SELECT created FROM events WHERE gateway_id = ?', gateway!.id)) as number[];
+    expect(created.length).toBeGreaterThanOrEqual(11);
+    const threeDays = 3 * 86_400_000;
+    for (const at of created) expect(at).toBeGreaterThanOrEqual(sent - threeDays);
+    for (const at of created) expect(at).toBeLessThan(Date.now() - threeDays);
+  });
+
   it('refuses bad flags with exit code 2', async () => {
     expect(await runCli(['simulate', '--rate', 'fast'], { env })).toMatchObject({ code: 2, stderr: expect.stringContaining('"fast" is not a rate') });
     expect(await runCli(['simulate', '--duration', '5 minutes'], { env })).toMatchObject({ code: 2, stderr: expect.stringContaining('is not a duration') });
     expect(await runCli(['simulate', '--job-start', 'JOB-'], { env })).toMatchObject({ code: 2, stderr: 'scanhub: --job-start and --job-end go together\n' });
+    expect(await runCli(['simulate', '--backdate', '400d'], { env })).toMatchObject({ code: 2, stderr: expect.stringContaining('"400d" is more than 366d.') });
+    expect(await runCli(['simulate', '--backdate', 'yesterday'], { env })).toMatchObject({ code: 2, stderr: expect.stringContaining('"yesterday" is not a duration') });
   });
 });

@@ -1,85 +1,88 @@
-import { InvalidArgumentError, Option, type Command } from 'commander';
-import { NetworkError } from '../client/api.js';
-import { TailCursor } from '../domain/tail-cursor.js';
-import { connect, type Session } from './connect.js';
-import { durationArgument, eventColumns, type ApiEvent, type EventPage } from './event-output.js';
+import { Option, type Command } from 'commander';
+import { ApiError, NetworkError } from '../client/api.js';
+import { readEventStream } from '../client/event-stream.js';
+import { connect } from './connect.js';
+import { durationArgument, eventColumns, type ApiEvent } from './event-output.js';
 import { gatewayIdOf } from './gateway-refs.js';
 
-/** The shortest time between polls: each poll is a request, and a tail may run for hours. */
-const MIN_INTERVAL_MS = 100;
-
-/** commander parser for `--interval`: a duration of at least MIN_INTERVAL_MS. */
-function intervalArgument(text: string): number {
-  const ms = durationArgument(text);
-  if (ms < MIN_INTERVAL_MS) throw new InvalidArgumentError(`"${text}" is shorter than the minimum of ${MIN_INTERVAL_MS}ms.`);
-  return ms;
-}
+/** Waits before connecting again after a failed attempt, growing to the last. */
+const RECONNECT_DELAYS_MS = [250, 500, 1_000, 2_000, 5_000];
 
 interface TailOptions {
   gateway?: string;
-  interval: number;
 }
 
-/** The server's clock from a response's Date header (1 s resolution), else the local one. */
-async function serverNow(session: Session): Promise<number> {
-  const response = await session.client.request('GET', `${session.base}/events`, { query: { limit: 1 } });
-  const date = Date.parse(String(response.headers.date ?? ''));
-  return Number.isNaN(date) ? Date.now() : date - 1000;
-}
-
-/** Every event since `start` (all pages: a burst may exceed one). */
-async function poll(session: Session, start: number, gateway: string | undefined): Promise<ApiEvent[]> {
-  let page = await session.client.get<EventPage>(`${session.base}/events`, { start_time_millis: start, gateway_id: gateway });
-  const events = [...page.items];
-  while (page.links.next) {
-    page = await session.client.get<EventPage>(page.links.next);
-    events.push(...page.items);
-  }
-  return events;
-}
-
-/** `scanhub events tail`: prints new events as they arrive until interrupted. */
+/**
+ * `scanhub events tail`: prints events as they are stored, oldest first, from the live event
+ * stream (GET /{customer}/events/stream), until interrupted. A dropped connection or a restarted
+ * server is followed by a reconnect with the id of the last event printed, so nothing is missed
+ * and nothing printed twice.
+ */
 export function registerEventTailCommand(events: Command): void {
   events
     .command('tail')
-    .description('print new events as they arrive, oldest first, until interrupted (--json: one object per line)')
+    .description('print events as they are stored, in the order they were stored, until interrupted (--json: one object per line)')
     .option('--gateway <gateway>', 'only events of this gateway (id or name)')
-    .addOption(new Option('--interval <duration>', `time between polls, at least ${MIN_INTERVAL_MS}ms`).argParser(intervalArgument).default(2000, '2s'))
+    // Before the live stream, tail polled every --interval; scripts that pass it keep working.
+    .addOption(new Option('--interval <duration>', 'ignored: events arrive as they are stored').argParser(durationArgument).hideHelp())
     .action(async (options: TailOptions, command: Command) => {
       const session = await connect(command);
       const { io } = session;
       const columns = eventColumns(io);
       const gateway = options.gateway === undefined ? undefined : await gatewayIdOf(session, options.gateway);
-      const cursor = new TailCursor(await serverNow(session));
-      let stopped = false;
-      let wake: () => void = () => {};
-      const stop = () => {
-        stopped = true;
-        wake();
-      };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
+      const stop = new AbortController();
+      const onSignal = () => stop.abort();
+      process.once('SIGINT', onSignal);
+      process.once('SIGTERM', onSignal);
       if (io.tty) io.err(`Waiting for events${options.gateway ? ` of gateway ${options.gateway}` : ''}; Ctrl-C stops.`);
 
+      const print = (event: ApiEvent) =>
+        io.out(io.json ? JSON.stringify(event) : columns.map((c) => String(c.value(event) ?? '').replace(/[\t\r\n]/g, ' ')).join(io.tty ? '  ' : '\t'));
+      let lastEventId: string | undefined;
+      let failures = 0;
       let offline = false;
-      while (!stopped) {
-        try {
-          const fresh = cursor.accept(await poll(session, cursor.start, gateway));
-          if (offline) io.err('Connection restored.');
-          offline = false;
-          for (const event of fresh) {
-            io.out(io.json ? JSON.stringify(event) : columns.map((c) => String(c.value(event) ?? '').replace(/[\t\r\n]/g, ' ')).join(io.tty ? '  ' : '\t'));
+      try {
+        while (!stop.signal.aborted) {
+          try {
+            const items = readEventStream(session.client, `${session.base}/events/stream`, { query: { gateway_id: gateway }, lastEventId, signal: stop.signal });
+            for await (const item of items) {
+              if (failures > 0 || offline) io.err('Connection restored.');
+              failures = 0;
+              offline = false;
+              if (item.kind === 'event') {
+                print(JSON.parse(item.data) as ApiEvent);
+                lastEventId = item.id;
+              } else if (item.text.includes('Last-Event-ID') || item.text.startsWith('access ended')) {
+                // The server ends the stream (shutting down, this client too slow): say why; the loop resumes.
+                if (io.tty) io.err(`The server ended the stream: ${item.text.replace(/, resume with Last-Event-ID .*$/, '')}.`);
+              }
+            }
+          } catch (error) {
+            if (stop.signal.aborted) break;
+            if (error instanceof ApiError && error.status === 400 && lastEventId !== undefined) {
+              // The deployment no longer knows where this tail was (a restored backup, a move to
+              // PostgreSQL): go on from now, and say that events may have been missed.
+              io.err(`${error.details.replace(/\.$/, '')}; going on with events stored from now, some stored meanwhile may be missing.`);
+              lastEventId = undefined;
+              continue;
+            }
+            // Unreachable, or shutting down or without its database for a moment (503): try again; other refusals end the command.
+            const transient = error instanceof NetworkError || (error instanceof ApiError && error.status === 503);
+            if (!transient) throw error;
+            if (!offline) io.err(`${error instanceof ApiError ? `${error.title}: ${error.details}` : error.message}; reconnecting…`);
+            offline = true;
           }
-        } catch (error) {
-          if (!(error instanceof NetworkError)) throw error;
-          if (!offline) io.err(`${error.message}; retrying every ${options.interval} ms…`);
-          offline = true;
+          if (stop.signal.aborted) break;
+          // A stream the server ended is resumed at once; a failed connection after a growing wait.
+          const delay = offline ? RECONNECT_DELAYS_MS[Math.min(failures++, RECONNECT_DELAYS_MS.length - 1)]! : 0;
+          await new Promise<void>((done) => {
+            const timer = setTimeout(done, delay);
+            stop.signal.addEventListener('abort', () => (clearTimeout(timer), done()), { once: true });
+          });
         }
-        if (stopped) break;
-        await new Promise<void>((done) => {
-          const timer = setTimeout(done, options.interval);
-          wake = () => (clearTimeout(timer), done());
-        });
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
       }
     });
 }

@@ -9,10 +9,12 @@ import { CliError, Exit, describeError } from './io.js';
 import { registerJobCommands } from './jobs.js';
 import { registerLoginCommands } from './login.js';
 import { registerOperatorAssetCommands } from './operator-assets.js';
+import { registerOperatorBackupCommands } from './operator-backup.js';
 import { registerOperatorCaCommand } from './operator-ca.js';
 import { registerOperatorDeadLetterCommands } from './operator-dead-letters.js';
 import { registerOperatorMigrateCommand } from './operator-migrate.js';
 import { registerOperatorCommands } from './operator.js';
+import { registerRetentionCommands } from './retention.js';
 import { registerServeCommand } from './serve.js';
 import { registerSimulateCommand } from './simulate.js';
 import { registerUserCommands } from './users.js';
@@ -42,9 +44,11 @@ export function buildProgram(): Command {
   registerOperatorDeadLetterCommands(operator);
   registerOperatorCaCommand(operator);
   registerOperatorMigrateCommand(operator);
+  registerOperatorBackupCommands(operator);
   registerAssetCommands(program);
   registerJobCommands(program);
   registerAuditCommand(program);
+  registerRetentionCommands(program);
   registerSimulateCommand(program);
   return program;
 }

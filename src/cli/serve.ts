@@ -1,14 +1,18 @@
 import { isIP } from 'node:net';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { isLoopback } from '../domain/addresses.js';
 import { customerIdProblem, isCustomerId, isEmailAddress } from '../domain/identifiers.js';
 import { parseDuration, parseTimeInput } from '../domain/time-input.js';
 import { DEFAULT_CREATED_WINDOW, MAX_CREATED_AHEAD_MS } from '../domain/payload-limits.js';
 import { RATE_LIMITS } from '../domain/rate-limits.js';
+import { MAX_DELETED_PER_SECOND } from '../domain/retention.js';
+import { DEFAULT_GATEWAY_KEY_TYPE, KEY_TYPES, type KeyType } from '../pki/keys.js';
 import { TlsPairError, readTlsPair, type TlsPair } from '../pki/tls-pair.js';
 import { DataDirBusy, lockDataDir, type DataDirLock } from '../store/open.js';
 import type { RunningServer } from '../server/serve.js';
 import { resolveDeployment, addDeploymentOptions } from './deployment.js';
-import { CliError, Exit } from './io.js';
+import { CliError, Exit, createIo } from './io.js';
+import { LOG_FORMATS, LOG_LEVELS, serveLogger, type LogFormat } from './serve-log.js';
 
 function port(value: string): number {
   const n = Number(value);
@@ -20,6 +24,13 @@ function port(value: string): number {
 function perMinute(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1 || n > 1_000_000) throw new InvalidArgumentError(`"${value}" is not a number of requests a minute (1-1000000).`);
+  return n;
+}
+
+/** `--retention-rate`: events a deletion pass deletes per second at most. */
+function eventsPerSecond(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1 || n > 1_000_000) throw new InvalidArgumentError(`"${value}" is not a number of events a second (1-1000000).`);
   return n;
 }
 
@@ -52,6 +63,12 @@ function publicUrl(value: string): string {
     throw new InvalidArgumentError(`"${value}" must not carry a query, a fragment or credentials.`);
   }
   return value;
+}
+
+/** `--gateway-key-type`: one of KEY_TYPES. */
+function gatewayKeyType(value: string): KeyType {
+  if (!(KEY_TYPES as readonly string[]).includes(value)) throw new InvalidArgumentError(`"${value}" is not a key type: give ${KEY_TYPES.join(' or ')}.`);
+  return value as KeyType;
 }
 
 function isDuration(value: string): boolean {
@@ -88,11 +105,8 @@ function createdAhead(value: string): number {
   return millis;
 }
 
-/** pino's levels; SCANHUB_LOG_LEVEL names one. */
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-
 /**
- * The environment's settings for the first start (customer, administrator) and the log level,
+ * The environment's settings for the first start (customer, administrator), the log level and the metrics token,
  * checked as `scanhub operator customers add` checks its arguments: a bad value is refused before
  * anything is created.
  */
@@ -101,9 +115,10 @@ function environmentSettings(env: NodeJS.ProcessEnv) {
   if (!isCustomerId(customerId)) throw new CliError(`SCANHUB_CUSTOMER_ID: ${customerIdProblem(customerId)}`, Exit.USAGE);
   const adminEmail = env.SCANHUB_ADMIN_EMAIL || 'admin@localhost';
   if (!isEmailAddress(adminEmail)) throw new CliError(`SCANHUB_ADMIN_EMAIL: "${adminEmail}" is not an e-mail address`, Exit.USAGE);
-  const level = env.SCANHUB_LOG_LEVEL || 'info';
-  if (!LOG_LEVELS.includes(level)) throw new CliError(`SCANHUB_LOG_LEVEL: "${level}" is not one of ${LOG_LEVELS.join(', ')}`, Exit.USAGE);
-  return { customerId, adminEmail, adminPassword: env.SCANHUB_ADMIN_PASSWORD || undefined, logger: { level } };
+  const logLevel = env.SCANHUB_LOG_LEVEL || 'info';
+  if (!LOG_LEVELS.includes(logLevel)) throw new CliError(`SCANHUB_LOG_LEVEL: "${logLevel}" is not one of ${LOG_LEVELS.join(', ')}`, Exit.USAGE);
+  // An empty SCANHUB_METRICS_TOKEN is no token (as an unset one): /metrics then answers loopback only.
+  return { customerId, adminEmail, adminPassword: env.SCANHUB_ADMIN_PASSWORD || undefined, logLevel, metricsToken: env.SCANHUB_METRICS_TOKEN || undefined };
 }
 
 /** A switch set from the environment: 1/true/yes/on or 0/false/no/off (empty is off); anything else is a usage error. */
@@ -141,11 +156,6 @@ function tlsFiles(certFile: string | undefined, keyFile: string | undefined): Tl
     if (error instanceof TlsPairError) throw new CliError(`--tls-${error.file}: ${error.message}`, Exit.USAGE);
     throw error;
   }
-}
-
-/** Whether only this machine can reach the address. */
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
 /** On SIGHUP: the certificate files read again and served to new connections; bad files keep the old pair. */
@@ -206,6 +216,23 @@ export function registerServeCommand(program: Command): void {
     .addOption(new Option('--mqtt-proxy-protocol', 'expect HAProxy\'s PROXY protocol v2 header on every MQTT connection (refusing those without); env SCANHUB_MQTT_PROXY_PROTOCOL=1'))
     .addOption(new Option('--mqtt-public-host <host>', 'host put into mqtt_endpoint (default: --host, or the machine\'s host name)').env('SCANHUB_MQTT_PUBLIC_HOST'))
     .addOption(
+      new Option('--log-format <format>', 'log lines for a person (pretty) or JSON lines (json); default pretty on a terminal, json otherwise')
+        .env('SCANHUB_LOG_FORMAT')
+        .choices(LOG_FORMATS),
+    )
+    .addOption(
+      new Option('--gateway-key-type <type>', `key of new gateway certificates: ${KEY_TYPES.join(' or ')} (for devices that need RSA)`)
+        .env('SCANHUB_GATEWAY_KEY_TYPE')
+        .default(DEFAULT_GATEWAY_KEY_TYPE)
+        .argParser(gatewayKeyType),
+    )
+    .addOption(
+      new Option('--retention-rate <n>', 'events a deletion of old events (retention) deletes per second at most')
+        .env('SCANHUB_RETENTION_RATE')
+        .default(MAX_DELETED_PER_SECOND)
+        .argParser(eventsPerSecond),
+    )
+    .addOption(
       new Option('--min-created <time>', 'earliest created an MQTT event may have (ISO 8601 or epoch ms)')
         .env('SCANHUB_MIN_CREATED')
         .default(DEFAULT_CREATED_WINDOW.earliest, '2000-01-01T00:00:00Z')
@@ -235,11 +262,16 @@ export function registerServeCommand(program: Command): void {
       https?: boolean;
       minCreated: number;
       maxCreatedAhead: number;
+      logFormat?: LogFormat;
+      gatewayKeyType: KeyType;
       authRateLimit: number;
       provisioningRateLimit: number;
+      retentionRate: number;
     }) => {
-      const settings = environmentSettings(process.env);
-      const { database, masterKeyFile, blobDir: blobOption, tlsCert, tlsKey, https, ...rest } = options;
+      const { logLevel, ...settings } = environmentSettings(process.env);
+      const { database, masterKeyFile, blobDir: blobOption, tlsCert, tlsKey, https, logFormat, ...rest } = options;
+      const io = createIo({});
+      const logger = await serveLogger(logFormat ?? (io.tty ? 'pretty' : 'json'), logLevel, io.color);
       const pair = tlsFiles(tlsCert, tlsKey);
       const tls = pair ?? (https || environmentSwitch('SCANHUB_HTTPS', process.env.SCANHUB_HTTPS) ? 'deployment-ca' : undefined);
       const { locator, blobDir } = resolveDeployment({ dataDir: options.dataDir, database, masterKeyFile, blobDir: blobOption });
@@ -247,7 +279,7 @@ export function registerServeCommand(program: Command): void {
       const lock = locator.kind === 'sqlite' ? takeDataDir(locator.dataDir) : undefined;
       // Loaded here: the server (fastify and friends) would slow every client command's start.
       const { startServer } = await import('../server/serve.js');
-      const { minCreated, maxCreatedAhead, mqttProxyProtocol, authRateLimit, provisioningRateLimit, ...listen } = rest;
+      const { minCreated, maxCreatedAhead, mqttProxyProtocol, authRateLimit, provisioningRateLimit, retentionRate, ...listen } = rest;
       let server: Awaited<ReturnType<typeof startServer>>;
       try {
         server = await startServer({
@@ -255,10 +287,12 @@ export function registerServeCommand(program: Command): void {
           locator,
           blobDir,
           ...settings,
+          logger,
           tls,
           mqttProxyProtocol: mqttProxyProtocol || environmentSwitch('SCANHUB_MQTT_PROXY_PROTOCOL', process.env.SCANHUB_MQTT_PROXY_PROTOCOL),
           createdWindow: { earliest: minCreated, aheadMs: maxCreatedAhead },
           rateLimits: { auth: authRateLimit, provisioning: provisioningRateLimit },
+          retention: { maxDeletedPerSecond: retentionRate },
         });
       } catch (error) {
         lock?.release();

@@ -1,4 +1,5 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { parseDuration } from '../domain/time-input.js';
 import { setUpGateways } from '../simulator/gateways.js';
 import { runSimulation, type SimulationSummary } from '../simulator/run.js';
 import { connect } from './connect.js';
@@ -38,6 +39,19 @@ interface SimulateOptions {
   jobEnd?: string;
   mqttEndpoint?: string;
   reprovision?: boolean;
+  backdate: number;
+}
+
+/** `--backdate 3d`: a duration (domain/time-input.ts forms) of at most 366 days. */
+function backdate(value: string): number {
+  let ms: number;
+  try {
+    ms = parseDuration(value);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+  if (ms > 366 * 86_400_000) throw new InvalidArgumentError(`"${value}" is more than 366d.`);
+  return ms;
 }
 
 /** `scanhub simulate`: gateways that publish realistic scans over mqtts to a deployment. */
@@ -54,6 +68,11 @@ export function registerSimulateCommand(program: Command): void {
     .option('--job-start <prefix>', 'start barcode prefix: mix jobs (start, items, end) into the scans')
     .option('--job-end <prefix>', 'end barcode prefix (with --job-start)')
     .option('--mqtt-endpoint <url>', 'connect here instead of the mqtt_endpoint the deployment hands out')
+    .addOption(
+      new Option('--backdate <duration>', "stamp each event this long before it is sent, as a device uploading what it kept while offline (at most the server's --min-created allows): 3d, 12h")
+        .argParser(backdate)
+        .default(0, 'none'),
+    )
     .option('--reprovision', 're-provision (same gateway id, new certificate) gateways whose certificate was revoked or replaced, or that were provisioned elsewhere')
     .action(async (options: SimulateOptions, command: Command) => {
       if (Boolean(options.jobStart) !== Boolean(options.jobEnd)) {
@@ -76,6 +95,7 @@ export function registerSimulateCommand(program: Command): void {
         durationMs: options.duration,
         jobs: options.jobStart && options.jobEnd ? { start: options.jobStart, end: options.jobEnd } : undefined,
         mqttEndpoint: options.mqttEndpoint,
+        backdateMs: options.backdate,
         onConnection: (message) => io.err(`${process.stderr.isTTY ? '\n' : ''}${message}`),
         // Progress only for a person watching: not into logs or pipes.
         onProgress: process.stderr.isTTY

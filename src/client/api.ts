@@ -54,7 +54,7 @@ export function untrustedCertificate(error: unknown): string | undefined {
 // the API (usage errors, operator commands) then never pay for it.
 let undici: typeof import('undici') | undefined;
 const agents = new Map<string, import('undici').Agent>();
-async function httpRequest(url: URL, options: { method: 'GET'; headers?: Record<string, string>; body?: string }, ca: string | undefined) {
+async function httpRequest(url: URL, options: { method: 'GET'; headers?: Record<string, string>; body?: string; signal?: AbortSignal }, ca: string | undefined) {
   undici ??= await import('undici');
   let dispatcher: import('undici').Agent | undefined;
   if (ca) {
@@ -129,12 +129,43 @@ export class ApiClient {
     return (await this.request<T>('POST', path, { body, query })).body;
   }
 
+  async put<T>(path: string, body: unknown): Promise<T> {
+    return (await this.request<T>('PUT', path, { body })).body;
+  }
+
   async patch<T>(path: string, body: unknown, headers?: Record<string, string>): Promise<T> {
     return (await this.request<T>('PATCH', path, { body, headers })).body;
   }
 
   async delete(path: string): Promise<void> {
     await this.request('DELETE', path);
+  }
+
+  /**
+   * Opens a response that goes on (the live event stream): resolves with its body once a 2xx
+   * answered, throws ApiError or NetworkError otherwise. `signal` aborts it.
+   */
+  async openStream(
+    path: string,
+    options: { query?: RequestOptions['query']; headers?: Record<string, string>; signal?: AbortSignal } = {},
+  ): Promise<AsyncIterable<Buffer>> {
+    const url = new URL(this.baseUrl + path);
+    for (const [key, value] of Object.entries(options.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(key, String(value));
+    }
+    const headers: Record<string, string> = { ...options.headers };
+    if (this.token) headers.authorization = `Bearer ${this.token}`;
+    let response;
+    try {
+      response = await httpRequest(url, { method: 'GET', headers, signal: options.signal }, this.ca);
+    } catch (cause) {
+      throw new NetworkError(this.baseUrl, cause);
+    }
+    if (response.statusCode >= 300) {
+      const parsed = safeJson(await response.body.text()) as { title?: string; details?: string } | undefined;
+      throw new ApiError(response.statusCode, parsed?.title ?? `HTTP ${response.statusCode}`, parsed?.details ?? '', 'GET', path);
+    }
+    return response.body;
   }
 
   /** Streams an absolute or relative URL to a file; reports bytes received and the total when known. */

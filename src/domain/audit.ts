@@ -25,6 +25,7 @@ export const AUDIT_ACTIONS = [
   'feature.set',
   'eula.agreed',
   'export.created',
+  'retention.set',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

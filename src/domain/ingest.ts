@@ -32,6 +32,17 @@ export interface BatchResult {
   events: number;
   duplicates: number;
   reports: number;
+  /**
+   * The customers whose new events the commit stored, for a store whose commit does not announce
+   * them itself (SQLite: its signals stay in the process, and the writer thread is not the server's
+   * thread; the IngestWriter announces them). PostgreSQL announces in the transaction (NOTIFY).
+   */
+  unannounced?: string[];
+  /**
+   * Set when messages FAILED because the database has no space left (the reason): IngestWriter
+   * keeps them, unacknowledged, and commits them again once space returns.
+   */
+  storageFull?: string;
   /** Set when the writer thread died with the batch: nothing is known of its messages. */
   crash?: { cause: string; /** The thread had opened the database: the batch, not the start, killed it. */ whileRunning: boolean };
 }

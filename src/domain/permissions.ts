@@ -14,6 +14,8 @@ export const PERMISSIONS = [
   'user.write',
   'audit.read',
   'apikey.write',
+  'retention.read',
+  'retention.write',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];

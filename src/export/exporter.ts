@@ -10,8 +10,15 @@ import { deleteTempFiles, ExportRun, type ExportLog } from './run.js';
 
 export type { ExportLog } from './run.js';
 
-/** How long a finished export's file is kept (DESIGN.md "Events"). */
+/** How long after its completion a task hands out download links for its file (DESIGN.md "Events"). */
 export const EXPORT_KEPT_MS = 24 * 3600 * 1000;
+/** How long a download link of an export is valid (spec 4.1: about 5 minutes; a new one on every call). */
+export const EXPORT_LINK_MS = 5 * 60 * 1000;
+/**
+ * When a completed task and its file are deleted: once its last link has expired (DESIGN.md
+ * "Operations on one box"), i.e. EXPORT_LINK_MS after the last moment a link was handed out.
+ */
+export const EXPORT_REMOVED_MS = EXPORT_KEPT_MS + EXPORT_LINK_MS;
 /** How often the sweeper looks for files past that age. */
 export const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 /** Exports running at once on one instance; more wait PENDING. */
@@ -148,8 +155,9 @@ export class Exporter {
   }
 
   /**
-   * Deletes the files of tasks completed 24 h ago or earlier (by the injected clock); returns how
-   * many. On one instance at a time: 0 when another is sweeping.
+   * Deletes the tasks completed EXPORT_REMOVED_MS ago or earlier (by the injected clock), their
+   * file first: by then every link to it has expired. Returns how many. On one instance at a time:
+   * 0 when another is sweeping.
    */
   async sweep(): Promise<number> {
     const outcome = await this.options.store.locks.tryRun('export-sweep', () => this.deleteExpired());
@@ -181,12 +189,13 @@ export class Exporter {
 
   private async deleteExpired(): Promise<number> {
     const { store, clock, dataDir } = this.options;
-    const expired = await store.exportTasks.expiredBy(clock() - EXPORT_KEPT_MS);
+    const expired = await store.exportTasks.expiredBy(clock() - EXPORT_REMOVED_MS);
     for (const { id, file } of expired) {
-      rmSync(join(dataDir, file), { force: true });
-      await store.exportTasks.dropFile(id);
+      // The file first: a task deleted while its file stayed would leave the file to nobody.
+      if (file) rmSync(join(dataDir, file), { force: true });
+      await store.exportTasks.delete(id);
     }
-    if (expired.length) this.log?.info({ deleted: expired.length }, 'expired export files deleted');
+    if (expired.length) this.log?.info({ deleted: expired.length }, 'expired export tasks and their files deleted');
     return expired.length;
   }
 

@@ -1,3 +1,4 @@
+import { exportWriteFailure } from './write-failure.js';
 import { createReadStream, createWriteStream, rmSync } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { Worker } from 'node:worker_threads';
@@ -87,7 +88,11 @@ export function writeParts(job: PartsJob): PartsWriting {
   };
   const written = Promise.all(outcomes).then(
     async (counts) => {
-      await appendFiles(job.files[0]!, job.files.slice(1));
+      try {
+        await appendFiles(job.files[0]!, job.files.slice(1));
+      } catch (error) {
+        throw new Error(exportWriteFailure(error, job.files[0]!), { cause: error });
+      }
       return counts.reduce((sum, count) => sum + count, 0);
     },
     async (error: Error) => {

@@ -1,10 +1,10 @@
-import { readlinkSync } from 'node:fs';
-import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { CellMode } from '../domain/csv.js';
 import { openStore } from '../store/open.js';
 import type { StoreLocator } from '../store/ports.js';
+import { lowerThreadPriority } from '../threads/priority.js';
 import { writeEventsCsv } from './csv-writer.js';
+import { exportWriteFailure } from './write-failure.js';
 
 /** What the exporter hands a worker. */
 export interface ExportJob {
@@ -41,20 +41,6 @@ try {
 } catch (error) {
   // Said here, with the cause: an error thrown out of a worker reaches the exporter without its
   // message when it is not a plain Error (better-sqlite3's SqliteError).
-  const { code, message } = error as { code?: string; message?: string };
-  parentPort!.postMessage({ type: 'failed', reason: `writing ${job.file} failed: ${code ? `${code}: ` : ''}${message}` } satisfies ExportMessage);
+  parentPort!.postMessage({ type: 'failed', reason: exportWriteFailure(error, job.file) } satisfies ExportMessage);
   process.exitCode = 1;
-}
-
-/**
- * An export gives way to ingest and API requests when they compete for a core: this thread,
- * not the process, runs at nice 10. On Linux each thread has its own nice value and
- * /proc/thread-self names it; elsewhere, or if refused, the export runs at normal priority.
- */
-function lowerThreadPriority(): void {
-  try {
-    setPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()), 10);
-  } catch {
-    // Not Linux, or not permitted: normal priority.
-  }
 }

@@ -1,14 +1,28 @@
 import { Outcome, type BatchResult, type IngestMessage, type Quarantine } from '../domain/ingest.js';
 import type { CreatedWindow } from '../domain/payload-limits.js';
 import type { StoreThread } from '../store/open.js';
-import type { StoreLocator } from '../store/ports.js';
+import type { CreatedIdKey } from '../domain/page-token.js';
+import type { DeletedBatch, StoreLocator } from '../store/ports.js';
 import { workerScript } from '../threads/worker-script.js';
 import { SupervisedThread, type ThreadLog, type ThreadStatus } from '../threads/supervised-thread.js';
+
+/** One batch of the deletion of old events (docs/retention.md), as the writer thread runs it between its commits. */
+export interface DeletionJob {
+  customerId: string;
+  cutoff: number;
+  limit: number;
+  after?: CreatedIdKey;
+}
+
+/** What the writer thread answers to a DeletionJob. */
+export type DeletionAnswer = { deletion: number; batch: DeletedBatch } | { deletion: number; error: string };
 
 /** Where a batch is committed: in this thread, or in the writer thread. */
 export interface CommitBackend {
   /** Commits the batch and calls `done` once with its result (synchronously or later). */
   commit(batch: IngestMessage[], done: (result: BatchResult) => void): void;
+  /** Deletes one batch of old events on the writer's connection, between two commits. */
+  deleteEvents(job: DeletionJob): Promise<DeletedBatch>;
   /** Shutdown began: a thread that dies now is not replaced; a batch waiting for one fails. */
   stopRestarts(): void;
   close(): Promise<void>;
@@ -95,7 +109,12 @@ function crashedBatch(size: number, cause: Error, whileRunning: boolean): BatchR
  * dies is replaced (SupervisedThread); the batch it had is answered as crashed, and a batch handed
  * over while no writer thread runs waits for the replacement.
  */
-export function startIngestThread(data: WriterThreadData, maintenance: StoreThread[], log: ThreadLog): CommitBackend & { threads: IngestThreads } {
+export function startIngestThread(
+  data: WriterThreadData,
+  maintenance: StoreThread[],
+  log: ThreadLog,
+  onStorageFull: (reason: string) => void = () => undefined,
+): CommitBackend & { threads: IngestThreads } {
   let pending: ((result: BatchResult) => void) | undefined;
   let size = 0;
   // Handed over while no writer thread runs: goes to the replacement.
@@ -107,15 +126,37 @@ export function startIngestThread(data: WriterThreadData, maintenance: StoreThre
     done?.(result);
   };
   const send = (packed: PackedBatch) => writer.post(packed, [packed.bytes.buffer, packed.ends.buffer, packed.receivedAt.buffer] as ArrayBuffer[]);
+  // Deletion jobs in the thread, by number: at most one at a time in practice (one pass per instance).
+  const deletions = new Map<number, { resolve: (batch: DeletedBatch) => void; reject: (error: Error) => void }>();
+  let nextDeletion = 1;
+  const failDeletions = (reason: string) => {
+    for (const { reject } of deletions.values()) reject(new Error(reason));
+    deletions.clear();
+  };
   const writer = new SupervisedThread({
     name: 'ingest writer',
     entry: workerScript(import.meta.url, './ingest-thread-entry.js'),
     workerData: data,
     log,
-    onMessage: (result) => answer(result as BatchResult),
+    onMessage: (message) => {
+      if (typeof message === 'object' && message !== null && 'deletion' in message) {
+        const answered = message as DeletionAnswer;
+        const job = deletions.get(answered.deletion);
+        deletions.delete(answered.deletion);
+        if ('error' in answered) job?.reject(new Error(`deleting old events failed: ${answered.error}`));
+        else job?.resolve(answered.batch);
+        return;
+      }
+      answer(message as BatchResult);
+    },
     // The batch may have committed or not: IngestWriter commits its messages again, one by one,
-    // and the event ids make a second copy of a committed one a duplicate, not a new event.
-    onCrash: (cause, whileRunning) => answer(crashedBatch(size, cause, whileRunning)),
+    // and the event ids make a second copy of a committed one a duplicate, not a new event. With
+    // a deletion in the thread too, no message alone is to blame for the crash.
+    onCrash: (cause, whileRunning) => {
+      const deleting = deletions.size > 0;
+      failDeletions(`the ingest writer thread stopped: ${cause.message}`);
+      answer(crashedBatch(size, cause, whileRunning && !deleting));
+    },
     onRestart: () => {
       if (waiting && send(waiting)) waiting = undefined;
     },
@@ -128,8 +169,9 @@ export function startIngestThread(data: WriterThreadData, maintenance: StoreThre
         workerData: thread.workerData,
         log,
         onMessage: (message) => {
-          const { fields, message: text } = thread.warning(message);
+          const { fields, message: text, storageFull } = thread.warning(message);
           log.warn(fields, text);
+          if (storageFull) onStorageFull(storageFull);
         },
       }),
   );
@@ -143,6 +185,16 @@ export function startIngestThread(data: WriterThreadData, maintenance: StoreThre
       const packed = packBatch(batch);
       if (!send(packed)) waiting = packed;
     },
+    async deleteEvents(job) {
+      // A thread not ready yet (at start, or after a crash): the batch waits for it.
+      while (writer.state === 'starting' || writer.state === 'restarting') await Promise.race([writer.reached('running'), writer.reached('closed')]);
+      if (writer.state !== 'running') throw new Error(`the ingest writer thread is ${writer.state}`);
+      return new Promise((resolve, reject) => {
+        const deletion = nextDeletion++;
+        deletions.set(deletion, { resolve, reject });
+        writer.post({ deleteEvents: { deletion, ...job } });
+      });
+    },
     stopRestarts() {
       writer.stopRestarts();
       for (const thread of others) thread.stopRestarts();
@@ -151,6 +203,7 @@ export function startIngestThread(data: WriterThreadData, maintenance: StoreThre
     async close() {
       await Promise.all([writer.close(), ...others.map((thread) => thread.close())]);
       if (pending) answer(failedBatch(size, 'the writer thread is closed'));
+      failDeletions('the writer thread is closed');
     },
   };
 }

@@ -1,8 +1,9 @@
+import { performance } from 'node:perf_hooks';
 import type { FastifyBaseLogger } from 'fastify';
 import { Outcome, type BatchResult, type IngestMessage } from '../domain/ingest.js';
 import type { StoreThread } from '../store/open.js';
-import type { StoreLocator } from '../store/ports.js';
-import { startIngestThread, type CommitBackend, type IngestThreads } from './ingest-thread.js';
+import type { DeletedBatch, StorageStatus, StoreLocator } from '../store/ports.js';
+import { startIngestThread, type CommitBackend, type DeletionJob, type IngestThreads } from './ingest-thread.js';
 import type { CreatedWindow } from '../domain/payload-limits.js';
 import { QuarantinedPayloads } from './quarantine.js';
 
@@ -27,11 +28,14 @@ export interface IngestStats {
   reports: number;
   /** Messages not acknowledged: the commit failed or the gateway was deleted meanwhile. */
   failed: number;
+  /** Commits refused for lack of disk space, whose messages were kept (unacknowledged) and committed again later. */
+  heldForSpace: number;
   /** Transactions committed. */
   batches: number;
 }
 
-export type IngestCallback = (error: Error | null) => void;
+/** Runs once the message's transaction committed (error null) or failed; `token` is the one given to submit. */
+export type IngestCallback = (error: Error | null, token: number) => void;
 export type IngestLog = Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
 
 export interface IngestOptions {
@@ -43,27 +47,46 @@ export interface IngestOptions {
   log: IngestLog;
   /** Most messages in one transaction (default 4096): bounds the latency one commit adds. */
   maxBatch?: number;
-  /** Most payload bytes queued while no writer thread runs (default MAX_QUEUED_BYTES_WRITER_DOWN). */
+  /** Most payload bytes queued while no writer thread runs or the disk is full (default MAX_QUEUED_BYTES_WRITER_DOWN). */
   maxQueuedBytesWriterDown?: number;
+  /** Told when a commit was refused for lack of space (the server's store: /healthz, its probe). */
+  storage?: Pick<StorageStatus, 'refused'>;
+  /** How soon a commit refused for lack of space is tried again (default STORAGE_FULL_RETRY). */
+  storageFullRetry?: { firstMs: number; maxMs: number };
   /** What an event's `created` may be (default DEFAULT_CREATED_WINDOW). */
   createdWindow?: CreatedWindow;
+  /**
+   * Told, once per batch the writer thread answered and that was settled, the seconds from handing
+   * it over to its result (measured in this thread: the queueing, the commit and the way back);
+   * /metrics' commit latency. A batch the thread died with, or held for a full disk, is not timed.
+   */
+  onCommit?: (seconds: number) => void;
+  /** Hears of committed events the store did not announce itself (BatchResult.unannounced: SQLite), after their PUBACKs. */
+  onUnannounced?: (customers: string[]) => void;
 }
 
 /** A message of a batch the writer thread died with, waiting to be committed alone. */
 interface Suspect {
   message: IngestMessage;
   done: IngestCallback;
+  token: number;
 }
 
 /** Stands for the payload of a copy of a quarantined message: nothing of it crosses to the thread. */
 const NO_PAYLOAD = new Uint8Array(0);
 
 /**
- * While the writer thread restarts (it may keep dying, e.g. on a disk that refuses the
- * database), messages wait in memory: past this many payload bytes new ones are refused (no
- * PUBACK, the gateways redeliver later) instead of growing the queue without bound.
+ * While the writer thread restarts (it may keep dying), or while the disk is full, messages wait
+ * in memory: past this many payload bytes new ones are refused (no PUBACK, the gateways
+ * redeliver later) instead of growing the queue without bound.
  */
 export const MAX_QUEUED_BYTES_WRITER_DOWN = 64 * 1024 * 1024;
+
+/**
+ * A commit refused for lack of space is tried again after 250 ms, then each 2 s at most: space
+ * that returns is used within seconds, and a full disk costs one failing commit per 2 s.
+ */
+export const STORAGE_FULL_RETRY = { firstMs: 250, maxMs: 2000 };
 
 // A dropped message is logged, but a device stuck sending garbage must not flood the log.
 const DROPPED_LOG_INTERVAL = 10_000;
@@ -76,19 +99,26 @@ const DROPPED_LOG_INTERVAL = 10_000;
  * committed again one by one; one that kills the thread alone is quarantined (docs/gateways-mqtt.md).
  */
 export class IngestWriter {
-  readonly stats: IngestStats = { messages: 0, events: 0, duplicates: 0, invalid: 0, quarantined: 0, retriedAlone: 0, reports: 0, failed: 0, batches: 0 };
+  readonly stats: IngestStats = { messages: 0, events: 0, duplicates: 0, invalid: 0, quarantined: 0, retriedAlone: 0, reports: 0, failed: 0, heldForSpace: 0, batches: 0 };
   /** The writer and checkpointer threads: their state feeds /healthz. */
   readonly threads: IngestThreads;
   private queue: IngestMessage[] = [];
   private queuedBytes = 0;
   private callbacks: IngestCallback[] = [];
+  /** The token of each queued callback (one callback serves many messages: no closure per message). */
+  private tokens: number[] = [];
   /** Committed before the queue, one per batch. */
   private suspects: Suspect[] = [];
   private readonly quarantinedPayloads = new QuarantinedPayloads();
   private scheduled = false;
   private busy = false;
   private closed = false;
-  private drained?: () => void;
+  /** Why commits are refused for lack of space, from the first refusal until a commit succeeds. */
+  private full: string | undefined;
+  private fullRetryMs = 0;
+  private fullRetry: NodeJS.Timeout | undefined;
+  /** Called once nothing is queued or in flight (idle() and close() wait for it). */
+  private readonly idleWaiters: (() => void)[] = [];
   private readonly backend: CommitBackend;
   private readonly maxBatch: number;
   private readonly droppedLogged = new Map<string, { at: number; suppressed: number }>();
@@ -98,19 +128,27 @@ export class IngestWriter {
     this.maxBatch = options.maxBatch ?? 4096;
     // Measured (bench/README.md): with SQLite in its own thread, TLS and MQTT in this one, the
     // two run on two cores; in one thread the same load saturated one core well below target.
-    const backend = startIngestThread({ locator: options.locator, createdWindow: options.createdWindow }, options.maintenance ?? [], options.log);
+    const backend = startIngestThread({ locator: options.locator, createdWindow: options.createdWindow }, options.maintenance ?? [], options.log, (reason) =>
+      options.storage?.refused(reason),
+    );
     this.backend = backend;
     this.threads = backend.threads;
   }
 
-  /** Queues one message of the gateway; `done` runs after its transaction committed (or failed). */
-  submit(gatewayId: string, payload: Buffer, done: IngestCallback): void {
-    if (this.closed) return done(new Error('the broker is shutting down'));
+  /** Why commits are refused for lack of space (the messages are held for a retry); undefined while they are not. */
+  held(): string | undefined {
+    return this.full;
+  }
+
+  /** Queues one message of the gateway; `done(error, token)` runs after its transaction committed (or failed). */
+  submit(gatewayId: string, payload: Buffer, done: IngestCallback, token = 0): void {
+    if (this.closed) return done(new Error('the broker is shutting down'), token);
     this.stats.messages++;
     const writer = this.threads.writer;
-    if (writer.state !== 'running' && this.queuedBytes + payload.length > (this.options.maxQueuedBytesWriterDown ?? MAX_QUEUED_BYTES_WRITER_DOWN)) {
+    if ((writer.state !== 'running' || this.full) && this.queuedBytes + payload.length > (this.options.maxQueuedBytesWriterDown ?? MAX_QUEUED_BYTES_WRITER_DOWN)) {
       this.stats.failed++;
-      return done(new Error(`the ingest writer thread is ${writer.state} and ${this.queuedBytes} bytes already wait for it`));
+      const why = this.full ? `the disk is full (${this.full})` : `the ingest writer thread is ${writer.state}`;
+      return done(new Error(`${why} and ${this.queuedBytes} bytes already wait for it`), token);
     }
     const receivedAt = this.options.clock();
     if (this.quarantinedPayloads.has(payload)) {
@@ -121,7 +159,8 @@ export class IngestWriter {
       this.queue.push({ gatewayId, receivedAt, payload });
     }
     this.callbacks.push(done);
-    if (!this.scheduled && !this.busy) {
+    this.tokens.push(token);
+    if (!this.scheduled && !this.busy && !this.fullRetry) {
       this.scheduled = true;
       setImmediate(this.flushSoon);
     }
@@ -130,28 +169,41 @@ export class IngestWriter {
   /** Hands what is queued to the backend, a batch at a time, unless a batch is in flight. */
   flush(): void {
     this.scheduled = false;
-    while (!this.busy) {
+    // While a refused commit waits for its retry (the timer flushes), nothing else is sent.
+    while (!this.busy && !this.fullRetry) {
       let batch: IngestMessage[];
       let callbacks: IngestCallback[];
-      if (this.suspects.length > 0) {
+      let tokens: number[];
+      const fromSuspects = this.suspects.length > 0;
+      if (fromSuspects) {
         // Alone: if it kills the thread again, it alone is to blame.
         const suspect = this.suspects.shift()!;
         batch = [suspect.message];
         callbacks = [suspect.done];
+        tokens = [suspect.token];
       } else if (this.queue.length > 0) {
         batch = this.queue.length <= this.maxBatch ? this.queue : this.queue.slice(0, this.maxBatch);
         callbacks = this.callbacks.slice(0, batch.length);
+        tokens = this.tokens.slice(0, batch.length);
         if (batch === this.queue) this.queue = [];
         else this.queue = this.queue.slice(batch.length);
         for (const message of batch) this.queuedBytes -= message.payload.length;
         this.callbacks = this.callbacks.slice(batch.length);
+        this.tokens = this.tokens.slice(batch.length);
       } else break;
       this.busy = true;
       let inline = true;
+      const handedOver = performance.now();
       this.backend.commit(batch, (result) => {
         this.busy = false;
-        if (result.crash) this.suspect(batch, callbacks, result.crash);
-        else this.settle(batch, callbacks, result);
+        if (result.crash) this.suspect(batch, callbacks, tokens, result.crash);
+        else if (result.storageFull && !this.closed) this.hold(batch, callbacks, tokens, result, fromSuspects);
+        else {
+          const seconds = (performance.now() - handedOver) / 1000;
+          if (this.full && !result.outcomes.every((outcome) => outcome === Outcome.FAILED)) this.writable();
+          this.settle(batch, callbacks, tokens, result);
+          this.options.onCommit?.(seconds);
+        }
         // A thread result arrives on its own turn: send what queued up meanwhile right away. An
         // answer given at once (no thread left, at shutdown) lets this loop go on instead, so
         // that thousands of suspects failing one by one do not recurse.
@@ -159,31 +211,56 @@ export class IngestWriter {
       });
       inline = false;
     }
-    if (!this.busy && this.queue.length === 0 && this.suspects.length === 0) this.drained?.();
+    if (this.isIdle()) for (const resolve of this.idleWaiters.splice(0)) resolve();
+  }
+
+  /**
+   * Resolves once everything queued so far is committed (or refused) and its callbacks ran: the
+   * PUBACKs of a shutdown's drain. Not while messages wait for a full disk or a writer thread.
+   */
+  idle(): Promise<void> {
+    if (this.isIdle()) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private isIdle(): boolean {
+    return !this.busy && this.queue.length === 0 && this.suspects.length === 0;
+  }
+
+  /**
+   * Deletes one batch of old events in the writer thread, between two of its commits (docs/retention.md):
+   * on SQLite with the writer's own connection, so the deletion never makes a commit wait for the lock.
+   */
+  deleteEvents(job: DeletionJob): Promise<DeletedBatch> {
+    if (this.closed) return Promise.reject(new Error('the broker is shutting down'));
+    return this.backend.deleteEvents(job);
   }
 
   /** Stops taking messages, commits what is queued, stops the writer thread. */
   async close(): Promise<void> {
     this.closed = true;
+    // Messages kept for a full disk get one more commit now; refused again, they go unacknowledged.
+    clearTimeout(this.fullRetry);
+    this.fullRetry = undefined;
     // A writer thread that dies now is not replaced: what it had and what is queued is not
     // acknowledged, and the gateways redeliver it to the next start (rather than close() waiting out a back-off).
     this.backend.stopRestarts();
-    await new Promise<void>((resolve) => {
-      this.drained = resolve;
-      this.flush();
-    });
+    const idle = this.idle();
+    this.flush();
+    await idle;
     await this.backend.close();
     this.options.log.info({ ingest: this.stats }, 'ingest closed');
   }
 
   /** Counts and logs the batch's result, then runs its callbacks (the PUBACKs), whatever the counting did. */
-  private settle(batch: IngestMessage[], callbacks: IngestCallback[], result: BatchResult): void {
+  private settle(batch: IngestMessage[], callbacks: IngestCallback[], tokens: number[], result: BatchResult): void {
     try {
       this.account(batch, result);
     } catch (error) {
       this.options.log.error({ err: error }, 'ingest could not count or log a batch');
     }
-    for (let i = 0; i < callbacks.length; i++) callbacks[i]!(this.errorOf(result, i));
+    for (let i = 0; i < callbacks.length; i++) callbacks[i]!(this.errorOf(result, i), tokens[i]!);
+    if (result.unannounced?.length) this.options.onUnannounced?.(result.unannounced);
   }
 
   /**
@@ -192,7 +269,7 @@ export class IngestWriter {
    * database is the cause: it is quarantined (kept as a dead letter, then acknowledged), and a
    * copy of it never reaches the thread again. A thread that died at its start blames nobody.
    */
-  private suspect(batch: IngestMessage[], callbacks: IngestCallback[], crash: NonNullable<BatchResult['crash']>): void {
+  private suspect(batch: IngestMessage[], callbacks: IngestCallback[], tokens: number[], crash: NonNullable<BatchResult['crash']>): void {
     const [first] = batch;
     if (batch.length === 1 && crash.whileRunning && !first!.quarantine) {
       first!.quarantine = { reason: `crashed the ingest writer thread: ${crash.cause}`, at: this.options.clock() };
@@ -201,7 +278,53 @@ export class IngestWriter {
       this.stats.retriedAlone += batch.length;
       this.options.log.warn({ messages: batch.length, reason: crash.cause }, 'ingest writer thread died with a batch: committing its messages one by one');
     }
-    this.suspects.unshift(...batch.map((message, i) => ({ message, done: callbacks[i]! })));
+    this.suspects.unshift(...batch.map((message, i) => ({ message, done: callbacks[i]!, token: tokens[i]! })));
+  }
+
+  /**
+   * The commit was refused for lack of space: what was decided before the first refused message
+   * is settled; the refused messages go back, unacknowledged and in order, ahead of the queue (or
+   * of the suspects), and are committed again after a back-off (STORAGE_FULL_RETRY). Nothing
+   * flushes meanwhile; new messages wait behind them, within MAX_QUEUED_BYTES_WRITER_DOWN.
+   */
+  private hold(batch: IngestMessage[], callbacks: IngestCallback[], tokens: number[], result: BatchResult, suspects: boolean): void {
+    const first = result.outcomes.indexOf(Outcome.FAILED);
+    const cut = first < 0 ? batch.length : first;
+    if (cut > 0) {
+      const decided: BatchResult = { ...result, outcomes: result.outcomes.slice(0, cut), reasons: result.reasons.slice(0, cut) };
+      this.settle(batch.slice(0, cut), callbacks.slice(0, cut), tokens.slice(0, cut), decided);
+    }
+    const kept = batch.slice(cut);
+    const keptCallbacks = callbacks.slice(cut);
+    const keptTokens = tokens.slice(cut);
+    if (suspects) this.suspects.unshift(...kept.map((message, i) => ({ message, done: keptCallbacks[i]!, token: keptTokens[i]! })));
+    else {
+      this.queue = [...kept, ...this.queue];
+      this.callbacks = [...keptCallbacks, ...this.callbacks];
+      this.tokens = [...keptTokens, ...this.tokens];
+      for (const message of kept) this.queuedBytes += message.payload.length;
+    }
+    this.stats.heldForSpace++;
+    const retry = this.options.storageFullRetry ?? STORAGE_FULL_RETRY;
+    if (!this.full) {
+      this.full = result.storageFull!;
+      this.fullRetryMs = retry.firstMs;
+      this.options.log.error(
+        { messages: kept.length, reason: result.reasons[cut] },
+        'the disk is full: messages kept unacknowledged and committed again once there is space',
+      );
+    } else this.fullRetryMs = Math.min(this.fullRetryMs * 2, retry.maxMs);
+    this.options.storage?.refused(result.storageFull!);
+    this.fullRetry = setTimeout(() => {
+      this.fullRetry = undefined;
+      this.flush();
+    }, this.fullRetryMs);
+  }
+
+  /** A commit went through after the disk was full. */
+  private writable(): void {
+    this.options.log.info({ refused_since: this.full }, 'the disk has space again: ingest commits and acknowledges');
+    this.full = undefined;
   }
 
   private errorOf(result: BatchResult, index: number): Error | null {

@@ -6,7 +6,7 @@ import { ThrottledLog } from './log-throttle.js';
 import { checkProtocolLevel } from './protocol-level.js';
 import { parseProxyHeader } from './proxy-protocol.js';
 
-// Everything a connection goes through before aedes sees it: TCP accept within the caps on
+// Everything a connection goes through before its MQTT is read: TCP accept within the caps on
 // unauthenticated connections, mutual TLS within its deadline, a CONNECT of a protocol level the
 // broker speaks. The MQTT decisions after that are broker.ts's.
 
@@ -20,8 +20,10 @@ const LISTEN_BACKLOG = 4096;
 
 /** The counters of the listener, part of BrokerStats. */
 export interface ListenerStats extends AdmissionStats {
-  /** TLS handshakes refused: no client certificate, or one the deployment CA did not sign. */
+  /** TLS handshakes refused: no client certificate, one the deployment CA did not sign, or an expired one. */
   handshakesRefused: number;
+  /** Of handshakesRefused: those of a certificate of the deployment CA past its not_after. */
+  expiredCertificatesRefused: number;
   /** CONNECTs of a protocol level other than 3 (MQTT 3.1) or 4 (3.1.1): CONNACK 0x01, closed. */
   protocolLevelsRefused: number;
   /** With --mqtt-proxy-protocol: connections closed for a missing, malformed or late PROXY v2 header. */
@@ -54,7 +56,7 @@ export interface ListenerOptions {
    * the client; a connection without one is refused (--mqtt-proxy-protocol).
    */
   proxyProtocol?: boolean;
-  /** A connection of a gateway certificate whose CONNECT is MQTT 3.1 or 3.1.1: aedes' from here. */
+  /** A connection of a gateway certificate whose CONNECT is MQTT 3.1 or 3.1.1: gateway-connection.ts's from here. */
   onConnection(socket: TLSSocket): void;
 }
 
@@ -135,6 +137,7 @@ export async function listenMqtt(options: ListenerOptions): Promise<MqttListener
     const fields = { remote: peer.remote, certificate_cn: peer.cn, serial: peer.serial };
     if (verifyError === 'CERT_HAS_EXPIRED') {
       stats.handshakesRefused++;
+      stats.expiredCertificatesRefused++;
       refusals.warn('handshake expired', { ...fields, not_after: peer.notAfter, reason: verifyError }, 'MQTT TLS handshake refused: the client certificate expired');
       return;
     }

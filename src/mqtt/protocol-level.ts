@@ -1,9 +1,9 @@
 import type { TLSSocket } from 'node:tls';
 
-// aedes' parser (mqtt-packet) closes the connection on a protocol level other than 3, 4 or 5
-// without a word, and parses level 5 as MQTT 5, whose CONNECT differs from 3.1.1's. [MQTT-3.1.2-2]
-// asks for CONNACK 0x01 instead. So the first bytes of a connection are read here, before aedes
-// sees them: just enough to find the CONNECT's protocol level.
+// [MQTT-3.1.2-2] asks for CONNACK 0x01 when a CONNECT's protocol level is one the server does not
+// speak (MQTT 5's CONNECT differs from 3.1.1's after the level). So the first bytes of a
+// connection are read here, before the gateway connection reads its CONNECT: just enough to find
+// the CONNECT's protocol level.
 
 /** The protocol levels the broker speaks: 3 (MQTT 3.1, "MQIsdp") and 4 (MQTT 3.1.1, "MQTT"). */
 export const SUPPORTED_PROTOCOL_LEVELS: readonly number[] = [3, 4];
@@ -14,7 +14,7 @@ export const CONNACK_UNACCEPTABLE_PROTOCOL_VERSION = Buffer.from([0x20, 0x02, 0x
 /**
  * The protocol level of the CONNECT at the start of `bytes`: a number, 'incomplete' when more bytes
  * are needed to tell, or 'other' when the bytes are not a CONNECT with a protocol name of MQTT 3.1
- * or 3.1.1 (aedes refuses those itself: [MQTT-3.1.0-1], [MQTT-3.1.2-1], [MQTT-4.8.0-1]).
+ * or 3.1.1 (the gateway connection refuses those itself: [MQTT-3.1.0-1], [MQTT-3.1.2-1], [MQTT-4.8.0-1]).
  */
 export function protocolLevelOf(bytes: Uint8Array): number | 'incomplete' | 'other' {
   if (bytes.length === 0) return 'incomplete';
@@ -39,7 +39,7 @@ export function protocolLevelOf(bytes: Uint8Array): number | 'incomplete' | 'oth
 /**
  * Reads the connection's first bytes until the CONNECT's protocol level is known. A supported
  * level (or bytes that are no CONNECT of MQTT 3.x) puts the bytes back and calls `accept`, which
- * hands the socket to aedes; another level gets CONNACK 0x01, the socket is closed ([MQTT-3.1.2-2])
+ * hands the socket on; another level gets CONNACK 0x01, the socket is closed ([MQTT-3.1.2-2])
  * and `refuse` is called with the level. A socket that closes first calls neither: the
  * connection's CONNECT deadline (admission.ts) covers a peer that sends nothing.
  */
@@ -65,7 +65,7 @@ export function checkProtocolLevel(socket: TLSSocket, accept: () => void, refuse
     socket.resume();
     refuse(level);
   };
-  // Until aedes has the socket, its errors (a reset peer) are ours to take, or they would be uncaught.
+  // Until the gateway connection has the socket, its errors (a reset peer) are ours to take, or they would be uncaught.
   const onError = () => socket.destroy();
   const forget = () => socket.off('readable', onReadable);
   socket.on('readable', onReadable);

@@ -1,23 +1,13 @@
+import { X509Certificate, createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import type { SecretRepository } from '../store/ports.js';
 import { join } from 'node:path';
-import forge from 'node-forge';
-import {
-  generateRsaKeyPair,
-  generateRsaKeyPairAsync,
-  positiveSerial,
-  randomSerialHex,
-  readIfExists,
-  signCertificate,
-  writeAtomically,
-  type KeyPair,
-} from './keys.js';
+import type { SecretRepository } from '../store/ports.js';
+import { DEFAULT_GATEWAY_KEY_TYPE, generateKeys, generateKeysAsync, randomSerialHex, readIfExists, writeAtomically, type KeyPair, type KeyType } from './keys.js';
+import { distinguishedName, extensions, ipAddressBytes, issueCertificate, issueCertificateAsync, subjectName, type CertificateFields } from './x509.js';
 
 export { randomSerialHex } from './keys.js';
 
-const { pki } = forge;
-
-/** The deployment CA: signs the MQTT server certificate and every gateway's client certificate. */
+/** The deployment CA (RSA 2048): signs the MQTT server certificate and every gateway's client certificate. */
 export interface CertificateAuthority {
   certPem: string;
   keyPem: string;
@@ -26,6 +16,11 @@ export interface CertificateAuthority {
 export interface IssuedCertificate {
   certPem: string;
   keyPem: string;
+}
+
+/** A gateway's certificate as issued, with its expiry (ms, to the second as the certificate holds it). */
+export interface IssuedClientCertificate extends IssuedCertificate {
+  notAfter: number;
 }
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -37,30 +32,22 @@ const SERVER_RENEW_BEFORE_DAYS = 30;
 /** Certificates start a little in the past so a device with a slightly slow clock accepts them. */
 const BACKDATE_MS = 60 * 60 * 1000;
 
-function validity(cert: forge.pki.Certificate, days: number): void {
+function validity(days: number): Validity {
   const now = Date.now();
-  cert.validity.notBefore = new Date(now - BACKDATE_MS);
-  cert.validity.notAfter = new Date(now + days * DAY);
+  return { notBefore: new Date(now - BACKDATE_MS), notAfter: new Date(now + days * DAY) };
 }
 
 function createCaCertificate(keys: KeyPair): string {
-  const cert = pki.createCertificate();
-  cert.publicKey = keys.publicKey;
-  cert.serialNumber = randomSerialHex();
-  validity(cert, CA_LIFETIME_DAYS);
-  const subject = [
-    { name: 'commonName', value: 'scanhub deployment CA' },
-    { name: 'organizationName', value: 'scanhub' },
-  ];
-  cert.setSubject(subject);
-  cert.setIssuer(subject);
-  cert.setExtensions([
-    { name: 'basicConstraints', cA: true, critical: true },
-    { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
-    { name: 'subjectKeyIdentifier' },
-  ]);
-  signCertificate(cert, keys.keyPem);
-  return pki.certificateToPem(cert);
+  const name = distinguishedName('scanhub deployment CA', 'scanhub');
+  const fields: CertificateFields = {
+    serialHex: randomSerialHex(),
+    issuer: name,
+    subject: name,
+    ...validity(CA_LIFETIME_DAYS),
+    spki: keys.spki,
+    extensions: [extensions.basicConstraints(true), extensions.keyUsage('keyCertSign', 'cRLSign'), extensions.subjectKeyIdentifier(keys.spki)],
+  };
+  return issueCertificate(fields, createPrivateKey(keys.keyPem));
 }
 
 /** Key pairs for the CA and the server certificate, generated off the event loop while a first start does other work. */
@@ -71,12 +58,12 @@ export interface PregeneratedKeys {
 
 /**
  * Starts generating the key pairs a first start will need (none on later starts): the CA's when the
- * store has none yet, the MQTT server's when `dataDir` has no `pki/server.key`.
+ * store has none yet, the MQTT server's when `dataDir` has no `pki/server.key`. Both RSA 2048.
  */
 export function pregenerateDeploymentKeys(dataDir: string, caMissing: boolean): PregeneratedKeys {
   return {
-    ...(caMissing ? { ca: generateRsaKeyPairAsync() } : {}),
-    ...(readIfExists(join(dataDir, 'pki', 'server.key')) === undefined ? { server: generateRsaKeyPairAsync() } : {}),
+    ...(caMissing ? { ca: generateKeysAsync('rsa-2048') } : {}),
+    ...(readIfExists(join(dataDir, 'pki', 'server.key')) === undefined ? { server: generateKeysAsync('rsa-2048') } : {}),
   };
 }
 
@@ -89,45 +76,57 @@ export function pregenerateDeploymentKeys(dataDir: string, caMissing: boolean): 
 export async function loadOrCreateCa(secrets: SecretRepository, pregenerated?: KeyPair): Promise<CertificateAuthority> {
   let keyPem = await secrets.get('pki/ca.key');
   if (keyPem === undefined) {
-    const keys = pregenerated ?? (await generateRsaKeyPairAsync());
+    const keys = pregenerated ?? (await generateKeysAsync('rsa-2048'));
     keyPem = await secrets.getOrCreate('pki/ca.key', () => keys.keyPem);
   }
   const stored = keyPem;
-  const certPem = await secrets.getOrCreate('pki/ca.crt', () => {
-    const privateKey = pki.privateKeyFromPem(stored) as forge.pki.rsa.PrivateKey;
-    return createCaCertificate({ publicKey: pki.setRsaPublicKey(privateKey.n, privateKey.e), keyPem: stored });
-  });
+  const certPem = await secrets.getOrCreate('pki/ca.crt', () => createCaCertificate({ type: 'rsa-2048', spki: createPublicKey(stored).export({ type: 'spki', format: 'der' }), keyPem: stored }));
   return { certPem, keyPem };
 }
 
-function signWithCa(ca: CertificateAuthority, cert: forge.pki.Certificate): void {
-  const caCert = pki.certificateFromPem(ca.certPem);
-  cert.setIssuer(caCert.subject.attributes);
-  signCertificate(cert, ca.keyPem);
+/** What signing with a CA needs, parsed once per CA object: its key and its subject (the issuer of what it signs). */
+interface Signer {
+  key: KeyObject;
+  issuer: Buffer;
 }
 
-/** Hosts as subject alternative names: IP SANs (type 7) for addresses, DNS SANs (type 2) for names. */
-function altNames(hosts: string[]): { type: number; value?: string; ip?: string }[] {
+const signers = new WeakMap<CertificateAuthority, Signer>();
+
+function signerOf(ca: CertificateAuthority): Signer {
+  let signer = signers.get(ca);
+  if (!signer) {
+    signer = { key: createPrivateKey(ca.keyPem), issuer: subjectName(ca.certPem) };
+    signers.set(ca, signer);
+  }
+  return signer;
+}
+
+/** Hosts as subject alternative names: IP addresses as IP names, anything else as DNS names. */
+function altNames(hosts: string[]): { dns?: string; ip?: string }[] {
   const unique = [...new Set([...hosts, 'localhost', '127.0.0.1'].map((h) => h.replace(/^\[|\]$/g, '').toLowerCase()))];
-  return unique
-    .filter((h) => h !== '' && h !== '0.0.0.0' && h !== '::')
-    .map((h) => (isIpAddress(h) ? { type: 7, ip: h } : { type: 2, value: h }));
+  return unique.filter((h) => h !== '' && h !== '0.0.0.0' && h !== '::').map((h) => (isIpAddress(h) ? { ip: h } : { dns: h }));
 }
 
 function isIpAddress(host: string): boolean {
   return /^\d{1,3}(\.\d{1,3}){3}$/.test(host) || host.includes(':');
 }
 
+/** How X509Certificate.subjectAltName spells a name (IPv6 as eight groups without zero compression). */
+function spelled(name: { dns?: string; ip?: string }): string {
+  if (name.dns !== undefined) return `DNS:${name.dns}`;
+  if (!name.ip!.includes(':')) return `IP Address:${name.ip}`;
+  const bytes = ipAddressBytes(name.ip!);
+  return `IP Address:${Array.from({ length: 8 }, (_, i) => bytes.readUInt16BE(i * 2).toString(16).toUpperCase()).join(':')}`;
+}
+
 /** Whether a stored server certificate was signed by this CA, covers every host and is not near expiry. */
 function serverCertificateFits(ca: CertificateAuthority, certPem: string, hosts: string[]): boolean {
   try {
-    const cert = pki.certificateFromPem(certPem);
-    const caCert = pki.certificateFromPem(ca.certPem);
-    if (!caCert.verify(cert)) return false;
-    if (cert.validity.notAfter.getTime() - Date.now() < SERVER_RENEW_BEFORE_DAYS * DAY) return false;
-    const san = cert.getExtension('subjectAltName') as { altNames?: { type: number; value?: string; ip?: string }[] } | null;
-    const covered = new Set((san?.altNames ?? []).map((n) => (n.type === 7 ? n.ip : n.value)?.toLowerCase()));
-    return altNames(hosts).every((n) => covered.has(n.type === 7 ? n.ip : n.value));
+    const cert = new X509Certificate(certPem);
+    if (!cert.verify(new X509Certificate(ca.certPem).publicKey)) return false;
+    if (Date.parse(cert.validTo) - Date.now() < SERVER_RENEW_BEFORE_DAYS * DAY) return false;
+    const covered = new Set((cert.subjectAltName ?? '').split(', ').map((name) => name.toUpperCase()));
+    return altNames(hosts).every((name) => covered.has(spelled(name).toUpperCase()));
   } catch {
     return false;
   }
@@ -136,7 +135,7 @@ function serverCertificateFits(ca: CertificateAuthority, certPem: string, hosts:
 /**
  * A server certificate from `pki/<name>.{crt,key}` (the MQTT listener's is `server`, HTTPS's with
  * `serve --https` is `https`), reissued when it does not cover `hosts` (plus localhost and
- * 127.0.0.1), was signed by another CA, or expires within 30 days.
+ * 127.0.0.1), was signed by another CA, or expires within 30 days. Its key is RSA 2048.
  */
 export function issueServerCertificate(
   ca: CertificateAuthority,
@@ -154,22 +153,25 @@ export function issueServerCertificate(
   if (storedCert !== undefined && storedKey !== undefined && serverCertificateFits(ca, storedCert, hosts)) {
     return { certPem: storedCert, keyPem: storedKey };
   }
-  const keys = pregenerated ?? generateRsaKeyPair();
-  const cert = pki.createCertificate();
-  cert.publicKey = keys.publicKey;
-  cert.serialNumber = randomSerialHex();
-  validity(cert, SERVER_LIFETIME_DAYS);
+  const keys = pregenerated ?? generateKeys('rsa-2048');
   const names = altNames(hosts);
-  const first = names.find((n) => n.type === 2)?.value ?? names[0]!.ip!;
-  cert.setSubject([{ name: 'commonName', value: first }]);
-  cert.setExtensions([
-    { name: 'basicConstraints', cA: false },
-    { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
-    { name: 'extKeyUsage', serverAuth: true },
-    { name: 'subjectAltName', altNames: names },
-  ]);
-  signWithCa(ca, cert);
-  const certPem = pki.certificateToPem(cert);
+  const signer = signerOf(ca);
+  const certPem = issueCertificate(
+    {
+      serialHex: randomSerialHex(),
+      issuer: signer.issuer,
+      subject: distinguishedName(names.find((n) => n.dns !== undefined)?.dns ?? names[0]!.ip!),
+      ...validity(SERVER_LIFETIME_DAYS),
+      spki: keys.spki,
+      extensions: [
+        extensions.basicConstraints(false),
+        extensions.keyUsage('digitalSignature', 'keyEncipherment'),
+        extensions.extendedKeyUsage('serverAuth'),
+        extensions.subjectAltName(names),
+      ],
+    },
+    signer.key,
+  );
   // Key first: a reader holding the new certificate then always finds its key.
   writeAtomically(keyFile, keys.keyPem);
   writeAtomically(certFile, certPem);
@@ -182,28 +184,47 @@ export interface Validity {
   notAfter: Date;
 }
 
-/** A gateway's client certificate: fresh RSA 2048 key, CN = `commonName`, clientAuth only; valid 10 years unless `validity` says otherwise. */
-export function issueClientCertificate(ca: CertificateAuthority, commonName: string, serialHex: string, validity?: Validity): IssuedCertificate {
-  return certifyClientKey(ca, generateRsaKeyPair(), commonName, serialHex, validity);
+/** What a client certificate may differ in: its key type (EC P-256 by default) and validity (10 years). */
+export interface ClientCertificateOptions {
+  keyType?: KeyType;
+  validity?: Validity;
 }
 
-/** As `issueClientCertificate`, generating the key off the event loop. */
-export async function issueClientCertificateAsync(ca: CertificateAuthority, commonName: string, serialHex: string): Promise<IssuedCertificate> {
-  return certifyClientKey(ca, await generateRsaKeyPairAsync(), commonName, serialHex);
+/** The fields of a gateway's client certificate: CN = `commonName`, clientAuth only. */
+function clientFields(ca: CertificateAuthority, keys: KeyPair, commonName: string, serialHex: string, given?: Validity): CertificateFields {
+  return {
+    serialHex,
+    issuer: signerOf(ca).issuer,
+    subject: distinguishedName(commonName),
+    ...(given ?? validity(CLIENT_LIFETIME_DAYS)),
+    spki: keys.spki,
+    extensions: [
+      extensions.basicConstraints(false),
+      // An EC key signs (ECDSA); an RSA key also decrypts in RSA key exchange (TLS 1.2).
+      keys.type === 'rsa-2048' ? extensions.keyUsage('digitalSignature', 'keyEncipherment') : extensions.keyUsage('digitalSignature'),
+      extensions.extendedKeyUsage('clientAuth'),
+    ],
+  };
 }
 
-function certifyClientKey(ca: CertificateAuthority, keys: KeyPair, commonName: string, serialHex: string, given?: Validity): IssuedCertificate {
-  const cert = pki.createCertificate();
-  cert.publicKey = keys.publicKey;
-  cert.serialNumber = positiveSerial(serialHex);
-  validity(cert, CLIENT_LIFETIME_DAYS);
-  if (given) Object.assign(cert.validity, given);
-  cert.setSubject([{ name: 'commonName', value: commonName }]);
-  cert.setExtensions([
-    { name: 'basicConstraints', cA: false },
-    { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
-    { name: 'extKeyUsage', clientAuth: true },
-  ]);
-  signWithCa(ca, cert);
-  return { certPem: pki.certificateToPem(cert), keyPem: keys.keyPem };
+/** A gateway's client certificate with a fresh key, signed by the CA. */
+export function issueClientCertificate(ca: CertificateAuthority, commonName: string, serialHex: string, options: ClientCertificateOptions = {}): IssuedClientCertificate {
+  const keys = generateKeys(options.keyType ?? DEFAULT_GATEWAY_KEY_TYPE);
+  const fields = clientFields(ca, keys, commonName, serialHex, options.validity);
+  return { certPem: issueCertificate(fields, signerOf(ca).key), keyPem: keys.keyPem, notAfter: toTheSecond(fields.notAfter) };
 }
+
+/** As `issueClientCertificate`, the key made and the certificate signed on libuv's thread pool. */
+export async function issueClientCertificateAsync(
+  ca: CertificateAuthority,
+  commonName: string,
+  serialHex: string,
+  keyType: KeyType = DEFAULT_GATEWAY_KEY_TYPE,
+): Promise<IssuedClientCertificate> {
+  const keys = await generateKeysAsync(keyType);
+  const fields = clientFields(ca, keys, commonName, serialHex);
+  return { certPem: await issueCertificateAsync(fields, signerOf(ca).key), keyPem: keys.keyPem, notAfter: toTheSecond(fields.notAfter) };
+}
+
+/** A certificate's times are whole seconds. */
+const toTheSecond = (date: Date) => Math.floor(date.getTime() / 1000) * 1000;

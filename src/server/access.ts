@@ -2,9 +2,9 @@ import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import type { AuditActor } from '../domain/audit.js';
 import { permissionsOf, type Permission } from '../domain/permissions.js';
 import { hashApiKey, isWellFormedApiKey, looksLikeApiKey } from '../auth/api-keys.js';
-import type { ApiKeyRecord, UserRecord } from '../store/ports.js';
+import { StorageFull, type ApiKeyRecord, type UserRecord } from '../store/ports.js';
 import type { ServerContext } from './context.js';
-import { forbidden, unauthorized } from './errors.js';
+import { HttpError, forbidden, unauthorized } from './errors.js';
 
 /**
  * Who may call a route. Every `/:customer_id/...` route must declare it: the tenant check and
@@ -64,6 +64,23 @@ function toArray<T>(value: T | T[] | undefined): T[] {
   return Array.isArray(value) ? value : [value];
 }
 
+/**
+ * Whether the caller of a guarded request may still make its call (a response that lasts, such
+ * as the live event stream, asks again now and then): undefined, or why not (the refusal's
+ * details: a revoked key, a deleted user, an expired IdToken).
+ */
+export async function refusalNow(ctx: ServerContext, request: FastifyRequest): Promise<string | undefined> {
+  const access = (request.routeOptions.config as { access?: Access }).access;
+  if (!access) throw new Error(`route ${request.routeOptions.url} has no access guard`);
+  try {
+    await authorize(ctx, request, access);
+    return undefined;
+  } catch (error) {
+    if (error instanceof HttpError) return error.details;
+    throw error;
+  }
+}
+
 /** Who is calling, checked against the path's customer and the route's access. */
 async function authorize(ctx: ServerContext, request: FastifyRequest, access: Access): Promise<Principal> {
   const caller = await authenticate(ctx, request.headers.authorization);
@@ -109,10 +126,16 @@ export interface Caller {
 /** A key's last_used is written when it is older than this: steady use costs one write a minute. */
 export const LAST_USED_PRECISION_MS = 60_000;
 
+/** The credential of an Authorization header, bare or `Bearer <credential>` (any case of Bearer); undefined when there is none. */
+export function credentialOf(header: string | undefined): string | undefined {
+  if (!header || header.trim() === '') return undefined;
+  return header.replace(/^Bearer\s+/i, '').trim();
+}
+
 /** Who an Authorization header (IdToken or API key, bare or `Bearer <credential>`) belongs to. */
 export async function authenticate(ctx: ServerContext, header: string | undefined): Promise<Caller> {
-  if (!header || header.trim() === '') throw unauthorized('No authentication header found: send the IdToken in the Authorization header.');
-  const credential = header.replace(/^Bearer\s+/i, '').trim();
+  const credential = credentialOf(header);
+  if (credential === undefined) throw unauthorized('No authentication header found: send the IdToken in the Authorization header.');
   if (looksLikeApiKey(credential)) return authenticateApiKey(ctx, credential);
   let sub: string;
   try {
@@ -148,7 +171,13 @@ async function authenticateApiKey(ctx: ServerContext, key: string): Promise<Call
     throw unauthorized(`The user who created the API key "${record.name}" no longer exists: create a new key.`);
   }
   if (record.last_used === null || record.last_used <= now - LAST_USED_PRECISION_MS) {
-    await ctx.store.apiKeys.touch(record.id, now, now - LAST_USED_PRECISION_MS);
+    try {
+      await ctx.store.apiKeys.touch(record.id, now, now - LAST_USED_PRECISION_MS);
+    } catch (error) {
+      // A full disk must not refuse reads: `last_used` stays older until a later call can write it.
+      if (!(error instanceof StorageFull)) throw error;
+      return { user, apiKey: record };
+    }
     return { user, apiKey: { ...record, last_used: now } };
   }
   return { user, apiKey: record };

@@ -14,13 +14,17 @@ import { registerAuthRoutes } from './routes/auth.js';
 import { registerCertificateRoutes } from './routes/certificates.js';
 import { registerDownloadRoutes } from './routes/downloads.js';
 import { registerEventRoutes } from './routes/events.js';
+import { registerEventStreamRoutes } from './routes/event-stream.js';
 import { registerExportRoutes } from './routes/exports.js';
 import { registerFeatureRoutes } from './routes/features.js';
 import { registerGatewayRoutes } from './routes/gateways.js';
 import { registerHealthRoutes, type Readiness } from './routes/health.js';
 import { registerProvisioningRoutes } from './routes/provisioning.js';
+import { registerRetentionRoutes } from './routes/retention.js';
 import { registerJobAnalysisRoutes } from './routes/job-analysis.js';
 import { registerJobConfigRoutes } from './routes/job-configs.js';
+import { registerMetricsRoutes } from './routes/metrics.js';
+import { ServiceMetrics, UNMATCHED_ROUTE } from './metrics.js';
 import { registerUserRoutes } from './routes/users.js';
 import { addSharedSchemas } from './schemas.js';
 import { strictBodyValidators } from './validation.js';
@@ -42,6 +46,10 @@ export interface AppOptions {
   rateLimits?: RateLimits;
   /** Serve HTTPS with this pair (reloaded with `server.setSecureContext`); plain HTTP without. */
   tls?: TlsPair;
+  /** The metrics `GET /metrics` reports and HTTP requests are counted into (a registry of its own when omitted). */
+  metrics?: ServiceMetrics;
+  /** SCANHUB_METRICS_TOKEN: `GET /metrics` needs it as a Bearer token; unset, it answers loopback clients only. */
+  metricsToken?: string;
 }
 
 /** Builds the HTTP API over the context. Never listens: `serve` and tests decide that. */
@@ -72,6 +80,11 @@ export async function buildApp(ctx: ServerContext, options: AppOptions = {}): Pr
   installAccessGuard(app, ctx);
   await installRateLimits(app, options.rateLimits);
   requireOperationDocs(app);
+  const metrics = options.metrics ?? new ServiceMetrics(ctx.store);
+  // Labelled by the route's template, never the raw path (whose ids would make a series per gateway).
+  app.addHook('onResponse', async (request, reply) => {
+    metrics.observeRequest(request.method, request.routeOptions.url ?? UNMATCHED_ROUTE, reply.statusCode, reply.elapsedTime / 1000);
+  });
 
   registerHealthRoutes(app, ctx, options.readiness ?? { http: true, mqtt: true });
   registerAuthRoutes(app, ctx);
@@ -80,6 +93,7 @@ export async function buildApp(ctx: ServerContext, options: AppOptions = {}): Pr
   registerFeatureRoutes(app, ctx);
   registerDownloadRoutes(app, ctx);
   registerEventRoutes(app, ctx);
+  registerEventStreamRoutes(app, ctx);
   registerExportRoutes(app, ctx);
   registerGatewayRoutes(app, ctx);
   registerProvisioningRoutes(app, ctx);
@@ -88,6 +102,8 @@ export async function buildApp(ctx: ServerContext, options: AppOptions = {}): Pr
   registerJobAnalysisRoutes(app, ctx);
   registerAssetRoutes(app, ctx);
   registerAuditLogRoutes(app, ctx);
+  registerRetentionRoutes(app, ctx);
+  registerMetricsRoutes(app, metrics, options.metricsToken);
 
   app.get('/openapi.json', {
     schema: {

@@ -1,6 +1,10 @@
 import type { IdTokens } from '../auth/idtoken.js';
 import type { CertificateAuthority } from '../pki/ca.js';
+import { cursorKey } from '../domain/stream-cursor.js';
+import type { KeyType } from '../pki/keys.js';
 import { Exporter } from '../export/exporter.js';
+import { RetentionSweeper, type RetentionOptions } from '../retention/sweeper.js';
+import { LiveEvents, type LiveEventOptions } from './live-events.js';
 import type { Store } from '../store/ports.js';
 
 /** Where the deployment is reachable and keeps its files. */
@@ -13,6 +17,8 @@ export interface ServerConfig {
   publicUrl: string;
   mqttPublicHost: string;
   mqttPort: number;
+  /** The key type of new gateway certificates (`serve --gateway-key-type`). */
+  gatewayKeyType: KeyType;
 }
 
 /** Everything a route needs: the store, keys, the clock. Built once per server (or test). */
@@ -29,6 +35,10 @@ export interface ServerContext {
   clock: () => number;
   /** Runs export tasks in worker threads; started and stopped with the app (routes/exports.ts). */
   exporter: Exporter;
+  /** Deletes events past their customer's retention period; started and stopped with the app (routes/retention.ts). */
+  retention: RetentionSweeper;
+  /** The live event streams and their hubs; ended with the app (routes/event-stream.ts). */
+  liveEvents: LiveEvents;
 }
 
 /** The context over an open store; the caller owns the store and keys. */
@@ -37,6 +47,8 @@ export function createContext(
   config: ServerConfig,
   keys: { idTokens: IdTokens; linkKey: Buffer; ca: CertificateAuthority },
   clock: () => number = Date.now,
+  liveEvents: Partial<LiveEventOptions> = {},
+  retention: RetentionOptions = {},
 ): ServerContext {
   return {
     store,
@@ -44,5 +56,7 @@ export function createContext(
     ...keys,
     clock,
     exporter: new Exporter({ store, dataDir: config.blobDir, clock }),
+    liveEvents: new LiveEvents(store, cursorKey(keys.linkKey), liveEvents),
+    retention: new RetentionSweeper({ store, clock, ...retention }),
   };
 }

@@ -1,8 +1,8 @@
 import cors from '@fastify/cors';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { ALLOW_HEADERS, ALLOW_METHODS, CORS_HEADERS, EXPOSE_HEADERS } from './cors.js';
-import { StoreUnavailable } from '../store/ports.js';
-import { HttpError, badRequest, internalError, methodNotAllowed, notFound, serviceUnavailable } from './errors.js';
+import { StorageFull, StoreUnavailable } from '../store/ports.js';
+import { HttpError, badRequest, insufficientStorage, internalError, methodNotAllowed, notFound, serviceUnavailable } from './errors.js';
 import { installServerRefusals } from './http-refusals.js';
 
 /**
@@ -43,6 +43,8 @@ export async function installConventions(app: FastifyInstance): Promise<void> {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const httpError = toHttpError(error);
     if (httpError.statusCode === 503) request.log.warn({ err: error }, 'request refused: database unavailable');
+    // The store logs the full disk once (serve.ts); each refused request is a line, without a stack.
+    else if (httpError.statusCode === 507) request.log.warn({ reason: (error as Error).message }, 'request refused: no space left for the database');
     else if (httpError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
     else request.log.info({ status: httpError.statusCode, details: httpError.details }, 'request refused');
     sendError(reply, httpError);
@@ -178,6 +180,9 @@ const PLACES: Record<string, string> = {
 /** Maps anything a route or fastify throws onto the error the client sees. */
 function toHttpError(error: FastifyError): HttpError {
   if (error instanceof HttpError) return error;
+  if (error instanceof StorageFull) {
+    return insufficientStorage(`The database cannot be written: ${error.message}. Reads still work; writes succeed again once space is freed.`);
+  }
   if (error instanceof StoreUnavailable) return serviceUnavailable(`The database is unavailable (${error.message}); try again shortly.`);
   if (error.validation) return badRequest(describeValidation(error));
   const status = error.statusCode ?? 500;

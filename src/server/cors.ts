@@ -1,6 +1,6 @@
 /** What every response allows a browser (DESIGN.md: CORS on every response, error or success). */
 export const ALLOW_METHODS = 'GET, POST, PUT, PATCH, DELETE, OPTIONS';
-export const ALLOW_HEADERS = 'Authorization, Content-Type, If-Match, If-None-Match';
+export const ALLOW_HEADERS = 'Authorization, Content-Type, If-Match, If-None-Match, Last-Event-ID';
 export const EXPOSE_HEADERS = 'ETag, Content-Disposition, Location';
 
 /** The CORS headers of answers written outside @fastify/cors (framework errors, parser refusals). */

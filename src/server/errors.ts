@@ -37,4 +37,6 @@ export const internalError = () =>
   new HttpError(500, 'Internal Server Error', 'The server failed to handle the request; the cause is in its log.');
 /** The database is unreachable or restarting: try again shortly. */
 export const serviceUnavailable = (details: string) => new HttpError(503, 'Service Unavailable', details, { 'retry-after': '5' });
+/** The database has no space left for the write (reads still work); it succeeds again once space is freed. */
+export const insufficientStorage = (details: string) => new HttpError(507, 'Insufficient Storage', details);
 export const notImplemented = (details: string) => new HttpError(501, 'Not Implemented', details);

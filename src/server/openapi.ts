@@ -44,6 +44,11 @@ export function openApiOptions(ctx: ServerContext): FastifyDynamicSwaggerOptions
             name: 'Authorization',
             description: 'The id_token of POST /auth/login, or an API key of POST /{customer_id}/api-keys, bare or as "Bearer <token>".',
           },
+          MetricsToken: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'GET /metrics only: the SCANHUB_METRICS_TOKEN the server runs with. Without it set, /metrics takes no token and answers clients on its own machine only.',
+          },
         },
       },
     },
@@ -112,6 +117,7 @@ function refusalsOf(doc: OperationDoc, schema: FastifySchema & { security?: unkn
     ...(takesBody ? { 415: 'The request body is not application/json.' } : {}),
     500: 'The server failed to handle the request; the cause is in its log.',
     503: 'The server is shutting down: retry in a moment.',
+    ...(takesBody && !doc.readOnly ? { 507: 'The database has no space left for the write; details names the disk. Reads still work, and the call succeeds again once space is freed.' } : {}),
     ...doc.errors,
   };
   return Object.fromEntries(Object.entries(refusals).sort(([a], [b]) => Number(a) - Number(b)));

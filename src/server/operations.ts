@@ -14,6 +14,8 @@ export interface OperationDoc {
   errors?: Record<number, string>;
   /** The name and meaning of the route's `*` (OpenAPI has no wildcard parameter). */
   wildcard?: { name: string; description: string };
+  /** A POST that only reads: no 507 (every other POST, PUT, PATCH and DELETE writes). */
+  readOnly?: true;
 }
 
 /** The tags the routes use, in the order a reader meets them. */
@@ -29,7 +31,8 @@ export const TAGS = [
   { name: 'features', description: 'Feature flags of a customer.' },
   { name: 'downloads', description: 'Files handed out through signed, expiring links: exports, assets, provisioning packages.' },
   { name: 'audit', description: 'Who did what: the audit log of security-relevant actions.' },
-  { name: 'operations', description: 'Health and this document, for operators and tools.' },
+  { name: 'retention', description: 'How long events are kept before they are deleted.' },
+  { name: 'operations', description: 'Health, metrics and this document, for operators and tools.' },
 ];
 
 const NO_USER = 'No user with this id in the customer.';
@@ -42,6 +45,15 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     operationId: 'getHealth',
     description: 'For load balancers and monitoring: 200 when HTTP, MQTT and the database are all ready, else 503 naming the parts that are not.',
     errors: { 503: 'Not ready: details names the parts that are not (starting, or the MQTT writer restarting), or the server is shutting down.' },
+  },
+  'GET /metrics': {
+    operationId: 'getMetrics',
+    description:
+      'For Prometheus: ingest, MQTT, HTTP, export and database metrics and the process metrics, in the text format. With SCANHUB_METRICS_TOKEN set it needs that token as a Bearer token; unset, it answers clients on the server\'s own machine (loopback) only.',
+    errors: {
+      401: 'SCANHUB_METRICS_TOKEN is set and the Authorization header does not carry it.',
+      403: 'SCANHUB_METRICS_TOKEN is unset and the client is not on the server\'s machine (loopback), or a trusted balancer forwarded it for a client that is not.',
+    },
   },
   'GET /openapi.json': {
     operationId: 'getOpenApiDocument',
@@ -123,6 +135,16 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     description: 'The key is refused (401) from the next request on, on every instance. A revoked key is no longer listed; revoking it again answers 404.',
     errors: { 404: 'No key with this id in the customer, or it was revoked already.' },
   },
+  'GET /:customer_id/retention': {
+    operationId: 'getRetention',
+    description:
+      'events_days: how many days events are kept (null: for ever, the default); last_deletion: the last finished deletion pass, read-only (docs/retention.md).',
+  },
+  'PUT /:customer_id/retention': {
+    operationId: 'setRetention',
+    description:
+      'Events older than events_days days are deleted in small batches, soon after this call and every 10 minutes, while ingest and listing go on; null keeps them for ever. Answers the retention as stored. Recorded in the audit log (retention.set).',
+  },
   'GET /:customer_id/features': {
     operationId: 'listFeatures',
     description: 'Non-standard or pre-release features available to the customer, each enabled or not, with its additional properties.',
@@ -144,9 +166,16 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     description:
       'Entries with start_time <= time < end_time (default: the last 24 hours), newest first; links.next continues the query. Log-ins, users, invitations, API keys, gateways and their provisioning, features, EULA agreements and exports (docs/audit.md).',
   },
+  'GET /:customer_id/events/stream': {
+    operationId: 'streamEvents',
+    description:
+      'Server-Sent Events (text/event-stream), read with EventSource or fetch: each event as it is stored, in commit order, its cursor as `id:`. A client that reconnects with `Last-Event-ID` gets every event after that id, none twice. A client that does not read is cut off with a last comment naming the id to resume from.',
+    errors: { 400: 'gateway_id is malformed, or Last-Event-ID is not the id of an event of this customer\'s stream (or names a position past every stored event).' },
+  },
   'GET /:customer_id/events/export': {
     operationId: 'exportEvents',
     description: 'Answers once the file is written, with a signed link valid 5 minutes; for large ranges an export task does not hold the request open.',
+    errors: { 507: 'The export file could not be written: the disk of the export files is full. Try again once space is freed.' },
   },
   'POST /:customer_id/events/export/tasks': {
     operationId: 'createExportTask',
@@ -252,6 +281,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     operationId: 'runJobAnalysis',
     description: 'For each gateway of the job configuration, the jobs its events show between the barcodes; computed in a worker thread.',
     errors: { 404: NO_JOB_CONFIG },
+    readOnly: true,
   },
   'GET /:customer_id/assets': {
     operationId: 'listAssets',

@@ -8,17 +8,21 @@ import { startBroker, type MqttBroker } from '../mqtt/broker.js';
 import type { CreatedWindow } from '../domain/payload-limits.js';
 import type { Server as TlsServer } from 'node:tls';
 import { issueServerCertificate, loadOrCreateCa, pregenerateDeploymentKeys, type CertificateAuthority } from '../pki/ca.js';
+import { DEFAULT_GATEWAY_KEY_TYPE, type KeyType } from '../pki/keys.js';
 import type { TlsPair } from '../pki/tls-pair.js';
 import { IdTokens } from '../auth/idtoken.js';
 import { MIN_PASSWORD_LENGTH, generatePassword, hashPassword } from '../auth/passwords.js';
 import { operatorAuditEntry } from '../domain/audit.js';
 import { loadLinkKey } from '../auth/secrets.js';
 import { openStore, sqliteLocator } from '../store/open.js';
+import type { RetentionOptions } from '../retention/sweeper.js';
 import type { Store, StoreLocator } from '../store/ports.js';
 import { buildApp } from './app.js';
 import { createContext, type ServerContext } from './context.js';
+import { ServiceMetrics } from './metrics.js';
 import type { RateLimits } from '../domain/rate-limits.js';
 import type { Readiness } from './routes/health.js';
+import type { LiveEventOptions } from './live-events.js';
 
 /** How long close() lets in-flight HTTP requests finish before it cuts their connections. */
 const DRAIN_GRACE_MS = 3000;
@@ -51,8 +55,16 @@ export interface ServeOptions {
   mqttLimits?: Partial<ConnectionLimits>;
   /** Requests per minute per client address on POST /auth/* and POST /provisioning (default RATE_LIMITS; tests change them). */
   rateLimits?: RateLimits;
+  /** The key type of new gateway certificates (default DEFAULT_GATEWAY_KEY_TYPE, EC P-256). */
+  gatewayKeyType?: KeyType;
   /** HTTPS for the API: with this pair (`--tls-cert/--tls-key`), or a certificate of the deployment CA (`--https`). */
   tls?: TlsPair | 'deployment-ca';
+  /** Timings of the deletion of old events (tests shorten them; default: src/retention/sweeper.ts). */
+  retention?: RetentionOptions;
+  /** SCANHUB_METRICS_TOKEN: `GET /metrics` needs it as a Bearer token; unset, it answers loopback clients only. */
+  metricsToken?: string;
+  /** Heartbeat, buffer bound and read size of the live event streams (default DEFAULT_LIVE_EVENT_OPTIONS; tests shorten them). */
+  liveEvents?: Partial<LiveEventOptions>;
 }
 
 export interface Bootstrap {
@@ -170,13 +182,30 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       publicUrl: options.publicUrl?.replace(/\/+$/, '') ?? '',
       mqttPublicHost: options.mqttPublicHost ?? reachableHost(options.host),
       mqttPort: options.mqttPort,
+      gatewayKeyType: options.gatewayKeyType ?? DEFAULT_GATEWAY_KEY_TYPE,
     };
-    const ctx = createContext(store, config, { idTokens, linkKey: await loadLinkKey(store.secrets), ca }, clock);
+    const ctx = createContext(store, config, { idTokens, linkKey: await loadLinkKey(store.secrets), ca }, clock, options.liveEvents, options.retention);
     const created = await bootstrap(ctx, options);
     const readiness: Readiness = { http: false, mqtt: false };
     const tls = httpsPair(options, ca, dataDir, config.mqttPublicHost);
-    const app = await buildApp(ctx, { logger: options.logger ?? false, readiness, trustProxy: options.trustProxy, rateLimits: options.rateLimits, tls });
+    const metrics = new ServiceMetrics(store);
+    const app = await buildApp(ctx, {
+      logger: options.logger ?? false,
+      readiness,
+      trustProxy: options.trustProxy,
+      rateLimits: options.rateLimits,
+      tls,
+      metrics,
+      metricsToken: options.metricsToken,
+    });
 
+    // Once per change, however many writes are refused meanwhile (each 507 is in the request log).
+    const where = store.locator.kind === 'sqlite' ? store.locator.file : 'PostgreSQL';
+    store.storage.onChange((full) =>
+      full
+        ? app.log.error({ reason: full, database: where }, 'the database has no space left: writes are refused (HTTP 507, no PUBACK) until space is freed')
+        : app.log.info({ database: where }, 'the database has space again: writes go through'),
+    );
     await app.listen({ host: options.host, port: options.port });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : options.port;
@@ -196,19 +225,28 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         createdWindow: options.createdWindow,
         limits: options.mqttLimits,
         proxyProtocol: options.mqttProxyProtocol,
+        onCommit: metrics.observeCommit,
       });
     } catch (error) {
       await app.close();
       throw new Error(`cannot start the MQTT broker on ${options.host}:${options.mqttPort}: ${(error as Error).message}`, { cause: error });
     }
+    metrics.watchBroker(broker);
     // mqtt_endpoint (provisioning) names the port as bound, or the balancer's.
     config.mqttPort = options.mqttPublicPort ?? broker.port;
     readiness.mqtt = true;
     readiness.mqttFault = () => broker.fault();
     readiness.threads = () => [broker.threads.writer, ...broker.threads.maintenance];
+    // Old events are deleted in the ingest writer thread, between its commits (docs/retention.md).
+    ctx.retention.start(app.log.child({ component: 'retention' }), (customerId, cutoff, limit, after) =>
+      broker.deleteEvents({ customerId, cutoff, limit, after }),
+    );
     const publicUrl = { url: config.publicUrl, source: sourceOf(options.publicUrl, options.host) };
     const mqttPublicHost = { host: config.mqttPublicHost, source: sourceOf(options.mqttPublicHost, options.host) };
-    app.log.info({ url, publicUrl: publicUrl.url, publicUrlSource: publicUrl.source, mqttPort: broker.port, dataDir }, 'scanhub listening');
+    app.log.info(
+      { url, publicUrl: publicUrl.url, publicUrlSource: publicUrl.source, mqttPort: broker.port, dataDir, gatewayKeyType: config.gatewayKeyType },
+      'scanhub listening',
+    );
 
     let closing: Promise<void> | undefined;
     return {

@@ -9,6 +9,8 @@ export interface SimulationOptions {
   rate: number;
   durationMs: number;
   jobs?: JobBarcodes;
+  /** Events are stamped this many ms before they are sent (a device uploading what it kept while offline); default 0. */
+  backdateMs?: number;
   /** Overrides the mqtt_endpoint the service handed out (e.g. from another network). */
   mqttEndpoint?: string;
   /** A connection lost, a reconnect refused (once per loss, with the broker's reason), a reconnect. */
@@ -53,6 +55,7 @@ interface Publisher {
 /** Connects every gateway over mqtts with its PKCS#12, publishes at the rate for the duration, waits for the PUBACKs. */
 export async function runSimulation(options: SimulationOptions): Promise<SimulationSummary> {
   const counts = { sent: 0, acknowledged: 0, failed: 0, reports: 0 };
+  const backdateMs = options.backdateMs ?? 0;
   let settled: (() => void) | undefined;
   const outstanding = () => counts.sent - counts.acknowledged - counts.failed;
   const publish = (publisher: Publisher, message: SimulatedEvent) => {
@@ -81,7 +84,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
         for (const publisher of publishers) {
           while (publisher.generated < due && outstanding() < MAX_IN_FLIGHT * publishers.length) {
             publisher.generated++;
-            publish(publisher, publisher.device.next(now));
+            publish(publisher, publisher.device.next(now - backdateMs));
           }
         }
         if (now - lastProgress >= 1000) {
@@ -95,7 +98,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       }, TICK_MS);
     });
     for (const publisher of publishers) {
-      const end = publisher.device.finish(Date.now());
+      const end = publisher.device.finish(Date.now() - backdateMs);
       if (end) publish(publisher, end);
     }
     if (outstanding() > 0) {

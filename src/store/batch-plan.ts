@@ -96,4 +96,15 @@ export function mergeSingle(result: BatchResult, i: number, single: BatchResult)
   result.events += single.events;
   result.duplicates += single.duplicates;
   result.reports += single.reports;
+  for (const customer of single.unannounced ?? []) {
+    result.unannounced ??= [];
+    if (!result.unannounced.includes(customer)) result.unannounced.push(customer);
+  }
+}
+
+/** The customers of the events, each once (a batch has few: usually one). */
+export function customersOf(events: readonly EventValues[]): string[] {
+  const customers = new Set<string>();
+  for (const values of events) customers.add(values[COLUMN.customer_id] as string);
+  return [...customers];
 }

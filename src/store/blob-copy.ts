@@ -51,8 +51,8 @@ export async function removeFiles(made: string[]): Promise<void> {
   for (const file of made.splice(0)) await unlink(file).catch(() => undefined);
 }
 
-/** The regular files under `dir/folder`, as paths relative to `dir`. */
-function regularFiles(dir: string, folder: string): string[] {
+/** The regular files under `dir/folder` (recursively, sorted), as paths relative to `dir`; none when it is missing. */
+export function regularFiles(dir: string, folder: string): string[] {
   const entries = (() => {
     try {
       return readdirSync(join(dir, folder), { withFileTypes: true });

@@ -42,6 +42,10 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
     name: 'export_tasks',
     columns: ['id', 'customer_id', 'requested_by', 'start_time', 'end_time', 'status', 'requested', 'completed', 'rows', 'file', 'failure', 'cells', 'lease_owner', 'lease_until', 'attempts'],
   },
+  {
+    name: 'retention',
+    columns: ['customer_id', 'events_days', 'updated', 'deletion_started', 'deletion_finished', 'deletion_cutoff', 'deletion_deleted', 'deletion_batches', 'deletion_longest_batch_ms'],
+  },
   { name: 'job_configs', columns: ['id', 'customer_id', 'job_name', 'start_barcode', 'end_barcode', 'gateway_ids', 'version', 'created', 'last_updated'] },
   { name: 'job_config_revisions', columns: ['customer_id', 'revision'] },
   {
@@ -57,3 +61,9 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   { name: 'dead_letters', columns: ['seq', 'gateway_id', 'customer_id', 'received', 'quarantined', 'reason', 'payload'], numbered: 'seq' },
 ];
 
+/**
+ * Tables of SQLite's own bookkeeping that migrate leaves behind: PostgreSQL keeps its own kind
+ * (event_seq_mark keeps SQLite's event numbers above deleted ones; PostgreSQL numbers events by
+ * transaction, migrations 0013 and 0008).
+ */
+export const SQLITE_ONLY_TABLES: readonly string[] = ['event_seq_mark'];

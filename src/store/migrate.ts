@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { COPIED_TABLES } from './copied-tables.js';
+import { COPIED_TABLES, SQLITE_ONLY_TABLES } from './copied-tables.js';
 import { copyBlobFiles, planBlobCopy, removeFiles, type BlobCopyPlan } from './blob-copy.js';
 import { SECRET_NAMES, StoreUnavailable } from './ports.js';
 import { PgDeploymentWriter } from './postgres/deployment-writer.js';
@@ -68,7 +68,7 @@ export async function migrateToPostgres(options: MigrationOptions): Promise<Migr
   try {
     const reader = new SqliteDeploymentReader(file, dataDir);
     try {
-      const known = new Set(TARGET_TABLES);
+      const known = new Set([...TARGET_TABLES, ...SQLITE_ONLY_TABLES]);
       const unknown = reader.tables().filter((table) => !known.has(table));
       if (unknown.length > 0) {
         throw new MigrationRefused(`${file} has tables this version of scanhub does not know (${unknown.join(', ')}): migrate with the version that made them, or a later one`);

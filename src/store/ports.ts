@@ -25,6 +25,8 @@ import type { BatchResult, IngestMessage } from '../domain/ingest.js';
 import type { GatewayJobs, JobBarcodes, TimeRange } from '../domain/job-analysis.js';
 import type { CreatedIdKey } from '../domain/page-token.js';
 import type { CreatedWindow } from '../domain/payload-limits.js';
+import type { RetentionDeletion, RetentionRecord } from '../domain/retention.js';
+import type { StreamPosition } from '../domain/stream-cursor.js';
 
 // ---------------------------------------------------------------------------------------------
 // Where a store lives, and the failure every method may throw.
@@ -44,14 +46,40 @@ export type StoreLocator =
 export type StorePurpose = 'server' | 'ingest' | 'reader';
 
 /**
- * The database cannot be reached or failed as a whole (PostgreSQL down or restarting, disk full,
- * I/O error): nothing of the unit of work was stored. HTTP answers 503; ingest acknowledges nothing.
+ * The database cannot be reached or failed as a whole (PostgreSQL down or restarting, I/O
+ * error): nothing of the unit of work was stored. HTTP answers 503; ingest acknowledges nothing.
  */
 export class StoreUnavailable extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'StoreUnavailable';
   }
+}
+
+/**
+ * The database could not be written for lack of space (SQLite: SQLITE_FULL; PostgreSQL: SQLSTATE
+ * 53100 disk_full): nothing of the unit of work was stored, and reads still work. A kind of
+ * StoreUnavailable, so that whatever treats the database as failing treats this alike; HTTP
+ * answers 507 instead of 503. The message names the file system or server that is full.
+ */
+export class StorageFull extends StoreUnavailable {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StorageFull';
+  }
+}
+
+/**
+ * Whether the database can be written, as this process sees it: full from the first write refused
+ * for lack of space until a probe write (retried with a back-off) succeeds again.
+ */
+export interface StorageStatus {
+  /** Why the database cannot be written now, for /healthz; undefined while it can. */
+  full(): string | undefined;
+  /** A write was refused for lack of space (here, or in a thread of this process): probe until one succeeds. */
+  refused(reason: string): void;
+  /** Calls `listener` each time the state changes (the reason when it became full, undefined when writable again); returns the unsubscribe. */
+  onChange(listener: (full: string | undefined) => void): () => void;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -434,6 +462,7 @@ export interface LoginFailureRepository {
 }
 
 export type { AuditKey };
+export type { RetentionDeletion, RetentionRecord };
 
 /** Builds the entry of a change from what the store learned making it (the user of an invitation, the gateway of a token). */
 export type AuditOf<T> = (subject: T) => AuditEntry;
@@ -556,6 +585,49 @@ export interface EventRepository {
   insert(customerId: string, rows: EventRow[]): Promise<number>;
 }
 
+/**
+ * A position in the commit order of events (docs/events.md "Live events"): SQLite `[seq]`, the
+ * rowid its one writer assigns in commit order; PostgreSQL `[tx, seq]`, the writing transaction's
+ * id and the row's number in it. Positions compare element by element (comparePositions).
+ */
+export type { StreamPosition };
+
+/** An event as the live stream sends it: its position and its JSON as the events list writes it. */
+export interface CommittedEvent {
+  position: StreamPosition;
+  /** The event's JSON text, absent fields left out (the bytes of an item of GET /events). */
+  json: string;
+  gatewayId: string | null;
+}
+
+/** One read of the commit order. */
+export interface EventLogRead {
+  /** The customer's events after the position, in commit order. */
+  events: CommittedEvent[];
+  /**
+   * How far the read got: every event of the customer up to here was returned (no event
+   * committed later can come before it). At least the position read after.
+   */
+  reached: StreamPosition;
+  /** The read stopped at its limit or its scan window: more may follow at once. */
+  more: boolean;
+}
+
+/**
+ * The events in commit order, for the live stream: no event is ever read before one committed
+ * before it, so a reader that goes on from its position misses none and sees none twice.
+ */
+export interface EventLogRepository {
+  /** Where a stream that starts now begins: nothing committed after this call comes before it. */
+  head(): Promise<StreamPosition>;
+  /** A position past every event committed so far (a cursor beyond it is not of this database's events). */
+  frontier(): Promise<StreamPosition>;
+  /** Up to `limit` events of the customer (of one gateway, when given) after the position. */
+  after(customerId: string, after: StreamPosition, limit: number, gatewayId?: string): Promise<EventLogRead>;
+  /** Whether the value has the shape of this store's positions (a cursor is text a client sends). */
+  isPosition(value: unknown): value is StreamPosition;
+}
+
 export interface IngestRepository {
   /**
    * The gateway a client certificate names, deleted or not, and whether the certificate of this
@@ -600,15 +672,18 @@ export interface ExportTaskRepository {
   succeed(id: string, owner: string, completed: number, rows: number, file: string): Promise<boolean>;
   /** Records failure while `owner` holds the lease of the PENDING task; false (nothing recorded) otherwise. */
   fail(id: string, owner: string, completed: number, failure: string): Promise<boolean>;
-  /** Tasks whose file was completed at or before `cutoff` and is still kept. */
-  expiredBy(cutoff: number): Promise<{ id: string; file: string }[]>;
-  dropFile(id: string): Promise<void>;
+  /** Tasks completed (SUCCESSFUL or FAILED) at or before `cutoff`, with their file while one is kept. */
+  expiredBy(cutoff: number): Promise<{ id: string; file: string | null }[]>;
+  /** Deletes a completed task (the caller deleted its file first); a PENDING one stays. */
+  delete(id: string): Promise<void>;
   /** Files of the tasks still kept, for telling them from stray files. */
   keptFiles(): Promise<Set<string>>;
+  /** How many tasks are in each status now (every status named, 0 when none), for /metrics. */
+  countByStatus(): Promise<Record<ExportStatus, number>>;
 }
 
 /** Periodic clean-ups that run on one instance at a time (their PostgreSQL keys: postgres/locks.ts). */
-export type LockName = 'export-sweep';
+export type LockName = 'export-sweep' | 'retention';
 
 /** What tryRun did: ran the work (and what it returned), or left it to the instance holding the lock. */
 export type LockOutcome<T> = { ran: true; value: T } | { ran: false };
@@ -619,6 +694,43 @@ export interface LockRepository {
    * not run it when one does. PostgreSQL: a session advisory lock; SQLite (one process): always runs.
    */
   tryRun<T>(name: LockName, work: () => Promise<T>): Promise<LockOutcome<T>>;
+}
+
+/** What one batch of a deletion did. */
+export interface DeletedBatch {
+  deleted: number;
+  /** The keyset position of the newest event it deleted (the next batch starts after it); absent when it deleted none. */
+  last?: CreatedIdKey;
+  /**
+   * How long the batch held the writer, measured where it ran: SQLite from the moment BEGIN
+   * IMMEDIATE held the write lock to the end of COMMIT; PostgreSQL the DELETE's round trip.
+   */
+  holdMs: number;
+}
+
+/**
+ * Retention of events (DESIGN.md "Operations on one box"). The deletion itself is a series of
+ * batches (src/retention/sweeper.ts sizes and paces them): each call deletes one batch in one
+ * short transaction.
+ */
+export interface RetentionRepository {
+  /** The customer's retention: events_days null and no deletion when never set. */
+  get(customerId: string): Promise<RetentionRecord>;
+  /** Sets the period (null: keep for ever) and writes `audit` (given the previous period) with it; the record as stored. */
+  set(customerId: string, eventsDays: number | null, now: number, audit?: AuditOf<number | null>): Promise<RetentionRecord>;
+  /** Every customer whose events are kept for a period, with the period. */
+  periods(): Promise<{ customerId: string; eventsDays: number }[]>;
+  /**
+   * One batch: deletes up to `limit` of the customer's events with `created < cutoff` and
+   * `(created, id) > after`, oldest first, in one transaction. A pass hands each batch the `last`
+   * of the one before, so no batch walks again over what the previous ones deleted (PostgreSQL
+   * keeps their index entries until VACUUM). SQLite: the ingest writer's store runs it on its
+   * connection, in its thread (`serve` sends the batches there, between its commits); any other
+   * store on a connection and thread of its own, so the caller's thread is never blocked.
+   */
+  deleteEventsBefore(customerId: string, cutoff: number, limit: number, after?: CreatedIdKey): Promise<DeletedBatch>;
+  /** Records the customer's last finished deletion pass. */
+  recordDeletion(customerId: string, deletion: RetentionDeletion): Promise<void>;
 }
 
 export interface JobConfigRepository {
@@ -670,7 +782,17 @@ export type Signal =
   /** The certificate was revoked: whoever holds a connection of the gateway with it closes it. Sent by the store with the revocation. */
   | { kind: 'certificate-revoked'; gateway_id: string; serial: string }
   /** These gateways connected to `instance`: any other instance closes its older connection of each. */
-  | { kind: 'gateways-connected'; instance: string; gateway_ids: string[] };
+  | { kind: 'gateways-connected'; instance: string; gateway_ids: string[] }
+  /**
+   * Events of these customers were committed (one signal per committed batch, at most
+   * CUSTOMERS_PER_SIGNAL customers each): every instance's live streams of them read on. `through`
+   * (PostgreSQL): a position the committed events all lie before; a read that has not reached it
+   * yet waits for an older transaction still open, and tries again.
+   */
+  | { kind: 'events-committed'; customers: string[]; through?: StreamPosition };
+
+/** Customers per `events-committed` signal: 100 ids of at most 64 characters stay well within NOTIFY's 8,000 bytes. */
+export const CUSTOMERS_PER_SIGNAL = 100;
 
 export interface SignalBus {
   /**
@@ -705,15 +827,25 @@ export interface Store {
   readonly provisioning: ProvisioningRepository;
   readonly certificates: GatewayCertificateRepository;
   readonly events: EventRepository;
+  /** The events in commit order (the live stream). */
+  readonly eventLog: EventLogRepository;
   readonly ingest: IngestRepository;
   readonly exportTasks: ExportTaskRepository;
+  readonly retention: RetentionRepository;
   readonly jobConfigs: JobConfigRepository;
   readonly jobAnalysis: JobAnalysisRepository;
   readonly assets: AssetRepository;
   readonly deadLetters: DeadLetterRepository;
   readonly secrets: SecretRepository;
   readonly locks: LockRepository;
+  /** Whether writes are refused for lack of space (/healthz, ingest). */
+  readonly storage: StorageStatus;
   /** Resolves when the database answers; rejects with StoreUnavailable saying why (for /healthz). */
   ping(): Promise<void>;
+  /**
+   * The database's size on disk in bytes, for /metrics: SQLite the database file and its WAL;
+   * PostgreSQL `pg_database_size` of the database (what every instance on it shares).
+   */
+  sizeBytes(): Promise<number>;
   close(): Promise<void>;
 }

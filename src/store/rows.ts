@@ -1,5 +1,5 @@
 import type { AuditAction, AuditEntry } from '../domain/audit.js';
-import type { ApiKeyRecord, AuditPage, Consent, JobConfig, UserRecord } from './ports.js';
+import type { ApiKeyRecord, AuditPage, Consent, JobConfig, RetentionDeletion, RetentionRecord, UserRecord } from './ports.js';
 
 /**
  * Rows as both stores keep them (lists and consents as JSON text) and the records they make: one
@@ -105,4 +105,40 @@ export interface ApiKeyRow extends Omit<ApiKeyRecord, 'permissions'> {
 
 export function toApiKeyRecord(row: ApiKeyRow): ApiKeyRecord {
   return { ...row, permissions: JSON.parse(row.permissions) as string[] };
+}
+
+/** The columns of a retention row (migrations sqlite 0012, postgres 0007) that make a RetentionRecord. */
+export const RETENTION_COLUMNS =
+  'events_days, deletion_started, deletion_finished, deletion_cutoff, deletion_deleted, deletion_batches, deletion_longest_batch_ms';
+
+export interface RetentionRow {
+  events_days: number | null;
+  deletion_started: number | null;
+  deletion_finished: number | null;
+  deletion_cutoff: number | null;
+  deletion_deleted: number | null;
+  deletion_batches: number | null;
+  deletion_longest_batch_ms: number | null;
+}
+
+/** The record of a row; a customer without a row keeps its events for ever and has deleted nothing. */
+export function toRetentionRecord(row: RetentionRow | undefined): RetentionRecord {
+  if (!row) return { events_days: null, last_deletion: null };
+  const last_deletion: RetentionDeletion | null =
+    row.deletion_finished === null
+      ? null
+      : {
+          started: row.deletion_started!,
+          finished: row.deletion_finished,
+          cutoff: row.deletion_cutoff!,
+          deleted: row.deletion_deleted!,
+          batches: row.deletion_batches!,
+          longest_batch_ms: row.deletion_longest_batch_ms!,
+        };
+  return { events_days: row.events_days, last_deletion };
+}
+
+/** The values of a finished deletion in the order of the deletion_* columns. */
+export function retentionDeletionValues(deletion: RetentionDeletion): number[] {
+  return [deletion.started, deletion.finished, deletion.cutoff, deletion.deleted, deletion.batches, deletion.longest_batch_ms];
 }

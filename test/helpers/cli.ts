@@ -48,3 +48,94 @@ export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; input
     child.stdin.end(options.input ?? '');
   });
 }
+
+/** The built `scanhub` run on a pseudo-terminal (script(1)): stdout and stderr both go to it. */
+export interface TerminalRun {
+  /** Types into the terminal (`\r` is Enter, `\x03` Ctrl-C). */
+  type(text: string): void;
+  /** Everything the terminal showed so far (its line ends are CRLF). */
+  output(): string;
+  /** Resolves once the output matches (rejects if the process exits first). */
+  shows(pattern: RegExp): Promise<void>;
+  /** The exit code (script(1) passes the command's on). */
+  exited: Promise<number | null>;
+  /** Kills it if still running. */
+  kill(): Promise<void>;
+}
+
+/**
+ * Runs `node bin/scanhub.js ...args` on a pseudo-terminal, with a clean environment plus `env`
+ * (NO_COLOR and TERM=dumb by default, so the output has no escape codes). `exec` makes scanhub the
+ * terminal's foreground process itself, as when a person types the command.
+ */
+export function runOnTerminal(args: string[], env: NodeJS.ProcessEnv = {}): TerminalRun {
+  const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`;
+  const command = ['exec', ...[process.execPath, BIN, ...args].map(quote)].join(' ');
+  const child = spawn('script', ['-qec', command, '/dev/null'], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', TERM: 'dumb', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  let output = '';
+  const waiters: { pattern: RegExp; resolve: () => void }[] = [];
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+    for (const waiter of [...waiters]) {
+      if (!waiter.pattern.test(output)) continue;
+      waiters.splice(waiters.indexOf(waiter), 1);
+      waiter.resolve();
+    }
+  });
+  return {
+    type: (text) => void child.stdin.write(text),
+    output: () => output,
+    shows: (pattern) =>
+      new Promise<void>((resolve, reject) => {
+        if (pattern.test(output)) return resolve();
+        waiters.push({ pattern, resolve });
+        void exited.then(() => reject(new Error(`exited before showing ${pattern}:\n${output}`)));
+      }),
+    exited,
+    async kill() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+/** A `scanhub` process that runs on (a tail, a simulator): what it printed so far, and waits on it. */
+export interface RunningCli {
+  stdout(): string;
+  stderr(): string;
+  /** Resolves once stdout (or stderr) holds the text: no timer, woken by each chunk. */
+  printed(text: string, stream?: 'stdout' | 'stderr'): Promise<void>;
+  kill(signal: NodeJS.Signals): void;
+  /** The exit code once the process has ended. */
+  exited: Promise<number | null>;
+}
+
+/** Starts the built `scanhub` binary with the arguments (no TTY, stdin closed) in a clean environment plus `env`. */
+export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}): RunningCli {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', XDG_CONFIG_HOME: configHome(), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output = { stdout: '', stderr: '' };
+  const waiters: (() => void)[] = [];
+  const wake = () => waiters.splice(0).forEach((waiter) => waiter());
+  child.stdout.on('data', (chunk: Buffer) => ((output.stdout += chunk.toString()), wake()));
+  child.stderr.on('data', (chunk: Buffer) => ((output.stderr += chunk.toString()), wake()));
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => (resolve(code), wake())));
+  return {
+    stdout: () => output.stdout,
+    stderr: () => output.stderr,
+    async printed(text, stream = 'stdout') {
+      while (!output[stream].includes(text)) {
+        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`scanhub ${args.join(' ')} exited before printing ${text}:\n${output.stderr}`);
+        await new Promise<void>((resolve) => waiters.push(resolve));
+      }
+    },
+    kill: (signal) => child.kill(signal),
+    exited,
+  };
+}

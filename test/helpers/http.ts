@@ -21,6 +21,8 @@ export interface CallOptions {
   headers?: Record<string, string>;
   /** Who connects (an undici Agent trusting a CA for HTTPS); the global dispatcher without. */
   dispatcher?: Dispatcher;
+  /** An event stream (text/event-stream) is closed once its headers arrived: its text is then empty. */
+  headersOfStreams?: boolean;
 }
 
 /**
@@ -40,6 +42,10 @@ export async function call(baseUrl: string, method: string, path: string, option
     body = options.raw;
   }
   const response = await request(baseUrl + path, { method: method as 'GET', headers, body, dispatcher: options.dispatcher });
+  if (options.headersOfStreams && String(response.headers['content-type']).startsWith('text/event-stream')) {
+    response.body.destroy();
+    return { status: response.statusCode, headers: response.headers, text: '', body: undefined };
+  }
   const text = await response.body.text();
   let parsed: unknown;
   try {

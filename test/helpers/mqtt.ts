@@ -34,10 +34,14 @@ export async function provisionGateway(
   const preparation = await t.admin.post<{ registration_path: string; token: string }>(
     `/${CUSTOMER}/gateways/${gateway.id}/prepare-provisioning`,
   );
-  const provisioned = await t.anonymous.post<Provisioned>(preparation.registration_path, { token: preparation.token });
+  return provisionedGateway(await t.anonymous.post<Provisioned>(preparation.registration_path, { token: preparation.token }));
+}
+
+/** What the device holds after POST /provisioning answered. */
+export function provisionedGateway(provisioned: Provisioned): TestGateway {
   return {
-    id: gateway.id,
-    topic: `${provisioned.mqtt_topic_prefix}/gateway/${gateway.id}`,
+    id: provisioned.gateway.id,
+    topic: `${provisioned.mqtt_topic_prefix}/gateway/${provisioned.gateway.id}`,
     endpoint: provisioned.mqtt_endpoint,
     pkcs12: Buffer.from(provisioned.pkcs12, 'base64'),
   };

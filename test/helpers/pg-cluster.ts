@@ -18,9 +18,10 @@ export interface PgCluster {
   destroy(): Promise<void>;
 }
 
-/** Starts a new cluster. */
-export async function startPgCluster(): Promise<PgCluster> {
-  const { stdout } = await run(SCRIPT, ['start']);
+/** Starts a new cluster; its directory (data directory and all) under `parentDir` when given (a small file system). */
+export async function startPgCluster(options: { parentDir?: string } = {}): Promise<PgCluster> {
+  const env = options.parentDir ? { ...process.env, TMPDIR: options.parentDir } : process.env;
+  const { stdout } = await run(SCRIPT, ['start'], { env });
   const url = /SCANHUB_TEST_DATABASE_URL='([^']+)'/.exec(stdout)?.[1];
   const dir = /SCANHUB_TEST_POSTGRES_DIR='([^']+)'/.exec(stdout)?.[1];
   if (!url || !dir) throw new Error(`scripts/postgres.sh start printed no URL: ${stdout}`);

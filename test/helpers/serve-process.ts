@@ -71,3 +71,16 @@ export async function stop(serve: ServeProcess): Promise<{ code: number | null; 
   if (serve.child.exitCode === null && serve.child.signalCode === null) serve.child.kill('SIGTERM');
   return serve.exited;
 }
+
+/**
+ * `scanhub serve ...args` on free ports (HTTP and MQTT); resolves once it serves, with its URL and
+ * MQTT port. The process is pushed onto `running`, for the file's afterAll to stop.
+ */
+export async function serveOnFreePorts(running: ServeProcess[], args: string[], env: Record<string, string> = {}) {
+  const port = await freePort();
+  const mqttPort = await freePort();
+  const process = spawnServe([...args, '--port', String(port), '--mqtt-port', String(mqttPort)], env);
+  running.push(process);
+  await process.stderrMatches(/scanhub is serving .*\n/);
+  return { process, url: `http://127.0.0.1:${port}`, mqttPort };
+}

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { ApiClient } from '../../src/client/api.js';
 import { startServer, type RunningServer, type ServeOptions } from '../../src/server/serve.js';
+import type { StoreLocator } from '../../src/store/ports.js';
 import { testDatabase } from './test-store.js';
 
 export const ADMIN_EMAIL = 'admin@example.com';
@@ -32,15 +33,9 @@ export interface TestServer {
 
 let counter = 0;
 
-/**
- * A real `serve` (HTTP on port 0, MQTT on port 0) over a fresh data directory and, when the tests
- * run on PostgreSQL (TEST_STORE), a fresh PostgreSQL database.
- */
-export async function startTestServer(options: Partial<ServeOptions> = {}): Promise<TestServer> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'scanhub-test-'));
-  const database = await testDatabase();
-  const locator = database.locator(dataDir);
-  const server = await startServer({
+/** What startTestServer starts `serve` with over a data directory and store: also for starting it again on them (a restart). */
+export function testServeOptions(dataDir: string, locator: StoreLocator | undefined, options: Partial<ServeOptions> = {}): ServeOptions {
+  return {
     dataDir,
     ...(locator ? { locator } : {}),
     host: '127.0.0.1',
@@ -53,7 +48,18 @@ export async function startTestServer(options: Partial<ServeOptions> = {}): Prom
     // Tests log in and redeem tokens far faster than people do; rate-limit tests pass their own.
     rateLimits: { auth: 10_000, provisioning: 10_000 },
     ...options,
-  });
+  };
+}
+
+/**
+ * A real `serve` (HTTP on port 0, MQTT on port 0) over a fresh data directory and, when the tests
+ * run on PostgreSQL (TEST_STORE), a fresh PostgreSQL database.
+ */
+export async function startTestServer(options: Partial<ServeOptions> = {}): Promise<TestServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'scanhub-test-'));
+  const database = await testDatabase();
+  const locator = database.locator(dataDir);
+  const server = await startServer(testServeOptions(dataDir, locator, options));
   const anonymous = new ApiClient(server.url);
   const login = async (email: string, password: string) =>
     (await anonymous.post<{ id_token: string }>('/auth/login', { email, password })).id_token;

@@ -16,6 +16,8 @@ export const ADMIN_PERMISSIONS = [
   'user.write',
   'audit.read',
   'apikey.write',
+  'retention.read',
+  'retention.write',
 ];
 export const USER_PERMISSIONS = ['event.read', 'event.export', 'gateway.read', 'jobconfig.read', 'jobanalysis.run', 'feature.read', 'asset.download'];
 

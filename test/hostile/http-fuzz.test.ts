@@ -77,6 +77,8 @@ async function findings(requests: (FuzzRequest & { operation: Operation; expect?
       headers: request.headers,
       raw: request.raw,
       contentType: request.contentType,
+      // The live event stream answers 200 and never ends: its headers are the answer.
+      headersOfStreams: request.operation.streamed,
     };
     const answer = await call(t.url, request.method, request.path, options);
     const shapeOk =

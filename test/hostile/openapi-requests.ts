@@ -25,7 +25,7 @@ interface Document {
 interface RawOperation {
   parameters?: { name: string; in: string; schema?: JsonSchema }[];
   requestBody?: { content: Record<string, { schema: JsonSchema }> };
-  responses: Record<string, unknown>;
+  responses: Record<string, { content?: Record<string, unknown> }>;
   security?: Record<string, string[]>[];
 }
 
@@ -38,8 +38,10 @@ export interface Operation {
   body?: JsonSchema;
   /** The success statuses the document lists (2xx, 3xx). */
   documented: number[];
-  /** Whether the operation needs a token (a non-empty security requirement). */
+  /** Whether the operation needs a token (only non-empty security requirements). */
   secured: boolean;
+  /** Whether its success is a stream that does not end (Server-Sent Events). */
+  streamed: boolean;
 }
 
 /** One request of the fuzzer, with a label that says what it tried. */
@@ -73,7 +75,9 @@ export function operationsOf(document: Document): Operation[] {
         })),
         body: operation.requestBody?.content['application/json'] ? resolve(operation.requestBody.content['application/json'].schema) : undefined,
         documented: Object.keys(operation.responses).filter((status) => /^[23]\d\d$/.test(status)).map(Number),
-        secured: (operation.security ?? []).some((requirement) => Object.keys(requirement).length > 0),
+        // An empty requirement among the alternatives lets anonymous callers in (GET /metrics from loopback).
+        secured: (operation.security ?? []).length > 0 && (operation.security ?? []).every((requirement) => Object.keys(requirement).length > 0),
+        streamed: Object.values(operation.responses).some((response) => Boolean(response.content?.['text/event-stream'])),
       })),
   );
 }

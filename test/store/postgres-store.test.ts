@@ -203,7 +203,7 @@ describePostgres('PostgreSQL store', () => {
     expect((await store.events.newestBefore('nobody', 0, { created: T0 + 1e9, id: '' }, 10, 'P')).json.toString()).toBe('P');
   });
 
-  it('export tasks: create, claim, succeed, fail, expired, kept files (leases: test/store/export-leases.test.ts)', async () => {
+  it('export tasks: create, claim, succeed, fail, expired, deleted, kept files (leases: test/store/export-leases.test.ts)', async () => {
     const task = { id: 't1', customer_id: CUSTOMER, requested_by: 'u', start_time: 1, end_time: 2, cells: 'safe' as const, requested: T0 };
     expect(await store.exportTasks.create(task)).toEqual({ ...task, status: 'PENDING', completed: null, rows: null, file: null, failure: null });
     await store.exportTasks.create({ ...task, id: 't2' });
@@ -219,7 +219,15 @@ describePostgres('PostgreSQL store', () => {
     expect(await store.exportTasks.keptFiles()).toEqual(new Set(['exports/t1.csv']));
     expect(await store.exportTasks.expiredBy(T0)).toEqual([]);
     expect(await store.exportTasks.expiredBy(T0 + 1)).toEqual([{ id: 't1', file: 'exports/t1.csv' }]);
-    await store.exportTasks.dropFile('t1');
+    // FAILED tasks expire too (without a file); a PENDING one never does.
+    expect(await store.exportTasks.expiredBy(T0 + 1e9)).toEqual([
+      { id: 't1', file: 'exports/t1.csv' },
+      { id: 't2', file: null },
+    ]);
+    await store.exportTasks.delete('t1');
+    await store.exportTasks.delete('t3');
+    expect(await store.exportTasks.byId(CUSTOMER, 't1')).toBeUndefined();
+    expect(await store.exportTasks.byId(CUSTOMER, 't3')).toMatchObject({ status: 'PENDING' });
     expect(await store.exportTasks.keptFiles()).toEqual(new Set());
   });
 

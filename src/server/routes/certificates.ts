@@ -108,14 +108,15 @@ export function registerCertificateRoutes(app: FastifyInstance, ctx: ServerConte
       // Checked before the key is made (which takes a while); the store checks again.
       const current = await ctx.store.certificates.current(customer_id, gateway_id);
       if (typeof current === 'string') throw refuse(current);
-      const { preparation, token } = await createPreparation(ctx, current.gateway_id);
+      const { preparation, token, keyType } = await createPreparation(ctx, current.gateway_id);
       const audit = auditEntry(ctx, request, 'gateway.reprovisioned', { type: 'gateway', id: current.gateway_id }, {
         certificate_serial: preparation.certificate.serial,
+        key_type: keyType,
         replaces: current.serial,
       });
       const outcome = await ctx.store.certificates.reprovision(customer_id, preparation, ctx.clock(), audit);
       if (outcome !== 'reprovisioned') throw refuse(outcome);
-      request.log.info({ gateway_id: current.gateway_id, serial: preparation.certificate.serial, replaces: current.serial }, 'gateway re-provisioned');
+      request.log.info({ gateway_id: current.gateway_id, serial: preparation.certificate.serial, key_type: keyType, replaces: current.serial }, 'gateway re-provisioned');
       return preparationBody(ctx, token);
     },
   });

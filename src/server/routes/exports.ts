@@ -6,13 +6,13 @@ import { resolveTimeRange, type EventRangeParams } from '../../domain/event-list
 import type { ExportTaskRecord } from '../../store/ports.js';
 import { auditEntry } from '../audit.js';
 import type { ServerContext } from '../context.js';
-import { badRequest, internalError, notFound } from '../errors.js';
+import { badRequest, insufficientStorage, internalError, notFound } from '../errors.js';
+import { isNoSpaceFailure } from '../../export/write-failure.js';
 import { customerParams, errorResponses } from '../schemas.js';
+import { EXPORT_KEPT_MS, EXPORT_LINK_MS } from '../../export/exporter.js';
 import { signDownloadLink } from './downloads.js';
 import { rangeProperties } from './events.js';
 
-/** Lifetime of an export's download link (spec 4.1: about 5 minutes; a new one on every call). */
-export const EXPORT_LINK_MS = 5 * 60 * 1000;
 
 const rangeQuery = { type: 'object', properties: rangeProperties, additionalProperties: false } as const;
 
@@ -45,7 +45,7 @@ const taskSchema = {
     task: { type: 'string' },
     completed: { type: 'boolean', description: 'True once processing has finished, whatever the outcome.' },
     status: { type: 'string', enum: ['PENDING', 'SUCCESSFUL', 'FAILED'] },
-    download_link: { type: 'string', description: 'Only when SUCCESSFUL and the file is still kept (24 h); valid 5 minutes, newly signed on every call.' },
+    download_link: { type: 'string', description: 'Only when SUCCESSFUL, for 24 hours after completion; valid 5 minutes, newly signed on every call. When that last link has expired, the task and its file are deleted (then 404).' },
   },
   required: ['task', 'completed', 'status'],
 } as const;
@@ -65,9 +65,12 @@ export function registerExportRoutes(app: FastifyInstance, ctx: ServerContext): 
     );
   };
 
-  /** The signed link of a task's file, when it is SUCCESSFUL and the file is still kept. */
+  /**
+   * The signed link of a task's file, when it is SUCCESSFUL and completed less than EXPORT_KEPT_MS
+   * ago: links stop then, so that every link has expired when the sweeper deletes the file.
+   */
   const linkOf = (task: ExportTaskRecord): string | undefined =>
-    task.status === 'SUCCESSFUL' && task.file && existsSync(join(ctx.config.blobDir, task.file))
+    task.status === 'SUCCESSFUL' && task.file && ctx.clock() < task.completed! + EXPORT_KEPT_MS && existsSync(join(ctx.config.blobDir, task.file))
       ? signDownloadLink(ctx, task.file, EXPORT_LINK_MS)
       : undefined;
 
@@ -92,6 +95,8 @@ export function registerExportRoutes(app: FastifyInstance, ctx: ServerContext): 
       const link = linkOf(task);
       if (!link) {
         request.log.error({ task: task.id, failure: task.failure }, 'synchronous export failed');
+        // The path stays in the log: the caller learns what happened and when to try again.
+        if (isNoSpaceFailure(task.failure)) throw insufficientStorage('The export file could not be written: the disk of the export files is full. Try again once space is freed.');
         throw internalError();
       }
       return reply.code(201).send({ download_link: link });

@@ -46,8 +46,8 @@ function describeThreads(threads: ReturnType<typeof threadsOf>): string {
 }
 
 /**
- * `GET /healthz`: 200 once HTTP, MQTT and the database are ready and the instance hears the
- * others' signals, else 503 naming what is not;
+ * `GET /healthz`: 200 once HTTP, MQTT and the database are ready (and it has room to write) and
+ * the instance hears the others' signals, else 503 naming what is not;
  * both show every supervised thread. A restarting checkpointer keeps the 200: it is not on the
  * PUBACK path (README "Runtime contract").
  */
@@ -63,7 +63,7 @@ export function registerHealthRoutes(app: FastifyInstance, ctx: ServerContext, r
             status: { type: 'string' },
             http: { type: 'string' },
             mqtt: { type: 'string' },
-            database: { type: 'string' },
+            database: { type: 'string', description: 'ok, else unavailable (it does not answer) or storage full (writes are refused for lack of disk space).' },
             signals: { type: 'string', description: 'ok while this instance hears the others (LISTEN scanhub on PostgreSQL; always ok on SQLite), else reconnecting.' },
             threads: { type: 'object', additionalProperties: threadSchema },
           },
@@ -79,6 +79,12 @@ export function registerHealthRoutes(app: FastifyInstance, ctx: ServerContext, r
       } catch (error) {
         database = 'unavailable';
         databaseReason = (error as Error).message;
+      }
+      // Reads work on a full disk, so the ping answers; the writes that were refused say so.
+      const full = database === 'ok' ? ctx.store.storage.full() : undefined;
+      if (full) {
+        database = 'storage full';
+        databaseReason = `storage full: ${full}; writes are refused until space is freed`;
       }
       const fault = readiness.mqtt ? readiness.mqttFault?.() : undefined;
       const signalsFault = ctx.store.signals.fault();

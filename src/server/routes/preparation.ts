@@ -1,5 +1,6 @@
-import { X509Certificate, createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { issueClientCertificateAsync, randomSerialHex, type CertificateAuthority } from '../../pki/ca.js';
+import type { KeyType } from '../../pki/keys.js';
 import type { Preparation } from '../../store/ports.js';
 import type { ServerContext } from '../context.js';
 
@@ -19,15 +20,18 @@ export function hashProvisioningToken(token: string): string {
 }
 
 /**
- * Everything prepare-provisioning creates for one gateway, not yet stored: an RSA 2048 key and a
- * client certificate with CN = thing name (= id), and a token of 256 random bits.
+ * Everything prepare-provisioning creates for one gateway, not yet stored: a key of the configured
+ * type (`serve --gateway-key-type`), a client certificate with CN = thing name (= id), and a token
+ * of 256 random bits.
  */
-export async function createPreparation(ctx: ServerContext, gatewayId: string): Promise<{ preparation: Preparation; token: string }> {
+export async function createPreparation(ctx: ServerContext, gatewayId: string): Promise<{ preparation: Preparation; token: string; keyType: KeyType }> {
   const serial = randomSerialHex();
-  const issued = await issueClientCertificateAsync(deploymentCa(ctx), gatewayId, serial);
+  const keyType = ctx.config.gatewayKeyType;
+  const issued = await issueClientCertificateAsync(deploymentCa(ctx), gatewayId, serial, keyType);
   const token = randomBytes(32).toString('base64url');
   return {
     token,
+    keyType,
     preparation: {
       gatewayId,
       certificate: {
@@ -35,7 +39,7 @@ export async function createPreparation(ctx: ServerContext, gatewayId: string): 
         commonName: gatewayId,
         certPem: issued.certPem,
         keyPem: issued.keyPem,
-        notAfter: Date.parse(new X509Certificate(issued.certPem).validTo),
+        notAfter: issued.notAfter,
       },
       tokenHash: hashProvisioningToken(token),
       expiresAt: ctx.clock() + PROVISIONING_TOKEN_LIFETIME_MS,

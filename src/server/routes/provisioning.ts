@@ -43,8 +43,12 @@ export function registerProvisioningRoutes(app: FastifyInstance, ctx: ServerCont
       const gateway = await ctx.store.gateways.byId(customer_id, gateway_id);
       if (!gateway) throw refuse('missing');
       if (gateway.provisioning_prepared !== null) throw refuse('already-prepared', gateway.provisioning_prepared);
-      const { preparation, token } = await createPreparation(ctx, gateway.id);
-      const audit = auditEntry(ctx, request, 'gateway.prepared', { type: 'gateway', id: gateway.id }, { name: gateway.name, certificate_serial: preparation.certificate.serial });
+      const { preparation, token, keyType } = await createPreparation(ctx, gateway.id);
+      const audit = auditEntry(ctx, request, 'gateway.prepared', { type: 'gateway', id: gateway.id }, {
+        name: gateway.name,
+        certificate_serial: preparation.certificate.serial,
+        key_type: keyType,
+      });
       const outcome = await ctx.store.provisioning.prepare(customer_id, preparation, ctx.clock(), audit);
       if (outcome !== 'prepared') throw refuse(outcome, (await ctx.store.gateways.byId(customer_id, gateway_id))?.provisioning_prepared);
       return { registration_path: REGISTRATION_PATH, token, registration_url: ctx.config.publicUrl + REGISTRATION_PATH };
@@ -92,7 +96,7 @@ export function registerProvisioningRoutes(app: FastifyInstance, ctx: ServerCont
       }
       if (outcome === 'gateway-gone') throw forbidden('The gateway of this provisioning token does not exist any more.');
       const { gateway, certificate } = outcome;
-      const pkcs12 = buildPkcs12(certificate.keyPem, certificate.certPem, deploymentCa(ctx).certPem);
+      const pkcs12 = buildPkcs12(certificate.keyPem, certificate.certPem, deploymentCa(ctx).certPem, certificate.commonName);
       return {
         mqtt_endpoint: mqttEndpoint(ctx),
         mqtt_topic_prefix: `scanhub/${gateway.customer_id}`,

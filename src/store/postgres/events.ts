@@ -1,10 +1,11 @@
 import type { CreatedIdKey } from '../../domain/page-token.js';
-import { EVENT_COLUMNS, REAL_COLUMNS, type EventRow } from '../../domain/events.js';
-import { ownBuffer, TAIL_ROOM } from '../event-items.js';
 import type { CellMode } from '../../domain/csv.js';
+import { EVENT_COLUMNS, REAL_COLUMNS, type EventRow } from '../../domain/events.js';
 import { csvChunkOfRows } from '../event-csv.js';
-import type { CsvChunk, EventItems, EventRepository, RawEvent } from '../ports.js';
-import type { Database } from './pool.js';
+import { ownBuffer, TAIL_ROOM } from '../event-items.js';
+import { CUSTOMERS_PER_SIGNAL, type CsvChunk, type EventItems, type EventRepository, type RawEvent } from '../ports.js';
+import type { Database, Queryable } from './pool.js';
+import { SIGNAL_CHANNEL } from './signals.js';
 import { eventJson } from './sqlite-json.js';
 
 export const EVENT_SELECT = EVENT_COLUMNS.join(', ');
@@ -30,18 +31,40 @@ const OLDEST_FIRST_SQL = `SELECT ${EVENT_SELECT} FROM events
 export const INSERT_COLUMNS = ['customer_id', ...EVENT_COLUMNS].join(', ');
 const UNNEST_TYPES = ['customer_id', ...EVENT_COLUMNS].map((column, i) => `$${i + 1}::${column === 'created' ? 'bigint' : REAL_COLUMNS.has(column) ? 'float8' : 'text'}[]`);
 
-/** `INSERT INTO events ... SELECT * FROM unnest(...) ON CONFLICT (id) DO NOTHING`: many events in one statement. */
-export const INSERT_EVENTS_SQL = `INSERT INTO events (${INSERT_COLUMNS})
-  SELECT * FROM unnest(${UNNEST_TYPES.join(', ')}) ON CONFLICT (id) DO NOTHING`;
+/**
+ * `INSERT INTO events ... SELECT * FROM unnest(...) ON CONFLICT (id) DO NOTHING`: many events in
+ * one statement, which also announces them when any was new: one `events-committed` signal per
+ * chunk of customers (the last parameter, a JSON array of arrays), sent by PostgreSQL when the
+ * transaction commits. `through` is the position after this transaction's rows (event-log.ts).
+ * The count of new events comes back as `inserted`.
+ */
+export const INSERT_EVENTS_SQL = `WITH inserted AS (
+    INSERT INTO events (${INSERT_COLUMNS})
+    SELECT * FROM unnest(${UNNEST_TYPES.join(', ')}) ON CONFLICT (id) DO NOTHING RETURNING 1
+  ), counted AS (SELECT count(*)::int AS inserted FROM inserted),
+  announced AS (
+    SELECT pg_notify('${SIGNAL_CHANNEL}', json_build_object('kind', 'events-committed', 'customers', chunk,
+      'through', json_build_array(pg_current_xact_id()::text::bigint + 1, 0))::text)
+    FROM counted, json_array_elements($${UNNEST_TYPES.length + 1}::json) AS chunk WHERE counted.inserted > 0
+  )
+  SELECT inserted, (SELECT count(*) FROM announced) AS signals FROM counted`;
 
-/** The parameters of INSERT_EVENTS_SQL: one array per column. */
-export function insertParameters(events: readonly (readonly unknown[])[]): unknown[][] {
+/** The parameters of INSERT_EVENTS_SQL: one array per column, then the customers to announce. */
+export function insertParameters(events: readonly (readonly unknown[])[], customers: readonly string[]): unknown[] {
   const columns: unknown[][] = UNNEST_TYPES.map(() => new Array(events.length));
   for (let row = 0; row < events.length; row++) {
     const values = events[row]!;
     for (let column = 0; column < columns.length; column++) columns[column]![row] = values[column] ?? null;
   }
-  return columns;
+  const chunks: string[][] = [];
+  for (let i = 0; i < customers.length; i += CUSTOMERS_PER_SIGNAL) chunks.push(customers.slice(i, i + CUSTOMERS_PER_SIGNAL));
+  return [...columns, JSON.stringify(chunks)];
+}
+
+/** Runs INSERT_EVENTS_SQL; how many events were new. */
+export async function insertAndAnnounce(client: Queryable, events: readonly (readonly unknown[])[], customers: readonly string[]): Promise<number> {
+  const { rows } = await client.query<{ inserted: number }>(INSERT_EVENTS_SQL, insertParameters(events, customers));
+  return rows[0]!.inserted;
 }
 
 /** The rows (limit + 1 at most, newest first) as EventItems: JSON bytes as the SQLite store writes them. */
@@ -84,6 +107,6 @@ export class PgEvents implements EventRepository {
   async insert(customerId: string, rows: EventRow[]): Promise<number> {
     if (rows.length === 0) return 0;
     const values = rows.map((row) => [customerId, ...EVENT_COLUMNS.map((column) => row[column] ?? null)]);
-    return (await this.db.query(INSERT_EVENTS_SQL, insertParameters(values))).rowCount ?? 0;
+    return insertAndAnnounce(this.db, values, [customerId]);
   }
 }

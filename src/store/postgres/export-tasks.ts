@@ -1,4 +1,4 @@
-import type { ClaimedExportTask, ExportTaskRecord, ExportTaskRepository, NewExportTask } from '../ports.js';
+import type { ClaimedExportTask, ExportStatus, ExportTaskRecord, ExportTaskRepository, NewExportTask } from '../ports.js';
 import type { AuditEntry } from '../../domain/audit.js';
 import { audited } from './audit.js';
 import type { Database } from './pool.js';
@@ -75,15 +75,22 @@ export class PgExportTasks implements ExportTaskRepository {
     return result.rowCount === 1;
   }
 
-  async expiredBy(cutoff: number): Promise<{ id: string; file: string }[]> {
-    return (await this.db.query<{ id: string; file: string }>('SELECT id, file FROM export_tasks WHERE file IS NOT NULL AND completed <= $1', [cutoff])).rows;
+  async expiredBy(cutoff: number): Promise<{ id: string; file: string | null }[]> {
+    return (await this.db.query<{ id: string; file: string | null }>("SELECT id, file FROM export_tasks WHERE status <> 'PENDING' AND completed <= $1 ORDER BY completed, id", [cutoff])).rows;
   }
 
-  async dropFile(id: string): Promise<void> {
-    await this.db.query('UPDATE export_tasks SET file = NULL WHERE id = $1', [id]);
+  async delete(id: string): Promise<void> {
+    await this.db.query("DELETE FROM export_tasks WHERE id = $1 AND status <> 'PENDING'", [id]);
   }
 
   async keptFiles(): Promise<Set<string>> {
     return new Set((await this.db.query<{ file: string }>('SELECT file FROM export_tasks WHERE file IS NOT NULL')).rows.map((row) => row.file));
+  }
+
+  async countByStatus(): Promise<Record<ExportStatus, number>> {
+    const counts: Record<ExportStatus, number> = { PENDING: 0, SUCCESSFUL: 0, FAILED: 0 };
+    const { rows } = await this.db.query<{ status: ExportStatus; n: string }>('SELECT status, count(*) AS n FROM export_tasks GROUP BY status');
+    for (const row of rows) counts[row.status] = Number(row.n);
+    return counts;
   }
 }

@@ -1,9 +1,9 @@
 import { Outcome, type BatchResult, type IngestMessage } from '../../domain/ingest.js';
 import type { CreatedWindow } from '../../domain/payload-limits.js';
-import { emptyBatchResult, mergeSingle, planBatch, planParsed, settleBatch, type BatchPlan, type IngestGateway } from '../batch-plan.js';
+import { customersOf, emptyBatchResult, mergeSingle, planBatch, planParsed, settleBatch, type BatchPlan, type IngestGateway } from '../batch-plan.js';
 import type { ConnectingGateway, IngestRepository } from '../ports.js';
-import { INSERT_EVENTS_SQL, insertParameters } from './events.js';
-import { isConnectionFailure, type Database, type Queryable } from './pool.js';
+import { insertAndAnnounce } from './events.js';
+import { isConnectionFailure, isStorageFull, mapFailure, type Database, type Queryable } from './pool.js';
 
 // Each gateway of the batch once: its last message, and its fields as they are now (an event is
 // stamped with the gateway as it is when the event is stored). Ids sorted, so that concurrent
@@ -52,16 +52,20 @@ export class PgIngest implements IngestRepository {
       return await this.apply(plan);
     } catch (batchError) {
       const result = emptyBatchResult(batch.length);
-      if (isConnectionFailure(batchError)) {
-        result.outcomes.fill(Outcome.FAILED);
-        result.reasons.fill(`commit failed: ${oneLine(batchError)}`);
+      if (isDatabaseFailure(batchError)) {
+        failFrom(result, 0, batchError);
         return result;
       }
       for (let i = 0; i < batch.length; i++) {
         try {
           mergeSingle(result, i, await this.apply(planParsed([batch[i]!], [plan.parsed[i]!])));
         } catch (error) {
-          result.outcomes[i] = isConnectionFailure(error) ? Outcome.FAILED : Outcome.INVALID;
+          if (isDatabaseFailure(error)) {
+            // The rest would fail alike: they stay unacknowledged, in order behind this one.
+            failFrom(result, i, error);
+            break;
+          }
+          result.outcomes[i] = Outcome.INVALID;
           result.reasons[i] = `could not be stored: ${oneLine(error).slice(0, 300)}`;
         }
       }
@@ -86,7 +90,8 @@ export class PgIngest implements IngestRepository {
         if (changed.rowCount === 1) result.reports++;
       }
       if (events.length > 0) {
-        const inserted = (await client.query(INSERT_EVENTS_SQL, insertParameters(events))).rowCount ?? 0;
+        // Announced in the transaction: every instance hears of the events when, and only if, they commit.
+        const inserted = await insertAndAnnounce(client, events, customersOf(events));
         result.events += inserted;
         result.duplicates += events.length - inserted;
       }
@@ -102,6 +107,22 @@ async function touchGateways(client: Queryable, lastMessage: Map<string, number>
   const touched = new Map<string, IngestGateway | undefined>(ids.map((id) => [id, undefined]));
   for (const { id, customer_id, usecase, station } of rows) touched.set(id, { customer_id, usecase, station });
   return touched;
+}
+
+/** Whether the database failed as a whole (down, restarting, disk full), not the batch's data. */
+function isDatabaseFailure(error: unknown): boolean {
+  return isConnectionFailure(error) || isStorageFull(error);
+}
+
+/** Messages `from` on failed with the database; a full disk says so for the whole batch. */
+function failFrom(result: BatchResult, from: number, error: unknown): void {
+  const mapped = mapFailure(error) as Error;
+  const full = isStorageFull(mapped);
+  // The server's own words too ("could not extend file ..."): they name the file for the log.
+  const cause = full && mapped.cause ? ` (${oneLine(mapped.cause)})` : '';
+  result.outcomes.fill(Outcome.FAILED, from);
+  result.reasons.fill(`commit failed: ${oneLine(mapped)}${cause}`, from);
+  if (full) result.storageFull = mapped.message;
 }
 
 function oneLine(error: unknown): string {

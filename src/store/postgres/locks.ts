@@ -14,6 +14,8 @@ export const ADVISORY_LOCKS = {
   'export-sweep': 736303,
   /** Refused log-ins of one e-mail (login-failures.ts), transaction-scoped, two-key form with hashtext(key). */
   'login-failures': 736304,
+  /** Deletion of old events (src/retention/sweeper.ts): one instance deletes at a time. */
+  retention: 736305,
 } as const satisfies Record<'migrations' | 'bootstrap' | 'login-failures' | LockName, number>;
 
 /**

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { StoreUnavailable, type StorePurpose } from '../ports.js';
+import { StorageFull, StoreUnavailable, type StorePurpose } from '../ports.js';
 
 /** Connections per pool: the server's main store serves HTTP; ingest writers and readers need few. */
 const POOL_SIZE: Record<StorePurpose, number> = { server: 8, ingest: 2, reader: 2 };
@@ -17,8 +17,21 @@ function typeParsers(): pg.CustomTypesConfig {
   return types;
 }
 
+// SQLSTATE 53100 disk_full: a data file could not be extended (the server stays up), or a WAL
+// segment could not be written (the server then PANICs and restarts, which the client sees as a
+// connection failure). Measured on PostgreSQL 15 with its data directory on a full tmpfs.
+const DISK_FULL_SQLSTATE = '53100';
+
+/** What a full disk of PostgreSQL is reported as (HTTP 507 details, /healthz); the server's own message goes to the log. */
+const DISK_FULL_REASON = `PostgreSQL has no space left on its disk (SQLSTATE ${DISK_FULL_SQLSTATE} disk_full)`;
+
+/** Whether PostgreSQL refused the statement for lack of disk space; the connection itself is fine. */
+export function isStorageFull(error: unknown): boolean {
+  return error instanceof StorageFull || (error as { code?: unknown } | null)?.code === DISK_FULL_SQLSTATE;
+}
+
 // SQLSTATE classes that say the server or the connection failed, not the statement:
-// 08 connection exception, 53 insufficient resources (disk full, too many connections),
+// 08 connection exception, 53 insufficient resources (too many connections; disk full is StorageFull),
 // 57 operator intervention (admin shutdown, crash shutdown, cannot connect now, query canceled),
 // 58 system error (I/O).
 const UNAVAILABLE_SQLSTATE = /^(08|53|57|58)/;
@@ -27,8 +40,9 @@ const CONNECTION_MESSAGES = /connection terminated|timeout exceeded when trying 
 
 /** Whether the error says the database could not be reached or failed as a whole (not the statement's data). */
 export function isConnectionFailure(error: unknown): boolean {
-  if (error instanceof StoreUnavailable) return true;
+  if (error instanceof StoreUnavailable) return !(error instanceof StorageFull);
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (code === DISK_FULL_SQLSTATE) return false;
   if (typeof code === 'string') {
     if (/^[0-9A-Z]{5}$/.test(code)) return UNAVAILABLE_SQLSTATE.test(code);
     // Node's system errors: ECONNREFUSED, ECONNRESET, ENOENT (socket gone), EPIPE, ETIMEDOUT, EAI_AGAIN...
@@ -38,13 +52,18 @@ export function isConnectionFailure(error: unknown): boolean {
   return (error as object).constructor === Error && typeof message === 'string' && CONNECTION_MESSAGES.test(message);
 }
 
-/** The error as StoreUnavailable when it is a connection failure; otherwise the error itself. */
+/** The error as StorageFull or StoreUnavailable when it is a full disk or a connection failure; otherwise the error itself. */
 export function mapFailure(error: unknown): unknown {
-  if (error instanceof StoreUnavailable || !isConnectionFailure(error)) return error;
+  if (error instanceof StoreUnavailable) return error;
+  if (isStorageFull(error)) return new StorageFull(DISK_FULL_REASON, { cause: error });
+  if (!isConnectionFailure(error)) return error;
   const { code, message } = error as { code?: string; message?: string };
   const reason = String(message || code || error).split('\n')[0];
   return new StoreUnavailable(`PostgreSQL is unavailable: ${reason}${code && !reason.includes(code) ? ` (${code})` : ''}`, { cause: error });
 }
+
+/** Rolls the probe's transaction back once it has written. */
+class ProbeDone extends Error {}
 
 export type Isolation = 'read committed' | 'repeatable read' | 'serializable';
 
@@ -58,6 +77,8 @@ export class Database {
   readonly pool: pg.Pool;
   /** The last error of an idle connection (the server went away while nobody was using it). */
   lastIdleError: Error | undefined;
+  /** Told each time a statement was refused for lack of disk space (the store's StorageStatus). */
+  onStorageFull: ((reason: string) => void) | undefined;
 
   constructor(url: string, purpose: StorePurpose, options: { max?: number } = {}) {
     this.pool = new pg.Pool({
@@ -80,7 +101,7 @@ export class Database {
     try {
       return await this.pool.query<R>(text, values);
     } catch (error) {
-      throw mapFailure(error);
+      throw this.failure(error);
     }
   }
 
@@ -89,7 +110,7 @@ export class Database {
     try {
       return (await this.pool.query<R>({ text, values, rowMode: 'array' })).rows;
     } catch (error) {
-      throw mapFailure(error);
+      throw this.failure(error);
     }
   }
 
@@ -115,7 +136,7 @@ export class Database {
       return await work(client, onError);
     } catch (error) {
       if (isConnectionFailure(error)) broken ??= error as Error;
-      throw mapFailure(error);
+      throw this.failure(error);
     } finally {
       client.off('error', onError);
       client.release(broken);
@@ -145,6 +166,30 @@ export class Database {
         }
         throw error;
       }
+    });
+  }
+
+  /** The error as the store throws it (mapFailure); a full disk is told to onStorageFull first. */
+  private failure(error: unknown): unknown {
+    const mapped = mapFailure(error);
+    if (mapped instanceof StorageFull && mapped !== error) {
+      this.onStorageFull?.(mapped.message);
+    }
+    return mapped;
+  }
+
+  /**
+   * The probe of a full PostgreSQL: 1 MiB into a temporary table, rolled back. Its file is
+   * extended on the database's disk (temporary tables are not WAL-logged), so this rejects with
+   * StorageFull while that disk has no room.
+   */
+  async probeStorage(): Promise<void> {
+    await this.transaction(async (client) => {
+      await client.query('CREATE TEMPORARY TABLE scanhub_storage_probe (bytes text) ON COMMIT DROP');
+      await client.query("INSERT INTO scanhub_storage_probe SELECT repeat(md5(i::text), 64) FROM generate_series(1, 512) AS i");
+      throw new ProbeDone();
+    }).catch((error: unknown) => {
+      if (!(error instanceof ProbeDone)) throw error;
     });
   }
 

@@ -4,6 +4,7 @@ import { PgAudit } from './audit.js';
 import { PgCertificates } from './certificates.js';
 import { PgDeadLetters } from './dead-letters.js';
 import { PgEvents } from './events.js';
+import { PgEventLog } from './event-log.js';
 import { PgExportTasks } from './export-tasks.js';
 import { PgFeatures } from './features.js';
 import { PgGateways } from './gateways.js';
@@ -13,7 +14,9 @@ import { PgJobConfigs } from './job-configs.js';
 import { PgLocks } from './locks.js';
 import { applyMigrations } from './migrations/index.js';
 import { Database, mapFailure } from './pool.js';
+import { StorageWatch } from '../storage-watch.js';
 import { PgProvisioning } from './provisioning.js';
+import { PgRetention } from './retention.js';
 import { PgSecrets } from './secrets.js';
 import { PgSignals } from './signals.js';
 import { PgCustomers, PgUsers } from './users.js';
@@ -35,7 +38,7 @@ export async function openPostgresStore(locator: PostgresLocator, purpose: Store
   const db = new Database(locator.url, purpose, { max: options.poolSize });
   try {
     await migrate(db);
-    return new PostgresStore(locator, db);
+    return new PostgresStore(locator, db, purpose);
   } catch (error) {
     await db.close().catch(() => undefined);
     throw error;
@@ -53,8 +56,10 @@ class PostgresStore implements Store {
   readonly provisioning;
   readonly certificates;
   readonly events;
+  readonly eventLog;
   readonly ingest;
   readonly exportTasks;
+  readonly retention;
   readonly jobConfigs;
   readonly jobAnalysis;
   readonly assets;
@@ -62,11 +67,13 @@ class PostgresStore implements Store {
   readonly secrets;
   readonly locks;
   readonly signals;
+  readonly storage: StorageWatch;
   private closing: Promise<void> | undefined;
 
   constructor(
     readonly locator: PostgresLocator,
     private readonly db: Database,
+    purpose: StorePurpose,
   ) {
     this.customers = new PgCustomers(db);
     this.users = new PgUsers(db);
@@ -78,8 +85,10 @@ class PostgresStore implements Store {
     this.provisioning = new PgProvisioning(db);
     this.certificates = new PgCertificates(db);
     this.events = new PgEvents(db);
+    this.eventLog = new PgEventLog(db);
     this.ingest = new PgIngest(db);
     this.exportTasks = new PgExportTasks(db);
+    this.retention = new PgRetention(db);
     this.jobConfigs = new PgJobConfigs(db);
     this.jobAnalysis = new PgJobAnalysis(db);
     this.assets = new PgAssets(db);
@@ -87,13 +96,24 @@ class PostgresStore implements Store {
     this.secrets = new PgSecrets(db, locator.masterKey);
     this.locks = new PgLocks(db);
     this.signals = new PgSignals(locator.url, db);
+    this.storage = new StorageWatch(() => db.probeStorage());
+    // A statement refused for lack of space throws StorageFull (HTTP 507) and makes the store full
+    // until a probe succeeds. Only the server's store watches: an ingest writer reports its
+    // refusals in its batch results, to the server's (IngestWriter), and a reader only reads.
+    if (purpose === 'server') db.onStorageFull = (reason) => this.storage.refused(reason);
   }
 
   ping(): Promise<void> {
     return this.db.ping();
   }
 
+  async sizeBytes(): Promise<number> {
+    const { rows } = await this.db.query<{ bytes: string }>('SELECT pg_database_size(current_database()) AS bytes');
+    return Number(rows[0]!.bytes);
+  }
+
   close(): Promise<void> {
+    this.storage.close();
     this.closing ??= this.signals.close().then(() => this.db.close());
     return this.closing;
   }

@@ -1,8 +1,8 @@
-import type { Statement } from 'better-sqlite3';
 import type { AuditAction, AuditEntry } from '../../domain/audit.js';
 import type { AuditKey, AuditPage } from '../ports.js';
 import { AUDIT_COLUMNS, auditPageOf, auditRowValues, type AuditRow } from '../rows.js';
 import type { Db } from './open.js';
+import { prepared } from './statements.js';
 
 const INSERT_SQL = `INSERT INTO audit_log (${AUDIT_COLUMNS.join(', ')}) VALUES (${AUDIT_COLUMNS.map(() => '?').join(', ')})`;
 
@@ -14,16 +14,12 @@ const ACTION_PAGE_SQL = `SELECT ${AUDIT_COLUMNS.join(', ')} FROM audit_log
   WHERE customer_id = @customerId AND action = @action AND time >= @start AND (time, id) < (@time, @id)
   ORDER BY time DESC, id DESC LIMIT @limit`;
 
-const inserts = new WeakMap<Db, Statement>();
-
 /**
  * Writes the entry on `db`; the repositories call it inside the transaction of the change the
  * entry records. One prepared statement per connection.
  */
 export function insertAuditEntry(db: Db, entry: AuditEntry): void {
-  let insert = inserts.get(db);
-  if (!insert) inserts.set(db, (insert = db.prepare(INSERT_SQL)));
-  insert.run(auditRowValues(entry));
+  prepared(db, INSERT_SQL).run(auditRowValues(entry));
 }
 
 /**

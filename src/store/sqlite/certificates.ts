@@ -1,4 +1,5 @@
 import type { Db } from './open.js';
+import { prepared } from './statements.js';
 import type { CertificateLookup, GatewayCertificate, Preparation, ReprovisionOutcome, RevokeOutcome } from '../ports.js';
 
 const CERTIFICATE_COLUMNS = 'serial, gateway_id, cert_pem, created, not_after, delivered_at, revoked, replaces';
@@ -12,11 +13,13 @@ export interface Revoking<T> {
 /** Stores an issued certificate (replacing `replaces`, or the first) and the hash of the token that hands it out. Call inside a transaction. */
 export function insertCertificate(db: Db, preparation: Preparation, now: number, replaces: string | null): void {
   const { certificate } = preparation;
-  db.prepare(
+  prepared(
+    db,
     `INSERT INTO gateway_certificates (serial, gateway_id, common_name, cert_pem, key_pem, created, not_after, replaces)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(certificate.serial, preparation.gatewayId, certificate.commonName, certificate.certPem, certificate.keyPem, now, certificate.notAfter, replaces);
-  db.prepare(
+  prepared(
+    db,
     `INSERT INTO provisioning_tokens (token_hash, gateway_id, certificate_serial, created, expires_at)
      VALUES (?, ?, ?, ?, ?)`,
   ).run(preparation.tokenHash, preparation.gatewayId, certificate.serial, now, preparation.expiresAt);
@@ -78,7 +81,7 @@ export class CertificateStore {
    * refused). Returns the serials revoked.
    */
   redeemed(gatewayId: string, serial: string, now: number): string[] {
-    const replaces = this.db.prepare('SELECT replaces FROM gateway_certificates WHERE serial = ?').pluck().get(serial) as string | null | undefined;
+    const replaces = prepared(this.db, 'SELECT replaces FROM gateway_certificates WHERE serial = ?').pluck().get(serial) as string | null | undefined;
     if (!replaces) return [];
     const revoked = this.revokeWhere(gatewayId, now, 'revoked IS NULL AND serial <> @keep', serial);
     this.db.prepare('UPDATE gateways SET reprovisioned = NULL, last_message = NULL WHERE id = ?').run(gatewayId);

@@ -8,9 +8,12 @@ export interface StoreThread {
   /** The compiled entry; it posts THREAD_READY when ready and exits on the message 'close'. */
   entry: URL;
   workerData: unknown;
-  /** A message the thread posted: something to warn about, with its fields. */
-  warning(message: unknown): { fields: object; message: string };
+  /** A message the thread posted: something to warn about, with its fields, and the reason when it says the disk is full. */
+  warning(message: unknown): { fields: object; message: string; storageFull?: string };
 }
+
+/** What the checkpointer posts: a checkpoint failed (told once per reason), or works again. */
+export type CheckpointReport = { checkpointError: string; storageFull: string | undefined } | { checkpointRecovered: string };
 
 /**
  * The checkpointer keeps WAL copying and syncing off the ingest writer's path
@@ -23,6 +26,10 @@ export function walCheckpointer(db: Db): StoreThread {
     name: 'checkpointer',
     entry: workerScript(import.meta.url, './checkpoint-thread-entry.js'),
     workerData: { databaseFile: db.name },
-    warning: (message) => ({ fields: { reason: (message as { checkpointError: string }).checkpointError }, message: 'WAL checkpoint failed' }),
+    warning: (message) => {
+      const report = message as CheckpointReport;
+      if ('checkpointRecovered' in report) return { fields: { failed_with: report.checkpointRecovered }, message: 'WAL checkpoints work again' };
+      return { fields: { reason: report.checkpointError }, message: 'WAL checkpoint failed (not told again until it works or fails otherwise)', storageFull: report.storageFull };
+    },
   };
 }

@@ -15,18 +15,44 @@ export const EVENT_SELECT = EVENT_COLUMNS.join(', ');
 export const INSERT_EVENT_SQL = `INSERT INTO events (customer_id, ${EVENT_SELECT}) VALUES (?, ${EVENT_COLUMNS.map(() => '?').join(', ')})
   ON CONFLICT (id) DO NOTHING`;
 
+/** The same with the seq given first (EventInserter). */
+const INSERT_EVENT_AT_SQL = `INSERT INTO events (seq, customer_id, ${EVENT_SELECT}) VALUES (?, ?, ${EVENT_COLUMNS.map(() => '?').join(', ')})
+  ON CONFLICT (id) DO NOTHING`;
+
 /**
- * A prepared inserter of events for one customer: ignores an id that is already stored
- * (idempotent ingest). Call inside a transaction for many rows.
+ * Inserts events so that seq keeps following commit order (migration 0013): when the event with
+ * the largest seq was deleted, SQLite would give its seq again, so the first new event is
+ * numbered above the mark instead; after it SQLite's own numbering is right again. The mark is
+ * looked up once per call (one point read), not per event. Call inside a write transaction that
+ * has written already or began IMMEDIATE: a read before the first write would have to upgrade.
  */
-export function eventInserter(db: Db): (customerId: string, row: EventRow) => boolean {
-  const statement = db.prepare(INSERT_EVENT_SQL);
-  return (customerId, row) =>
-    statement.run(customerId, ...EVENT_COLUMNS.map((column) => row[column] ?? null)).changes === 1;
+export class EventInserter {
+  private readonly insert;
+  private readonly insertAt;
+  private readonly mark;
+
+  constructor(db: Db) {
+    this.insert = db.prepare(INSERT_EVENT_SQL);
+    this.insertAt = db.prepare(INSERT_EVENT_AT_SQL);
+    this.mark = db.prepare<[], number>(`SELECT seq FROM event_seq_mark WHERE id = 1 AND seq > coalesce((SELECT max(seq) FROM events), 0)`).pluck();
+  }
+
+  /** Inserts rows (values: customer_id, then EVENT_COLUMNS); how many were new, the rest being ids already stored. */
+  insertAll(rows: readonly (readonly unknown[])[]): number {
+    let inserted = 0;
+    let i = 0;
+    const mark = this.mark.get();
+    if (mark !== undefined) {
+      for (; i < rows.length && inserted === 0; i++) inserted += this.insertAt.run([mark + 1, ...rows[i]!]).changes;
+    }
+    for (; i < rows.length; i++) inserted += this.insert.run(rows[i]!).changes;
+    return inserted;
+  }
 }
 
-/** Inserts rows in one transaction; returns how many were new. For seeding tests and benchmarks. */
+/** Inserts rows of one customer in one transaction; returns how many were new. For tests, benchmarks and the store's `events.insert`. */
 export function insertEvents(db: Db, customerId: string, rows: EventRow[]): number {
-  const insert = eventInserter(db);
-  return db.transaction(() => rows.reduce((added, row) => added + (insert(customerId, row) ? 1 : 0), 0))();
+  const inserter = new EventInserter(db);
+  const values = rows.map((row) => [customerId, ...EVENT_COLUMNS.map((column) => row[column] ?? null)]);
+  return db.transaction(() => inserter.insertAll(values)).immediate();
 }

@@ -1,5 +1,5 @@
 import type { Db } from './open.js';
-import type { ClaimedExportTask, ExportTaskRecord, NewExportTask } from '../ports.js';
+import type { ClaimedExportTask, ExportStatus, ExportTaskRecord, NewExportTask } from '../ports.js';
 
 /** The columns of an ExportTaskRecord (the lease columns are the repository's own). */
 const TASK_COLUMNS = 'id, customer_id, requested_by, start_time, end_time, status, requested, completed, rows, file, failure, cells';
@@ -74,20 +74,28 @@ export class ExportTaskStore {
     );
   }
 
-  /** Tasks whose file was completed at or before `cutoff` and is still kept. */
-  expiredBy(cutoff: number): { id: string; file: string }[] {
+  /** Completed tasks (SUCCESSFUL or FAILED) completed at or before `cutoff`, with their file while kept. */
+  expiredBy(cutoff: number): { id: string; file: string | null }[] {
     return this.db
-      .prepare('SELECT id, file FROM export_tasks WHERE file IS NOT NULL AND completed <= ?')
-      .all(cutoff) as { id: string; file: string }[];
+      .prepare("SELECT id, file FROM export_tasks WHERE status <> 'PENDING' AND completed <= ? ORDER BY completed, id")
+      .all(cutoff) as { id: string; file: string | null }[];
   }
 
-  /** Forgets the file of a task once it is deleted. */
-  dropFile(id: string): void {
-    this.db.prepare('UPDATE export_tasks SET file = NULL WHERE id = ?').run(id);
+  /** Deletes a completed task, once its file is deleted. */
+  delete(id: string): void {
+    this.db.prepare("DELETE FROM export_tasks WHERE id = ? AND status <> 'PENDING'").run(id);
   }
 
   /** Files of the tasks still kept, for telling them from stray files. */
   keptFiles(): Set<string> {
     return new Set(this.db.prepare('SELECT file FROM export_tasks WHERE file IS NOT NULL').pluck().all() as string[]);
+  }
+
+  /** Tasks per status; every status is named (0 when none). */
+  countByStatus(): Record<ExportStatus, number> {
+    const counts: Record<ExportStatus, number> = { PENDING: 0, SUCCESSFUL: 0, FAILED: 0 };
+    const rows = this.db.prepare('SELECT status, count(*) AS n FROM export_tasks GROUP BY status').all() as { status: ExportStatus; n: number }[];
+    for (const row of rows) counts[row.status] = row.n;
+    return counts;
   }
 }

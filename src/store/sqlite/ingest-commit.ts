@@ -1,7 +1,8 @@
 import { Outcome, type BatchResult, type IngestMessage } from '../../domain/ingest.js';
 import type { CreatedWindow } from '../../domain/payload-limits.js';
-import { emptyBatchResult, mergeSingle, planBatch, planParsed, settleBatch, type BatchPlan, type IngestGateway } from '../batch-plan.js';
+import { customersOf, emptyBatchResult, mergeSingle, planBatch, planParsed, settleBatch, type BatchPlan, type IngestGateway } from '../batch-plan.js';
 import type { IngestStore } from './ingest.js';
+import { storageFullOf } from './storage.js';
 
 // SQLite result codes that say the data of the message was at fault, not the database.
 const DATA_ERRORS = /^SQLITE_(CONSTRAINT|MISMATCH|TOOBIG|RANGE)/;
@@ -29,9 +30,8 @@ function commitBatch(store: IngestStore, transaction: typeof applyPlan, plan: Ba
     const result = emptyBatchResult(batch.length);
     if (isDatabaseFailure(batchError)) {
       // The database itself failed (disk full, I/O error, locked too long): nothing is stored,
-      // nothing is acknowledged; the gateways redeliver.
-      result.outcomes.fill(Outcome.FAILED);
-      result.reasons.fill(`commit failed: ${(batchError as Error).message}`);
+      // nothing is acknowledged; the gateways redeliver (or, disk full, IngestWriter retries).
+      failFrom(result, 0, store, batchError);
       return result;
     }
     // One message the validation let through but SQLite (or our code) refused must not fail its
@@ -40,12 +40,25 @@ function commitBatch(store: IngestStore, transaction: typeof applyPlan, plan: Ba
       try {
         mergeSingle(result, i, transaction(store, planParsed([batch[i]!], [parsed[i]!])));
       } catch (error) {
-        result.outcomes[i] = isDatabaseFailure(error) ? Outcome.FAILED : Outcome.INVALID;
+        if (isDatabaseFailure(error)) {
+          // The rest would fail alike: they stay unacknowledged, in order behind this one.
+          failFrom(result, i, store, error);
+          break;
+        }
+        result.outcomes[i] = Outcome.INVALID;
         result.reasons[i] = `could not be stored: ${String((error as Error)?.message ?? error).slice(0, 300)}`;
       }
     }
     return result;
   }
+}
+
+/** Messages `from` on failed with the database; a disk found full says so for the whole batch. */
+function failFrom(result: BatchResult, from: number, store: IngestStore, error: unknown): void {
+  const full = storageFullOf(error, store.db.name);
+  result.outcomes.fill(Outcome.FAILED, from);
+  result.reasons.fill(`commit failed: ${full?.message ?? (error as Error).message}`, from);
+  if (full) result.storageFull = full.message;
 }
 
 /** The body of the transaction: touch each gateway once, then keep dead letters, apply reports, insert the events. */
@@ -62,5 +75,7 @@ function applyPlan(store: IngestStore, plan: BatchPlan): BatchResult {
   const inserted = store.insertEvents(events);
   result.events += inserted;
   result.duplicates += events.length - inserted;
+  // The live streams of these customers read on once the server's thread hears of the commit.
+  if (inserted > 0) result.unannounced = customersOf(events);
   return result;
 }

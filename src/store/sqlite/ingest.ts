@@ -2,7 +2,7 @@ import type { GatewayReport, EventValues } from '../../domain/payload.js';
 import type { IngestGateway } from '../batch-plan.js';
 export type { IngestGateway } from '../batch-plan.js';
 import { DeadLetterStore } from './dead-letters.js';
-import { INSERT_EVENT_SQL } from './event-rows.js';
+import { EventInserter } from './event-rows.js';
 import type { Db } from './open.js';
 import type { ConnectingGateway, DeadLetter } from '../ports.js';
 
@@ -49,7 +49,7 @@ export class IngestStore {
          EXISTS (SELECT 1 FROM gateway_certificates WHERE serial = ? AND revoked IS NOT NULL) AS revoked
        FROM gateways WHERE id = ?`,
     );
-    this.insert = db.prepare(INSERT_EVENT_SQL);
+    this.insert = new EventInserter(db);
     this.deadLetters = new DeadLetterStore(db);
   }
 
@@ -80,8 +80,6 @@ export class IngestStore {
    * filled); returns how many were new, the rest being ids already stored (idempotent ingest).
    */
   insertEvents(events: EventValues[]): number {
-    let inserted = 0;
-    for (let i = 0; i < events.length; i++) inserted += this.insert.run(events[i]!).changes;
-    return inserted;
+    return this.insert.insertAll(events);
   }
 }

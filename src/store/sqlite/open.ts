@@ -15,6 +15,9 @@ export function openDatabase(file: string, options: { readonly?: boolean; migrat
     db.pragma('journal_mode = WAL');
     // NORMAL is durable in WAL mode against process crashes; an OS crash may lose the last transactions only.
     db.pragma('synchronous = NORMAL');
+    // A long reader (an online backup, a big export) holds checkpoints back and the WAL grows
+    // meanwhile; whichever connection restarts it afterwards gives that disk space back above 64 MiB.
+    db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
   }
   db.pragma('foreign_keys = ON');
   if (options.migrate ?? !options.readonly) applyMigrations(db);

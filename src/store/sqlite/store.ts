@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import type { EventRow } from '../../domain/events.js';
 import type { IngestMessage } from '../../domain/ingest.js';
 import type { CreatedWindow } from '../../domain/payload-limits.js';
@@ -8,6 +9,7 @@ import {
   type AuditRepository,
   type CustomerRepository,
   type DeadLetterRepository,
+  type EventLogRepository,
   type EventRepository,
   type ExportTaskRepository,
   type FeatureRepository,
@@ -20,6 +22,7 @@ import {
   type LoginFailureRepository,
   type NewUser,
   type ProvisioningRepository,
+  type RetentionRepository,
   type SecretRepository,
   type Store,
   type StorePurpose,
@@ -32,7 +35,10 @@ import { CertificateStore } from './certificates.js';
 import { CustomerStore } from './customers.js';
 import { DeadLetterStore } from './dead-letters.js';
 import { insertEvents } from './event-rows.js';
+import { EventDeleter } from './event-deleter.js';
+import { batchDeleter } from './event-deletion.js';
 import { EventStore } from './events.js';
+import { EventLogStore, isSqlitePosition } from './event-log.js';
 import { ExportTaskStore } from './export-tasks.js';
 import { FeatureStore } from './features.js';
 import { GatewayStore } from './gateways.js';
@@ -45,14 +51,45 @@ import { LoginFailureStore } from './login-failures.js';
 import { ApiKeyStore } from './api-keys.js';
 import { openDatabase, type Db } from './open.js';
 import { ProvisioningStore } from './provisioning.js';
+import { RetentionStore } from './retention.js';
 import { FileSecrets } from './secrets.js';
+import { mapStorageFull, probeFileSystem } from './storage.js';
+import { StorageWatch } from '../storage-watch.js';
 import { UserStore } from './users.js';
 
 /** Where a SQLite store lives. */
 export type SqliteLocator = { kind: 'sqlite'; file: string; dataDir: string };
 
+/** The repositories that write: their "disk full" failures become StorageFull. */
+const MAPPED_REPOSITORIES = [
+  'customers',
+  'users',
+  'loginFailures',
+  'audit',
+  'apiKeys',
+  'features',
+  'gateways',
+  'provisioning',
+  'certificates',
+  'events',
+  'exportTasks',
+  'jobConfigs',
+  'assets',
+] as const;
+type MappedRepository = (typeof MAPPED_REPOSITORIES)[number];
+
 /** Thrown inside a transaction to undo it when the e-mail of a new administrator is taken. */
 class EmailTaken extends Error {}
+
+/** The size of a file in bytes; 0 when it does not exist (no WAL between checkpoints and a close). */
+function fileSize(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw error;
+  }
+}
 
 /** A value built on first use: a reader never prepares the ingest statements, and so on. */
 function lazy<T>(build: () => T): () => T {
@@ -76,8 +113,10 @@ export class SqliteStore implements Store {
   readonly provisioning: ProvisioningRepository;
   readonly certificates: GatewayCertificateRepository;
   readonly events: EventRepository;
+  readonly eventLog: EventLogRepository;
   readonly ingest: IngestRepository;
   readonly exportTasks: ExportTaskRepository;
+  readonly retention: RetentionRepository;
   readonly jobConfigs: JobConfigRepository;
   readonly jobAnalysis: JobAnalysisRepository;
   readonly assets: AssetRepository;
@@ -86,14 +125,22 @@ export class SqliteStore implements Store {
   readonly locks: LockRepository;
   /** One process per data directory: signals stay in it. */
   readonly signals = new LocalSignals();
+  readonly storage: StorageWatch;
   private readonly pool: () => JobAnalysisPool;
   private poolStarted = false;
+  private readonly deleter: () => EventDeleter;
+  private deleterStarted = false;
   private closed = false;
 
   constructor(
     /** The connection: SQLite internals (tests, benches, the checkpointer hook) only. */
     readonly db: Db,
     readonly locator: SqliteLocator,
+    /**
+     * Delete old events on this connection, in the caller's thread: the ingest writer's store,
+     * whose thread runs the batches between its commits. Otherwise they run in a thread of their own.
+     */
+    options: { deleteInline?: boolean } = {},
   ) {
     const customers = lazy(() => new CustomerStore(db));
     const users = lazy(() => new UserStore(db));
@@ -105,9 +152,13 @@ export class SqliteStore implements Store {
     const provisioning = lazy(() => new ProvisioningStore(db));
     const certificates = lazy(() => new CertificateStore(db));
     const events = lazy(() => new EventStore(db));
+    const eventLog = lazy(() => new EventLogStore(db));
     const ingest = lazy(() => new IngestStore(db));
     const commit = lazy((): Committer => createCommitter(ingest()));
     const exportTasks = lazy(() => new ExportTaskStore(db));
+    const retention = lazy(() => new RetentionStore(db));
+    const deleteInline = lazy(() => batchDeleter(db));
+    this.deleter = lazy(() => ((this.deleterStarted = true), new EventDeleter(db)));
     const jobConfigs = lazy(() => new JobConfigStore(db));
     const assets = lazy(() => new AssetStore(db));
     const deadLetters = lazy(() => new DeadLetterStore(db));
@@ -241,7 +292,18 @@ export class SqliteStore implements Store {
         events().gatewayNewestBefore(customerId, gatewayId, start, before, limit, prefix),
       oldestAfter: async (customerId, after, end, limit) => events().oldestAfter(customerId, after, end, limit),
       csvAfter: async (customerId, after, end, limit, cells) => events().csvAfter(customerId, after, end, limit, cells),
-      insert: async (customerId, rows: EventRow[]) => insertEvents(db, customerId, rows),
+      insert: async (customerId, rows: EventRow[]) => {
+        const inserted = insertEvents(db, customerId, rows);
+        // Committed: the live streams of this process read on.
+        if (inserted > 0) this.signals.deliver({ kind: 'events-committed', customers: [customerId] });
+        return inserted;
+      },
+    };
+    this.eventLog = {
+      head: async () => eventLog().head(),
+      frontier: async () => eventLog().head(),
+      after: async (customerId, after, limit, gatewayId) => eventLog().after(customerId, after, limit, gatewayId),
+      isPosition: isSqlitePosition,
     };
     this.ingest = {
       connectingGateway: async (id, serial) => ingest().gateway(id, serial),
@@ -258,8 +320,23 @@ export class SqliteStore implements Store {
       succeed: async (id, owner, completed, rows, file) => exportTasks().succeed(id, owner, completed, rows, file),
       fail: async (id, owner, completed, failure) => exportTasks().fail(id, owner, completed, failure),
       expiredBy: async (cutoff) => exportTasks().expiredBy(cutoff),
-      dropFile: async (id) => exportTasks().dropFile(id),
+      delete: async (id) => exportTasks().delete(id),
       keptFiles: async () => exportTasks().keptFiles(),
+      countByStatus: async () => exportTasks().countByStatus(),
+    };
+    this.retention = {
+      get: async (customerId) => retention().get(customerId),
+      set: async (customerId, eventsDays, now, audit) => {
+        audited(db, () => retention().set(customerId, eventsDays, now), (previous) => audit?.(previous));
+        return retention().get(customerId);
+      },
+      periods: async () => retention().periods(),
+      // In the writer thread, on the writer's connection; elsewhere off the caller's thread, where a
+      // batch may wait for the writer's lock (event-deleter.ts).
+      deleteEventsBefore: options.deleteInline
+        ? async (customerId, cutoff, limit, after) => deleteInline()(customerId, cutoff, limit, after)
+        : (customerId, cutoff, limit, after) => this.deleter().delete(customerId, cutoff, limit, after),
+      recordDeletion: async (customerId, deletion) => retention().recordDeletion(customerId, deletion),
     };
     this.jobConfigs = {
       // One read transaction: the revision is the ETag of exactly this list.
@@ -289,6 +366,11 @@ export class SqliteStore implements Store {
     this.secrets = new FileSecrets(locator.dataDir);
     // One process per data directory: nobody else can hold a lock, so the work always runs.
     this.locks = { tryRun: async (_name, work) => ({ ran: true, value: await work() }) };
+    this.storage = new StorageWatch(() => probeFileSystem(locator.file));
+    // A write refused for lack of space throws StorageFull (HTTP 507) and makes the store full until a probe succeeds.
+    const refused = (reason: string) => this.storage.refused(reason);
+    const mapped = this as unknown as Record<MappedRepository, object>;
+    for (const name of MAPPED_REPOSITORIES) mapped[name] = mapStorageFull(mapped[name], locator.file, refused);
   }
 
   /** Committed revocations: the broker of this process closes the connections that use them. */
@@ -304,9 +386,15 @@ export class SqliteStore implements Store {
     }
   }
 
+  async sizeBytes(): Promise<number> {
+    return fileSize(this.locator.file) + fileSize(`${this.locator.file}-wal`);
+  }
+
   async close(): Promise<void> {
     this.closed = true;
+    this.storage.close();
     if (this.poolStarted) await this.pool().close();
+    if (this.deleterStarted) await this.deleter().close();
     if (this.db.open) this.db.close();
   }
 }
@@ -323,6 +411,6 @@ export function openSqliteStore(locator: SqliteLocator, purpose: StorePurpose): 
   const db = openDatabase(locator.file, { migrate: false });
   // 20,000 pages = 80 MiB of WAL before the writer checkpoints itself (the checkpointer normally keeps up).
   tuneForIngest(db, 20_000);
-  return new SqliteStore(db, locator);
+  return new SqliteStore(db, locator, { deleteInline: true });
 }
 

@@ -10,6 +10,8 @@ import { migration as m0008 } from './0008_login_failures.js';
 import { migration as m0009 } from './0009_audit_log.js';
 import { migration as m0010 } from './0010_api_keys.js';
 import { migration as m0011 } from './0011_gateway_certificates.js';
+import { migration as m0012 } from './0012_retention.js';
+import { migration as m0013 } from './0013_event_stream.js';
 
 export interface Migration {
   /** File name without extension, e.g. `0001_foundation`; the number orders them. */
@@ -18,28 +20,36 @@ export interface Migration {
 }
 
 /** Every migration, in order. A new one is a new file and one line here. */
-export const migrations: Migration[] = [m0001, m0002, m0003, m0004, m0005, m0006, m0007, m0008, m0009, m0010, m0011];
+export const migrations: Migration[] = [m0001, m0002, m0003, m0004, m0005, m0006, m0007, m0008, m0009, m0010, m0011, m0012, m0013];
 
-/** Applies the pending migrations in one transaction; a failure names the migration and applies none. */
+/**
+ * Applies the pending migrations in one transaction; a failure names the migration and applies
+ * none. What is pending is read inside that IMMEDIATE transaction: of two processes starting on
+ * one database together (serve and an operator command, after an upgrade), one migrates and the
+ * other, waiting for the write lock, then finds nothing to do.
+ */
 export function applyMigrations(db: Database.Database): string[] {
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied INTEGER NOT NULL)');
-  const applied = new Set(
-    db.prepare('SELECT name FROM schema_migrations').pluck().all() as string[],
-  );
-  const pending = migrations.filter((m) => !applied.has(m.name));
-  if (pending.length === 0) return [];
+  const appliedNames = db.prepare('SELECT name FROM schema_migrations').pluck();
+  const pendingNow = () => {
+    const applied = new Set(appliedNames.all() as string[]);
+    return migrations.filter((m) => !applied.has(m.name));
+  };
+  // Nothing to do (nearly every start): no write lock taken.
+  if (pendingNow().length === 0) return [];
   const record = db.prepare('INSERT INTO schema_migrations (name, applied) VALUES (?, ?)');
-  // IMMEDIATE: two processes starting on one data directory must not both migrate.
-  db.transaction(() => {
-    for (const m of pending) {
-      if (applied.has(m.name)) continue;
-      try {
-        m.up(db);
-      } catch (cause) {
-        throw new Error(`migration ${m.name} failed: ${(cause as Error).message}`, { cause });
+  return db
+    .transaction(() => {
+      const pending = pendingNow();
+      for (const m of pending) {
+        try {
+          m.up(db);
+        } catch (cause) {
+          throw new Error(`migration ${m.name} failed: ${(cause as Error).message}`, { cause });
+        }
+        record.run(m.name, Date.now());
       }
-      record.run(m.name, Date.now());
-    }
-  }).immediate();
-  return pending.map((m) => m.name);
+      return pending.map((m) => m.name);
+    })
+    .immediate();
 }

@@ -1,0 +1,143 @@
+// Issue 17 (item 5): a reconnect storm. N provisioned gateways connect at once (mutual TLS,
+// CONNECT) and each publishes one QoS 1 message, as after a restart of `serve` or a network blip;
+// 20 gateways connected before it keep publishing meanwhile (bench/storm-client.js). Side by side
+// in one run, alternating: `scanhub serve` started from the CLI (the gateways provisioned through
+// the API, `--gateway-key-type` BENCH_KEY_TYPE when set) and Mosquitto with TLS client
+// certificates (bench/mosquitto.js), the same credentials against both.
+// Reported per server and size: seconds from the first connection attempt to the last PUBACK
+// (median of BENCH_RUNS storms), handshakes/s, server CPU ms per connection, RSS per 1,000 idle
+// connections after the storm, SYNs the kernel dropped for a full accept queue (ListenOverflows),
+// gateways that needed a retry and any never back, and the steady gateways' longest PUBACK wait;
+// then the ratios scanhub / Mosquitto (targets: storm time <= 1.0, CPU per connection <= 1.5,
+// RSS per 1,000 idle <= 35 MiB, steady PUBACK <= 1,000 ms, nobody left out).
+// Env: BENCH_STORM_SIZES (1000,2000), BENCH_IDLE (10000: one more storm of that size, RSS and
+// time reported; 0 skips it), BENCH_RUNS (3), BENCH_KEY_TYPE (ec-p256 | rsa-2048; unset: serve's default).
+import { fork } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { percentile, report } from './lib.js';
+import { mosquittoBinary, startMosquitto } from './mosquitto.js';
+import { RUNS, cpuSince, cpuSnapshot, dropDeployment, load, login, newDeployment, provisionGateways, startServe } from './stores-lib.js';
+
+const BENCH = 'reconnect-storm';
+const CUSTOMER = 'bench';
+const SIZES = (process.env.BENCH_STORM_SIZES ?? '1000,2000').split(',').map(Number);
+const IDLE = Number(process.env.BENCH_IDLE ?? 10_000);
+const KEY_TYPE = process.env.BENCH_KEY_TYPE;
+const STEADY = 20;
+/** Tries per gateway (the first and its retries, 1 s apart) before it counts as left out. */
+const MAX_TRIES = 30;
+const SERVE_ARGS = ['--provisioning-rate-limit', '1000000', ...(KEY_TYPE ? ['--gateway-key-type', KEY_TYPE] : [])];
+const label = KEY_TYPE ?? 'default-key';
+
+/** Resident set size of a process in MiB (/proc/<pid>/status VmRSS). */
+function rssMiB(pid) {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) / 1024 : NaN;
+}
+
+/** SYNs dropped machine-wide because an accept queue was full (TcpExt ListenOverflows). */
+function listenOverflows() {
+  const lines = readFileSync('/proc/net/netstat', 'utf8').split('\n').filter((line) => line.startsWith('TcpExt:'));
+  const names = lines[0].split(/\s+/);
+  const values = lines[1].split(/\s+/);
+  return Number(values[names.indexOf('ListenOverflows')]);
+}
+
+/** One storm of `storm` gateways against the server `pid` listening on `port`. */
+async function stormRun(name, size, pid, port, caPem, steady, storm) {
+  const client = fork(new URL('./storm-client.js', import.meta.url), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const messages = [];
+  let waiting;
+  client.on('message', (m) => (waiting ? (waiting(m), (waiting = undefined)) : messages.push(m)));
+  const next = () => (messages.length ? Promise.resolve(messages.shift()) : new Promise((resolve) => (waiting = resolve)));
+  client.send({ host: '127.0.0.1', port, caPem, steady, storm, maxTries: MAX_TRIES });
+  const ready = await next();
+  if (ready.type !== 'ready') throw new Error(`${name}: storm client: ${JSON.stringify(ready)}`);
+  const rssBefore = rssMiB(pid);
+  const cpu = cpuSnapshot([pid]);
+  const overflows = listenOverflows();
+  client.send('storm');
+  const result = await next();
+  const serverMs = cpuSince(cpu);
+  // Idle connections: memory once the storm's garbage had a moment to be collected.
+  await new Promise((resolve) => setTimeout(resolve, 2000));
+  const rssAfter = rssMiB(pid);
+  const figures = {
+    seconds: result.seconds,
+    handshakesPerSecond: result.connected / result.seconds,
+    cpuMsPerConnection: serverMs / storm.length,
+    rssMiBPer1000: ((rssAfter - rssBefore) / storm.length) * 1000,
+    synDrops: listenOverflows() - overflows,
+    retries: result.retries,
+    leftOut: result.failedForGood,
+    steadyMaxPubackMs: result.steadyMaxPubackMs,
+    clientCpuMsPerConnection: result.clientCpuMs / storm.length,
+  };
+  client.send('close');
+  await new Promise((resolve) => client.once('exit', resolve));
+  console.error(
+    `${BENCH}: ${label} ${size} ${name}: ${figures.seconds.toFixed(2)} s, ${Math.round(figures.handshakesPerSecond)} handshakes/s, ` +
+      `server ${figures.cpuMsPerConnection.toFixed(2)} CPU ms/connection, ${figures.rssMiBPer1000.toFixed(1)} MiB RSS per 1,000 idle, ` +
+      `${figures.synDrops} SYNs dropped, ${figures.retries} retries, ${figures.leftOut} left out, steady PUBACK max ${figures.steadyMaxPubackMs.toFixed(0)} ms, ` +
+      `client ${figures.clientCpuMsPerConnection.toFixed(2)} CPU ms/connection; load ${load()}`,
+  );
+  return figures;
+}
+
+const mosquitto = mosquittoBinary(BENCH);
+const sizes = [...SIZES, ...(IDLE > 0 ? [IDLE] : [])];
+const deployment = newDeployment('sqlite', undefined, { prefix: 'storm' });
+try {
+  let server = await startServe(deployment, { customer: CUSTOMER, args: SERVE_ARGS });
+  const token = await login(server.url);
+  const gateways = await provisionGateways(BENCH, server.url, token, CUSTOMER, STEADY + Math.max(...sizes), 'storm');
+  await server.stop();
+  server = undefined;
+  const caPem = readFileSync(join(deployment.dataDir, 'pki', 'ca.crt'), 'utf8');
+  const steady = gateways.slice(0, STEADY);
+  for (const size of sizes) {
+    const storm = gateways.slice(STEADY, STEADY + size);
+    const runs = { scanhub: [], mosquitto: [] };
+    const count = size === IDLE && !SIZES.includes(size) ? 1 : RUNS;
+    for (let run = 0; run < count; run++) {
+      const serve = await startServe(deployment, { customer: CUSTOMER, args: SERVE_ARGS, logLevel: 'info' });
+      try {
+        runs.scanhub.push(await stormRun('scanhub', size, serve.pid, serve.mqttPort, caPem, steady, storm));
+      } finally {
+        await serve.stop();
+      }
+      if (!mosquitto) continue;
+      const broker = await startMosquitto(mosquitto, deployment.dataDir);
+      try {
+        runs.mosquitto.push(await stormRun('mosquitto', size, broker.pid, broker.port, caPem, steady, storm));
+      } finally {
+        await broker.stop();
+      }
+    }
+    const prefix = `${label}_${size}`;
+    const medians = {};
+    for (const [side, list] of Object.entries(runs)) {
+      if (list.length === 0) continue;
+      const median = (key) => percentile(list.map((figures) => figures[key]), 50);
+      medians[side] = { seconds: median('seconds'), cpu: median('cpuMsPerConnection'), rss: median('rssMiBPer1000') };
+      report(BENCH, `${prefix}_${side}_storm_seconds_min`, Math.min(...list.map((f) => f.seconds)), 's');
+      report(BENCH, `${prefix}_${side}_storm_seconds_median`, medians[side].seconds, 's');
+      report(BENCH, `${prefix}_${side}_storm_seconds_max`, Math.max(...list.map((f) => f.seconds)), 's');
+      report(BENCH, `${prefix}_${side}_handshakes_per_second_median`, median('handshakesPerSecond'), '1/s');
+      report(BENCH, `${prefix}_${side}_cpu_ms_per_connection_median`, medians[side].cpu, 'ms');
+      report(BENCH, `${prefix}_${side}_rss_mib_per_1000_idle_median`, medians[side].rss, 'MiB', side === 'scanhub' ? 35 : undefined);
+      report(BENCH, `${prefix}_${side}_syn_drops_max`, Math.max(...list.map((f) => f.synDrops)), 'SYNs');
+      report(BENCH, `${prefix}_${side}_left_out_max`, Math.max(...list.map((f) => f.leftOut)), 'gateways', side === 'scanhub' ? 0 : undefined);
+      report(BENCH, `${prefix}_${side}_retries_median`, median('retries'), 'gateways');
+      report(BENCH, `${prefix}_${side}_steady_puback_max_ms`, Math.max(...list.map((f) => f.steadyMaxPubackMs)), 'ms', side === 'scanhub' ? 1000 : undefined);
+    }
+    if (medians.scanhub && medians.mosquitto) {
+      report(BENCH, `${prefix}_storm_seconds_ratio_scanhub_to_mosquitto`, medians.scanhub.seconds / medians.mosquitto.seconds, 'x', 1.0, '<=');
+      report(BENCH, `${prefix}_cpu_per_connection_ratio_scanhub_to_mosquitto`, medians.scanhub.cpu / medians.mosquitto.cpu, 'x', 1.5, '<=');
+    }
+  }
+} finally {
+  dropDeployment(deployment);
+}
+report(BENCH, 'load_average_1m_at_end', Number(load().split(' ')[0]), 'load');

@@ -1,0 +1,115 @@
+// The client side of reconnect-storm.bench.js, in its own process: N gateways connect at once
+// (mutual TLS with their PKCS#12, MQTT 3.1.1 CONNECT), each publishes one QoS 1 message and stays
+// connected, idle; a gateway whose connection fails retries after 1 s, as a device would. Alongside,
+// `steady` gateways that were connected before the storm keep publishing (one message every
+// 100 ms each), and the longest PUBACK wait among them during the storm is reported. Talks to the
+// parent over IPC: config in, 'ready' out, 'storm' in, results out, 'close' in.
+import { connect } from 'node:tls';
+import { connectPacket, publishPacket } from './mqtt-packets.js';
+
+const RETRY_MS = 1000;
+const STEADY_INTERVAL_MS = 100;
+
+/** Opens one gateway's connection; resolves after CONNACK 0 with `publish()`, which resolves at its PUBACK. */
+function open(config, gateway) {
+  return new Promise((resolve, reject) => {
+    const socket = connect({
+      host: config.host,
+      port: config.port,
+      pfx: Buffer.from(gateway.pfx, 'base64'),
+      passphrase: '',
+      ca: config.caPem,
+      servername: 'localhost',
+    });
+    socket.setNoDelay(true);
+    let pending = Buffer.alloc(0);
+    let packetId = 0;
+    const waiting = new Map();
+    const connection = {
+      socket,
+      publish() {
+        packetId = (packetId % 65535) + 1;
+        const id = packetId;
+        socket.write(publishPacket(gateway.topic, id, Buffer.from(JSON.stringify({ type: 'scan', scan_code: `storm-${id}` }))));
+        return new Promise((done) => waiting.set(id, done));
+      },
+    };
+    socket.once('error', reject);
+    socket.once('close', () => reject(new Error('closed')));
+    socket.once('secureConnect', () => socket.write(connectPacket(gateway.id)));
+    socket.on('data', (chunk) => {
+      pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
+      while (pending.length >= 4) {
+        const type = pending[0] >> 4;
+        if (type === 2) {
+          if (pending[3] !== 0) reject(new Error(`CONNACK ${pending[3]}`));
+          else resolve(connection);
+        } else if (type === 4) {
+          const id = (pending[2] << 8) | pending[3];
+          waiting.get(id)?.(performance.now());
+          waiting.delete(id);
+        }
+        pending = pending.subarray(4);
+      }
+    });
+  });
+}
+
+process.once('message', async (config) => {
+  const steady = await Promise.all(config.steady.map((gateway) => open(config, gateway)));
+  process.send({ type: 'ready' });
+  await new Promise((resolve) => process.once('message', resolve));
+
+  let measuring = true;
+  let steadyMaxPubackMs = 0;
+  let steadyMessages = 0;
+  // Each steady gateway: one message every 100 ms, the next only after the PUBACK of the last.
+  const steadyLoops = steady.map(async (connection) => {
+    while (measuring) {
+      const sent = performance.now();
+      const acked = await connection.publish();
+      steadyMessages++;
+      steadyMaxPubackMs = Math.max(steadyMaxPubackMs, acked - sent);
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, STEADY_INTERVAL_MS - (performance.now() - sent))));
+    }
+  });
+
+  const cpuBefore = process.cpuUsage();
+  const started = performance.now();
+  let retries = 0;
+  let failedForGood = 0;
+  const stormConnections = [];
+  const attempt = async (gateway, tries) => {
+    try {
+      const connection = await open(config, gateway);
+      stormConnections.push(connection);
+      return await connection.publish();
+    } catch {
+      if (tries >= config.maxTries) {
+        failedForGood++;
+        return undefined;
+      }
+      retries++;
+      await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+      return attempt(gateway, tries + 1);
+    }
+  };
+  const acked = await Promise.all(config.storm.map((gateway) => attempt(gateway, 1)));
+  const cpu = process.cpuUsage(cpuBefore);
+  measuring = false;
+  await Promise.all(steadyLoops);
+  const done = acked.filter((at) => at !== undefined);
+  process.send({
+    type: 'result',
+    seconds: (Math.max(...done) - started) / 1000,
+    connected: done.length,
+    retries,
+    failedForGood,
+    steadyMessages,
+    steadyMaxPubackMs,
+    clientCpuMs: (cpu.user + cpu.system) / 1000,
+  });
+  await new Promise((resolve) => process.once('message', resolve));
+  for (const connection of [...stormConnections, ...steady]) connection.socket.destroy();
+  process.exit(0);
+});

@@ -1,0 +1,363 @@
+import type { TLSSocket } from 'node:tls';
+import type { IngestLog, IngestWriter } from './ingest.js';
+import {
+  PINGRESP,
+  PacketReader,
+  PacketType,
+  ProtocolError,
+  acknowledgement,
+  connack,
+  readConnect,
+  readTopicFilters,
+  subackRefusing,
+  type ConnectPacket,
+  type PacketRefusal,
+} from './packets.js';
+
+// One gateway's MQTT connection, from its CONNECT to its close: the whole protocol a publishing
+// gateway needs ([MQTT-3.1] to [MQTT-3.14]), read straight off the TLS socket. Each PUBLISH goes to
+// the ingest writer as a view of the bytes it arrived in; its PUBACK is written once the writer's
+// transaction committed, coalesced with the others of that commit into one write per connection.
+
+/** The gateway behind a connection, known from its certificate once authenticated. */
+export interface GatewaySession {
+  gatewayId: string;
+  topic: string;
+  /** `topic` as bytes: a PUBLISH's topic is compared without decoding it. */
+  topicBytes: Buffer;
+  /** The serial of the certificate it connected with (lower-case hex): a revocation of it closes the connection. */
+  serial: string;
+}
+
+/** What a connection needs of the broker. */
+export interface ConnectionHost {
+  log: IngestLog;
+  writer: Pick<IngestWriter, 'submit'>;
+  maxPayloadBytes: number;
+  /** The session of the certificate's gateway, or the CONNACK return code that refuses it (logged and counted there). */
+  authenticate(connection: GatewayConnection): Promise<GatewaySession | number>;
+  /** CONNACK 0 went out. */
+  connected(connection: GatewayConnection): void;
+  /** A connected gateway's connection closed. */
+  disconnected(connection: GatewayConnection): void;
+  /** A PUBLISH was refused: foreign topic or payload over the limit (the connection closes). */
+  publishRefused(connection: GatewayConnection, topic: string, reason: string): void;
+  /** A QoS 1 or 2 PUBLISH with packet identifier 0 (the connection closes). */
+  protocolViolation(connection: GatewayConnection, qos: number): void;
+  /** A packet refused on its header alone (the connection closes). */
+  packetRefused(connection: GatewayConnection, refusal: PacketRefusal): void;
+  /** A SUBSCRIBE's filter, refused with 0x80. */
+  subscriptionRefused(connection: GatewayConnection, filter: string): void;
+}
+
+const CONNECTING = 0;
+const AUTHENTICATING = 1;
+const CONNECTED = 2;
+const CLOSED = 3;
+
+/** Messages of one connection waiting for their commit before its socket is read again: bounds what one gateway can queue. */
+const MAX_PENDING_PER_CONNECTION = 4096;
+/** Bytes written and not yet taken by the peer before its socket is read again. */
+const MAX_UNSENT_BYTES = 1024 * 1024;
+
+/** The writer's token of a message: its packet identifier and QoS (0 for QoS 0: nothing to acknowledge). */
+const tokenOf = (qos: number, packetId: number) => (qos << 16) | packetId;
+
+export class GatewayConnection {
+  /** The certificate's subject CN and serial (lower-case hex), read once at the start. */
+  readonly commonName: string | undefined;
+  readonly serial: string;
+  session: GatewaySession | undefined;
+  private state = CONNECTING;
+  private readonly reader: PacketReader;
+  private connect: ConnectPacket | undefined;
+  /** Packets that arrived after the CONNECT, before its CONNACK: read once authenticated. */
+  private deferred: [number, Buffer][] = [];
+  /** Acknowledgements of the current commit, written together on the next tick. */
+  private acks: Buffer | undefined;
+  private ackBytes = 0;
+  private pending = 0;
+  private paused = false;
+  private lastActivity = 0;
+  private keepAliveTimer: NodeJS.Timeout | undefined;
+  private graceful = false;
+  private stopped = false;
+  /** Why the connection closed, when the server closed it on an error; logged once at close. */
+  private errorReason: string | undefined;
+
+  constructor(
+    readonly socket: TLSSocket,
+    private readonly host: ConnectionHost,
+    maxPacketBytes: number,
+  ) {
+    const certificate = socket.getPeerCertificate();
+    const cn = certificate?.subject?.CN as string | string[] | undefined;
+    this.commonName = typeof cn === 'string' ? cn : undefined;
+    this.serial = (certificate?.serialNumber ?? '').toLowerCase();
+    this.reader = new PacketReader(maxPacketBytes, this.onPacket);
+    socket.on('data', this.onData);
+    socket.on('error', (error: Error) => {
+      this.errorReason ??= error.message;
+    });
+    socket.once('close', () => this.onClose());
+    // Flowing from here (the protocol-level check before read it in paused mode).
+    socket.resume();
+  }
+
+  /** Closes the connection from the server's side (deleted or revoked gateway, takeover, shutdown). */
+  close(): void {
+    if (this.state === CLOSED) return;
+    this.socket.destroy();
+  }
+
+  /**
+   * Shutdown: packets that arrive from now on are dropped unread (never acknowledged, so the
+   * gateway sends them again to the next server), while what is in flight is still acknowledged.
+   * The socket keeps being read, so that its close is a FIN, not a reset that would lose those
+   * acknowledgements.
+   */
+  stopReading(): void {
+    this.stopped = true;
+    this.deferred = [];
+    this.socket.resume();
+  }
+
+  private readonly onData = (chunk: Buffer) => {
+    if (this.stopped) return;
+    this.lastActivity = performance.now();
+    const refusal = this.reader.push(chunk);
+    if (refusal && this.state !== CLOSED && !this.errorReason) this.refuse(refusal);
+  };
+
+  private refuse(refusal: PacketRefusal): void {
+    this.host.packetRefused(this, refusal);
+    this.fail(refusal.reason === 'oversized' ? `packet of ${refusal.packetBytes} bytes over the limit` : 'malformed Remaining Length', false);
+  }
+
+  /** Closes the connection for a protocol error ([MQTT-4.8.0-1]); `log` says whether 'closed on error' is logged for it. */
+  private fail(reason: string, log = true): void {
+    if (this.state === CLOSED) return;
+    if (log) this.errorReason ??= reason;
+    this.reader.stop();
+    this.socket.destroy();
+  }
+
+  private readonly onPacket = (firstByte: number, body: Buffer): void => {
+    try {
+      if (this.state === CONNECTED) this.onConnectedPacket(firstByte, body);
+      else if (this.state === CONNECTING) this.onConnect(firstByte, body);
+      else if (this.state === AUTHENTICATING) this.deferred.push([firstByte, body]);
+    } catch (error) {
+      if (!(error instanceof ProtocolError)) throw error;
+      this.fail(error.message);
+    }
+  };
+
+  private onConnect(firstByte: number, body: Buffer): void {
+    // [MQTT-3.1.0-1]: the first packet is a CONNECT.
+    if (firstByte >> 4 !== PacketType.CONNECT) throw new ProtocolError(`packet type ${firstByte >> 4} before CONNECT`);
+    this.connect = readConnect(firstByte, body);
+    this.state = AUTHENTICATING;
+    // Packets may follow the CONNECT at once; those of this chunk wait in `deferred`, the rest in the socket.
+    this.socket.pause();
+    this.host.authenticate(this).then(
+      (result) => this.authenticated(result),
+      (error: Error) => this.fail(error.message),
+    );
+  }
+
+  private authenticated(result: GatewaySession | number): void {
+    if (this.state === CLOSED) return;
+    if (typeof result === 'number') {
+      // [MQTT-3.2.2-5]: a CONNACK with a non-zero return code, then the server closes.
+      this.state = CLOSED;
+      this.reader.stop();
+      this.socket.end(connack(result));
+      return;
+    }
+    this.session = result;
+    this.state = CONNECTED;
+    this.socket.write(connack(0));
+    this.host.connected(this);
+    const keepAlive = this.connect!.keepAlive;
+    // [MQTT-3.1.2-24]: no packet within one and a half times the keep alive closes the connection.
+    if (keepAlive > 0) this.watchKeepAlive(keepAlive * 1500);
+    const deferred = this.deferred;
+    this.deferred = [];
+    for (const [firstByte, body] of deferred) {
+      if (this.state !== CONNECTED) return;
+      this.onPacket(firstByte, body);
+    }
+    this.resume();
+  }
+
+  private watchKeepAlive(limitMs: number): void {
+    this.lastActivity = performance.now();
+    const check = () => {
+      const idle = performance.now() - this.lastActivity;
+      if (idle >= limitMs) return this.fail(`no packet within ${limitMs / 1000} s (keep alive)`);
+      this.keepAliveTimer = setTimeout(check, limitMs - idle + 1);
+    };
+    this.keepAliveTimer = setTimeout(check, limitMs);
+  }
+
+  private onConnectedPacket(firstByte: number, body: Buffer): void {
+    const type = firstByte >> 4;
+    if (type === PacketType.PUBLISH) return this.onPublish(firstByte, body);
+    const flags = firstByte & 0x0f;
+    switch (type) {
+      case PacketType.PINGREQ:
+        this.socket.write(PINGRESP);
+        return;
+      case PacketType.PUBREL:
+        // [MQTT-3.6.1-1]: flags 0010. The message was stored at its PUBLISH: release is only acknowledged.
+        if (flags !== 0x02 || body.length < 2) throw new ProtocolError('malformed PUBREL');
+        this.write(acknowledgement(PacketType.PUBCOMP, body.readUInt16BE(0)));
+        return;
+      case PacketType.SUBSCRIBE: {
+        if (flags !== 0x02 || body.length < 2) throw new ProtocolError('malformed SUBSCRIBE');
+        const filters = readTopicFilters(body, true);
+        for (const filter of filters) this.host.subscriptionRefused(this, filter);
+        // [MQTT-3.8.4-3] / [MQTT-3.9.3-2]: the SUBACK carries 0x80 (failure) for a refused filter; the connection stays open.
+        this.write(subackRefusing(body.readUInt16BE(0), filters.length));
+        return;
+      }
+      case PacketType.UNSUBSCRIBE:
+        if (flags !== 0x02 || body.length < 2) throw new ProtocolError('malformed UNSUBSCRIBE');
+        readTopicFilters(body, false);
+        this.write(acknowledgement(PacketType.UNSUBACK, body.readUInt16BE(0)));
+        return;
+      case PacketType.DISCONNECT:
+        // [MQTT-3.14.4-3]: the will is discarded.
+        this.graceful = true;
+        this.socket.end();
+        return;
+      case PacketType.PUBACK:
+      case PacketType.PUBREC:
+      case PacketType.PUBCOMP:
+        // Acknowledgements of messages we never send (nobody subscribes): nothing to do.
+        return;
+      default:
+        // A second CONNECT ([MQTT-3.1.0-2]) or a packet only a server sends.
+        throw new ProtocolError(`unexpected packet type ${type}`);
+    }
+  }
+
+  private onPublish(firstByte: number, body: Buffer): void {
+    const qos = (firstByte >> 1) & 0x03;
+    // [MQTT-3.3.1-4]: QoS 3 is malformed.
+    if (qos === 3) throw new ProtocolError('PUBLISH with QoS 3');
+    if (body.length < 2) throw new ProtocolError('PUBLISH without a topic');
+    const topicEnd = 2 + body.readUInt16BE(0);
+    const payloadStart = topicEnd + (qos > 0 ? 2 : 0);
+    if (payloadStart > body.length) throw new ProtocolError('PUBLISH shorter than its topic and packet identifier');
+    const packetId = qos > 0 ? body.readUInt16BE(topicEnd) : 0;
+    // [MQTT-2.3.1-1]: a QoS 1 or 2 PUBLISH carries a non-zero packet identifier; 0 is a protocol
+    // violation, so the connection closes ([MQTT-4.8.0-1]): no PUBACK, nothing stored.
+    if (qos > 0 && packetId === 0) {
+      this.host.protocolViolation(this, qos);
+      return this.fail(`QoS ${qos} PUBLISH with packet identifier 0`, false);
+    }
+    const session = this.session!;
+    if (session.topicBytes.compare(body, 2, topicEnd) !== 0) {
+      // [MQTT-3.3.5-2]: a PUBLISH the server does not authorize is either acknowledged or the
+      // connection is closed; we close, so a misconfigured gateway notices at once.
+      const topic = body.toString('utf8', 2, topicEnd);
+      this.host.publishRefused(this, topic, `topic ${JSON.stringify(topic)} is not ${session.topic}`);
+      return this.fail(`topic ${JSON.stringify(topic)} refused`, false);
+    }
+    const payloadBytes = body.length - payloadStart;
+    if (payloadBytes > this.host.maxPayloadBytes) {
+      this.host.publishRefused(this, session.topic, `payload of ${payloadBytes} bytes exceeds ${this.host.maxPayloadBytes}`);
+      return this.fail('payload over the limit', false);
+    }
+    // Retain is ignored: nobody can subscribe, so a retained copy could never be delivered
+    // (deviates from [MQTT-3.3.1-5] with no observable difference).
+    this.pending++;
+    if (this.pending >= MAX_PENDING_PER_CONNECTION) this.pause();
+    this.host.writer.submit(session.gatewayId, body.subarray(payloadStart), this.onStored, tokenOf(qos, packetId));
+  }
+
+  /**
+   * The ingest writer's answer for one message. Committed: a QoS 1 message is acknowledged with
+   * PUBACK ([MQTT-4.3.2-2]), a QoS 2 one with PUBREC, in the order they arrived ([MQTT-4.6.0-2]:
+   * the writer answers in order). Not stored: no acknowledgement, and the connection closes so
+   * that the gateway sends the message again when it reconnects ([MQTT-4.4.0-1]).
+   */
+  private readonly onStored = (error: Error | null, token: number): void => {
+    this.pending--;
+    if (this.state === CLOSED) return;
+    if (error) return this.fail(error.message);
+    const qos = token >>> 16;
+    if (qos > 0) {
+      this.acks ??= Buffer.allocUnsafe(4 * 64);
+      if (this.ackBytes + 4 > this.acks.length) {
+        const larger = Buffer.allocUnsafe(this.acks.length * 2);
+        this.acks.copy(larger, 0, 0, this.ackBytes);
+        this.acks = larger;
+      }
+      const at = this.ackBytes;
+      this.acks[at] = (qos === 1 ? PacketType.PUBACK : PacketType.PUBREC) << 4;
+      this.acks[at + 1] = 2;
+      this.acks[at + 2] = (token >> 8) & 0xff;
+      this.acks[at + 3] = token & 0xff;
+      if (at === 0) process.nextTick(this.flushAcks);
+      this.ackBytes = at + 4;
+    }
+    if (this.paused && this.pending < MAX_PENDING_PER_CONNECTION / 2) this.resume();
+  };
+
+  private readonly flushAcks = (): void => {
+    const bytes = this.ackBytes;
+    if (bytes === 0) return;
+    const acks = this.acks!;
+    this.ackBytes = 0;
+    this.acks = undefined;
+    if (this.state === CLOSED) return;
+    this.write(bytes === acks.length ? acks : acks.subarray(0, bytes));
+  };
+
+  private write(packet: Buffer): void {
+    if (!this.socket.write(packet) && this.socket.writableLength > MAX_UNSENT_BYTES) {
+      // The gateway does not read its acknowledgements: stop reading its messages until it does.
+      this.pause();
+      this.socket.once('drain', () => this.resume());
+    }
+  }
+
+  private pause(): void {
+    this.paused = true;
+    this.socket.pause();
+  }
+
+  private resume(): void {
+    if (this.stopped) {
+      this.socket.resume();
+      return;
+    }
+    if (this.state !== CONNECTED || this.pending >= MAX_PENDING_PER_CONNECTION || this.socket.writableLength > MAX_UNSENT_BYTES) return;
+    this.paused = false;
+    this.socket.resume();
+  }
+
+  private onClose(): void {
+    const wasConnected = this.state === CONNECTED;
+    this.state = CLOSED;
+    clearTimeout(this.keepAliveTimer);
+    this.reader.stop();
+    this.deferred = [];
+    if (!wasConnected) return;
+    if (this.errorReason) this.host.log.info({ gateway_id: this.session?.gatewayId, reason: this.errorReason }, 'gateway connection closed on error');
+    const will = this.connect?.will;
+    // [MQTT-3.1.2-8]: a connection closed without DISCONNECT publishes its will.
+    if (will && !this.graceful) {
+      const session = this.session!;
+      if (will.topic !== session.topic) this.host.publishRefused(this, will.topic, `will topic ${JSON.stringify(will.topic)} is not ${session.topic}`);
+      else if (will.payload.length > this.host.maxPayloadBytes) this.host.publishRefused(this, will.topic, `will payload of ${will.payload.length} bytes exceeds ${this.host.maxPayloadBytes}`);
+      else this.host.writer.submit(session.gatewayId, will.payload, NO_ACK);
+    }
+    this.host.disconnected(this);
+  }
+}
+
+const NO_ACK = (): void => {};

@@ -1,0 +1,83 @@
+import type { FastifyInstance } from 'fastify';
+import { comparePositions, decodeCursor, type StreamPosition } from '../../domain/stream-cursor.js';
+import { refusalNow } from '../access.js';
+import type { ServerContext } from '../context.js';
+import { badRequest } from '../errors.js';
+import { customerParams, errorResponses } from '../schemas.js';
+
+/** `Last-Event-ID` as the stream reads it: absent, or empty (what EventSource means by no id), is a start from now. */
+function lastEventId(header: string | string[] | undefined): string | undefined {
+  const text = (Array.isArray(header) ? header.join(',') : header)?.trim();
+  return text ? text : undefined;
+}
+
+/**
+ * `GET /{customer_id}/events/stream` (DESIGN.md "Operations", docs/events.md "Live events"): the
+ * customer's events as Server-Sent Events in commit order, from now or after `Last-Event-ID`.
+ */
+export function registerEventStreamRoutes(app: FastifyInstance, ctx: ServerContext): void {
+  const live = ctx.liveEvents;
+  app.addHook('onReady', async () => {
+    live.log = app.log.child({ component: 'live-events' });
+  });
+  // Before the server waits for its connections to end: every stream ends now, saying where to resume.
+  app.addHook('preClose', async () => live.close());
+
+  app.get<{ Params: { customer_id: string }; Querystring: { gateway_id?: string } }>('/:customer_id/events/stream', {
+    config: { access: { permission: 'event.read' } },
+    schema: {
+      summary: 'New events of the customer as they are stored: a Server-Sent Events stream in commit order, resumable with Last-Event-ID',
+      tags: ['events'],
+      params: customerParams,
+      querystring: {
+        type: 'object',
+        properties: {
+          gateway_id: { type: 'string', minLength: 1, maxLength: 200, description: 'Only events of this gateway (its id, as events carry it).' },
+        },
+        additionalProperties: false,
+      },
+      headers: {
+        type: 'object',
+        properties: {
+          'last-event-id': {
+            type: 'string',
+            description: 'The id of the last event received: the stream goes on after it, with no gap and no duplicate. Without it, the stream starts with events stored from now on.',
+          },
+        },
+      },
+      response: {
+        200: {
+          description:
+            'text/event-stream: one event per stored event (`id:` its cursor, `data:` its JSON as in GET /{customer_id}/events), a `: heartbeat` comment every 15 s, and a last comment when the server ends the stream (`: too slow, resume with Last-Event-ID <id>`, `: server shutting down, ...`).',
+          content: { 'text/event-stream': { schema: { type: 'string' } } },
+        },
+        ...errorResponses,
+      },
+    },
+    handler: async (request, reply) => {
+      const customerId = request.params.customer_id;
+      const resumedFrom = lastEventId(request.headers['last-event-id']);
+      let from: StreamPosition | undefined;
+      if (resumedFrom !== undefined) {
+        const position = decodeCursor(live.key, customerId, resumedFrom);
+        if (!position || !ctx.store.eventLog.isPosition(position)) {
+          throw badRequest(`Header "Last-Event-ID" is not the id of an event of customer "${customerId}"'s stream: send the id of the last event received as it came, or leave the header out to start from now.`);
+        }
+        if (comparePositions(position, await ctx.store.eventLog.frontier()) > 0) {
+          throw badRequest('Header "Last-Event-ID" names a position past every event stored here (was the database restored from an older backup?): leave the header out to start from now.');
+        }
+        from = position;
+      }
+      reply
+        .type('text/event-stream; charset=utf-8')
+        .header('cache-control', 'no-cache, no-transform')
+        // A proxy such as nginx must pass each event on at once.
+        .header('x-accel-buffering', 'no')
+        // The response ends only when the server ends the stream (cut off, shutdown): the connection then goes with it.
+        .header('connection', 'close');
+      // HEAD (which fastify answers with this handler) gets the headers of a stream, and no stream.
+      if (request.method === 'HEAD') return reply.send();
+      return reply.send(await live.open(customerId, request.query.gateway_id, from, resumedFrom, () => refusalNow(ctx, request)));
+    },
+  });
+}

@@ -1,0 +1,58 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { sameSecret } from '../../auth/secrets.js';
+import { isLoopback } from '../../domain/addresses.js';
+import { credentialOf } from '../access.js';
+import { forbidden, unauthorized, type HttpError } from '../errors.js';
+import type { ServiceMetrics } from '../metrics.js';
+import { errorResponses } from '../schemas.js';
+
+/** Who asks for /metrics: the Authorization header, the socket's peer, and the client a trusted balancer names (else the peer). */
+export interface MetricsCaller {
+  authorization: string | undefined;
+  peer: string | undefined;
+  client: string;
+}
+
+/**
+ * DESIGN.md "Metrics": with SCANHUB_METRICS_TOKEN set, its Bearer token from anywhere; unset, only
+ * this machine. Behind a `--trust-proxy` balancer both the balancer and the client it names must
+ * be on loopback, so that a balancer on this machine does not hand /metrics to everyone it serves.
+ */
+export function metricsRefusal(token: string | undefined, caller: MetricsCaller): HttpError | undefined {
+  if (token !== undefined) {
+    const credential = credentialOf(caller.authorization);
+    if (credential === undefined) return unauthorized('/metrics needs the metrics token: send "Authorization: Bearer <SCANHUB_METRICS_TOKEN>".');
+    if (!sameSecret(credential, token)) return unauthorized('The token in the Authorization header is not the metrics token (SCANHUB_METRICS_TOKEN of the server).');
+    return undefined;
+  }
+  if (caller.peer !== undefined && isLoopback(caller.peer) && isLoopback(caller.client)) return undefined;
+  return forbidden(
+    `/metrics is served only to this machine (loopback) while SCANHUB_METRICS_TOKEN is unset, and this request comes from ${caller.client}: scrape from this machine, or set SCANHUB_METRICS_TOKEN on the server and send it as a Bearer token.`,
+  );
+}
+
+/** `GET /metrics`: the Prometheus text format, outside the IdToken guard (its own token or loopback). */
+export function registerMetricsRoutes(app: FastifyInstance, metrics: ServiceMetrics, token: string | undefined): void {
+  app.get('/metrics', {
+    schema: {
+      summary: 'Metrics in the Prometheus text format',
+      tags: ['operations'],
+      security: [{ MetricsToken: [] }, {}],
+      response: {
+        200: {
+          description: 'Prometheus text exposition format 0.0.4 (docs/metrics.md lists the metrics).',
+          content: { 'text/plain': { schema: { type: 'string' } } },
+        },
+        ...errorResponses,
+      },
+    },
+    onRequest: async (request: FastifyRequest) => {
+      const refusal = metricsRefusal(token, { authorization: request.headers.authorization, peer: request.socket.remoteAddress, client: request.ip });
+      if (refusal) throw refusal;
+    },
+    handler: async (_request, reply) => {
+      const { text, contentType } = await metrics.exposition();
+      return reply.type(contentType).send(text);
+    },
+  });
+}
