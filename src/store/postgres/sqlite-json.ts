@@ -1,8 +1,8 @@
 import { EVENT_COLUMNS, REAL_COLUMNS } from '../../domain/events.js';
 
 /**
- * An event's JSON as the SQLite store writes it (json_object over the row, null members left
- * out), so that both stores answer with the same bytes. Strings: SQLite escapes `"`, `\` and
+ * An event's JSON as the SQLite store writes it (store/sqlite/event-json.ts: its members,
+ * absent ones left out), so that both stores answer with the same bytes. Strings: SQLite escapes `"`, `\` and
  * the control characters as JSON.stringify does (`\b \t \n \f \r`, else `\u00xx`) and writes
  * every other character as it is; stored text is well-formed, so JSON.stringify is the same.
  * Numbers: see realJson.
@@ -30,7 +30,7 @@ const TWO_TO_63 = 2 ** 63;
 
 /**
  * A REAL as the SQLite store writes it: a whole value that fits in 64 bits as that integer
- * (the store casts those), any other as SQLite's `%!0.17g` (json_object): 17 significant digits,
+ * (the store casts those), any other as SQLite's `%!0.17g` (json_quote): 17 significant digits,
  * or fewer when digits 14-16 of the value's 18-digit decimal form are 000 or 999 and the shorter
  * text reads back as the same double; exponent form below 1e-4 and from 1e17 on, with at least
  * two exponent digits and `.0` when there is no fraction (`1.0e+21`).
