@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { LAST_MESSAGE_RESOLUTION_MS } from '../src/domain/connectivity.js';
 import { countRowsOfClosed, selectRows } from './helpers/store-rows.js';
 import { provisionGateway, type TestGateway, GatewayClients } from './helpers/mqtt.js';
 import { CUSTOMER, startTestServer, type TestServer } from './helpers/server.js';
@@ -33,6 +34,25 @@ describe('payloads', () => {
     expect(event).toEqual({ id: expect.stringMatching(UUID), class: 'event', type: 'telemetry', created: T0, scan_code: null, gateway_id: gateway.id });
     const row = (await selectRows(t.server, 'SELECT last_message FROM gateways WHERE id = ?', gateway.id))[0];
     expect(row).toEqual({ last_message: T0 });
+  });
+
+  it('keeps the last message to LAST_MESSAGE_RESOLUTION_MS: a later message is written once the stored one is that old', async () => {
+    const gateway = await provisionGateway(t);
+    const client = await connect(gateway);
+    const lastMessage = async () => (await selectRows(t.server, 'SELECT last_message FROM gateways WHERE id = ?', gateway.id))[0];
+    const publishAt = async (at: number) => {
+      clock.now = at;
+      await client.publishAsync(gateway.topic, JSON.stringify({ type: 'telemetry', device_battery: 50 }), { qos: 1 });
+    };
+    await publishAt(T0);
+    await publishAt(T0 + LAST_MESSAGE_RESOLUTION_MS - 1);
+    expect(await lastMessage()).toEqual({ last_message: T0 });
+    await publishAt(T0 + LAST_MESSAGE_RESOLUTION_MS);
+    expect(await lastMessage()).toEqual({ last_message: T0 + LAST_MESSAGE_RESOLUTION_MS });
+    // An older message (a gateway's clock is not ours: receipt times can only be ours, but a batch may be late) never moves it back.
+    await publishAt(T0);
+    expect(await lastMessage()).toEqual({ last_message: T0 + LAST_MESSAGE_RESOLUTION_MS });
+    expect((await events()).length).toBe(4);
   });
 
   it('stores every event of an array in order, and takes an empty array as a message with none', async () => {

@@ -4,6 +4,18 @@ export type ConnectivityStatus = 'NOT_REGISTERED' | 'REGISTERING' | 'ACTIVE' | '
 /** A gateway with a message at most this old is ACTIVE (spec 8: two hours). */
 export const ACTIVE_WINDOW_MS = 2 * 60 * 60 * 1000;
 
+/**
+ * How fresh ingest keeps a gateway's stored last message: it writes it again only once the
+ * gateway's newest message is this much newer than the stored one (the status needs hours, not
+ * seconds). The first message after none is always written (REGISTERING -> ACTIVE at once).
+ */
+export const LAST_MESSAGE_RESOLUTION_MS = 10_000;
+
+/** Whether a message at `at` must be written as the last message over the stored one. */
+export function lastMessageDue(stored: number | null, at: number): boolean {
+  return stored === null || at - stored >= LAST_MESSAGE_RESOLUTION_MS;
+}
+
 export interface ConnectivityFacts {
   /** When prepare-provisioning ran, or null. */
   provisioning_prepared: number | null;

@@ -1,3 +1,4 @@
+import { LAST_MESSAGE_RESOLUTION_MS } from '../../domain/connectivity.js';
 import { Outcome, type BatchResult, type IngestMessage } from '../../domain/ingest.js';
 import type { CreatedWindow } from '../../domain/payload-limits.js';
 import { customersOf, emptyBatchResult, mergeSingle, planBatch, planParsed, settleBatch, type BatchPlan, type IngestGateway } from '../batch-plan.js';
@@ -5,13 +6,19 @@ import type { ConnectingGateway, IngestRepository } from '../ports.js';
 import { insertAndAnnounce } from './events.js';
 import { isConnectionFailure, isStorageFull, mapFailure, type Database, type Queryable } from './pool.js';
 
-// Each gateway of the batch once: its last message, and its fields as they are now (an event is
-// stamped with the gateway as it is when the event is stored). Ids sorted, so that concurrent
-// batches of several processes lock gateways in one order.
-const TOUCH_SQL = `UPDATE gateways AS g SET last_message = greatest(coalesce(g.last_message, 0), t.at)
-  FROM unnest($1::text[], $2::bigint[]) AS t(id, at)
-  WHERE g.id = t.id AND g.deleted IS NULL
-  RETURNING g.id, g.customer_id, g.usecase, g.station`;
+// Each gateway of the batch once, as it is now (an event is stamped with the gateway as it is
+// when the event is stored), locked FOR SHARE in id order (concurrent batches of several
+// processes lock gateways in one order; a deletion in flight is waited for and seen). Its last
+// message, which feeds connectivity_status, is written only when due (lastMessageDue,
+// LAST_MESSAGE_RESOLUTION_MS): not a new row version per gateway per batch.
+const TOUCH_SQL = `WITH current AS (
+    SELECT g.id, g.customer_id, g.usecase, g.station, g.last_message, t.at
+    FROM gateways AS g JOIN unnest($1::text[], $2::bigint[]) AS t(id, at) ON g.id = t.id
+    WHERE g.deleted IS NULL ORDER BY g.id FOR SHARE OF g),
+  touched AS (
+    UPDATE gateways AS g SET last_message = c.at FROM current AS c
+    WHERE g.id = c.id AND (c.last_message IS NULL OR c.at - c.last_message >= $3))
+  SELECT id, customer_id, usecase, station FROM current`;
 
 // A report that changes nothing must not bump the version (the ETag of the gateway).
 const REPORT_SQL = `UPDATE gateways SET
@@ -100,10 +107,10 @@ export class PgIngest implements IngestRepository {
   }
 }
 
-/** Touches the gateways (one statement); each id maps to the gateway, or undefined when gone or deleted. */
+/** Touches the gateways (one statement, the same rule as lastMessageDue); each id maps to the gateway, or undefined when gone or deleted. */
 async function touchGateways(client: Queryable, lastMessage: Map<string, number>): Promise<Map<string, IngestGateway | undefined>> {
   const ids = [...lastMessage.keys()].sort();
-  const { rows } = await client.query<IngestGateway & { id: string }>(TOUCH_SQL, [ids, ids.map((id) => lastMessage.get(id)!)]);
+  const { rows } = await client.query<IngestGateway & { id: string }>(TOUCH_SQL, [ids, ids.map((id) => lastMessage.get(id)!), LAST_MESSAGE_RESOLUTION_MS]);
   const touched = new Map<string, IngestGateway | undefined>(ids.map((id) => [id, undefined]));
   for (const { id, customer_id, usecase, station } of rows) touched.set(id, { customer_id, usecase, station });
   return touched;

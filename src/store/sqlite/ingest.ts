@@ -1,3 +1,4 @@
+import { lastMessageDue } from '../../domain/connectivity.js';
 import type { GatewayReport, EventValues } from '../../domain/payload.js';
 import type { IngestGateway } from '../batch-plan.js';
 export type { IngestGateway } from '../batch-plan.js';
@@ -19,6 +20,7 @@ export function tuneForIngest(db: Db, walLimitPages: number): void {
 
 /** The statements of MQTT ingest, prepared once per connection (main thread or writer thread). */
 export class IngestStore {
+  private readonly current;
   private readonly touch;
   private readonly report;
   private readonly lookup;
@@ -26,13 +28,13 @@ export class IngestStore {
   private readonly deadLetters;
 
   constructor(readonly db: Db) {
-    // The last message feeds connectivity_status; RETURNING gives the current usecase and station,
-    // so an event is stamped with the gateway as it is when the event is stored.
-    this.touch = db.prepare<[number, string], IngestGateway>(
-      `UPDATE gateways SET last_message = max(coalesce(last_message, 0), ?)
-       WHERE id = ? AND deleted IS NULL
-       RETURNING customer_id, usecase, station`,
+    // The gateway as it is now (an event is stamped with its current usecase and station), and
+    // its last message, which feeds connectivity_status: rewritten only when it is
+    // LAST_MESSAGE_RESOLUTION_MS old, since an UPDATE per gateway per batch wrote a page each.
+    this.current = db.prepare<[string], IngestGateway & { last_message: number | null }>(
+      'SELECT customer_id, usecase, station, last_message FROM gateways WHERE id = ? AND deleted IS NULL',
     );
+    this.touch = db.prepare<[number, string]>('UPDATE gateways SET last_message = ? WHERE id = ?');
     // A report that changes nothing must not bump the version (the ETag of the gateway).
     this.report = db.prepare(
       `UPDATE gateways SET
@@ -59,9 +61,11 @@ export class IngestStore {
     return row && { ...row, revoked: row.revoked === 1 };
   }
 
-  /** Records a message of the gateway at `at`; undefined when the gateway is gone or deleted. */
+  /** Records a message of the gateway at `at` (lastMessageDue); undefined when the gateway is gone or deleted. */
   touchGateway(id: string, at: number): IngestGateway | undefined {
-    return this.touch.get(at, id);
+    const gateway = this.current.get(id);
+    if (gateway && lastMessageDue(gateway.last_message, at)) this.touch.run(at, id);
+    return gateway;
   }
 
   /** Applies a `class: "gateway"` report; true when the record changed (version bumped). */
