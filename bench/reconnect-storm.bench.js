@@ -3,7 +3,8 @@
 // 20 gateways connected before it keep publishing meanwhile (bench/storm-client.js). Side by side
 // in one run, alternating: `scanhub serve` started from the CLI (the gateways provisioned through
 // the API, `--gateway-key-type` BENCH_KEY_TYPE when set) and Mosquitto with TLS client
-// certificates (bench/mosquitto.js), the same credentials against both.
+// certificates (bench/mosquitto.js), the same credentials against both, and a bare node:tls server
+// that only answers CONNACK and PUBACK (bench/bare-tls-broker.js: the floor of Node's own TLS).
 // Reported per server and size: seconds from the first connection attempt to the last PUBACK
 // (median of BENCH_RUNS storms), handshakes/s, server CPU ms per connection, RSS per 1,000 idle
 // connections after the storm, SYNs the kernel dropped for a full accept queue (ListenOverflows),
@@ -12,7 +13,7 @@
 // RSS per 1,000 idle <= 35 MiB, steady PUBACK <= 1,000 ms, nobody left out).
 // Env: BENCH_STORM_SIZES (1000,2000), BENCH_IDLE (10000: one more storm of that size, RSS and
 // time reported; 0 skips it), BENCH_RUNS (3), BENCH_KEY_TYPE (ec-p256 | rsa-2048; unset: serve's default).
-import { fork } from 'node:child_process';
+import { fork, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { percentile, report } from './lib.js';
@@ -37,6 +38,24 @@ function rssMiB(pid) {
 }
 
 /** SYNs dropped machine-wide because an accept queue was full (TcpExt ListenOverflows). */
+/** bench/bare-tls-broker.js (Node's own TLS and nothing else) on a free port, with the deployment's CA and server pair. */
+async function startBareTls(dataDir) {
+  const child = spawn(process.execPath, [new URL('./bare-tls-broker.js', import.meta.url).pathname, dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`bare-tls-broker exited with ${code}`)));
+    child.stdout.once('data', (chunk) => resolve(Number(String(chunk).trim())));
+  });
+  return {
+    port,
+    pid: child.pid,
+    async stop() {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
 function listenOverflows() {
   const lines = readFileSync('/proc/net/netstat', 'utf8').split('\n').filter((line) => line.startsWith('TcpExt:'));
   const names = lines[0].split(/\s+/);
@@ -98,7 +117,7 @@ try {
   const steady = gateways.slice(0, STEADY);
   for (const size of sizes) {
     const storm = gateways.slice(STEADY, STEADY + size);
-    const runs = { scanhub: [], mosquitto: [] };
+    const runs = { scanhub: [], 'node-tls': [], mosquitto: [] };
     const count = size === IDLE && !SIZES.includes(size) ? 1 : RUNS;
     for (let run = 0; run < count; run++) {
       const serve = await startServe(deployment, { customer: CUSTOMER, args: SERVE_ARGS, logLevel: 'info' });
@@ -106,6 +125,12 @@ try {
         runs.scanhub.push(await stormRun('scanhub', size, serve.pid, serve.mqttPort, caPem, steady, storm));
       } finally {
         await serve.stop();
+      }
+      const bare = await startBareTls(deployment.dataDir);
+      try {
+        runs['node-tls'].push(await stormRun('node-tls', size, bare.pid, bare.port, caPem, steady, storm));
+      } finally {
+        await bare.stop();
       }
       if (!mosquitto) continue;
       const broker = await startMosquitto(mosquitto, deployment.dataDir);
@@ -135,6 +160,10 @@ try {
     if (medians.scanhub && medians.mosquitto) {
       report(BENCH, `${prefix}_storm_seconds_ratio_scanhub_to_mosquitto`, medians.scanhub.seconds / medians.mosquitto.seconds, 'x', 1.0, '<=');
       report(BENCH, `${prefix}_cpu_per_connection_ratio_scanhub_to_mosquitto`, medians.scanhub.cpu / medians.mosquitto.cpu, 'x', 1.5, '<=');
+    }
+    if (medians.scanhub && medians['node-tls']) {
+      report(BENCH, `${prefix}_cpu_per_connection_ratio_scanhub_to_node_tls`, medians.scanhub.cpu / medians['node-tls'].cpu, 'x');
+      report(BENCH, `${prefix}_rss_per_1000_idle_ratio_scanhub_to_node_tls`, medians.scanhub.rss / medians['node-tls'].rss, 'x');
     }
   }
 } finally {

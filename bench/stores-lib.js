@@ -131,11 +131,11 @@ export function dropDeployment(deployment) {
  * `scanhub serve` over the deployment as its own process; resolves once it listens, with its URL,
  * MQTT port and pid. `onLog` receives each JSON log line of its stdout. `args` come after the
  * defaults (a later flag wins); `dataDir` is another instance's own directory on one database;
- * `bin` another build's bin/scanhub.js; `nodeArgs` go to node itself (e.g. --cpu-prof).
+ * `bin` another build's bin/scanhub.js; `nodeArgs` go to node itself (e.g. --cpu-prof; default BENCH_SERVE_NODE_ARGS, split at spaces).
  */
 export async function startServe(
   deployment,
-  { customer, onLog = () => {}, logLevel = 'info', args: extraArgs = [], env: extraEnv = {}, dataDir = deployment.dataDir, bin = BIN, nodeArgs = [] } = {},
+  { customer, onLog = () => {}, logLevel = 'info', args: extraArgs = [], env: extraEnv = {}, dataDir = deployment.dataDir, bin = BIN, nodeArgs = (process.env.BENCH_SERVE_NODE_ARGS ?? '').split(' ').filter(Boolean) } = {},
 ) {
   const args = [...nodeArgs, bin, 'serve', '--data-dir', dataDir, '--port', '0', '--mqtt-port', '0', '--mqtt-public-host', 'localhost', ...extraArgs];
   const env = {

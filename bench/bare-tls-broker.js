@@ -1,0 +1,52 @@
+// The floor of what Node's TLS costs, for the benchmarks' side-by-side runs (reconnect-storm): a
+// bare node:tls server with the deployment's CA and MQTT server pair (as bench/mosquitto.js has
+// them), client certificates required, the same listen backlog as scanhub's MQTT listener, that
+// answers CONNECT with CONNACK 0 and each QoS 1 PUBLISH with its PUBACK and does nothing else (no
+// broker, no store, no logging). What scanhub spends beyond it per connection is ours; what it
+// spends is Node's and OpenSSL's. Run as its own process: `node bench/bare-tls-broker.js DATA_DIR`
+// prints its port on stdout once it listens.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createServer } from 'node:tls';
+
+/** [header length, remaining length] of the packet at the start of `bytes`; undefined until it is whole. */
+function frameOf(bytes) {
+  let length = 0;
+  let at = 1;
+  for (let multiplier = 1; ; multiplier *= 128) {
+    if (at >= bytes.length || at > 4) return undefined;
+    const byte = bytes[at++];
+    length += (byte & 0x7f) * multiplier;
+    if (!(byte & 0x80)) break;
+  }
+  return bytes.length >= at + length ? [at, length] : undefined;
+}
+
+const pki = join(process.argv[2], 'pki');
+const server = createServer(
+  { key: readFileSync(join(pki, 'server.key')), cert: readFileSync(join(pki, 'server.crt')), ca: readFileSync(join(pki, 'ca.crt')), requestCert: true, rejectUnauthorized: true },
+  (socket) => {
+    socket.setNoDelay(true);
+    let pending = Buffer.alloc(0);
+    socket.on('error', () => {});
+    socket.on('data', (chunk) => {
+      pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
+      for (;;) {
+        const frame = frameOf(pending);
+        if (!frame) return;
+        const [at, length] = frame;
+        const type = pending[0] >> 4;
+        const body = pending.subarray(at, at + length);
+        if (type === 1) socket.write(Buffer.from([0x20, 2, 0, 0]));
+        else if (type === 3 && (pending[0] & 0x06) === 0x02) {
+          const topicLength = body.readUInt16BE(0);
+          socket.write(Buffer.from([0x40, 2, body[2 + topicLength], body[3 + topicLength]]));
+        } else if (type === 12) socket.write(Buffer.from([0xd0, 0]));
+        else if (type === 14) socket.end();
+        pending = pending.subarray(at + length);
+      }
+    });
+  },
+);
+server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, () => console.log(server.address().port));
+process.on('SIGTERM', () => process.exit(0));
