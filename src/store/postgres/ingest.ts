@@ -7,14 +7,15 @@ import { insertAndAnnounce } from './events.js';
 import { isConnectionFailure, isStorageFull, mapFailure, type Database, type Queryable } from './pool.js';
 
 // Each gateway of the batch once, as it is now (an event is stamped with the gateway as it is
-// when the event is stored), locked FOR SHARE in id order (concurrent batches of several
-// processes lock gateways in one order; a deletion in flight is waited for and seen). Its last
+// when the event is stored), locked in id order with the lock an UPDATE takes (FOR NO KEY UPDATE:
+// concurrent batches of several processes lock gateways in one order, a deletion in flight is
+// waited for and seen, and the UPDATE below needs no stronger lock, so it cannot deadlock). Its last
 // message, which feeds connectivity_status, is written only when due (lastMessageDue,
 // LAST_MESSAGE_RESOLUTION_MS): not a new row version per gateway per batch.
 const TOUCH_SQL = `WITH current AS (
     SELECT g.id, g.customer_id, g.usecase, g.station, g.last_message, t.at
     FROM gateways AS g JOIN unnest($1::text[], $2::bigint[]) AS t(id, at) ON g.id = t.id
-    WHERE g.deleted IS NULL ORDER BY g.id FOR SHARE OF g),
+    WHERE g.deleted IS NULL ORDER BY g.id FOR NO KEY UPDATE OF g),
   touched AS (
     UPDATE gateways AS g SET last_message = c.at FROM current AS c
     WHERE g.id = c.id AND (c.last_message IS NULL OR c.at - c.last_message >= $3))
