@@ -1,11 +1,12 @@
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { databaseFile } from '../src/server/serve.js';
-import { provisionGateway, type TestGateway, GatewayClients } from './helpers/mqtt.js';
+import { messagesSubmitted, provisionGateway, type TestGateway, GatewayClients } from './helpers/mqtt.js';
 import { selectRows } from './helpers/store-rows.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
-// A commit that SQLite refuses (the write lock held past busy_timeout by another connection).
+// A commit that SQLite refuses (the write lock held past busy_timeout by another connection), and
+// one that waits for the lock held a moment.
 // PostgreSQL's counterpart, the server going away mid-ingest, is test/serve-outage.test.ts.
 
 let t: TestServer;
@@ -45,4 +46,26 @@ describe('durability on SQLite', () => {
     expect(((await events()) as { id: string }[]).map((e) => e.id)).toEqual([ID[0]]);
   }, 20_000);
 
+  it('waits for a write lock another connection holds for less than busy_timeout, then commits and acknowledges', async () => {
+    const gateway = await provisionGateway(t);
+    const client = await connect(gateway);
+    let closed = false;
+    client.once('close', () => (closed = true));
+    // An HTTP write of the server's own connection, or a CLI process, holds the write lock a moment.
+    const blocker = new Database(databaseFile(t.dataDir));
+    blocker.exec('BEGIN IMMEDIATE');
+    const acknowledged = client.publishAsync(gateway.topic, JSON.stringify({ id: ID[0], type: 'scan' }), { qos: 1 });
+    await messagesSubmitted(t, 1);
+    // The point is that nothing happens meanwhile, so there is no event to await: a commit that did
+    // not wait for the lock would have failed at once (its transaction began reading, and SQLite
+    // calls no busy handler when a read transaction asks to write).
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(t.server.broker.ingest).toMatchObject({ messages: 1, events: 0, failed: 0 });
+    blocker.exec('COMMIT');
+    blocker.close();
+    await acknowledged;
+    expect(closed).toBe(false);
+    expect(t.server.broker.ingest).toMatchObject({ messages: 1, events: 1, failed: 0 });
+    expect(((await events()) as { id: string }[]).map((e) => e.id)).toEqual([ID[0]]);
+  });
 });

@@ -19,7 +19,7 @@ export function lastMessageDue(stored: number | null, at: number): boolean {
 export interface ConnectivityFacts {
   /** When prepare-provisioning ran, or null. */
   provisioning_prepared: number | null;
-  /** When the last message from the gateway reached the back end, or null. */
+  /** When the last message from the gateway reached the back end (to LAST_MESSAGE_RESOLUTION_MS), or null. */
   last_message: number | null;
   /** When revoke-certificate left the gateway without a usable certificate, or null. */
   certificate_revoked?: number | null;

@@ -36,6 +36,7 @@ function round(): void {
     const message = (error as Error).message;
     if (message !== failing) parentPort!.postMessage({ checkpointError: message, storageFull: storageFullOf(error, databaseFile)?.message } satisfies CheckpointReport);
     failing = message;
+    tries = 0;
     timer = setTimeout(round, CHECKPOINT_INTERVAL_MS);
     return;
   }

@@ -1,3 +1,4 @@
+import type { Transaction } from 'better-sqlite3';
 import { Outcome, type BatchResult, type IngestMessage } from '../../domain/ingest.js';
 import type { CreatedWindow } from '../../domain/payload-limits.js';
 import { customersOf, emptyBatchResult, mergeSingle, planBatch, planParsed, settleBatch, type BatchPlan, type IngestGateway } from '../batch-plan.js';
@@ -16,15 +17,20 @@ function isDatabaseFailure(error: unknown): boolean {
 /** A function that commits one batch; build it once per database connection. Never throws. */
 export type Committer = (batch: IngestMessage[], window?: CreatedWindow) => BatchResult;
 
-/** Group commit over the store: parses the messages, stores them all in one transaction (per-message fallback on failure). */
+/**
+ * Group commit over the store: parses the messages, stores them all in one transaction (per-message
+ * fallback on failure). The transactions are IMMEDIATE: they begin by reading the gateways, and a
+ * read transaction that then asks to write gets SQLITE_BUSY at once when another connection holds
+ * the write lock (SQLite calls no busy handler for that), where BEGIN IMMEDIATE waits busy_timeout.
+ */
 export function createCommitter(store: IngestStore): Committer {
   const transaction = store.db.transaction(applyPlan);
   return (batch, window) => commitBatch(store, transaction, planBatch(batch, window));
 }
 
-function commitBatch(store: IngestStore, transaction: typeof applyPlan, plan: BatchPlan): BatchResult {
+function commitBatch(store: IngestStore, transaction: Transaction<typeof applyPlan>, plan: BatchPlan): BatchResult {
   try {
-    return transaction(store, plan);
+    return transaction.immediate(store, plan);
   } catch (batchError) {
     const { batch, parsed } = plan;
     const result = emptyBatchResult(batch.length);
@@ -38,7 +44,7 @@ function commitBatch(store: IngestStore, transaction: typeof applyPlan, plan: Ba
     // neighbours: store each message alone; the one refused alone is dropped as invalid.
     for (let i = 0; i < batch.length; i++) {
       try {
-        mergeSingle(result, i, transaction(store, planParsed([batch[i]!], [parsed[i]!])));
+        mergeSingle(result, i, transaction.immediate(store, planParsed([batch[i]!], [parsed[i]!])));
       } catch (error) {
         if (isDatabaseFailure(error)) {
           // The rest would fail alike: they stay unacknowledged, in order behind this one.
