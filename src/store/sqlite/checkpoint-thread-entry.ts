@@ -25,6 +25,8 @@ const checkpoint = db.prepare<[], { busy: number; log: number; checkpointed: num
 let failing: string | undefined;
 let timer: NodeJS.Timeout | undefined;
 let tries = 0;
+/** The WAL's frames after the last round. */
+let lastWalPages = -1;
 
 /** One checkpoint; the next one right away while the WAL stays long, else after the interval. */
 function round(): void {
@@ -42,7 +44,10 @@ function round(): void {
   }
   if (failing !== undefined) parentPort!.postMessage({ checkpointRecovered: failing } satisfies CheckpointReport);
   failing = undefined;
-  tries = walPages > RESTART_PAGES ? tries + 1 : 0;
+  // A WAL that has not grown since the last round has no commits to race with (an idle writer):
+  // the next write restarts it, so there is nothing to try again for.
+  tries = walPages > RESTART_PAGES && walPages !== lastWalPages ? tries + 1 : 0;
+  lastWalPages = walPages;
   const again = tries > 0 && tries <= RESTART_TRIES;
   if (tries > RESTART_TRIES) tries = 0;
   timer = setTimeout(round, again ? 0 : CHECKPOINT_INTERVAL_MS);
