@@ -9,7 +9,8 @@
 // Mosquitto (bench/mosquitto.js; skipped with a printed reason when it cannot run): TLS with client
 // certificates required, no persistence; it trusts the same CA and presents the same server
 // certificate as scanhub's MQTT listener, so the very same device credentials and handshakes are
-// used against both. It stores nothing.
+// used against both. It stores nothing. Between them, the same load against bench/bare-tls-broker.js,
+// a bare node:tls server that only answers CONNACK and PUBACK: what Node's own TLS allows.
 //
 // Each shape (BENCH_SHAPES, "<gateways>x<in flight>", default "200x20,2000x1") runs BENCH_RUNS
 // (3) times, alternating scanhub and Mosquitto, each for BENCH_SECONDS (10) after a
@@ -21,7 +22,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDatabase } from '../dist/store/sqlite/open.js';
 import { percentile, report } from './lib.js';
-import { mosquittoBinary, startMosquitto } from './mosquitto.js';
+import { mosquittoBinary, startBareTls, startMosquitto } from './mosquitto.js';
 import { RUNS, cpuSince, cpuSnapshot, forkGenerator, load, login, newDeployment, dropDeployment, provisionGateways, startServe } from './stores-lib.js';
 
 /** A rollout from one address: the per-address limit on POST /provisioning raised, as its operator would. */
@@ -81,7 +82,7 @@ for (const shape of SHAPES) {
     const token = await login(server.url);
     const gateways = await provisionGateways(BENCH, server.url, token, CUSTOMER, shape.gateways, `vs-${shape.name}`);
     const ca = { certPem: readFileSync(join(deployment.dataDir, 'pki', 'ca.crt'), 'utf8') };
-    const runs = { scanhub: [], mosquitto: [] };
+    const runs = { scanhub: [], 'node-tls': [], mosquitto: [] };
     for (let run = 0; run < RUNS; run++) {
       if (!server) server = await startServe(deployment, { customer: CUSTOMER, args: RATE_ARGS });
       const before = storedEvents(deployment);
@@ -91,6 +92,12 @@ for (const shape of SHAPES) {
       const stored = storedEvents(deployment) - before;
       if (stored !== figures.acked) throw new Error(`scanhub: ${figures.acked} messages acknowledged but ${stored} events stored`);
       runs.scanhub.push(figures);
+      const bare = await startBareTls(deployment.dataDir);
+      try {
+        runs['node-tls'].push(await measure('node-tls', bare.pid, bare.port, ca, gateways, shape));
+      } finally {
+        await bare.stop();
+      }
       if (mosquitto) {
         const broker = await startMosquitto(mosquitto, deployment.dataDir);
         try {
@@ -118,6 +125,10 @@ for (const shape of SHAPES) {
     if (medians.mosquitto) {
       report(BENCH, `${prefix}_events_per_second_ratio_scanhub_to_mosquitto`, medians.scanhub.eventsPerSecond / medians.mosquitto.eventsPerSecond, 'x', 1.0, '>=');
       report(BENCH, `${prefix}_puback_p99_ratio_scanhub_to_mosquitto`, medians.scanhub.p99 / medians.mosquitto.p99, 'x', 1.0, '<=');
+    }
+    if (medians['node-tls']) {
+      report(BENCH, `${prefix}_events_per_second_ratio_scanhub_to_node_tls`, medians.scanhub.eventsPerSecond / medians['node-tls'].eventsPerSecond, 'x');
+      if (medians.mosquitto) report(BENCH, `${prefix}_events_per_second_ratio_node_tls_to_mosquitto`, medians['node-tls'].eventsPerSecond / medians.mosquitto.eventsPerSecond, 'x');
     }
     if (server) await server.stop();
   } finally {

@@ -2,7 +2,8 @@
 // binary (apt-get install when missing, as root), TLS with client certificates required, no
 // persistence, its default logging drained from a pipe. It trusts scanhub's deployment CA and
 // presents scanhub's own MQTT server certificate, so the very same device credentials and
-// handshakes are measured against both.
+// handshakes are measured against both. Also here: the bare node:tls responder
+// (bench/bare-tls-broker.js), the floor of Node's own TLS, started the same way.
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -67,3 +68,20 @@ export async function startMosquitto(binary, dataDir) {
   };
 }
 
+/** bench/bare-tls-broker.js (Node's own TLS and nothing else) on a free port, with the deployment's CA and server pair. */
+export async function startBareTls(dataDir) {
+  const child = spawn(process.execPath, [new URL('./bare-tls-broker.js', import.meta.url).pathname, dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`bare-tls-broker exited with ${code}`)));
+    child.stdout.once('data', (chunk) => resolve(Number(String(chunk).trim())));
+  });
+  return {
+    port,
+    pid: child.pid,
+    async stop() {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}

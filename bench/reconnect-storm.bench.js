@@ -13,11 +13,11 @@
 // RSS per 1,000 idle <= 35 MiB, steady PUBACK <= 1,000 ms, nobody left out).
 // Env: BENCH_STORM_SIZES (1000,2000), BENCH_IDLE (10000: one more storm of that size, RSS and
 // time reported; 0 skips it), BENCH_RUNS (3), BENCH_KEY_TYPE (ec-p256 | rsa-2048; unset: serve's default).
-import { fork, spawn } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { percentile, report } from './lib.js';
-import { mosquittoBinary, startMosquitto } from './mosquitto.js';
+import { mosquittoBinary, startBareTls, startMosquitto } from './mosquitto.js';
 import { RUNS, cpuSince, cpuSnapshot, dropDeployment, load, login, newDeployment, provisionGateways, startServe } from './stores-lib.js';
 
 const BENCH = 'reconnect-storm';
@@ -38,24 +38,6 @@ function rssMiB(pid) {
 }
 
 /** SYNs dropped machine-wide because an accept queue was full (TcpExt ListenOverflows). */
-/** bench/bare-tls-broker.js (Node's own TLS and nothing else) on a free port, with the deployment's CA and server pair. */
-async function startBareTls(dataDir) {
-  const child = spawn(process.execPath, [new URL('./bare-tls-broker.js', import.meta.url).pathname, dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`bare-tls-broker exited with ${code}`)));
-    child.stdout.once('data', (chunk) => resolve(Number(String(chunk).trim())));
-  });
-  return {
-    port,
-    pid: child.pid,
-    async stop() {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
-}
-
 function listenOverflows() {
   const lines = readFileSync('/proc/net/netstat', 'utf8').split('\n').filter((line) => line.startsWith('TcpExt:'));
   const names = lines[0].split(/\s+/);
