@@ -61,24 +61,12 @@ async function seeded(report) {
   gateways.forEach((id, n) => db.prepare('INSERT INTO bench_gateways VALUES (?, ?)').run(n, id));
   // Random v4 UUIDs from randomblob; every tenth event is telemetry; created spreads evenly over 30 days.
   const insert = db.prepare(`
-    INSERT INTO events (customer_id, id, class, type, created, scan_code, scan_duration, scan_decode_symbology, device_id,
-      device_battery, device_firmware, device_temperature, gateway_id, gateway_usecase, gateway_station, metrics_worker_steps)
+    INSERT INTO events (${EVENT_COLUMNS_SQL})
     WITH RECURSIVE n(i) AS (SELECT CAST(@from AS INTEGER) UNION ALL SELECT i + 1 FROM n WHERE i + 1 < @to),
       r(i, h) AS (SELECT i, lower(hex(randomblob(16))) FROM n)
     SELECT '${CUSTOMER}',
       substr(h, 1, 8) || '-' || substr(h, 9, 4) || '-4' || substr(h, 14, 3) || '-' || substr('89ab', 1 + i % 4, 1) || substr(h, 18, 3) || '-' || substr(h, 21, 12),
-      'event',
-      CASE WHEN i % 10 = 0 THEN 'telemetry' ELSE 'scan' END,
-      ${T0} + i * ${SPAN} / ${events},
-      CASE WHEN i % 10 = 0 THEN NULL ELSE '40063813' || (10000 + i % 90000) END,
-      CASE WHEN i % 10 = 0 THEN NULL ELSE 80 + i % 100 END,
-      CASE WHEN i % 10 = 0 THEN NULL ELSE 'EAN_13' END,
-      'M001-' || (100000 + i % 400),
-      CASE WHEN i % 10 = 0 THEN 20 + i % 80 ELSE NULL END,
-      '2.4.1',
-      CASE WHEN i % 10 = 0 THEN 25.5 + i % 10 ELSE NULL END,
-      g.id, 'picking', 'Station ' || (i % ${GATEWAYS}),
-      CASE WHEN i % 10 = 0 THEN i % 5000 ELSE NULL END
+      ${eventValuesSql({ events, start: T0, span: SPAN, gateways: GATEWAYS, gatewayId: 'g.id' })}
     FROM r JOIN bench_gateways g ON g.n = r.i % ${GATEWAYS}`);
   for (let from = 0; from < events; from += BATCH) {
     db.transaction(() => insert.run({ from, to: Math.min(events, from + BATCH) }))();
@@ -105,6 +93,31 @@ export function mixedPagePath(data, i, next, random) {
   const day = 24 * 3600 * 1000;
   const end = data.start + day + Math.floor(random() * (data.end - data.start - day));
   return `/${CUSTOMER}/events?start_time_millis=${end - day}&end_time_millis=${end}&limit=500`;
+}
+
+/** The columns of events that the data set fills, in the order of the values below. */
+export const EVENT_COLUMNS_SQL = `customer_id, id, class, type, created, scan_code, scan_duration, scan_decode_symbology, device_id,
+      device_battery, device_firmware, device_temperature, gateway_id, gateway_usecase, gateway_station, metrics_worker_steps`;
+
+/**
+ * The values of event number `i` (a column `i` of the query) after its customer and id, in SQL that
+ * SQLite and PostgreSQL both run, so that both stores are seeded with the same data set: every
+ * tenth event is telemetry, `created` spreads evenly over `span` from `start`; `gatewayId` is the
+ * SQL of the event's gateway id (one of `gateways`).
+ */
+export function eventValuesSql({ events, start, span, gateways, gatewayId }) {
+  return `'event',
+      CASE WHEN i % 10 = 0 THEN 'telemetry' ELSE 'scan' END,
+      ${start} + i * ${span} / ${events},
+      CASE WHEN i % 10 = 0 THEN NULL ELSE '40063813' || (10000 + i % 90000) END,
+      CASE WHEN i % 10 = 0 THEN NULL ELSE 80 + i % 100 END,
+      CASE WHEN i % 10 = 0 THEN NULL ELSE 'EAN_13' END,
+      'M001-' || (100000 + i % 400),
+      CASE WHEN i % 10 = 0 THEN 20 + i % 80 ELSE NULL END,
+      '2.4.1',
+      CASE WHEN i % 10 = 0 THEN 25.5 + i % 10 ELSE NULL END,
+      ${gatewayId}, 'picking', 'Station ' || (i % ${gateways}),
+      CASE WHEN i % 10 = 0 THEN i % 5000 ELSE NULL END`;
 }
 
 const BIN = fileURLToPath(new URL('../bin/scanhub.js', import.meta.url));

@@ -15,6 +15,7 @@ import { openStore } from '../dist/store/open.js';
 import { openDatabase } from '../dist/store/sqlite/open.js';
 import { issueClientCertificateAsync, loadOrCreateCa, randomSerialHex } from '../dist/pki/ca.js';
 import { api, percentile, report } from './lib.js';
+import { EVENT_COLUMNS_SQL, eventValuesSql } from './events-data.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 // BENCH_SERVE_BIN: another build's bin/scanhub.js to serve (the same figures for an older commit, side by side).
@@ -291,20 +292,9 @@ export async function seedPostgresEvents(pg, data, onFigure = () => {}) {
     psql(
       deployment.url,
       `SET synchronous_commit = off;
-      INSERT INTO events (customer_id, id, class, type, created, scan_code, scan_duration, scan_decode_symbology, device_id,
-        device_battery, device_firmware, device_temperature, gateway_id, gateway_usecase, gateway_station, metrics_worker_steps)
-      SELECT '${CUSTOMER}', gen_random_uuid()::text, 'event',
-        CASE WHEN i % 10 = 0 THEN 'telemetry' ELSE 'scan' END,
-        ${T0} + i * ${SPAN} / ${events},
-        CASE WHEN i % 10 = 0 THEN NULL ELSE '40063813' || (10000 + i % 90000) END,
-        CASE WHEN i % 10 = 0 THEN NULL ELSE 80 + i % 100 END,
-        CASE WHEN i % 10 = 0 THEN NULL ELSE 'EAN_13' END,
-        'M001-' || (100000 + i % 400),
-        CASE WHEN i % 10 = 0 THEN 20 + i % 80 ELSE NULL END,
-        '2.4.1',
-        CASE WHEN i % 10 = 0 THEN 25.5 + i % 10 ELSE NULL END,
-        (${gatewayArray})[1 + i % ${data.gateways.length}], 'picking', 'Station ' || (i % ${data.gateways.length}),
-        CASE WHEN i % 10 = 0 THEN i % 5000 ELSE NULL END
+      INSERT INTO events (${EVENT_COLUMNS_SQL})
+      SELECT '${CUSTOMER}', gen_random_uuid()::text,
+        ${eventValuesSql({ events, start: T0, span: SPAN, gateways: data.gateways.length, gatewayId: `(${gatewayArray})[1 + i % ${data.gateways.length}]` })}
       FROM generate_series(${from}::bigint, ${to - 1}::bigint) AS i`,
     );
   }
