@@ -298,25 +298,7 @@ export function registerServeCommand(program: Command): void {
         lock?.release();
         throw error;
       }
-      const { bootstrap } = server;
-      if (bootstrap) {
-        process.stderr.write(`Created customer "${bootstrap.customerId}" with administrator ${bootstrap.adminEmail}.\n`);
-        if (bootstrap.generatedPassword) {
-          process.stderr.write(
-            `Generated administrator password (shown once, store it now): ${bootstrap.generatedPassword}\n`,
-          );
-        }
-      }
-      process.stderr.write(`scanhub is serving ${server.url} (MQTT over TLS on port ${server.mqttPort}); Ctrl-C stops it.\n`);
-      const hostNameNotice = hostNameDefaults(server.publicUrl, server.mqttPublicHost, options.host);
-      if (hostNameNotice) process.stderr.write(hostNameNotice);
-      if (!tls && !isLoopback(options.host)) {
-        process.stderr.write(
-          `warning: the API listens on ${options.host} over plain HTTP, so passwords, tokens and gateway keys cross the network in clear text: serve HTTPS with --tls-cert/--tls-key or --https.\n`,
-        );
-      }
-      if (pair) reloadTlsOnHangup(server, tlsCert!, tlsKey!);
-
+      // Before the line that says it serves: whoever waits for that line may signal at once.
       const stop = (signal: string) => {
         server.app.log.info({ signal }, 'shutting down');
         // A second signal while draining exits at once.
@@ -334,6 +316,24 @@ export function registerServeCommand(program: Command): void {
       };
       process.once('SIGTERM', () => stop('SIGTERM'));
       process.once('SIGINT', () => stop('SIGINT'));
+      if (pair) reloadTlsOnHangup(server, tlsCert!, tlsKey!);
+      const { bootstrap } = server;
+      if (bootstrap) {
+        process.stderr.write(`Created customer "${bootstrap.customerId}" with administrator ${bootstrap.adminEmail}.\n`);
+        if (bootstrap.generatedPassword) {
+          process.stderr.write(
+            `Generated administrator password (shown once, store it now): ${bootstrap.generatedPassword}\n`,
+          );
+        }
+      }
+      process.stderr.write(`scanhub is serving ${server.url} (MQTT over TLS on port ${server.mqttPort}); Ctrl-C stops it.\n`);
+      const hostNameNotice = hostNameDefaults(server.publicUrl, server.mqttPublicHost, options.host);
+      if (hostNameNotice) process.stderr.write(hostNameNotice);
+      if (!tls && !isLoopback(options.host)) {
+        process.stderr.write(
+          `warning: the API listens on ${options.host} over plain HTTP, so passwords, tokens and gateway keys cross the network in clear text: serve HTTPS with --tls-cert/--tls-key or --https.\n`,
+        );
+      }
       // Keep the action pending: the process lives until a signal.
       await new Promise(() => {});
     });
