@@ -13,6 +13,7 @@ import {
   type ConnectPacket,
   type PacketRefusal,
 } from './packets.js';
+import { peerCertificateOf } from './peer-certificate.js';
 
 // One gateway's MQTT connection, from its CONNECT to its close: the whole protocol a publishing
 // gateway needs ([MQTT-3.1] to [MQTT-3.14]), read straight off the TLS socket. Each PUBLISH goes to
@@ -90,10 +91,9 @@ export class GatewayConnection {
     private readonly host: ConnectionHost,
     maxPacketBytes: number,
   ) {
-    const certificate = socket.getPeerCertificate();
-    const cn = certificate?.subject?.CN as string | string[] | undefined;
-    this.commonName = typeof cn === 'string' ? cn : undefined;
-    this.serial = (certificate?.serialNumber ?? '').toLowerCase();
+    const { cn, serial } = peerCertificateOf(socket);
+    this.commonName = cn;
+    this.serial = serial;
     this.reader = new PacketReader(maxPacketBytes, this.onPacket);
     socket.on('data', this.onData);
     socket.on('error', (error: Error) => {

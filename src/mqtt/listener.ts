@@ -4,6 +4,7 @@ import { UnauthenticatedConnections, type AdmissionStats, type ConnectionLimits 
 import type { IngestLog } from './ingest.js';
 import { ThrottledLog } from './log-throttle.js';
 import { checkProtocolLevel } from './protocol-level.js';
+import { peerCertificateOf } from './peer-certificate.js';
 import { parseProxyHeader } from './proxy-protocol.js';
 
 // Everything a connection goes through before its MQTT is read: TCP accept within the caps on
@@ -100,7 +101,7 @@ export async function listenMqtt(options: ListenerOptions): Promise<MqttListener
         () => options.onConnection(socket),
         (level) => {
           stats.protocolLevelsRefused++;
-          const cn = socket.getPeerCertificate()?.subject?.CN;
+          const cn = peerCertificateOf(socket).cn;
           refusals.warn(
             'protocol level',
             { remote: clientAddressOf(socket), certificate_cn: cn, protocol_level: level },
@@ -121,11 +122,10 @@ export async function listenMqtt(options: ListenerOptions): Promise<MqttListener
     const peer: { remote?: string; cn?: string; serial?: string; notAfter?: string } = { remote: clientAddressOf(socket) };
     peers.set(socket, peer);
     socket.prependOnceListener('secure', () => {
-      const certificate = socket.getPeerCertificate();
-      const cn = certificate?.subject?.CN as string | string[] | undefined;
-      if (typeof cn === 'string') peer.cn = cn;
-      peer.serial = certificate?.serialNumber?.toLowerCase();
-      peer.notAfter = certificate?.valid_to && new Date(certificate.valid_to).toISOString();
+      const { cn, serial, notAfter } = peerCertificateOf(socket);
+      peer.cn = cn;
+      peer.serial = serial || undefined;
+      peer.notAfter = notAfter;
     });
   });
   tls.on('tlsClientError', (error: NodeJS.ErrnoException, socket: TLSSocket) => {
