@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect as tlsConnect } from 'node:tls';
 import mqtt, { type MqttClient } from 'mqtt';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { countRows, selectColumn, selectRows } from './helpers/store-rows.js';
@@ -192,6 +193,28 @@ describe('publishing', () => {
 });
 
 describe('connecting', () => {
+  it('offers no TLS session resumption: a client that saved the session of its last connection makes a full handshake', async () => {
+    const gateway = await provisionGateway(t);
+    const { port } = new URL(gateway.endpoint);
+    const handshake = async (session?: Buffer) => {
+      const socket = tlsConnect({ host: '127.0.0.1', port: Number(port), servername: 'localhost', pfx: gateway.pkcs12, passphrase: '', session });
+      const sessions: Buffer[] = [];
+      socket.on('session', (saved: Buffer) => sessions.push(saved));
+      await new Promise<void>((resolve, reject) => socket.once('secureConnect', resolve).once('error', reject));
+      socket.write(connectPacket(gateway.id));
+      // The session messages come before the CONNACK.
+      expect(await readBytes(socket, 4)).toEqual(Buffer.from([0x20, 0x02, 0x00, 0x00]));
+      const reused = socket.isSessionReused();
+      socket.destroy();
+      return { reused, sessions };
+    };
+    const first = await handshake();
+    expect(first.reused).toBe(false);
+    expect(first.sessions.length).toBeGreaterThan(0);
+    const second = await handshake(first.sessions.at(-1));
+    expect(second.reused).toBe(false);
+  });
+
   it('refuses a client without a certificate in the TLS handshake', async () => {
     const ca = Buffer.from(t.server.ctx.ca.certPem);
     // TLS 1.3: the server's "certificate required" alert reaches the client as the error.
