@@ -3,8 +3,10 @@
 // them), client certificates required, the same listen backlog as scanhub's MQTT listener, that
 // answers CONNECT with CONNACK 0 and each QoS 1 PUBLISH with its PUBACK and does nothing else (no
 // broker, no store, no logging). What scanhub spends beyond it per connection is ours; what it
-// spends is Node's and OpenSSL's. Run as its own process: `node bench/bare-tls-broker.js DATA_DIR`
+// spends is Node's and OpenSSL's. Like scanhub's listener it sends no TLS session tickets
+// (SSL_OP_NO_TICKET, docs/gateways-mqtt.md). Run as its own process: `node bench/bare-tls-broker.js DATA_DIR`
 // prints its port on stdout once it listens.
+import { constants } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createServer } from 'node:tls';
@@ -24,7 +26,7 @@ function frameOf(bytes) {
 
 const pki = join(process.argv[2], 'pki');
 const server = createServer(
-  { key: readFileSync(join(pki, 'server.key')), cert: readFileSync(join(pki, 'server.crt')), ca: readFileSync(join(pki, 'ca.crt')), requestCert: true, rejectUnauthorized: true },
+  { key: readFileSync(join(pki, 'server.key')), cert: readFileSync(join(pki, 'server.crt')), ca: readFileSync(join(pki, 'ca.crt')), requestCert: true, rejectUnauthorized: true, secureOptions: constants.SSL_OP_NO_TICKET },
   (socket) => {
     socket.setNoDelay(true);
     let pending = Buffer.alloc(0);
