@@ -7,8 +7,9 @@ import { peerCertificateOf } from '../src/mqtt/peer-certificate.js';
 import { issueClientCertificate, issueServerCertificate, loadOrCreateCa, type CertificateAuthority } from '../src/pki/ca.js';
 import { FileSecrets } from '../src/store/sqlite/secrets.js';
 
-// The broker reads the client certificate once per connection (peer-certificate.ts) from Node's
-// X509Certificate; these are the fields getPeerCertificate() gave before, over real mutual TLS.
+// The broker reads the client certificate once per connection (peer-certificate.ts): the CN as
+// issued (also one that a distinguished name would escape), the serial and the expiry, over real
+// mutual TLS with certificates of the deployment CA.
 
 let dir: string;
 let ca: CertificateAuthority;
