@@ -56,20 +56,10 @@ async function seeded(report) {
   db.pragma('temp_store = MEMORY');
   const indexes = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events' AND sql IS NOT NULL").all();
   for (const index of indexes) db.exec(`DROP INDEX ${index.name}`);
-  db.exec('CREATE TEMP TABLE bench_gateways (n INTEGER PRIMARY KEY, id TEXT NOT NULL)');
   const gateways = Array.from({ length: GATEWAYS }, () => randomUUID());
-  gateways.forEach((id, n) => db.prepare('INSERT INTO bench_gateways VALUES (?, ?)').run(n, id));
-  // Random v4 UUIDs from randomblob; every tenth event is telemetry; created spreads evenly over 30 days.
-  const insert = db.prepare(`
-    INSERT INTO events (${EVENT_COLUMNS_SQL})
-    WITH RECURSIVE n(i) AS (SELECT CAST(@from AS INTEGER) UNION ALL SELECT i + 1 FROM n WHERE i + 1 < @to),
-      r(i, h) AS (SELECT i, lower(hex(randomblob(16))) FROM n)
-    SELECT '${CUSTOMER}',
-      substr(h, 1, 8) || '-' || substr(h, 9, 4) || '-4' || substr(h, 14, 3) || '-' || substr('89ab', 1 + i % 4, 1) || substr(h, 18, 3) || '-' || substr(h, 21, 12),
-      ${eventValuesSql({ events, start: T0, span: SPAN, gateways: GATEWAYS, gatewayId: 'g.id' })}
-    FROM r JOIN bench_gateways g ON g.n = r.i % ${GATEWAYS}`);
+  const insert = sqliteEventSeeder(db, { customer: CUSTOMER, events, start: T0, span: SPAN, gateways });
   for (let from = 0; from < events; from += BATCH) {
-    db.transaction(() => insert.run({ from, to: Math.min(events, from + BATCH) }))();
+    db.transaction(() => insert(from, Math.min(events, from + BATCH)))();
   }
   const inserted = performance.now();
   for (const index of indexes) db.exec(index.sql);
@@ -118,6 +108,25 @@ export function eventValuesSql({ events, start, span, gateways, gatewayId }) {
       CASE WHEN i % 10 = 0 THEN 25.5 + i % 10 ELSE NULL END,
       ${gatewayId}, 'picking', 'Station ' || (i % ${gateways}),
       CASE WHEN i % 10 = 0 THEN i % 5000 ELSE NULL END`;
+}
+
+/**
+ * Inserts events number `from` to `to` (exclusive) of the data set into a SQLite database, as one
+ * INSERT ... SELECT: random v4 UUIDs from randomblob, the values of eventValuesSql, gateway `i %
+ * gateways.length` (ids in a temporary table this makes). Returns the function that inserts.
+ */
+export function sqliteEventSeeder(db, { customer, events, start, span, gateways }) {
+  db.exec('CREATE TEMP TABLE bench_gateways (n INTEGER PRIMARY KEY, id TEXT NOT NULL)');
+  gateways.forEach((id, n) => db.prepare('INSERT INTO bench_gateways VALUES (?, ?)').run(n, id));
+  const insert = db.prepare(`
+    INSERT INTO events (${EVENT_COLUMNS_SQL})
+    WITH RECURSIVE n(i) AS (SELECT CAST(@from AS INTEGER) UNION ALL SELECT i + 1 FROM n WHERE i + 1 < @to),
+      r(i, h) AS (SELECT i, lower(hex(randomblob(16))) FROM n)
+    SELECT '${customer}',
+      substr(h, 1, 8) || '-' || substr(h, 9, 4) || '-4' || substr(h, 14, 3) || '-' || substr('89ab', 1 + i % 4, 1) || substr(h, 18, 3) || '-' || substr(h, 21, 12),
+      ${eventValuesSql({ events, start, span, gateways: gateways.length, gatewayId: 'g.id' })}
+    FROM r JOIN bench_gateways g ON g.n = r.i % ${gateways.length}`);
+  return (from, to) => insert.run({ from, to });
 }
 
 const BIN = fileURLToPath(new URL('../bin/scanhub.js', import.meta.url));
