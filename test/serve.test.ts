@@ -97,6 +97,32 @@ describe('scanhub serve (as a process)', () => {
     expect(await process.exited).toEqual({ code: 0, signal: null });
   });
 
+  it('a SIGTERM while it starts: finishes starting, prints the generated password, exits 0, and that password logs in afterwards', async () => {
+    const dataDir = freshDataDir();
+    const process = spawnServe(['--data-dir', dataDir, '--port', String(await freePort()), '--mqtt-port', String(await freePort())], { SCANHUB_LOG_LEVEL: 'info' });
+    started.push(process);
+    // fastify's "Server listening" comes while the MQTT broker and its threads still start.
+    const stdout = process.child.stdout!;
+    await new Promise<void>((resolve) => {
+      const check = () => {
+        if (!process.stdout().includes('"msg":"Server listening at ')) return;
+        stdout.off('data', check);
+        resolve();
+      };
+      stdout.on('data', check);
+      check();
+    });
+    process.child.kill('SIGTERM');
+    expect(await process.exited).toEqual({ code: 0, signal: null });
+    const [, password] = process.stderr().match(/^Created customer "default" with administrator admin@localhost\.\nGenerated administrator password \(shown once, store it now\): (\S+)\n/) ?? [];
+    expect(password).toMatch(/^[A-Za-z0-9_-]{24}$/);
+    expect(process.stdout()).toMatch(/"signal":"SIGTERM","msg":"shutting down"/);
+
+    const again = await serve(dataDir);
+    expect(again.process.stderr()).not.toContain('password');
+    expect(await login(again.url, 'admin@localhost', password!)).toMatchObject({ status: 200, body: { customer_id: 'default' } });
+  });
+
   it('takes data directory and ports from SCANHUB_DATA_DIR, SCANHUB_PORT and SCANHUB_MQTT_PORT', async () => {
     const dataDir = freshDataDir();
     const { url } = await serve(dataDir, { SCANHUB_ADMIN_PASSWORD: 'chosen-by-the-operator' }, true);

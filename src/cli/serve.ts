@@ -280,7 +280,32 @@ export function registerServeCommand(program: Command): void {
       // Loaded here: the server (fastify and friends) would slow every client command's start.
       const { startServer } = await import('../server/serve.js');
       const { minCreated, maxCreatedAhead, mqttProxyProtocol, authRateLimit, provisioningRateLimit, retentionRate, ...listen } = rest;
-      let server: Awaited<ReturnType<typeof startServer>>;
+      let server: Awaited<ReturnType<typeof startServer>> | undefined;
+      // Installed before anything starts, and before the line that says it serves (whoever waits
+      // for that line may signal at once): a signal during start-up stops the server once it has
+      // started (after its bootstrap lines), rather than killing the process halfway.
+      let stopAsked: string | undefined;
+      const shutdown = (running: NonNullable<typeof server>, signal: string) => {
+        running.app.log.info({ signal }, 'shutting down');
+        running.close().then(
+          () => {
+            lock?.release();
+            process.exit(0);
+          },
+          (error: unknown) => {
+            running.app.log.error({ err: error }, 'shutdown failed');
+            process.exit(1);
+          },
+        );
+      };
+      const onSignal = (signal: string) => {
+        // A second signal while starting or draining exits at once.
+        process.once(signal, () => process.exit(130));
+        if (server) shutdown(server, signal);
+        else stopAsked = signal;
+      };
+      process.once('SIGTERM', () => onSignal('SIGTERM'));
+      process.once('SIGINT', () => onSignal('SIGINT'));
       try {
         server = await startServer({
           ...listen,
@@ -298,24 +323,6 @@ export function registerServeCommand(program: Command): void {
         lock?.release();
         throw error;
       }
-      // Before the line that says it serves: whoever waits for that line may signal at once.
-      const stop = (signal: string) => {
-        server.app.log.info({ signal }, 'shutting down');
-        // A second signal while draining exits at once.
-        process.once(signal, () => process.exit(130));
-        server.close().then(
-          () => {
-            lock?.release();
-            process.exit(0);
-          },
-          (error: unknown) => {
-            server.app.log.error({ err: error }, 'shutdown failed');
-            process.exit(1);
-          },
-        );
-      };
-      process.once('SIGTERM', () => stop('SIGTERM'));
-      process.once('SIGINT', () => stop('SIGINT'));
       if (pair) reloadTlsOnHangup(server, tlsCert!, tlsKey!);
       const { bootstrap } = server;
       if (bootstrap) {
@@ -325,6 +332,10 @@ export function registerServeCommand(program: Command): void {
             `Generated administrator password (shown once, store it now): ${bootstrap.generatedPassword}\n`,
           );
         }
+      }
+      if (stopAsked) {
+        shutdown(server, stopAsked);
+        return new Promise(() => {});
       }
       process.stderr.write(`scanhub is serving ${server.url} (MQTT over TLS on port ${server.mqttPort}); Ctrl-C stops it.\n`);
       const hostNameNotice = hostNameDefaults(server.publicUrl, server.mqttPublicHost, options.host);
