@@ -193,26 +193,45 @@ describe('publishing', () => {
 });
 
 describe('connecting', () => {
-  it('offers no TLS session resumption: a client that saved the session of its last connection makes a full handshake', async () => {
+  for (const maxVersion of ['TLSv1.3', 'TLSv1.2'] as const) {
+    it(`offers no TLS session resumption (${maxVersion}): a client that saved the session of its last connection makes a full handshake`, async () => {
+      const gateway = await provisionGateway(t);
+      const { port } = new URL(gateway.endpoint);
+      const handshake = async (session?: Buffer) => {
+        const socket = tlsConnect({ host: '127.0.0.1', port: Number(port), servername: 'localhost', pfx: gateway.pkcs12, passphrase: '', maxVersion, session });
+        const sessions: Buffer[] = [];
+        socket.on('session', (saved: Buffer) => sessions.push(saved));
+        await new Promise<void>((resolve, reject) => socket.once('secureConnect', resolve).once('error', reject));
+        socket.write(connectPacket(gateway.id));
+        // The session messages come before the CONNACK.
+        expect(await readBytes(socket, 4)).toEqual(Buffer.from([0x20, 0x02, 0x00, 0x00]));
+        const reused = socket.isSessionReused();
+        const protocol = socket.getProtocol();
+        socket.destroy();
+        return { reused, protocol, sessions };
+      };
+      const first = await handshake();
+      expect({ reused: first.reused, protocol: first.protocol }).toEqual({ reused: false, protocol: maxVersion });
+      expect(first.sessions.length).toBeGreaterThan(0);
+      const second = await handshake(first.sessions.at(-1));
+      expect(second.reused).toBe(false);
+    });
+  }
+
+  it('refuses TLS 1.2 renegotiation: the connection closes instead', async () => {
     const gateway = await provisionGateway(t);
     const { port } = new URL(gateway.endpoint);
-    const handshake = async (session?: Buffer) => {
-      const socket = tlsConnect({ host: '127.0.0.1', port: Number(port), servername: 'localhost', pfx: gateway.pkcs12, passphrase: '', session });
-      const sessions: Buffer[] = [];
-      socket.on('session', (saved: Buffer) => sessions.push(saved));
-      await new Promise<void>((resolve, reject) => socket.once('secureConnect', resolve).once('error', reject));
-      socket.write(connectPacket(gateway.id));
-      // The session messages come before the CONNACK.
-      expect(await readBytes(socket, 4)).toEqual(Buffer.from([0x20, 0x02, 0x00, 0x00]));
-      const reused = socket.isSessionReused();
-      socket.destroy();
-      return { reused, sessions };
-    };
-    const first = await handshake();
-    expect(first.reused).toBe(false);
-    expect(first.sessions.length).toBeGreaterThan(0);
-    const second = await handshake(first.sessions.at(-1));
-    expect(second.reused).toBe(false);
+    const socket = tlsConnect({ host: '127.0.0.1', port: Number(port), servername: 'localhost', pfx: gateway.pkcs12, passphrase: '', maxVersion: 'TLSv1.2' });
+    socket.on('error', () => undefined);
+    await new Promise<void>((resolve) => socket.once('secureConnect', resolve));
+    socket.write(connectPacket(gateway.id));
+    expect(await readBytes(socket, 4)).toEqual(Buffer.from([0x20, 0x02, 0x00, 0x00]));
+    const outcome = await new Promise<string>((resolve) => {
+      socket.once('close', () => resolve('closed'));
+      socket.renegotiate({}, (error) => resolve(error ? `refused: ${error.message}` : 'renegotiated'));
+      socket.resume();
+    });
+    expect(outcome).toBe('closed');
   });
 
   it('refuses a client without a certificate in the TLS handshake', async () => {

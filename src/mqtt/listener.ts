@@ -98,6 +98,13 @@ export async function listenMqtt(options: ListenerOptions): Promise<MqttListener
       handshakeTimeout: 2 * limits.handshakeTimeoutMs,
     },
     (socket) => {
+      // The identity is the first handshake's certificate (peer-certificate.ts), read once: a TLS 1.2
+      // client may not renegotiate another one in, nor make the server pay for handshakes again.
+      // Node only reports the attempt as an error (and lets it go on): the connection is closed.
+      socket.disableRenegotiation();
+      socket.on('error', (error: NodeJS.ErrnoException) => {
+        if (error.code === 'ERR_TLS_RENEGOTIATION_DISABLED') socket.destroy();
+      });
       const client = unauthenticated.secured(socket);
       if (client === undefined) return socket.destroy();
       proxiedClients.set(socket, client);
