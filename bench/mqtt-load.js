@@ -55,15 +55,19 @@ function publishTemplate(topic, gatewayIndex, eventsPerMessage) {
 }
 
 /**
- * The first 8 hex digits of an event id: every bit depends on the gateway, its counter and the
- * event's place in the message (murmur3's finalizer, a bijection of 32 bits), so that the ids of one
- * batch fall all over the id index, as devices' random v4 UUIDs do. (Until 2026-11-26 a multiplicative
- * hash of the counter alone set the top bits: the gateways' events with the same counter, sent at
- * about the same moment, shared them and landed on the same few index pages, which made the index
- * far cheaper to keep than with random ids.)
+ * The first 8 hex digits of an event id: every bit depends on the gateway's message counter, the
+ * gateway and the event's place in the message (murmur3's finalizer, a bijection of 32 bits, of the
+ * counter, then again with the gateway and place mixed in), so that the ids of one batch fall all
+ * over the id index, as devices' random v4 UUIDs do. (Until 2026-11-26 a multiplicative hash of the
+ * counter alone set the top bits: the gateways' events with the same counter, sent at about the same
+ * moment, shared them and landed on the same few index pages, which made the index far cheaper to
+ * keep than with random ids.)
  */
 function scatter(counter, index, r) {
-  let h = (Math.imul(counter, 4096 * 64) + index * 64 + r) >>> 0;
+  return fmix32((fmix32(counter >>> 0) ^ ((index << 6) | r)) >>> 0);
+}
+
+function fmix32(h) {
   h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
   h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
   return (h ^ (h >>> 16)) >>> 0;

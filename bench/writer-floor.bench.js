@@ -136,7 +136,9 @@ async function round(name) {
     // ON CONFLICT DO NOTHING without a target: valid with or without the UNIQUE index.
     const insert = db.prepare(INSERT_EVENT_SQL.replace('ON CONFLICT (id) DO NOTHING', 'ON CONFLICT DO NOTHING'));
     const store = db.transaction((rows) => {
-      for (const row of rows) insert.run(row);
+      let inserted = 0;
+      for (const row of rows) inserted += insert.run(row).changes;
+      if (inserted !== rows.length) throw new Error(`stored ${inserted} of ${rows.length}`);
     });
     work = batches.map(rowsOf).map((rows) => () => store.immediate(rows));
   }
@@ -163,14 +165,14 @@ try {
       console.error(`${BENCH}: round ${r + 1} ${name}: ${Math.round(result.eventsPerSecond)} events/s, ${result.cpuUsPerEvent.toFixed(1)} CPU us/event (every thread)`);
     }
   }
-  const committer = median(results.committer.map((r) => r.eventsPerSecond));
+  const committer = results.committer.length ? median(results.committer.map((r) => r.eventsPerSecond)) : undefined;
   for (const [name, runs] of Object.entries(results).filter(([, runs]) => runs.length)) {
     const rates = runs.map((r) => r.eventsPerSecond);
     const slug = name.replaceAll(',', '').replaceAll(' ', '_');
     report(BENCH, `${slug}_events_per_s`, median(rates), 'events/s');
     report(BENCH, `${slug}_spread`, (Math.max(...rates) - Math.min(...rates)) / median(rates), 'ratio');
     report(BENCH, `${slug}_cpu_us_per_event`, median(runs.map((r) => r.cpuUsPerEvent)), 'us');
-    if (name !== 'committer') report(BENCH, `${slug}_over_committer`, median(rates) / committer, 'ratio');
+    if (name !== 'committer' && committer) report(BENCH, `${slug}_over_committer`, median(rates) / committer, 'ratio');
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });
