@@ -1,4 +1,5 @@
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -148,6 +149,31 @@ describe('scanhub serve (as a process)', () => {
     started.push(clash);
     expect(await clash.exited).toEqual({ code: 1, signal: null });
     expect(clash.stderr()).toContain(`scanhub: listen EADDRINUSE: address already in use 127.0.0.1:${port}\n`);
+  });
+
+  it('a first start whose MQTT port is in use: exit 1, and the administrator it created and the generated password are still shown', async () => {
+    const dataDir = freshDataDir();
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const mqttPort = (taken.address() as AddressInfo).port;
+    try {
+      const failed = spawnServe(['--data-dir', dataDir, '--port', String(await freePort()), '--mqtt-port', String(mqttPort)]);
+      started.push(failed);
+      expect(await failed.exited).toEqual({ code: 1, signal: null });
+      const [, password] = failed.stderr().match(/Generated administrator password \(shown once, store it now\): (\S+)\n/) ?? [];
+      expect(password).toMatch(/^[A-Za-z0-9_-]{24}$/);
+      expect(failed.stderr()).toBe(
+        'Created customer "default" with administrator admin@localhost.\n' +
+          `Generated administrator password (shown once, store it now): ${password}\n` +
+          `scanhub: cannot start the MQTT broker on 127.0.0.1:${mqttPort}: listen EADDRINUSE: address already in use 127.0.0.1:${mqttPort}\n`,
+      );
+      // The next start creates no one: the password shown is the administrator's.
+      const again = await serve(dataDir);
+      expect(again.process.stderr()).not.toContain('password');
+      expect(await login(again.url, 'admin@localhost', password!)).toMatchObject({ status: 200, body: { customer_id: 'default' } });
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
   });
 
   it.each([

@@ -9,7 +9,7 @@ import { MAX_DELETED_PER_SECOND } from '../domain/retention.js';
 import { DEFAULT_GATEWAY_KEY_TYPE, KEY_TYPES, type KeyType } from '../pki/keys.js';
 import { TlsPairError, readTlsPair, type TlsPair } from '../pki/tls-pair.js';
 import { DataDirBusy, lockDataDir, type DataDirLock } from '../store/open.js';
-import type { RunningServer } from '../server/serve.js';
+import type { Bootstrap, RunningServer } from '../server/serve.js';
 import { resolveDeployment, addDeploymentOptions } from './deployment.js';
 import { CliError, Exit, createIo } from './io.js';
 import { LOG_FORMATS, LOG_LEVELS, serveLogger, type LogFormat } from './serve-log.js';
@@ -159,6 +159,14 @@ function tlsFiles(certFile: string | undefined, keyFile: string | undefined): Tl
 }
 
 /** On SIGHUP: the certificate files read again and served to new connections; bad files keep the old pair. */
+/** What a first start created, on stderr: the customer, its administrator, and a generated password (shown once). */
+function printBootstrap(bootstrap: Bootstrap): void {
+  process.stderr.write(`Created customer "${bootstrap.customerId}" with administrator ${bootstrap.adminEmail}.\n`);
+  if (bootstrap.generatedPassword) {
+    process.stderr.write(`Generated administrator password (shown once, store it now): ${bootstrap.generatedPassword}\n`);
+  }
+}
+
 function reloadTlsOnHangup(server: Pick<RunningServer, 'reloadTls' | 'app'>, certFile: string, keyFile: string): void {
   process.on('SIGHUP', () => {
     let pair: TlsPair;
@@ -278,7 +286,7 @@ export function registerServeCommand(program: Command): void {
       // One process per SQLite data directory: a second `serve` would run a second broker and writer on one file.
       const lock = locator.kind === 'sqlite' ? takeDataDir(locator.dataDir) : undefined;
       // Loaded here: the server (fastify and friends) would slow every client command's start.
-      const { startServer } = await import('../server/serve.js');
+      const { startServer, FailedAfterBootstrap } = await import('../server/serve.js');
       const { minCreated, maxCreatedAhead, mqttProxyProtocol, authRateLimit, provisioningRateLimit, retentionRate, ...listen } = rest;
       let server: Awaited<ReturnType<typeof startServer>> | undefined;
       // Installed before anything starts, and before the line that says it serves (whoever waits
@@ -321,18 +329,15 @@ export function registerServeCommand(program: Command): void {
         });
       } catch (error) {
         lock?.release();
+        // The next start creates no one: what this one created is shown all the same.
+        if (error instanceof FailedAfterBootstrap) {
+          printBootstrap(error.bootstrap);
+          throw error.cause;
+        }
         throw error;
       }
       if (pair) reloadTlsOnHangup(server, tlsCert!, tlsKey!);
-      const { bootstrap } = server;
-      if (bootstrap) {
-        process.stderr.write(`Created customer "${bootstrap.customerId}" with administrator ${bootstrap.adminEmail}.\n`);
-        if (bootstrap.generatedPassword) {
-          process.stderr.write(
-            `Generated administrator password (shown once, store it now): ${bootstrap.generatedPassword}\n`,
-          );
-        }
-      }
+      if (server.bootstrap) printBootstrap(server.bootstrap);
       if (stopAsked) {
         shutdown(server, stopAsked);
         return new Promise(() => {});

@@ -74,6 +74,20 @@ export interface Bootstrap {
   generatedPassword?: string;
 }
 
+/**
+ * A first start that failed (a port in use) after it had created the customer and administrator:
+ * the next start creates no one, so the caller must still show `bootstrap` (a generated password is
+ * shown once). `cause` is what failed.
+ */
+export class FailedAfterBootstrap extends Error {
+  constructor(
+    readonly bootstrap: Bootstrap,
+    override readonly cause: Error,
+  ) {
+    super(cause.message, { cause });
+  }
+}
+
 export interface RunningServer {
   app: FastifyInstance;
   ctx: ServerContext;
@@ -206,7 +220,13 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         ? app.log.error({ reason: full, database: where }, 'the database has no space left: writes are refused (HTTP 507, no PUBACK) until space is freed')
         : app.log.info({ database: where }, 'the database has space again: writes go through'),
     );
-    await app.listen({ host: options.host, port: options.port });
+    const failed = (error: Error) => (created ? new FailedAfterBootstrap(created, error) : error);
+    try {
+      await app.listen({ host: options.host, port: options.port });
+    } catch (error) {
+      await app.close();
+      throw failed(error as Error);
+    }
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : options.port;
     const urlOf = (host: string) => `${tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
@@ -229,7 +249,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       });
     } catch (error) {
       await app.close();
-      throw new Error(`cannot start the MQTT broker on ${options.host}:${options.mqttPort}: ${(error as Error).message}`, { cause: error });
+      throw failed(new Error(`cannot start the MQTT broker on ${options.host}:${options.mqttPort}: ${(error as Error).message}`, { cause: error }));
     }
     metrics.watchBroker(broker);
     // mqtt_endpoint (provisioning) names the port as bound, or the balancer's.
