@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { startServer } from '../dist/server/serve.js';
 import { openDatabase } from '../dist/store/sqlite/open.js';
+import { terminate } from './lib.js';
 
 const LAYOUT = 1;
 export const CUSTOMER = 'default';
@@ -169,11 +170,7 @@ export async function startServeProcess(dataDir, onLog = () => {}, onOtherLine =
     url,
     mqttPort,
     pid: child.pid,
-    async stop() {
-      const exited = new Promise((resolve) => child.on('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    },
+    stop: () => terminate(child),
   };
 }
 

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LeanHttpClient } from './http-client.js';
 import { login, mixedPagePath, seededDataDir } from './events-data.js';
+import { terminate } from './lib.js';
 
 const root = process.argv[2] ?? fileURLToPath(new URL('..', import.meta.url));
 const pages = Number(process.env.PAGES ?? 300);
@@ -57,8 +58,7 @@ try {
   control('--dump');
 } finally {
   client.close();
-  child.kill('SIGTERM');
-  await new Promise((resolve) => child.on('exit', resolve));
+  await terminate(child);
 }
 let total = 0;
 for (const file of readdirSync(out)) {

@@ -39,6 +39,14 @@ export async function api(url, method, path, token, body) {
   return text ? JSON.parse(text) : undefined;
 }
 
+/** Sends SIGTERM to a child process and resolves once it has exited (at once if it already had). */
+export function terminate(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  return exited;
+}
+
 /** A free TCP port on loopback (taken by the OS, then released for the caller). */
 export function freePort() {
   return new Promise((resolve, reject) => {

@@ -8,7 +8,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './lib.js';
+import { freePort, terminate } from './lib.js';
 
 /** The Mosquitto binary, installed with apt-get when missing; undefined with the reason printed. */
 export function mosquittoBinary(bench) {
@@ -60,9 +60,7 @@ export async function startMosquitto(binary, dataDir) {
     port,
     pid: child.pid,
     async stop() {
-      const exited = new Promise((resolve) => child.on('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
+      await terminate(child);
       rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -78,10 +76,6 @@ export async function startBareTls(dataDir) {
   return {
     port,
     pid: child.pid,
-    async stop() {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    },
+    stop: () => terminate(child),
   };
 }
