@@ -7,10 +7,11 @@
 //     gateways read and touched, events inserted with their indexes, IMMEDIATE transaction);
 //   - inserts: the same rows, already built, inserted with the same statement (no parsing, no
 //     gateways): SQLite's own cost of storing them;
-//   - inserts without the id index: the UNIQUE index on the event id (idempotent ingest) dropped;
-//   - inserts, id unique per gateway and created: that index replaced by a UNIQUE index on
-//     (gateway_id, created, id), which grows at its end like the other two (a design not taken:
-//     a redelivered event without `created` would be stored twice, bench/README.md);
+//   - committer, events without created: the same with payloads that leave `created` out, so
+//     that the service stamps it and each event's id goes into the UNIQUE (customer_id, id) of
+//     stamped events (migration 0014): what devices that send no `created` cost;
+//   - inserts with the global id index: the same rows with the UNIQUE index on the event id that
+//     kept ingest idempotent before migration 0014 put back (the reference this replaced);
 //   - table alone: every index of events dropped.
 // BENCH_SEED (1,000,000), BENCH_EVENTS per round (300,000), BENCH_BATCH events per transaction
 // (2,000; 200 gateways x 20 in flight give the writer up to 4,000), BENCH_RUNS rounds of each (3);
@@ -72,17 +73,18 @@ function seed() {
   report(BENCH, 'seed_seconds', (performance.now() - started) / 1000, 's');
 }
 
-// Payloads as bench/mqtt-load.js sends them: one event a message, a random id, created now.
+// Payloads as bench/mqtt-load.js sends them: one event a message, a random id, created now
+// (left out when `stamped`).
 const run = randomBytes(2).toString('hex');
 let counter = 0;
-function message(receivedAt) {
+function message(receivedAt, stamped = false) {
   const g = counter % GATEWAYS;
   const id = `${randomBytes(4).toString('hex')}-${run}-4000-8${g.toString(16).padStart(3, '0')}-00${String(counter++).padStart(10, '0')}`;
-  const payload = Buffer.from(JSON.stringify({ id, class: 'event', type: 'scan', created: receivedAt, scan_code: `4006381333931-${g}`, scan_duration: 142, scan_decode_symbology: 'EAN-13', device_id: `scanner-${g}-a`, device_battery: 87, device_firmware: '2.4.1', device_temperature: 31.5 }));
+  const payload = Buffer.from(JSON.stringify({ id, class: 'event', type: 'scan', created: stamped ? undefined : receivedAt, scan_code: `4006381333931-${g}`, scan_duration: 142, scan_decode_symbology: 'EAN-13', device_id: `scanner-${g}-a`, device_battery: 87, device_firmware: '2.4.1', device_temperature: 31.5 }));
   return { gatewayId: gateways[g], receivedAt, payload };
 }
 
-/** The rows the committer would insert for these messages (customer_id, then EVENT_COLUMNS). */
+/** The rows the committer would insert for these messages (STORED_EVENT_COLUMNS order). */
 function rowsOf(batch) {
   return batch.map(({ gatewayId, receivedAt, payload }) => {
     const values = [...parsePayload(payload, receivedAt).events[0]];
@@ -104,10 +106,10 @@ function startCheckpointer(file) {
 
 const variants = {
   committer: { drop: [] },
+  'committer, events without created': { drop: [], stamped: true },
   inserts: { drop: [] },
-  'inserts without the id index': { drop: ['events_id'] },
-  'inserts, id unique per gateway and created': { drop: ['events_id'], create: ['CREATE UNIQUE INDEX events_gateway_created_id ON events(gateway_id, created, id)'] },
-  'table alone': { drop: ['events_id', 'events_customer_created', 'events_gateway_created'] },
+  'inserts with the global id index': { drop: [], create: ['CREATE UNIQUE INDEX events_id ON events(id)'] },
+  'table alone': { drop: ['events_customer_created', 'events_gateway_created', 'events_stamped_id'] },
 };
 
 async function round(name) {
@@ -124,17 +126,16 @@ async function round(name) {
   const checkpointer = await startCheckpointer(file);
   // Built before the clock starts: the messages (the committer parses them) or the rows.
   const batches = [];
-  for (let i = 0; i < EVENTS; i += BATCH) batches.push(Array.from({ length: Math.min(BATCH, EVENTS - i) }, () => message(Date.now())));
+  for (let i = 0; i < EVENTS; i += BATCH) batches.push(Array.from({ length: Math.min(BATCH, EVENTS - i) }, () => message(Date.now(), variants[name].stamped)));
   let work;
-  if (name === 'committer') {
+  if (name.startsWith('committer')) {
     const commit = createCommitter(new IngestStore(db));
     work = batches.map((batch) => () => {
       const result = commit(batch);
       if (result.events !== batch.length) throw new Error(`stored ${result.events} of ${batch.length}`);
     });
   } else {
-    // ON CONFLICT DO NOTHING without a target: valid with or without the UNIQUE index.
-    const insert = db.prepare(INSERT_EVENT_SQL.replace('ON CONFLICT (id) DO NOTHING', 'ON CONFLICT DO NOTHING'));
+    const insert = db.prepare(INSERT_EVENT_SQL);
     const store = db.transaction((rows) => {
       let inserted = 0;
       for (const row of rows) inserted += insert.run(row).changes;

@@ -41,6 +41,19 @@ export interface EventRow {
   metrics_worker_steps: number | null;
 }
 
+/**
+ * The columns an event is stored with, in INSERT order: its customer, EVENT_COLUMNS, then
+ * `created_stamped`, 1 when the service stamped `created` at receipt (the device sent none), else
+ * NULL. Ingest is idempotent on (customer_id, created, id), and on (customer_id, id) for stamped
+ * events, whose redelivery is stamped anew (docs/gateways-mqtt.md "Payloads").
+ */
+export const STORED_EVENT_COLUMNS = ['customer_id', ...EVENT_COLUMNS, 'created_stamped'] as const;
+
+/** A row's values in STORED_EVENT_COLUMNS order, as given (its `created` not stamped). */
+export function storedValues(customerId: string, row: EventRow): (string | number | null)[] {
+  return [customerId, ...EVENT_COLUMNS.map((column) => row[column] ?? null), null];
+}
+
 /** The API form of a row: the fields of spec 2.2, null fields left out. */
 export function toApiEvent(row: EventRow): Record<string, string | number> {
   const event: Record<string, string | number> = {};

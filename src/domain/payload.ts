@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
-import { EVENT_COLUMNS, type EventColumn } from './events.js';
+import { EVENT_COLUMNS, STORED_EVENT_COLUMNS, type EventColumn } from './events.js';
 import {
   DEFAULT_CREATED_WINDOW,
   MAX_DEVICE_TEXT_LENGTH,
@@ -19,8 +19,8 @@ import {
  */
 
 /**
- * An event's values in INSERT order: customer_id, then EVENT_COLUMNS. customer_id and the
- * gateway_* slots are filled at commit, from the gateway record.
+ * An event's values in INSERT order (STORED_EVENT_COLUMNS). customer_id and the gateway_* slots
+ * are filled at commit, from the gateway record.
  */
 export type EventValues = (string | number | null)[];
 
@@ -36,7 +36,7 @@ export type ParsedMessage =
   | { valid: true; events: EventValues[]; reports: GatewayReport[] }
   | { valid: false; reason: string };
 
-const column = (name: EventColumn) => 1 + EVENT_COLUMNS.indexOf(name);
+const column = (name: EventColumn | 'created_stamped') => STORED_EVENT_COLUMNS.indexOf(name);
 /** Positions in EventValues of the slots ingest fills in or defaults. */
 export const COLUMN = {
   customer_id: 0,
@@ -44,6 +44,7 @@ export const COLUMN = {
   class: column('class'),
   type: column('type'),
   created: column('created'),
+  created_stamped: column('created_stamped'),
   gateway_id: column('gateway_id'),
   gateway_usecase: column('gateway_usecase'),
   gateway_station: column('gateway_station'),
@@ -145,7 +146,7 @@ function parseObject(
 
 // null counts as absent: devices often serialise missing optional fields that way.
 function parseEvent(object: Record<string, unknown>, where: string, receivedAt: number, earliest: number, latest: number): EventValues {
-  const values: EventValues = new Array(1 + EVENT_COLUMNS.length).fill(null);
+  const values: EventValues = new Array(STORED_EVENT_COLUMNS.length).fill(null);
   const { id, class: eventClass, type, created } = object;
   if (id == null) values[COLUMN.id] = randomUUID();
   else if (typeof id === 'string' && UUID.test(id)) values[COLUMN.id] = id;
@@ -155,8 +156,10 @@ function parseEvent(object: Record<string, unknown>, where: string, receivedAt: 
   else fail(where, 'class', 'one of event, device, gateway, job_config, device_config', eventClass);
   if (typeof type === 'string' && EVENT_TYPES.has(type)) values[COLUMN.type] = type;
   else fail(where, 'type', 'scan or telemetry', type);
-  if (created == null) values[COLUMN.created] = receivedAt;
-  else if (typeof created === 'number' && Number.isSafeInteger(created) && created >= earliest && created <= latest) values[COLUMN.created] = created;
+  if (created == null) {
+    values[COLUMN.created] = receivedAt;
+    values[COLUMN.created_stamped] = 1;
+  } else if (typeof created === 'number' && Number.isSafeInteger(created) && created >= earliest && created <= latest) values[COLUMN.created] = created;
   else fail(where, 'created', `milliseconds since the epoch from ${isoTime(earliest)} to ${isoTime(latest)}`, created);
   for (const [name, slot, longest] of STRING_SLOTS) {
     const field = object[name];

@@ -29,7 +29,7 @@ export interface BatchPlan {
 /** What a store writes in the transaction once the outcomes are known. */
 export interface SettledBatch {
   result: BatchResult;
-  /** The events to insert (ON CONFLICT (id) DO NOTHING), customer and gateway slots filled. */
+  /** The events to insert (ON CONFLICT DO NOTHING: an event already stored is skipped), customer and gateway slots filled. */
   events: EventValues[];
   /** Reports of live gateways, in message order. */
   reports: { gatewayId: string; report: GatewayReport; at: number }[];

@@ -1,4 +1,4 @@
-import { EVENT_COLUMNS } from '../domain/events.js';
+import { STORED_EVENT_COLUMNS } from '../domain/events.js';
 
 /**
  * What `scanhub operator migrate` copies from a SQLite deployment into PostgreSQL: every table
@@ -37,7 +37,7 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   },
   { name: 'gateway_certificates', columns: ['serial', 'gateway_id', 'common_name', 'cert_pem', 'key_pem', 'created', 'not_after', 'delivered_at', 'revoked', 'replaces'] },
   { name: 'provisioning_tokens', columns: ['token_hash', 'gateway_id', 'certificate_serial', 'created', 'expires_at', 'used_at'] },
-  { name: 'events', columns: ['customer_id', ...EVENT_COLUMNS] },
+  { name: 'events', columns: STORED_EVENT_COLUMNS },
   {
     name: 'export_tasks',
     columns: ['id', 'customer_id', 'requested_by', 'start_time', 'end_time', 'status', 'requested', 'completed', 'rows', 'file', 'failure', 'cells', 'lease_owner', 'lease_until', 'attempts'],

@@ -636,7 +636,7 @@ export interface IngestRepository {
   connectingGateway(id: string, serial: string): Promise<ConnectingGateway | undefined>;
   /**
    * One group commit (src/store/batch-plan.ts): parse, touch each gateway once (last_message),
-   * apply reports, keep dead letters, insert events with ON CONFLICT (id) DO NOTHING, in one
+   * apply reports, keep dead letters, insert events (one already stored is skipped), in one
    * transaction; a message the database refuses alone is INVALID without failing its neighbours.
    * Never throws: when the database fails, every message is FAILED (nothing is acknowledged).
    */

@@ -20,7 +20,7 @@ export async function insertCustomer(target: HasStore, id: string): Promise<void
   if (outcome !== 'created') throw new Error(`customer ${id}: ${outcome}`);
 }
 
-/** Stores events of the customer as they are, through the store seam (ON CONFLICT (id) DO NOTHING); returns how many. */
+/** Stores events of the customer as they are, through the store seam (an event already stored is skipped); returns how many. */
 export function insertEvents(target: HasStore, customerId: string, rows: EventRow[]): Promise<number> {
   return storeOf(target).events.insert(customerId, rows);
 }

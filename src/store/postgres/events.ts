@@ -1,6 +1,6 @@
 import type { CreatedIdKey } from '../../domain/page-token.js';
 import type { CellMode } from '../../domain/csv.js';
-import { EVENT_COLUMNS, REAL_COLUMNS, type EventRow } from '../../domain/events.js';
+import { EVENT_COLUMNS, REAL_COLUMNS, STORED_EVENT_COLUMNS, storedValues, type EventRow } from '../../domain/events.js';
 import { csvChunkOfRows } from '../event-csv.js';
 import { ownBuffer, TAIL_ROOM } from '../event-items.js';
 import { CUSTOMERS_PER_SIGNAL, type CsvChunk, type EventItems, type EventRepository, type RawEvent } from '../ports.js';
@@ -27,12 +27,14 @@ const OLDEST_FIRST_SQL = `SELECT ${EVENT_SELECT} FROM events
   WHERE customer_id = $1 AND (created, id) > ($2, $3) AND created < $4
   ORDER BY created, id LIMIT $5`;
 
-/** The column list and unnest() types of an event insert, in EventValues order (customer_id, then EVENT_COLUMNS). */
-export const INSERT_COLUMNS = ['customer_id', ...EVENT_COLUMNS].join(', ');
-const UNNEST_TYPES = ['customer_id', ...EVENT_COLUMNS].map((column, i) => `$${i + 1}::${column === 'created' ? 'bigint' : REAL_COLUMNS.has(column) ? 'float8' : 'text'}[]`);
+/** The column list and unnest() types of an event insert, in EventValues order (STORED_EVENT_COLUMNS). */
+export const INSERT_COLUMNS = STORED_EVENT_COLUMNS.join(', ');
+const UNNEST_TYPES = STORED_EVENT_COLUMNS.map(
+  (column, i) => `$${i + 1}::${column === 'created' ? 'bigint' : column === 'created_stamped' ? 'int2' : REAL_COLUMNS.has(column) ? 'float8' : 'text'}[]`,
+);
 
 /**
- * `INSERT INTO events ... SELECT * FROM unnest(...) ON CONFLICT (id) DO NOTHING`: many events in
+ * `INSERT INTO events ... SELECT * FROM unnest(...) ON CONFLICT DO NOTHING`: many events in
  * one statement, which also announces them when any was new: one `events-committed` signal per
  * chunk of customers (the last parameter, a JSON array of arrays), sent by PostgreSQL when the
  * transaction commits. `through` is the position after this transaction's rows (event-log.ts).
@@ -40,7 +42,7 @@ const UNNEST_TYPES = ['customer_id', ...EVENT_COLUMNS].map((column, i) => `$${i 
  */
 export const INSERT_EVENTS_SQL = `WITH inserted AS (
     INSERT INTO events (${INSERT_COLUMNS})
-    SELECT * FROM unnest(${UNNEST_TYPES.join(', ')}) ON CONFLICT (id) DO NOTHING RETURNING 1
+    SELECT * FROM unnest(${UNNEST_TYPES.join(', ')}) ON CONFLICT DO NOTHING RETURNING 1
   ), counted AS (SELECT count(*)::int AS inserted FROM inserted),
   announced AS (
     SELECT pg_notify('${SIGNAL_CHANNEL}', json_build_object('kind', 'events-committed', 'customers', chunk,
@@ -106,7 +108,7 @@ export class PgEvents implements EventRepository {
 
   async insert(customerId: string, rows: EventRow[]): Promise<number> {
     if (rows.length === 0) return 0;
-    const values = rows.map((row) => [customerId, ...EVENT_COLUMNS.map((column) => row[column] ?? null)]);
+    const values = rows.map((row) => storedValues(customerId, row));
     return insertAndAnnounce(this.db, values, [customerId]);
   }
 }

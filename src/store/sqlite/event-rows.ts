@@ -1,4 +1,4 @@
-import { EVENT_COLUMNS, type EventRow } from '../../domain/events.js';
+import { EVENT_COLUMNS, STORED_EVENT_COLUMNS, storedValues, type EventRow } from '../../domain/events.js';
 import type { Db } from './open.js';
 
 export { EVENT_COLUMNS, toApiEvent, type EventColumn, type EventRow } from '../../domain/events.js';
@@ -6,18 +6,20 @@ export { EVENT_COLUMNS, toApiEvent, type EventColumn, type EventRow } from '../.
 /** SELECT list of the API columns, for queries that return EventRow. */
 export const EVENT_SELECT = EVENT_COLUMNS.join(', ');
 
+const STORED_SELECT = STORED_EVENT_COLUMNS.join(', ');
+const STORED_PARAMETERS = STORED_EVENT_COLUMNS.map(() => '?').join(', ');
+
 /**
- * How an event is stored: one row per statement (values: customer_id, then EVENT_COLUMNS), an id
- * already stored ignored (idempotent ingest). One row per statement on purpose: a multi-row INSERT
- * needs a statement journal (to undo a half-done statement), which SQLite spills to a temporary
- * file; measured a third slower.
+ * How an event is stored: one row per statement (values in STORED_EVENT_COLUMNS order), an event
+ * already stored ignored (idempotent ingest: the UNIQUE indexes of migration 0014, on the
+ * customer's (created, id) and on a stamped event's id). One row per statement on purpose: a
+ * multi-row INSERT needs a statement journal (to undo a half-done statement), which SQLite spills
+ * to a temporary file; measured a third slower.
  */
-export const INSERT_EVENT_SQL = `INSERT INTO events (customer_id, ${EVENT_SELECT}) VALUES (?, ${EVENT_COLUMNS.map(() => '?').join(', ')})
-  ON CONFLICT (id) DO NOTHING`;
+export const INSERT_EVENT_SQL = `INSERT INTO events (${STORED_SELECT}) VALUES (${STORED_PARAMETERS}) ON CONFLICT DO NOTHING`;
 
 /** The same with the seq given first (EventInserter). */
-const INSERT_EVENT_AT_SQL = `INSERT INTO events (seq, customer_id, ${EVENT_SELECT}) VALUES (?, ?, ${EVENT_COLUMNS.map(() => '?').join(', ')})
-  ON CONFLICT (id) DO NOTHING`;
+const INSERT_EVENT_AT_SQL = `INSERT INTO events (seq, ${STORED_SELECT}) VALUES (?, ${STORED_PARAMETERS}) ON CONFLICT DO NOTHING`;
 
 /**
  * Inserts events so that seq keeps following commit order (migration 0013): when the event with
@@ -37,7 +39,7 @@ export class EventInserter {
     this.mark = db.prepare<[], number>(`SELECT seq FROM event_seq_mark WHERE id = 1 AND seq > coalesce((SELECT max(seq) FROM events), 0)`).pluck();
   }
 
-  /** Inserts rows (values: customer_id, then EVENT_COLUMNS); how many were new, the rest being ids already stored. */
+  /** Inserts rows (values in STORED_EVENT_COLUMNS order); how many were new, the rest being events already stored. */
   insertAll(rows: readonly (readonly unknown[])[]): number {
     let inserted = 0;
     let i = 0;
@@ -53,6 +55,6 @@ export class EventInserter {
 /** Inserts rows of one customer in one transaction; returns how many were new. For tests, benchmarks and the store's `events.insert`. */
 export function insertEvents(db: Db, customerId: string, rows: EventRow[]): number {
   const inserter = new EventInserter(db);
-  const values = rows.map((row) => [customerId, ...EVENT_COLUMNS.map((column) => row[column] ?? null)]);
+  const values = rows.map((row) => storedValues(customerId, row));
   return db.transaction(() => inserter.insertAll(values)).immediate();
 }
