@@ -97,6 +97,19 @@ function contract(open: () => Promise<Store>): void {
     expect(await createdOf(store, 'other')).toEqual([cutoff - 10]);
   });
 
+  it('deletes by the event key: the same id of another customer, or of a newer event, stays', async () => {
+    const cutoff = T0 + 2000;
+    const shared = '6f1c2d3e-0000-4000-8000-000000000001';
+    await store.events.insert('third', [eventRow({ created: cutoff - 2, id: shared }), eventRow({ created: cutoff + 5, id: shared })]);
+    await store.events.insert('other', [eventRow({ created: cutoff - 20, id: shared })]);
+    const before = await store.events.oldestAfter('third', { created: 0, id: '' }, END.created, 100);
+    const batch = await store.retention.deleteEventsBefore('third', cutoff, 100);
+    const after = await store.events.oldestAfter('third', { created: 0, id: '' }, END.created, 100);
+    expect(batch.deleted).toBe(before.length - after.length);
+    expect(after.filter((row) => row[0] === shared).map((row) => row[3])).toEqual([cutoff + 5]);
+    expect((await store.events.oldestAfter('other', { created: 0, id: '' }, END.created, 100)).filter((row) => row[0] === shared).map((row) => row[3])).toEqual([cutoff - 20]);
+  });
+
   it('records the last finished deletion', async () => {
     const deletion = { started: T0, finished: T0 + 2500, cutoff: T0 - DAY_MS, deleted: 1234, batches: 12, longest_batch_ms: 9.5 };
     await store.retention.set('third', 1, T0);

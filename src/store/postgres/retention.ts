@@ -10,11 +10,12 @@ import type { Database } from './pool.js';
  * One batch of old events of a customer, oldest first after a keyset position: the ids come from
  * the index events_customer_created (read backwards from the position, so the entries of rows the
  * previous batches deleted, which stay until VACUUM, are not walked again), the DELETE finds the
- * rows by primary key and returns their keys. Rows another statement deletes meanwhile are not
+ * rows by the event key (customer_id, created, id) in the same index (the id alone names no
+ * event: migration 0009) and returns their keys. Rows another statement deletes meanwhile are not
  * counted.
  */
-const DELETE_BATCH_SQL = `DELETE FROM events WHERE id IN (
-  SELECT id FROM events WHERE customer_id = $1 AND created < $2 AND (created, id) > ($3, $4)
+const DELETE_BATCH_SQL = `DELETE FROM events WHERE customer_id = $1 AND (created, id) IN (
+  SELECT created, id FROM events WHERE customer_id = $1 AND created < $2 AND (created, id) > ($3, $4)
   ORDER BY created, id LIMIT $5) RETURNING created, id`;
 
 
