@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_COLUMNS } from '../../src/domain/events.js';
-import type { IngestMessage } from '../../src/domain/ingest.js';
+import { Outcome, type IngestMessage } from '../../src/domain/ingest.js';
 import { openStore, sqliteLocator } from '../../src/store/open.js';
 import type { Store } from '../../src/store/ports.js';
 import { migrations as postgresMigrations } from '../../src/store/postgres/migrations/index.js';
@@ -24,10 +24,17 @@ function message(gatewayId: string, body: unknown, receivedAt: number): IngestMe
   return { gatewayId, receivedAt, payload: Buffer.from(JSON.stringify(body)) };
 }
 
-function contract(open: () => Promise<Store>): void {
+/** A store, and a way to run SQL on its database from another connection. */
+interface Opened {
+  store: Store;
+  exec(sql: string): Promise<void>;
+}
+
+function contract(openWithSql: () => Promise<Opened>): void {
   let store: Store;
+  let exec: Opened['exec'];
   beforeAll(async () => {
-    store = await open();
+    ({ store, exec } = await openWithSql());
     for (const customer of ['acme', 'globex']) {
       await store.customers.createWithAdmin(customer, { id: `admin-${customer}`, customer_id: customer, email: `admin@${customer}.example`, roles: ['ADMIN_ROLE'], created: T0 }, T0);
       await store.gateways.createAll(customer, [{ id: `gw-${customer}`, name: 'G', usecase: 'line', station: 'st1' }, { id: `gw2-${customer}`, name: 'G2', usecase: 'line', station: 'st2' }], T0);
@@ -87,6 +94,20 @@ function contract(open: () => Promise<Store>): void {
     ]);
   });
 
+  it("a statement the schema does not match (an older or newer version's) fails the batch, nothing acknowledged, rather than dropping its messages as invalid", async () => {
+    const event = { id: randomUUID(), type: 'scan', scan_code: 'V-1', created: T0 + 80 };
+    await exec('ALTER TABLE events RENAME COLUMN device_firmware TO device_firmware_renamed');
+    try {
+      const refused = await store.ingest.commit([message('gw-acme', event, T0 + 90_000), message('gw-acme', { ...event, id: randomUUID() }, T0 + 90_000)]);
+      expect(refused.outcomes).toEqual([Outcome.FAILED, Outcome.FAILED]);
+      expect(refused.reasons[0]).toMatch(/^commit failed: .*device_firmware/);
+    } finally {
+      await exec('ALTER TABLE events RENAME COLUMN device_firmware_renamed TO device_firmware');
+    }
+    const stored = await store.ingest.commit([message('gw-acme', event, T0 + 91_000)]);
+    expect([stored.outcomes, stored.events]).toEqual([[Outcome.STORED], 1]);
+  });
+
   it('events.insert (restores, tests) keys the same way: a row already stored is ignored', async () => {
     const row = {
       id: randomUUID(),
@@ -115,11 +136,35 @@ describe('SQLite store: the event key of idempotent ingest', () => {
   const dir = mkdtempSync(join(tmpdir(), 'scanhub-event-key-'));
   // Registered first, so it runs after the store is closed (hooks run in reverse).
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  contract(() => openStore(sqliteLocator(dir), 'server'));
+  contract(async () => ({
+    store: await openStore(sqliteLocator(dir), 'server'),
+    exec: async (sql) => {
+      const db = new Database(join(dir, 'scanhub.db'));
+      try {
+        db.exec(sql);
+      } finally {
+        db.close();
+      }
+    },
+  }));
 });
 
 describePostgres('PostgreSQL store: the event key of idempotent ingest', () => {
-  contract(async () => openPostgresStore({ kind: 'postgres', url: await freshDatabase(), masterKey: new Uint8Array(32).fill(7) }, 'server'));
+  contract(async () => {
+    const url = await freshDatabase();
+    return {
+      store: await openPostgresStore({ kind: 'postgres', url, masterKey: new Uint8Array(32).fill(7) }, 'server'),
+      exec: async (sql) => {
+        const client = new pg.Client({ connectionString: url });
+        await client.connect();
+        try {
+          await client.query(sql);
+        } finally {
+          await client.end();
+        }
+      },
+    };
+  });
 });
 
 /** An event stored before the migration, and the same one redelivered after it. */

@@ -117,9 +117,19 @@ async function touchGateways(client: Queryable, lastMessage: Map<string, number>
   return touched;
 }
 
-/** Whether the database failed as a whole (down, restarting, disk full), not the batch's data. */
+// SQLSTATE classes that say a message's data was at fault: 22 data exception (a value out of
+// range, invalid text), 23 integrity constraint violation, 54 program limit exceeded (a value too
+// large for an index entry). Any other SQLSTATE is the database's
+// or the schema's (42: a statement the schema does not match, as an older or newer version's;
+// 40: serialization failure, deadlock; XX: internal), never the message's: nothing is acknowledged
+// and the gateways resend, rather than their messages being dropped as invalid.
+const DATA_SQLSTATE = /^(22|23|54)/;
+
+/** Whether the database failed as a whole (down, restarting, disk full, a schema it cannot run), not the batch's data. */
 function isDatabaseFailure(error: unknown): boolean {
-  return isConnectionFailure(error) || isStorageFull(error);
+  if (isConnectionFailure(error) || isStorageFull(error)) return true;
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !DATA_SQLSTATE.test(code);
 }
 
 /** Messages `from` on failed with the database; a full disk says so for the whole batch. */
