@@ -13,7 +13,7 @@ export interface IngestStats {
   messages: number;
   /** Events stored (new ids). */
   events: number;
-  /** Events whose id was already stored (QoS 1 redelivery): acknowledged, not stored again. */
+  /** Events already stored (the same customer, created and id: a QoS 1 redelivery): acknowledged, not stored again. */
   duplicates: number;
   /** Messages acknowledged and dropped: bad JSON, wrong field types, unknown type, over a limit. */
   invalid: number;

@@ -26,7 +26,7 @@ const EXPORT_STATUSES: ExportStatus[] = ['PENDING', 'SUCCESSFUL', 'FAILED'];
 const INGEST_COUNTERS: [keyof IngestStats, string, string][] = [
   ['messages', 'scanhub_ingest_messages_total', 'MQTT PUBLISH packets handed to the ingest writer.'],
   ['events', 'scanhub_ingest_events_total', 'Events stored (new ids).'],
-  ['duplicates', 'scanhub_ingest_duplicate_events_total', 'Events whose id was already stored (QoS 1 redelivery): acknowledged, not stored again.'],
+  ['duplicates', 'scanhub_ingest_duplicate_events_total', 'Events already stored (the same customer, created and id: a QoS 1 redelivery): acknowledged, not stored again.'],
   ['invalid', 'scanhub_ingest_invalid_messages_total', 'Messages acknowledged and dropped: bad JSON, wrong field types, unknown type, over a limit.'],
   ['quarantined', 'scanhub_ingest_quarantined_messages_total', 'Messages kept as dead letters (they killed the writer thread), and copies of them, acknowledged.'],
   ['failed', 'scanhub_ingest_failed_messages_total', 'Messages not acknowledged: the commit failed or the writer was down (the gateway resends).'],

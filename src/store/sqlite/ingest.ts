@@ -80,8 +80,8 @@ export class IngestStore {
   }
 
   /**
-   * Inserts events (values in INSERT order: customer_id, then EVENT_COLUMNS, gateway slots
-   * filled); returns how many were new, the rest being ids already stored (idempotent ingest).
+   * Inserts events (values in STORED_EVENT_COLUMNS order, gateway slots filled); returns how
+   * many were new, the rest being events already stored (idempotent ingest).
    */
   insertEvents(events: EventValues[]): number {
     return this.insert.insertAll(events);
