@@ -276,8 +276,8 @@ export async function seedPostgresEvents(pg, data, onFigure = () => {}) {
   const started = performance.now();
   const { events, start: T0, end } = data;
   const SPAN = end - T0;
-  const indexes = psql(deployment.url, "SELECT indexdef FROM pg_indexes WHERE tablename = 'events' AND indexname <> 'events_pkey'").split('\n').filter(Boolean);
-  const names = psql(deployment.url, "SELECT indexname FROM pg_indexes WHERE tablename = 'events' AND indexname <> 'events_pkey'").split('\n').filter(Boolean);
+  const indexes = psql(deployment.url, "SELECT indexdef FROM pg_indexes WHERE tablename = 'events'").split('\n').filter(Boolean);
+  const names = psql(deployment.url, "SELECT indexname FROM pg_indexes WHERE tablename = 'events'").split('\n').filter(Boolean);
   const gatewayArray = `ARRAY[${data.gateways.map((g) => `'${g}'`).join(',')}]`;
   if (pg.dir) {
     // Our own throwaway cluster: fewer checkpoints while loading (not done to a server given by BENCH_POSTGRES_URL).
@@ -285,7 +285,7 @@ export async function seedPostgresEvents(pg, data, onFigure = () => {}) {
     psql(deployment.url, 'SELECT pg_reload_conf()');
   }
   // One statement per 2 M rows: the same values as events-data.js's SQLite seeding.
-  psql(deployment.url, `ALTER TABLE events DROP CONSTRAINT events_pkey; ${names.map((n) => `DROP INDEX ${n};`).join(' ')}`);
+  psql(deployment.url, names.map((n) => `DROP INDEX ${n};`).join(' '));
   const BATCH = 2_000_000;
   for (let from = 0; from < events; from += BATCH) {
     const to = Math.min(events, from + BATCH);
@@ -299,7 +299,6 @@ export async function seedPostgresEvents(pg, data, onFigure = () => {}) {
     );
   }
   const inserted = performance.now();
-  psql(deployment.url, `SET maintenance_work_mem = '1GB'; ALTER TABLE events ADD PRIMARY KEY (id)`);
   for (const sql of indexes) psql(deployment.url, `SET maintenance_work_mem = '1GB'; ${sql}`);
   psql(deployment.url, 'VACUUM ANALYZE events');
   psql(deployment.url, 'CHECKPOINT');
