@@ -48,15 +48,16 @@ function postgresLocator(url: string): StoreLocator {
 /** A new database on the server, and how to drop it. */
 async function createDatabase(serverUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `scanhub_test_${randomBytes(6).toString('hex')}`;
-  await admin(serverUrl, `CREATE DATABASE ${name}`);
+  await runSql(serverUrl, `CREATE DATABASE ${name}`);
   return {
     url: withDatabase(serverUrl, name),
-    drop: () => admin(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined),
+    drop: () => runSql(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined),
   };
 }
 
-async function admin(serverUrl: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: serverUrl });
+/** Runs SQL on the PostgreSQL database of `url` over a connection of its own. */
+export async function runSql(url: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     await client.query(sql);

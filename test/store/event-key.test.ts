@@ -17,6 +17,7 @@ import { migrations as postgresMigrations } from '../../src/store/postgres/migra
 import { openPostgresStore } from '../../src/store/postgres/store.js';
 import { migrations as sqliteMigrations } from '../../src/store/sqlite/migrations/index.js';
 import { describePostgres, freshDatabase } from '../helpers/postgres.js';
+import { runSql } from '../helpers/test-store.js';
 
 const T0 = 1_800_000_000_000;
 
@@ -154,15 +155,7 @@ describePostgres('PostgreSQL store: the event key of idempotent ingest', () => {
     const url = await freshDatabase();
     return {
       store: await openPostgresStore({ kind: 'postgres', url, masterKey: new Uint8Array(32).fill(7) }, 'server'),
-      exec: async (sql) => {
-        const client = new pg.Client({ connectionString: url });
-        await client.connect();
-        try {
-          await client.query(sql);
-        } finally {
-          await client.end();
-        }
-      },
+      exec: (sql) => runSql(url, sql),
     };
   });
 });
