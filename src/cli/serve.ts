@@ -158,7 +158,6 @@ function tlsFiles(certFile: string | undefined, keyFile: string | undefined): Tl
   }
 }
 
-/** On SIGHUP: the certificate files read again and served to new connections; bad files keep the old pair. */
 /** What a first start created, on stderr: the customer, its administrator, and a generated password (shown once). */
 function printBootstrap(bootstrap: Bootstrap): void {
   process.stderr.write(`Created customer "${bootstrap.customerId}" with administrator ${bootstrap.adminEmail}.\n`);
@@ -167,6 +166,7 @@ function printBootstrap(bootstrap: Bootstrap): void {
   }
 }
 
+/** On SIGHUP: the certificate files read again and served to new connections; bad files keep the old pair. */
 function reloadTlsOnHangup(server: Pick<RunningServer, 'reloadTls' | 'app'>, certFile: string, keyFile: string): void {
   process.on('SIGHUP', () => {
     let pair: TlsPair;

@@ -4,7 +4,7 @@ import type { CreatedWindow } from '../../domain/payload-limits.js';
 import { customersOf, emptyBatchResult, mergeSingle, planBatch, planParsed, settleBatch, type BatchPlan, type IngestGateway } from '../batch-plan.js';
 import type { ConnectingGateway, IngestRepository } from '../ports.js';
 import { insertAndAnnounce } from './events.js';
-import { isConnectionFailure, isStorageFull, mapFailure, type Database, type Queryable } from './pool.js';
+import { isConnectionFailure, isStorageFull, mapFailure, SQLSTATE, type Database, type Queryable } from './pool.js';
 
 // Each gateway of the batch once, as it is now (an event is stamped with the gateway as it is
 // when the event is stored), locked in id order with the lock an UPDATE takes (FOR NO KEY UPDATE:
@@ -119,17 +119,17 @@ async function touchGateways(client: Queryable, lastMessage: Map<string, number>
 
 // SQLSTATE classes that say a message's data was at fault: 22 data exception (a value out of
 // range, invalid text), 23 integrity constraint violation, 54 program limit exceeded (a value too
-// large for an index entry). Any other SQLSTATE is the database's
-// or the schema's (42: a statement the schema does not match, as an older or newer version's;
-// 40: serialization failure, deadlock; XX: internal), never the message's: nothing is acknowledged
-// and the gateways resend, rather than their messages being dropped as invalid.
+// large for an index entry). Any other SQLSTATE is the database's or the schema's (42: a statement
+// the schema does not match, as an older or newer version's; 40: serialization failure, deadlock;
+// XX: internal), never the message's: nothing is acknowledged and the gateways resend, rather
+// than their messages being dropped as invalid.
 const DATA_SQLSTATE = /^(22|23|54)/;
 
 /** Whether the database failed as a whole (down, restarting, disk full, a schema it cannot run), not the batch's data. */
 function isDatabaseFailure(error: unknown): boolean {
   if (isConnectionFailure(error) || isStorageFull(error)) return true;
   const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !DATA_SQLSTATE.test(code);
+  return typeof code === 'string' && SQLSTATE.test(code) && !DATA_SQLSTATE.test(code);
 }
 
 /** Messages `from` on failed with the database; a full disk says so for the whole batch. */

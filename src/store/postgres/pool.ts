@@ -35,6 +35,8 @@ export function isStorageFull(error: unknown): boolean {
 // 57 operator intervention (admin shutdown, crash shutdown, cannot connect now, query canceled),
 // 58 system error (I/O).
 const UNAVAILABLE_SQLSTATE = /^(08|53|57|58)/;
+/** An error code that is PostgreSQL's SQLSTATE (five characters), not one of Node's (ECONNRESET...). */
+export const SQLSTATE = /^[0-9A-Z]{5}$/;
 // What node-postgres throws without a SQLSTATE when the connection itself is gone.
 const CONNECTION_MESSAGES = /connection terminated|timeout exceeded when trying to connect|connection error|not queryable|client was closed|connection timeout|socket/i;
 
@@ -44,7 +46,7 @@ export function isConnectionFailure(error: unknown): boolean {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
   if (code === DISK_FULL_SQLSTATE) return false;
   if (typeof code === 'string') {
-    if (/^[0-9A-Z]{5}$/.test(code)) return UNAVAILABLE_SQLSTATE.test(code);
+    if (SQLSTATE.test(code)) return UNAVAILABLE_SQLSTATE.test(code);
     // Node's system errors: ECONNREFUSED, ECONNRESET, ENOENT (socket gone), EPIPE, ETIMEDOUT, EAI_AGAIN...
     if (/^E[A-Z_]+$/.test(code)) return true;
   }
