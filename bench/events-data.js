@@ -15,7 +15,8 @@ import { startServer } from '../dist/server/serve.js';
 import { openDatabase } from '../dist/store/sqlite/open.js';
 import { terminate } from './lib.js';
 
-const LAYOUT = 1;
+// 2: with plain_text (migration 0015), as ingest marks these texts.
+const LAYOUT = 2;
 export const CUSTOMER = 'default';
 const EMAIL = 'admin@bench.local';
 const PASSWORD = 'bench-password-123';
@@ -95,13 +96,14 @@ export function mixedPagePath(data, i, next, random) {
 
 /** The columns of events that the data set fills, in the order of the values below. */
 export const EVENT_COLUMNS_SQL = `customer_id, id, class, type, created, scan_code, scan_duration, scan_decode_symbology, device_id,
-      device_battery, device_firmware, device_temperature, gateway_id, gateway_usecase, gateway_station, metrics_worker_steps`;
+      device_battery, device_firmware, device_temperature, gateway_id, gateway_usecase, gateway_station, metrics_worker_steps, plain_text`;
 
 /**
  * The values of event number `i` (a column `i` of the query) after its customer and id, in SQL that
  * SQLite and PostgreSQL both run, so that both stores are seeded with the same data set: every
  * tenth event is telemetry, `created` spreads evenly over `span` from `start`; `gatewayId` is the
- * SQL of the event's gateway id (one of `gateways`).
+ * SQL of the event's gateway id (one of `gateways`). No text needs escaping in JSON: each event is
+ * `plain_text`, as ingest would mark it.
  */
 export function eventValuesSql({ events, start, span, gateways, gatewayId }) {
   return `'event',
@@ -115,7 +117,8 @@ export function eventValuesSql({ events, start, span, gateways, gatewayId }) {
       '2.4.1',
       CASE WHEN i % 10 = 0 THEN 25.5 + i % 10 ELSE NULL END,
       ${gatewayId}, 'picking', 'Station ' || (i % ${gateways}),
-      CASE WHEN i % 10 = 0 THEN i % 5000 ELSE NULL END`;
+      CASE WHEN i % 10 = 0 THEN i % 5000 ELSE NULL END,
+      1`;
 }
 
 /**
@@ -147,7 +150,8 @@ const BIN = fileURLToPath(new URL('../bin/scanhub.js', import.meta.url));
 export async function startServeProcess(dataDir, onLog = () => {}, onOtherLine = () => {}) {
   // BENCH_SERVE_NODE_ARGS: extra node flags for the server process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
   const nodeArgs = (process.env.BENCH_SERVE_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, BIN, 'serve', '--data-dir', dataDir, '--port', '0', '--mqtt-port', '0'], {
+  // BENCH_SERVE_BIN: another build's bin/scanhub.js to serve the same data (a base build, side by side).
+  const child = spawn(process.execPath, [...nodeArgs, process.env.BENCH_SERVE_BIN ?? BIN, 'serve', '--data-dir', dataDir, '--port', '0', '--mqtt-port', '0'], {
     env: { ...process.env, SCANHUB_LOG_LEVEL: process.env.SCANHUB_LOG_LEVEL ?? 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -41,17 +41,33 @@ export interface EventRow {
   metrics_worker_steps: number | null;
 }
 
+/** The text columns of EVENT_COLUMNS: neither a number nor `created`. */
+export const TEXT_COLUMNS: readonly EventColumn[] = EVENT_COLUMNS.filter((column) => column !== 'created' && !REAL_COLUMNS.has(column));
+
 /**
  * The columns an event is stored with, in INSERT order: its customer, EVENT_COLUMNS, then
- * `created_stamped`, 1 when the service stamped `created` at receipt (the device sent none), else
- * NULL. Ingest is idempotent on (customer_id, created, id), and on (customer_id, id) for stamped
- * events, whose redelivery is stamped anew (docs/gateways-mqtt.md "Payloads").
+ * - `created_stamped`, 1 when the service stamped `created` at receipt (the device sent none), else
+ *   NULL. Ingest is idempotent on (customer_id, created, id), and on (customer_id, id) for stamped
+ *   events, whose redelivery is stamped anew (docs/gateways-mqtt.md "Payloads").
+ * - `plain_text`, 1 when none of its TEXT_COLUMNS holds a character that JSON escapes, else NULL
+ *   (also for events stored before it existed): SQLite then writes the list's JSON of those texts
+ *   without escaping them (store/sqlite/event-json.ts).
  */
-export const STORED_EVENT_COLUMNS = ['customer_id', ...EVENT_COLUMNS, 'created_stamped'] as const;
+export const STORED_EVENT_COLUMNS = ['customer_id', ...EVENT_COLUMNS, 'created_stamped', 'plain_text'] as const;
+
+/** A character JSON writes escaped: a quote, a backslash or a control character (U+0000 to U+001F). */
+const JSON_ESCAPED = /["\\\u0000-\u001f]/;
+
+/** Whether JSON writes each text as it is, between quotes (null and undefined count as plain: absent). */
+export function plainTexts(texts: readonly unknown[]): boolean {
+  for (const text of texts) if (typeof text === 'string' && JSON_ESCAPED.test(text)) return false;
+  return true;
+}
 
 /** A row's values in STORED_EVENT_COLUMNS order, as given (its `created` not stamped). */
 export function storedValues(customerId: string, row: EventRow): (string | number | null)[] {
-  return [customerId, ...EVENT_COLUMNS.map((column) => row[column] ?? null), null];
+  const plain = plainTexts(TEXT_COLUMNS.map((column) => row[column]));
+  return [customerId, ...EVENT_COLUMNS.map((column) => row[column] ?? null), null, plain ? 1 : null];
 }
 
 /** The API form of a row: the fields of spec 2.2, null fields left out. */

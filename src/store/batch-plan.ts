@@ -1,4 +1,5 @@
 import { Outcome, type BatchResult, type IngestMessage } from '../domain/ingest.js';
+import { plainTexts } from '../domain/events.js';
 import type { CreatedWindow } from '../domain/payload-limits.js';
 import { COLUMN, parsePayload, type EventValues, type GatewayReport, type ParsedMessage } from '../domain/payload.js';
 
@@ -61,6 +62,8 @@ export function settleBatch(plan: BatchPlan, gateways: ReadonlyMap<string, Inges
   const { batch, parsed } = plan;
   const result = emptyBatchResult(batch.length);
   const settled: SettledBatch = { result, events: [], reports: [], deadLetters: [] };
+  // Whether each gateway's texts are plain (events.ts, `plain_text`), tested once per batch.
+  const plainGateways = new Map<string, boolean>();
   for (let i = 0; i < batch.length; i++) {
     const { gatewayId, receivedAt, quarantine } = batch[i]!;
     const gateway = gateways.get(gatewayId);
@@ -77,11 +80,14 @@ export function settleBatch(plan: BatchPlan, gateways: ReadonlyMap<string, Inges
       result.reasons[i] = message.reason;
     } else {
       for (const report of message.reports) settled.reports.push({ gatewayId, report, at: receivedAt });
+      let plainGateway = plainGateways.get(gatewayId);
+      if (plainGateway === undefined) plainGateways.set(gatewayId, (plainGateway = plainTexts([gatewayId, gateway.usecase, gateway.station])));
       for (const values of message.events) {
         values[COLUMN.customer_id] = gateway.customer_id;
         values[COLUMN.gateway_id] = gatewayId;
         values[COLUMN.gateway_usecase] = gateway.usecase;
         values[COLUMN.gateway_station] = gateway.station;
+        if (!plainGateway) values[COLUMN.plain_text] = null;
         settled.events.push(values);
       }
     }

@@ -30,7 +30,7 @@ const OLDEST_FIRST_SQL = `SELECT ${EVENT_SELECT} FROM events
 /** The column list and unnest() types of an event insert, in EventValues order (STORED_EVENT_COLUMNS). */
 export const INSERT_COLUMNS = STORED_EVENT_COLUMNS.join(', ');
 const UNNEST_TYPES = STORED_EVENT_COLUMNS.map(
-  (column, i) => `$${i + 1}::${column === 'created' ? 'bigint' : column === 'created_stamped' ? 'int2' : REAL_COLUMNS.has(column) ? 'float8' : 'text'}[]`,
+  (column, i) => `$${i + 1}::${column === 'created' ? 'bigint' : column === 'created_stamped' || column === 'plain_text' ? 'int2' : REAL_COLUMNS.has(column) ? 'float8' : 'text'}[]`,
 );
 
 /**

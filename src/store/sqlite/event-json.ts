@@ -16,27 +16,35 @@ const REQUIRED_COLUMNS = new Set<string>(['id', 'class', 'type', 'created']);
  * One member `,"name":value` of an event (`{"name":value` for the first), NULL when the column is
  * NULL: concat() skips NULL arguments, so an absent field leaves no member (the API leaves it out).
  * The table is STRICT, so a column holds its declared type: text goes through json_quote (the
- * escaping json_object applies), `created` is an INTEGER written as it is, and a REAL is written
- * as an integer when it is whole (as JavaScript writes it; SQLite writes `74.0`), else as
- * json_quote writes it (json_object's `%!0.17g`).
+ * escaping json_object applies) or, when `plain` (the row's `plain_text`: no text of the event
+ * holds a character JSON escapes), between quotes as it is; `created` is an INTEGER written as it
+ * is, and a REAL is written as an integer when it is whole (as JavaScript writes it; SQLite writes
+ * `74.0`), else as json_quote writes it (json_object's `%!0.17g`).
  */
-function member(column: EventColumn, first: boolean): string {
-  const name = `'${first ? '{' : ','}"${column}":'`;
+function member(column: EventColumn, first: boolean, plain: boolean): string {
+  const start = `${first ? '{' : ','}"${column}":`;
+  const name = `'${start}'`;
   if (REAL_COLUMNS.has(column)) {
     return `CASE WHEN ${column} IS NULL THEN NULL WHEN ${column} = CAST(${column} AS INTEGER) THEN ${name} || CAST(${column} AS INTEGER) ELSE ${name} || json_quote(${column}) END`;
   }
-  const value = column === 'created' ? column : `json_quote(${column})`;
-  return REQUIRED_COLUMNS.has(column) ? `${name}, ${value}` : `CASE WHEN ${column} IS NOT NULL THEN ${name} || ${value} END`;
+  if (column === 'created') return `${name}, ${column}`;
+  // `||` yields NULL when the column is NULL, which leaves the member out as the CASE below does.
+  if (plain) return REQUIRED_COLUMNS.has(column) ? `'${start}"', ${column}, '"'` : `'${start}"' || ${column} || '"'`;
+  return REQUIRED_COLUMNS.has(column) ? `${name}, json_quote(${column})` : `CASE WHEN ${column} IS NOT NULL THEN ${name} || json_quote(${column}) END`;
 }
+
+/** An event's JSON text as one concat() of its members, in EVENT_COLUMNS order. */
+const itemJson = (plain: boolean) => `concat(${EVENT_COLUMNS.map((column, i) => member(column, i === 0, plain)).join(', ')}, '}')`;
 
 /**
  * An event's JSON text: its members in EVENT_COLUMNS order, absent fields left out. One concat()
  * per event rather than json_object: json_object writes `"name":null` for every absent field,
  * which then had to be cut out of the page's bytes, and concat() builds the text in one
- * allocation (`||` allocates per operand); together about 0.25 ms less per 500-event page
- * (bench/README.md, "Issue 17: the read path").
+ * allocation (`||` allocates per operand); together about 0.25 ms less per 500-event page. Texts
+ * of a `plain_text` event skip json_quote: about a fifth of the statement less (bench/README.md,
+ * "Issue 17: the read path"); both ways write the same bytes (test/event-json.sqlite.test.ts).
  */
-export const ITEM_JSON = `concat(${EVENT_COLUMNS.map((column, i) => member(column, i === 0)).join(', ')}, '}')`;
+export const ITEM_JSON = `CASE WHEN plain_text = 1 THEN ${itemJson(true)} ELSE ${itemJson(false)} END`;
 
 /**
  * The select list over a subquery of `item`s: `@prefix`, their JSON joined by commas and `@room`
