@@ -218,6 +218,28 @@ describe('connecting', () => {
     });
   }
 
+  it('answers 60 gateways connecting at once (handshakes begun 16 per turn, handshake-pacer.ts): every one CONNACK 0, every PUBLISH acknowledged and stored', async () => {
+    const gateways = await Promise.all(Array.from({ length: 60 }, () => provisionGateway(t)));
+    const sockets = await Promise.all(gateways.map((gateway) => connectRawTls(gateway)));
+    try {
+      const connacks = await Promise.all(sockets.map((socket, i) => (socket.write(connectPacket(gateways[i]!.id)), readBytes(socket, 4))));
+      expect(connacks.map((bytes) => bytes.toString('hex'))).toEqual(Array(60).fill('20020000'));
+      const pubacks = await Promise.all(
+        sockets.map((socket, i) => {
+          const topic = mqttString(gateways[i]!.topic);
+          const payload = Buffer.from(scan(`0b7e3a52-5f0e-4a7d-9c61-${String(i).padStart(12, '0')}`));
+          const body = Buffer.concat([topic, Buffer.from([0, i + 1]), payload]);
+          socket.write(Buffer.concat([Buffer.from([0x32, ...remainingLength(body.length)]), body]));
+          return readBytes(socket, 4);
+        }),
+      );
+      expect(pubacks.map((bytes) => bytes.toString('hex'))).toEqual(Array.from({ length: 60 }, (_, i) => `400200${(i + 1).toString(16).padStart(2, '0')}`));
+      expect(await eventCount()).toBe(60);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+    }
+  });
+
   it('refuses TLS 1.2 renegotiation: the connection closes instead', async () => {
     const gateway = await provisionGateway(t);
     const { port } = new URL(gateway.endpoint);
