@@ -12,7 +12,8 @@
 // then the ratios scanhub / Mosquitto (targets: storm time <= 1.0, CPU per connection <= 1.5,
 // RSS per 1,000 idle <= 35 MiB, steady PUBACK <= 1,000 ms, nobody left out).
 // Env: BENCH_STORM_SIZES (1000,2000), BENCH_IDLE (10000: one more storm of that size, RSS and
-// time reported; 0 skips it), BENCH_RUNS (3), BENCH_KEY_TYPE (ec-p256 | rsa-2048; unset: serve's default).
+// time reported; 0 skips it), BENCH_RUNS (3), BENCH_KEY_TYPE (ec-p256 | rsa-2048; unset: serve's default),
+// BENCH_BASE_BIN (another build's bin/scanhub.js: its serve storms too, as `scanhub-base`, in each run).
 import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -30,6 +31,7 @@ const STEADY = 20;
 const MAX_TRIES = 30;
 const SERVE_ARGS = ['--provisioning-rate-limit', '1000000', ...(KEY_TYPE ? ['--gateway-key-type', KEY_TYPE] : [])];
 const label = KEY_TYPE ?? 'default-key';
+const BASE_BIN = process.env.BENCH_BASE_BIN;
 
 /** Resident set size of a process in MiB (/proc/<pid>/status VmRSS). */
 function rssMiB(pid) {
@@ -45,21 +47,38 @@ function listenOverflows() {
   return Number(values[names.indexOf('ListenOverflows')]);
 }
 
-/** One storm of `storm` gateways against the server `pid` listening on `port`. */
-async function stormRun(name, size, pid, port, caPem, steady, storm) {
-  const client = fork(new URL('./storm-client.js', import.meta.url), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+/** A storm-client.js process of its own, given its config; `next()` resolves with its next message. */
+function stormClient(config) {
+  const child = fork(new URL('./storm-client.js', import.meta.url), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const messages = [];
   let waiting;
-  client.on('message', (m) => (waiting ? (waiting(m), (waiting = undefined)) : messages.push(m)));
+  child.on('message', (m) => (waiting ? (waiting(m), (waiting = undefined)) : messages.push(m)));
   const next = () => (messages.length ? Promise.resolve(messages.shift()) : new Promise((resolve) => (waiting = resolve)));
-  client.send({ host: '127.0.0.1', port, caPem, steady, storm, maxTries: MAX_TRIES });
-  const ready = await next();
+  child.send(config);
+  return { child, next };
+}
+
+/**
+ * One storm of `storm` gateways against the server `pid` listening on `port`; the `steady` gateways
+ * publish from a second client process, so that the storm's handshakes in its own process do not
+ * delay the reading of their PUBACKs.
+ */
+async function stormRun(name, size, pid, port, caPem, steady, storm) {
+  const base = { host: '127.0.0.1', port, caPem, maxTries: MAX_TRIES };
+  const steadyClient = stormClient({ ...base, steady, storm: [] });
+  const steadyReady = await steadyClient.next();
+  if (steadyReady.type !== 'ready') throw new Error(`${name}: steady client: ${JSON.stringify(steadyReady)}`);
+  const client = stormClient({ ...base, steady: [], storm });
+  const ready = await client.next();
   if (ready.type !== 'ready') throw new Error(`${name}: storm client: ${JSON.stringify(ready)}`);
   const rssBefore = rssMiB(pid);
   const cpu = cpuSnapshot([pid]);
   const overflows = listenOverflows();
-  client.send('storm');
-  const result = await next();
+  steadyClient.child.send('storm');
+  client.child.send('storm');
+  const result = await client.next();
+  steadyClient.child.send('stop');
+  const steadyResult = await steadyClient.next();
   const serverMs = cpuSince(cpu);
   // Idle connections: memory once the storm's garbage had a moment to be collected.
   await new Promise((resolve) => setTimeout(resolve, 2000));
@@ -72,11 +91,13 @@ async function stormRun(name, size, pid, port, caPem, steady, storm) {
     synDrops: listenOverflows() - overflows,
     retries: result.retries,
     leftOut: result.failedForGood,
-    steadyMaxPubackMs: result.steadyMaxPubackMs,
+    steadyMaxPubackMs: steadyResult.steadyMaxPubackMs,
     clientCpuMsPerConnection: result.clientCpuMs / storm.length,
   };
-  client.send('close');
-  await new Promise((resolve) => client.once('exit', resolve));
+  for (const { child } of [client, steadyClient]) {
+    child.send('close');
+    await new Promise((resolve) => child.once('exit', resolve));
+  }
   console.error(
     `${BENCH}: ${label} ${size} ${name}: ${figures.seconds.toFixed(2)} s, ${Math.round(figures.handshakesPerSecond)} handshakes/s, ` +
       `server ${figures.cpuMsPerConnection.toFixed(2)} CPU ms/connection, ${figures.rssMiBPer1000.toFixed(1)} MiB RSS per 1,000 idle, ` +
@@ -99,7 +120,7 @@ try {
   const steady = gateways.slice(0, STEADY);
   for (const size of sizes) {
     const storm = gateways.slice(STEADY, STEADY + size);
-    const runs = { scanhub: [], 'node-tls': [], mosquitto: [] };
+    const runs = { scanhub: [], ...(BASE_BIN ? { 'scanhub-base': [] } : {}), 'node-tls': [], mosquitto: [] };
     const count = size === IDLE && !SIZES.includes(size) ? 1 : RUNS;
     for (let run = 0; run < count; run++) {
       const serve = await startServe(deployment, { customer: CUSTOMER, args: SERVE_ARGS, logLevel: 'info' });
@@ -107,6 +128,14 @@ try {
         runs.scanhub.push(await stormRun('scanhub', size, serve.pid, serve.mqttPort, caPem, steady, storm));
       } finally {
         await serve.stop();
+      }
+      if (BASE_BIN) {
+        const base = await startServe(deployment, { customer: CUSTOMER, args: SERVE_ARGS, logLevel: 'info', bin: BASE_BIN });
+        try {
+          runs['scanhub-base'].push(await stormRun('scanhub-base', size, base.pid, base.mqttPort, caPem, steady, storm));
+        } finally {
+          await base.stop();
+        }
       }
       const bare = await startBareTls(deployment.dataDir);
       try {
@@ -142,6 +171,9 @@ try {
     if (medians.scanhub && medians.mosquitto) {
       report(BENCH, `${prefix}_storm_seconds_ratio_scanhub_to_mosquitto`, medians.scanhub.seconds / medians.mosquitto.seconds, 'x', 1.0, '<=');
       report(BENCH, `${prefix}_cpu_per_connection_ratio_scanhub_to_mosquitto`, medians.scanhub.cpu / medians.mosquitto.cpu, 'x', 1.5, '<=');
+    }
+    if (medians.scanhub && medians['scanhub-base']) {
+      report(BENCH, `${prefix}_storm_seconds_ratio_scanhub_to_base`, medians.scanhub.seconds / medians['scanhub-base'].seconds, 'x');
     }
     if (medians.scanhub && medians['node-tls']) {
       report(BENCH, `${prefix}_cpu_per_connection_ratio_scanhub_to_node_tls`, medians.scanhub.cpu / medians['node-tls'].cpu, 'x');
