@@ -218,7 +218,7 @@ describe('connecting', () => {
     });
   }
 
-  it('answers 60 gateways connecting at once (handshakes begun 16 per turn, handshake-pacer.ts): every one CONNACK 0, every PUBLISH acknowledged and stored', async () => {
+  it('answers 60 gateways connecting at once: every one CONNACK 0, every PUBLISH acknowledged and stored', async () => {
     const gateways = await Promise.all(Array.from({ length: 60 }, () => provisionGateway(t)));
     const sockets = await Promise.all(gateways.map((gateway) => connectRawTls(gateway)));
     try {

@@ -3,7 +3,6 @@ import { createServer as createTcpServer, type AddressInfo, type Socket } from '
 import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import { UnauthenticatedConnections, type AdmissionStats, type ConnectionLimits } from './admission.js';
 import type { IngestLog } from './ingest.js';
-import { HandshakePacer } from './handshake-pacer.js';
 import { ThrottledLog } from './log-throttle.js';
 import { checkProtocolLevel } from './protocol-level.js';
 import { peerCertificateOf } from './peer-certificate.js';
@@ -161,11 +160,8 @@ export async function listenMqtt(options: ListenerOptions): Promise<MqttListener
     refusals.warn(`handshake ${reason}`, { ...fields, reason }, 'MQTT TLS handshake refused');
   });
 
-  // TLS begins at most HANDSHAKES_PER_TURN connections per turn, so that a reconnect storm's
-  // handshakes do not hold up the gateways already connected (handshake-pacer.ts).
-  const handshakes = new HandshakePacer((socket) => tls.emit('connection', socket));
   const admit = (socket: Socket, client: string | undefined) => {
-    if (unauthenticated.admit(socket, client)) handshakes.add(socket);
+    if (unauthenticated.admit(socket, client)) tls.emit('connection', socket);
   };
 
   /**
