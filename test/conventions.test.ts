@@ -382,6 +382,13 @@ describe('layers', () => {
     expect(offenders).toEqual([]);
   });
 
+  it('events are written by two statements only (SQLite event-rows.ts, PostgreSQL events.ts), whose rows carry a plain_text that ingest or storedValues set', () => {
+    // plain_text = 1 lets SQLite write an event's texts without escaping them (store/sqlite/event-json.ts):
+    // a statement that stored or changed texts without setting it right would let a device's text into the JSON.
+    const writers = sources.filter((file) => /\b(INSERT\s+(OR\s+\w+\s+)?INTO|REPLACE\s+INTO|UPDATE)\s+events\b/i.test(readFileSync(join(SRC, file), 'utf8')));
+    expect(writers.sort()).toEqual(['store/postgres/events.ts', 'store/sqlite/event-rows.ts']);
+  });
+
   it('each dialect stays in its folder: sqlite/ never imports postgres/ nor pg, postgres/ never sqlite/ nor better-sqlite3', () => {
     const offenders = sources.flatMap((file) =>
       importsOf(file)

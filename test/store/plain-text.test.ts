@@ -134,8 +134,6 @@ describe('SQLite store: plain_text', () => {
       }
     },
   }));
-
-
 });
 
 describePostgres('PostgreSQL store: plain_text', () => {

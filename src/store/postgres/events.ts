@@ -38,7 +38,9 @@ const UNNEST_TYPES = STORED_EVENT_COLUMNS.map(
  * one statement, which also announces them when any was new: one `events-committed` signal per
  * chunk of customers (the last parameter, a JSON array of arrays), sent by PostgreSQL when the
  * transaction commits. `through` is the position after this transaction's rows (event-log.ts).
- * The count of new events comes back as `inserted`.
+ * The count of new events comes back as `inserted`. Rows come from ingest or storedValues, which
+ * set `plain_text` (domain/events.ts). This store does not read it (its list writes JSON in
+ * JavaScript); it is kept right so that an event's stored form is the same in both stores.
  */
 export const INSERT_EVENTS_SQL = `WITH inserted AS (
     INSERT INTO events (${INSERT_COLUMNS})

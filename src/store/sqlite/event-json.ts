@@ -42,7 +42,8 @@ const itemJson = (plain: boolean) => `concat(${EVENT_COLUMNS.map((column, i) => 
  * which then had to be cut out of the page's bytes, and concat() builds the text in one
  * allocation (`||` allocates per operand); together about 0.25 ms less per 500-event page. Texts
  * of a `plain_text` event skip json_quote: about a fifth of the statement less (bench/README.md,
- * "Issue 17: the read path"); both ways write the same bytes (test/event-json.sqlite.test.ts).
+ * "Issue 17: the read path"); both ways write the same bytes (test/store/plain-text.test.ts,
+ * test/event-json.sqlite.test.ts).
  */
 export const ITEM_JSON = `CASE WHEN plain_text = 1 THEN ${itemJson(true)} ELSE ${itemJson(false)} END`;
 
