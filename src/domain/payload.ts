@@ -36,7 +36,7 @@ export type ParsedMessage =
   | { valid: true; events: EventValues[]; reports: GatewayReport[] }
   | { valid: false; reason: string };
 
-const column = (name: EventColumn | 'created_stamped' | 'plain_text') => STORED_EVENT_COLUMNS.indexOf(name);
+const column = (name: (typeof STORED_EVENT_COLUMNS)[number]) => STORED_EVENT_COLUMNS.indexOf(name);
 /** Positions in EventValues of the slots ingest fills in or defaults. */
 export const COLUMN = {
   customer_id: 0,

@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -55,14 +56,27 @@ async function createDatabase(serverUrl: string): Promise<{ url: string; drop: (
   };
 }
 
-/** Runs SQL on the PostgreSQL database of `url` over a connection of its own. */
-export async function runSql(url: string, sql: string): Promise<void> {
+/** Runs SQL on the PostgreSQL database of `url` over a connection of its own; the rows it returned. */
+export async function runSql(url: string, sql: string): Promise<Record<string, unknown>[]> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    await client.query(sql);
+    return (await client.query(sql)).rows as Record<string, unknown>[];
   } finally {
     await client.end();
+  }
+}
+
+/** Runs one statement on the SQLite database of the data directory over a connection of its own; the rows it returned. */
+export function runSqliteSql(dataDir: string, sql: string): Record<string, unknown>[] {
+  const db = new Database(join(dataDir, 'scanhub.db'));
+  try {
+    const statement = db.prepare(sql);
+    if (statement.reader) return statement.all() as Record<string, unknown>[];
+    statement.run();
+    return [];
+  } finally {
+    db.close();
   }
 }
 

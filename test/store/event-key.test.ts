@@ -17,7 +17,7 @@ import { migrations as postgresMigrations } from '../../src/store/postgres/migra
 import { openPostgresStore } from '../../src/store/postgres/store.js';
 import { migrations as sqliteMigrations } from '../../src/store/sqlite/migrations/index.js';
 import { describePostgres, freshDatabase } from '../helpers/postgres.js';
-import { runSql } from '../helpers/test-store.js';
+import { runSql, runSqliteSql } from '../helpers/test-store.js';
 
 const T0 = 1_800_000_000_000;
 
@@ -139,14 +139,7 @@ describe('SQLite store: the event key of idempotent ingest', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   contract(async () => ({
     store: await openStore(sqliteLocator(dir), 'server'),
-    exec: async (sql) => {
-      const db = new Database(join(dir, 'scanhub.db'));
-      try {
-        db.exec(sql);
-      } finally {
-        db.close();
-      }
-    },
+    exec: async (sql) => void runSqliteSql(dir, sql),
   }));
 });
 
@@ -155,7 +148,7 @@ describePostgres('PostgreSQL store: the event key of idempotent ingest', () => {
     const url = await freshDatabase();
     return {
       store: await openPostgresStore({ kind: 'postgres', url, masterKey: new Uint8Array(32).fill(7) }, 'server'),
-      exec: (sql) => runSql(url, sql),
+      exec: async (sql) => void (await runSql(url, sql)),
     };
   });
 });

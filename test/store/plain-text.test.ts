@@ -6,8 +6,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toApiEvent, type EventRow } from '../../src/domain/events.js';
 import type { IngestMessage } from '../../src/domain/ingest.js';
@@ -16,6 +14,7 @@ import type { Store } from '../../src/store/ports.js';
 import { openPostgresStore } from '../../src/store/postgres/store.js';
 import { eventRow } from '../helpers/events.js';
 import { describePostgres, freshDatabase } from '../helpers/postgres.js';
+import { runSql, runSqliteSql } from '../helpers/test-store.js';
 
 const T0 = 1_800_000_000_000;
 
@@ -122,17 +121,7 @@ describe('SQLite store: plain_text', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   contract(async () => ({
     store: await openStore(sqliteLocator(dir), 'server'),
-    query: async (sql) => {
-      const db = new Database(join(dir, 'scanhub.db'));
-      try {
-        const statement = db.prepare(sql);
-        if (statement.reader) return statement.all() as Record<string, unknown>[];
-        statement.run();
-        return [];
-      } finally {
-        db.close();
-      }
-    },
+    query: async (sql) => runSqliteSql(dir, sql),
   }));
 });
 
@@ -141,15 +130,7 @@ describePostgres('PostgreSQL store: plain_text', () => {
     const url = await freshDatabase();
     return {
       store: await openPostgresStore({ kind: 'postgres', url, masterKey: new Uint8Array(32).fill(7) }, 'server'),
-      query: async (sql) => {
-        const client = new pg.Client({ connectionString: url });
-        await client.connect();
-        try {
-          return (await client.query(sql)).rows as Record<string, unknown>[];
-        } finally {
-          await client.end();
-        }
-      },
+      query: (sql) => runSql(url, sql),
     };
   });
 });
