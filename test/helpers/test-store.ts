@@ -52,7 +52,7 @@ async function createDatabase(serverUrl: string): Promise<{ url: string; drop: (
   await runSql(serverUrl, `CREATE DATABASE ${name}`);
   return {
     url: withDatabase(serverUrl, name),
-    drop: () => runSql(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined),
+    drop: async () => void (await runSql(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined)),
   };
 }
 
