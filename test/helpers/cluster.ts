@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
+import { portFreeOn } from './ports.js';
 import { freshDatabase } from './postgres.js';
 import { spawnServe, stop, type ServeProcess } from './serve-process.js';
 import { TEST_MASTER_KEY } from './test-store.js';
@@ -66,27 +66,6 @@ export interface Cluster {
   serversSatisfy(ok: (servers: ServerState[]) => boolean, what: string, timeoutMs?: number): Promise<ServerState[]>;
   /** Stops HAProxy and every instance still running, removes the directories. */
   close(): Promise<void>;
-}
-
-/** Listens on host:port, or resolves undefined when it is taken. */
-function tryListen(host: string, port: number): Promise<Server | undefined> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(undefined));
-    server.listen(port, host, () => resolve(server));
-  });
-}
-
-/** A port that was free a moment ago on every one of the hosts. */
-async function portFreeOn(hosts: string[]): Promise<number> {
-  for (;;) {
-    const [first, ...others] = hosts;
-    const probe = (await tryListen(first!, 0))!;
-    const port = (probe.address() as { port: number }).port;
-    const held = [probe, ...(await Promise.all(others.map((host) => tryListen(host, port))))];
-    await Promise.all(held.map((server) => new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)))));
-    if (held.every(Boolean)) return port;
-  }
 }
 
 /** The stats page's CSV: one row per frontend, backend and server line. */

@@ -1,19 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { BIN } from './cli.js';
+import { freePort } from './ports.js';
 import type { TestDatabase } from './test-store.js';
 
-/** A port that was free a moment ago (for a `serve` whose URL the test must know in advance). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 /** `scanhub serve` running as a child process, with what it printed so far. */
 export interface ServeProcess {
