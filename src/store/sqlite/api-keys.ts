@@ -1,6 +1,7 @@
 import type { ApiKeyRecord, NewApiKey, UserRecord } from '../ports.js';
 import { toApiKeyRecord, toUserRecord, type ApiKeyRow, type UserRow } from '../rows.js';
 import type { Db } from './open.js';
+import { LIMIT } from './statements.js';
 
 /** The api_keys table (migration 0010): keys by their hash; a name unique among the keys not revoked. */
 export class ApiKeyStore {
@@ -21,7 +22,7 @@ export class ApiKeyStore {
     this.selectCreator = db.prepare<[string], UserRow>('SELECT * FROM users WHERE id = ?');
     this.selectPage = db.prepare<{ customerId: string; created: number; id: string; limit: number }, ApiKeyRow>(
       `SELECT * FROM api_keys WHERE customer_id = @customerId AND revoked IS NULL AND (created, id) > (@created, @id)
-       ORDER BY created, id LIMIT @limit`,
+       ORDER BY created, id ${LIMIT}`,
     );
     this.markRevoked = db.prepare<[number, string, string], ApiKeyRow>(
       'UPDATE api_keys SET revoked = ? WHERE customer_id = ? AND id = ? AND revoked IS NULL RETURNING *',

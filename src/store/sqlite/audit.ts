@@ -2,17 +2,17 @@ import type { AuditAction, AuditEntry } from '../../domain/audit.js';
 import type { AuditKey, AuditPage } from '../ports.js';
 import { AUDIT_COLUMNS, auditPageOf, auditRowValues, type AuditRow } from '../rows.js';
 import type { Db } from './open.js';
-import { prepared } from './statements.js';
+import { LIMIT, prepared } from './statements.js';
 
 const INSERT_SQL = `INSERT INTO audit_log (${AUDIT_COLUMNS.join(', ')}) VALUES (${AUDIT_COLUMNS.map(() => '?').join(', ')})`;
 
 const PAGE_SQL = `SELECT ${AUDIT_COLUMNS.join(', ')} FROM audit_log
   WHERE customer_id = @customerId AND time >= @start AND (time, id) < (@time, @id)
-  ORDER BY time DESC, id DESC LIMIT @limit`;
+  ORDER BY time DESC, id DESC ${LIMIT}`;
 
 const ACTION_PAGE_SQL = `SELECT ${AUDIT_COLUMNS.join(', ')} FROM audit_log
   WHERE customer_id = @customerId AND action = @action AND time >= @start AND (time, id) < (@time, @id)
-  ORDER BY time DESC, id DESC LIMIT @limit`;
+  ORDER BY time DESC, id DESC ${LIMIT}`;
 
 /**
  * Writes the entry on `db`; the repositories call it inside the transaction of the change the

@@ -4,6 +4,7 @@ import type { CreatedIdKey } from '../../domain/page-token.js';
 import { DELETION_START, newestKey } from '../../domain/retention.js';
 import type { DeletedBatch } from '../ports.js';
 import type { Db } from './open.js';
+import { LIMIT } from './statements.js';
 
 /**
  * One batch of old events of a customer, oldest first after a keyset position: the subquery reads
@@ -12,7 +13,7 @@ import type { Db } from './open.js';
  */
 const DELETE_BATCH_SQL = `DELETE FROM events WHERE seq IN (
   SELECT seq FROM events WHERE customer_id = @customerId AND created < @cutoff AND (created, id) > (@created, @id)
-  ORDER BY created, id LIMIT @limit) RETURNING created, id`;
+  ORDER BY created, id ${LIMIT}) RETURNING created, id`;
 
 
 /** A prepared batch deletion on one connection: one IMMEDIATE transaction per call, its hold timed. */

@@ -1,8 +1,8 @@
 import type { Statement } from 'better-sqlite3';
 import type { CommittedEvent, EventLogRead, StreamPosition } from '../ports.js';
 import { ITEM_JSON } from './event-json.js';
-import { LIMIT } from './events.js';
 import type { Db } from './open.js';
+import { LIMIT } from './statements.js';
 
 /**
  * Rows of the events table one read walks at most (by seq, of every customer): the reads run on

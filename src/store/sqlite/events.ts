@@ -8,15 +8,7 @@ import { CSV_RECORD, CSV_RECORDS, csvChunkOf } from './event-csv.js';
 import { ITEM_JSON, ITEMS_JSON } from './event-json.js';
 import { EVENT_SELECT } from './event-rows.js';
 import type { Db } from './open.js';
-
-/**
- * The LIMIT of the event reads, a bound parameter that SQLite does not read while planning. A bare
- * `LIMIT @limit` is: SQLite (3.53 here; sqlite3ExprIsInteger) reads its bound value for the
- * planner and marks the statement to be prepared again whenever that parameter is bound, i.e. on
- * every read: about 0.4 M instructions (40 µs), more than reading a 10-event page. The plan does
- * not depend on the limit here (one index range; test/events-list.test.ts checks it).
- */
-export const LIMIT = 'LIMIT CAST(@limit AS INTEGER)';
+import { LIMIT } from './statements.js';
 
 /** A page of the list: one backward range of (customer_id, created, id). */
 export const NEWEST_FIRST_SQL = `SELECT ${ITEMS_JSON} FROM (SELECT ${ITEM_JSON} AS item FROM events

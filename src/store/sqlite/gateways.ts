@@ -1,5 +1,6 @@
 import type { Db } from './open.js';
 import { GatewayNameTaken, type GatewayChanges, type GatewayRecord, type NewGateway, type UpdateOutcome } from '../ports.js';
+import { LIMIT, prepared } from './statements.js';
 
 function isNameClash(error: unknown): boolean {
   const e = error as { code?: string; message?: string };
@@ -60,13 +61,12 @@ export class GatewayStore {
 
   /** One page of the customer's live gateways in (created, id) order, after the given key. */
   page(customerId: string, after: { created: number; id: string } | null, limit: number): GatewayRecord[] {
-    return this.db
-      .prepare(
-        `SELECT * FROM gateways
-         WHERE customer_id = @customerId AND deleted IS NULL AND (created, id) > (@created, @id)
-         ORDER BY created, id LIMIT @limit`,
-      )
-      .all({ customerId, created: after?.created ?? -1, id: after?.id ?? '', limit }) as GatewayRecord[];
+    return prepared(
+      this.db,
+      `SELECT * FROM gateways
+       WHERE customer_id = @customerId AND deleted IS NULL AND (created, id) > (@created, @id)
+       ORDER BY created, id ${LIMIT}`,
+    ).all({ customerId, created: after?.created ?? -1, id: after?.id ?? '', limit }) as GatewayRecord[];
   }
 
   /**

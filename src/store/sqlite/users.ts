@@ -1,5 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './open.js';
+import { LIMIT, prepared } from './statements.js';
 import type { NewUser, UserRecord } from '../ports.js';
 import { toUserRecord, type UserRow } from '../rows.js';
 
@@ -43,12 +44,11 @@ export class UserStore {
 
   /** One page of a customer's users in (created, id) order, after the given key. */
   page(customerId: string, after: { created: number; id: string } | null, limit: number): UserRecord[] {
-    const rows = this.db
-      .prepare(
-        `SELECT * FROM users WHERE customer_id = @customerId AND (created, id) > (@created, @id)
-         ORDER BY created, id LIMIT @limit`,
-      )
-      .all({ customerId, created: after?.created ?? -1, id: after?.id ?? '', limit }) as UserRow[];
+    const rows = prepared(
+      this.db,
+      `SELECT * FROM users WHERE customer_id = @customerId AND (created, id) > (@created, @id)
+       ORDER BY created, id ${LIMIT}`,
+    ).all({ customerId, created: after?.created ?? -1, id: after?.id ?? '', limit }) as UserRow[];
     return rows.map(toUserRecord);
   }
 
