@@ -12,6 +12,7 @@ import { DataDirBusy, lockDataDir, type DataDirLock } from '../store/open.js';
 import type { Bootstrap, RunningServer } from '../server/serve.js';
 import { resolveDeployment, addDeploymentOptions } from './deployment.js';
 import { CliError, Exit, createIo } from './io.js';
+import { tuneServeHeap } from './serve-heap.js';
 import { LOG_FORMATS, LOG_LEVELS, serveLogger, type LogFormat } from './serve-log.js';
 
 function port(value: string): number {
@@ -276,6 +277,8 @@ export function registerServeCommand(program: Command): void {
       provisioningRateLimit: number;
       retentionRate: number;
     }) => {
+      // Before the server allocates anything (serve-heap.ts).
+      const heapFlags = tuneServeHeap();
       const { logLevel, ...settings } = environmentSettings(process.env);
       const { database, masterKeyFile, blobDir: blobOption, tlsCert, tlsKey, https, logFormat, ...rest } = options;
       const io = createIo({});
@@ -338,6 +341,7 @@ export function registerServeCommand(program: Command): void {
       }
       if (pair) reloadTlsOnHangup(server, tlsCert!, tlsKey!);
       if (server.bootstrap) printBootstrap(server.bootstrap);
+      server.app.log.debug({ flags: heapFlags }, 'V8 heap settings applied');
       if (stopAsked) {
         shutdown(server, stopAsked);
         return new Promise(() => {});
