@@ -6,8 +6,9 @@ import { setFlagsFromString } from 'node:v8';
  * storm, starts a full marking every 3-5 MB of growth (17 mark-compacts in a storm of 2,000
  * gateways): V8 sizes the heap to about 1.1x what survived, and starts marking long before that
  * limit. Growing the heap to 4x what survived, and starting to mark at 90 % of the room left (at
- * once at 95 %), leaves 7: 6 % less CPU per connection, the same ingest, about 14 MB more RSS at
- * rest (bench/README.md, "Issue 17: reconnect storm").
+ * once at 95 %), leaves 7: 11-13 % less CPU per connection, the same ingest; about 14 MB more
+ * RSS at rest, and event pages' server time about 3 % longer (bench/README.md, "Issue 17: reconnect
+ * storm").
  *
  * V8 reads these three at every limit it computes, so they take effect when set at run time;
  * its initial heap size, which would do more, is fixed at start. A flag given on node's command
