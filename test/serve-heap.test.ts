@@ -1,13 +1,12 @@
 // `serve` tunes V8's collector at start (src/cli/serve-heap.ts, docs/operations.md "Tuning"): the
 // flags are ones this node knows, serve applies them, and leaves one given on node's command line.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SERVE_HEAP_FLAGS } from '../src/cli/serve-heap.js';
-import { BIN } from './helpers/cli.js';
-import { freePort } from './helpers/serve-process.js';
+import { freePort, spawnServe, stop } from './helpers/serve-process.js';
 import { testDatabase, type TestDatabase } from './helpers/test-store.js';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -23,26 +22,15 @@ async function serveLog(nodeArgs: string[]): Promise<Record<string, unknown>[]> 
     await database.drop();
     rmSync(dataDir, { recursive: true, force: true });
   });
-  const child = spawn(process.execPath, [...nodeArgs, BIN, 'serve', '--data-dir', dataDir, '--port', String(await freePort()), '--mqtt-port', '0', ...database.args], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...database.env, SCANHUB_ADMIN_PASSWORD: 'admin-password-123', SCANHUB_LOG_LEVEL: 'debug', SCANHUB_LOG_FORMAT: 'json' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  const drained = new Promise((resolve) => child.stdout.once('end', resolve));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-  await new Promise<void>((resolve, reject) => {
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      if (stderr.includes('scanhub is serving')) resolve();
-    });
-    void exited.then(() => reject(new Error(`serve exited before serving:\n${stderr}`)));
-  });
-  child.kill('SIGTERM');
-  expect((await exited).code).toBe(0);
+  const env = { SCANHUB_ADMIN_PASSWORD: 'admin-password-123', SCANHUB_LOG_LEVEL: 'debug', SCANHUB_LOG_FORMAT: 'json' };
+  const serve = spawnServe(['--data-dir', dataDir, '--port', String(await freePort()), '--mqtt-port', '0'], env, database, nodeArgs);
+  cleanups.push(async () => void (await stop(serve)));
+  const drained = new Promise((resolve) => serve.child.stdout!.once('end', resolve));
+  await serve.stderrMatches(/scanhub is serving/);
+  expect((await stop(serve)).code).toBe(0);
+  // 'exit' can come before the last of the pipe is read.
   await drained;
-  return stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+  return serve.stdout().trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 describe("serve's V8 heap settings", () => {

@@ -17,11 +17,11 @@ export interface ServeProcess {
 }
 
 /**
- * Spawns `node bin/scanhub.js serve ...args` with a clean environment plus `env`; with `database`
- * (testDatabase(), for the PostgreSQL test store) its `--database URL` and master key too.
+ * Spawns `node ...nodeArgs bin/scanhub.js serve ...args` with a clean environment plus `env`; with
+ * `database` (testDatabase(), for the PostgreSQL test store) its `--database URL` and master key too.
  */
-export function spawnServe(args: string[], env: Record<string, string> = {}, database?: TestDatabase): ServeProcess {
-  const child = spawn(process.execPath, [BIN, 'serve', ...args, ...(database?.args ?? [])], {
+export function spawnServe(args: string[], env: Record<string, string> = {}, database?: TestDatabase, nodeArgs: string[] = []): ServeProcess {
+  const child = spawn(process.execPath, [...nodeArgs, BIN, 'serve', ...args, ...(database?.args ?? [])], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...database?.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
