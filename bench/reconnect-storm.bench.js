@@ -123,18 +123,13 @@ try {
     const runs = { scanhub: [], ...(BASE_BIN ? { 'scanhub-base': [] } : {}), 'node-tls': [], mosquitto: [] };
     const count = size === IDLE && !SIZES.includes(size) ? 1 : RUNS;
     for (let run = 0; run < count; run++) {
-      const serve = await startServe(deployment, { customer: CUSTOMER, args: SERVE_ARGS, logLevel: 'info' });
-      try {
-        runs.scanhub.push(await stormRun('scanhub', size, serve.pid, serve.mqttPort, caPem, steady, storm));
-      } finally {
-        await serve.stop();
-      }
-      if (BASE_BIN) {
-        const base = await startServe(deployment, { customer: CUSTOMER, args: SERVE_ARGS, logLevel: 'info', bin: BASE_BIN });
+      // This build's serve, then the other build's (BENCH_BASE_BIN) when given.
+      for (const [name, bin] of [['scanhub', undefined], ...(BASE_BIN ? [['scanhub-base', BASE_BIN]] : [])]) {
+        const serve = await startServe(deployment, { customer: CUSTOMER, args: SERVE_ARGS, logLevel: 'info', bin });
         try {
-          runs['scanhub-base'].push(await stormRun('scanhub-base', size, base.pid, base.mqttPort, caPem, steady, storm));
+          runs[name].push(await stormRun(name, size, serve.pid, serve.mqttPort, caPem, steady, storm));
         } finally {
-          await base.stop();
+          await serve.stop();
         }
       }
       const bare = await startBareTls(deployment.dataDir);
