@@ -7,13 +7,15 @@
 // that only answers CONNACK and PUBACK (bench/bare-tls-broker.js: the floor of Node's own TLS).
 // Reported per server and size: seconds from the first connection attempt to the last PUBACK
 // (median of BENCH_RUNS storms), handshakes/s, server CPU ms per connection, RSS per 1,000 idle
-// connections after the storm, SYNs the kernel dropped for a full accept queue (ListenOverflows),
-// gateways that needed a retry and any never back, and the steady gateways' longest PUBACK wait;
+// connections (two readings at rest, BENCH_SETTLE_SECONDS before and after the storm), SYNs the
+// kernel dropped for a full accept queue (ListenOverflows), gateways that needed a retry and any
+// never back, and the steady gateways' longest PUBACK wait;
 // then the ratios scanhub / Mosquitto (targets: storm time <= 1.0, CPU per connection <= 1.5,
 // RSS per 1,000 idle <= 35 MiB, steady PUBACK <= 1,000 ms, nobody left out).
 // Env: BENCH_STORM_SIZES (1000,2000), BENCH_IDLE (10000: one more storm of that size, RSS and
-// time reported; 0 skips it), BENCH_RUNS (3), BENCH_KEY_TYPE (ec-p256 | rsa-2048; unset: serve's default),
-// BENCH_BASE_BIN (another build's bin/scanhub.js: its serve storms too, as `scanhub-base`, in each run).
+// time reported; 0 skips it), BENCH_RUNS (3), BENCH_SETTLE_SECONDS (15), BENCH_KEY_TYPE
+// (ec-p256 | rsa-2048; unset: serve's default), BENCH_BASE_BIN (another build's bin/scanhub.js:
+// its serve storms too, as `scanhub-base`, in each run).
 import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -32,12 +34,16 @@ const MAX_TRIES = 30;
 const SERVE_ARGS = ['--provisioning-rate-limit', '1000000', ...(KEY_TYPE ? ['--gateway-key-type', KEY_TYPE] : [])];
 const label = KEY_TYPE ?? 'default-key';
 const BASE_BIN = process.env.BENCH_BASE_BIN;
+const SETTLE_SECONDS = Number(process.env.BENCH_SETTLE_SECONDS ?? 15);
 
 /** Resident set size of a process in MiB (/proc/<pid>/status VmRSS). */
 function rssMiB(pid) {
   const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return match ? Number(match[1]) / 1024 : NaN;
 }
+
+/** The same pause for every server before each RSS reading (BENCH_SETTLE_SECONDS). */
+const settle = () => new Promise((resolve) => setTimeout(resolve, SETTLE_SECONDS * 1000));
 
 /** SYNs dropped machine-wide because an accept queue was full (TcpExt ListenOverflows). */
 function listenOverflows() {
@@ -71,6 +77,10 @@ async function stormRun(name, size, pid, port, caPem, steady, storm) {
   const client = stormClient({ ...base, steady: [], storm });
   const ready = await client.next();
   if (ready.type !== 'ready') throw new Error(`${name}: storm client: ${JSON.stringify(ready)}`);
+  // Memory at rest on both sides of the storm: V8's memory reducer shrinks a heap some 8-12 s after
+  // its allocation rate falls, so a fresh serve holds its start-up garbage until then (measured:
+  // 133 MiB falling to 98 MiB with no connection), and the storm's garbage as long after it.
+  await settle();
   const rssBefore = rssMiB(pid);
   const cpu = cpuSnapshot([pid]);
   const overflows = listenOverflows();
@@ -80,8 +90,7 @@ async function stormRun(name, size, pid, port, caPem, steady, storm) {
   steadyClient.child.send('stop');
   const steadyResult = await steadyClient.next();
   const serverMs = cpuSince(cpu);
-  // Idle connections: memory once the storm's garbage had a moment to be collected.
-  await new Promise((resolve) => setTimeout(resolve, 2000));
+  await settle();
   const rssAfter = rssMiB(pid);
   const figures = {
     seconds: result.seconds,
