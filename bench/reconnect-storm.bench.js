@@ -13,7 +13,7 @@
 // then the ratios scanhub / Mosquitto (targets: storm time <= 1.0, CPU per connection <= 1.5,
 // RSS per 1,000 idle <= 35 MiB, steady PUBACK <= 1,000 ms, nobody left out).
 // Env: BENCH_STORM_SIZES (1000,2000), BENCH_IDLE (10000: one more storm of that size, RSS and
-// time reported; 0 skips it), BENCH_RUNS (3), BENCH_SETTLE_SECONDS (15), BENCH_KEY_TYPE
+// time reported; 0 skips it), BENCH_RUNS (3), BENCH_SETTLE_SECONDS (25), BENCH_KEY_TYPE
 // (ec-p256 | rsa-2048; unset: serve's default), BENCH_BASE_BIN (another build's bin/scanhub.js:
 // its serve storms too, as `scanhub-base`, in each run).
 import { fork } from 'node:child_process';
@@ -34,7 +34,7 @@ const MAX_TRIES = 30;
 const SERVE_ARGS = ['--provisioning-rate-limit', '1000000', ...(KEY_TYPE ? ['--gateway-key-type', KEY_TYPE] : [])];
 const label = KEY_TYPE ?? 'default-key';
 const BASE_BIN = process.env.BENCH_BASE_BIN;
-const SETTLE_SECONDS = Number(process.env.BENCH_SETTLE_SECONDS ?? 15);
+const SETTLE_SECONDS = Number(process.env.BENCH_SETTLE_SECONDS ?? 25);
 
 /** Resident set size of a process in MiB (/proc/<pid>/status VmRSS). */
 function rssMiB(pid) {
@@ -77,9 +77,10 @@ async function stormRun(name, size, pid, port, caPem, steady, storm) {
   const client = stormClient({ ...base, steady: [], storm });
   const ready = await client.next();
   if (ready.type !== 'ready') throw new Error(`${name}: storm client: ${JSON.stringify(ready)}`);
-  // Memory at rest on both sides of the storm: V8's memory reducer shrinks a heap some 8-12 s after
+  // Memory at rest on both sides of the storm: V8's memory reducer shrinks a heap some seconds after
   // its allocation rate falls, so a fresh serve holds its start-up garbage until then (measured:
-  // 133 MiB falling to 98 MiB with no connection), and the storm's garbage as long after it.
+  // 133 MiB falling to 98 MiB with no connection, the last step 13 s after the clients were ready),
+  // and the storm's garbage as long after it (the last step 15 s after a storm of 2,000).
   await settle();
   const rssBefore = rssMiB(pid);
   const cpu = cpuSnapshot([pid]);
