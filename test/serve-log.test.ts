@@ -118,6 +118,32 @@ describe('scanhub serve logs', () => {
   });
 });
 
+describe('scanhub serve whose log reader goes away', () => {
+  it('exits within 10 s of SIGTERM when the reader stopped reading and then died with lines buffered', async () => {
+    const { dataDir, database, port } = await deployment();
+    const serve = spawnServe(['--data-dir', dataDir, '--port', String(port), '--mqtt-port', '0', '--log-format', 'json'], { SCANHUB_ADMIN_PASSWORD: PASSWORD }, database);
+    cleanups.push(async () => {
+      if (serve.child.exitCode === null) serve.child.kill('SIGKILL');
+      await serve.exited;
+    });
+    await serve.stderrMatches(/scanhub is serving/);
+    // A reader that stops reading: the pipe fills and the log's writes wait for it.
+    serve.child.stdout!.removeAllListeners('data');
+    serve.child.stdout!.pause();
+    const url = `http://127.0.0.1:${port}`;
+    for (let round = 0; round < 10; round++) {
+      const answers = await Promise.all(Array.from({ length: 200 }, () => call(url, 'GET', `/healthz?padding=${'x'.repeat(400)}`)));
+      expect(answers.map((answer) => answer.status)).toEqual(Array.from({ length: 200 }, () => 200));
+    }
+    serve.child.kill('SIGTERM');
+    // ... and then dies, as a log pipe killed along with serve does.
+    serve.child.stdout!.destroy();
+    const deadline = new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), 10_000).unref());
+    const exit = await Promise.race([serve.exited, deadline]);
+    expect(exit).toEqual({ code: 0, signal: null });
+  });
+});
+
 describe('a log record as a person reads it', () => {
   it.each([
     ['a request', { level: 30, msg: 'request completed', reqId: 'req-7', res: { statusCode: 404, method: 'GET', url: '/acme/gateways/x', route: '/:customer_id/gateways/:gateway_id' }, responseTime: 2.345 }, 'GET /acme/gateways/x 404 2.3ms reqId=req-7 route=/:customer_id/gateways/:gateway_id'],

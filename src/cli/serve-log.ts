@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify';
+import { pino } from 'pino';
 import type { ServeOptions } from '../server/serve.js';
 
 /** `serve --log-format`: short lines for a person, or pino's JSON lines for a machine. */
@@ -50,13 +51,45 @@ export function humanMessage(log: Record<string, unknown>): string {
   return parts.join(' ') + stack;
 }
 
+/** How long `serve` waits at exit for its log lines to be written before it gives them up. */
+export const LOG_CLOSE_TIMEOUT_MS = 2_000;
+
+/** The logger of `serve` and the way to let go of its stdout before the process exits. */
+export interface ServeLog {
+  options: ServeOptions['logger'];
+  /**
+   * Writes what is buffered, within `timeoutMs`, then makes pino's exit-time flush a no-op. That
+   * flush (sonic-boom's flushSync) retries a broken pipe forever, so without this a `serve` whose
+   * log reader died at shutdown never exits.
+   */
+  close(timeoutMs?: number): Promise<void>;
+  /** For an exit that cannot wait: buffered lines are given up. */
+  abandon(): void;
+}
+
 /**
- * The logger option of `serve`. JSON is pino's own output, exactly as before this option existed.
- * Pretty is pino-pretty run in this thread on each line, written synchronously to stdout: one line
- * per request (when it completes, with method, path, status and duration), not fastify's two.
+ * The logger option of `serve`. JSON is pino's own output. Pretty is pino-pretty run in this
+ * thread on each line: one line per request (when it completes, with method, path, status and
+ * duration), not fastify's two. Both go through one asynchronous stdout destination.
  */
-export async function serveLogger(format: LogFormat, level: string, colour: boolean): Promise<ServeOptions['logger']> {
-  if (format === 'json') return { level };
+export async function serveLogger(format: LogFormat, level: string, colour: boolean): Promise<ServeLog> {
+  const destination = pino.destination({ dest: 1, sync: false });
+  const abandon = () => {
+    destination.flushSync = () => {};
+  };
+  const close = (timeoutMs = LOG_CLOSE_TIMEOUT_MS) =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        abandon();
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      destination.once('close', done);
+      destination.once('error', done);
+      destination.end();
+    });
+  if (format === 'json') return { options: { level, stream: destination }, close, abandon };
   const { prettyFactory } = await import('pino-pretty');
   const pretty = prettyFactory({
     colorize: colour,
@@ -66,9 +99,9 @@ export async function serveLogger(format: LogFormat, level: string, colour: bool
     hideObject: true,
     messageFormat: (log) => humanMessage(log),
   });
-  return {
+  const options: ServeOptions['logger'] = {
     level,
-    stream: { write: (line: string) => void process.stdout.write(pretty(line)) },
+    stream: { write: (line: string) => void destination.write(pretty(line)) },
     serializers: {
       // fastify sometimes hands over only { statusCode } (its types say so).
       res: (reply: Partial<FastifyReply> & Pick<FastifyReply, 'statusCode'>) => {
@@ -83,4 +116,5 @@ export async function serveLogger(format: LogFormat, level: string, colour: bool
       },
     },
   };
+  return { options, close, abandon };
 }

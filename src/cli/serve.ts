@@ -282,7 +282,7 @@ export function registerServeCommand(program: Command): void {
       const { logLevel, ...settings } = environmentSettings(process.env);
       const { database, masterKeyFile, blobDir: blobOption, tlsCert, tlsKey, https, logFormat, ...rest } = options;
       const io = createIo({});
-      const logger = await serveLogger(logFormat ?? (io.tty ? 'pretty' : 'json'), logLevel, io.color);
+      const log = await serveLogger(logFormat ?? (io.tty ? 'pretty' : 'json'), logLevel, io.color);
       const pair = tlsFiles(tlsCert, tlsKey);
       const tls = pair ?? (https || environmentSwitch('SCANHUB_HTTPS', process.env.SCANHUB_HTTPS) ? 'deployment-ca' : undefined);
       const { locator, blobDir } = resolveDeployment({ dataDir: options.dataDir, database, masterKeyFile, blobDir: blobOption });
@@ -299,19 +299,24 @@ export function registerServeCommand(program: Command): void {
       const shutdown = (running: NonNullable<typeof server>, signal: string) => {
         running.app.log.info({ signal }, 'shutting down');
         running.close().then(
-          () => {
+          async () => {
             lock?.release();
+            await log.close();
             process.exit(0);
           },
-          (error: unknown) => {
+          async (error: unknown) => {
             running.app.log.error({ err: error }, 'shutdown failed');
+            await log.close();
             process.exit(1);
           },
         );
       };
       const onSignal = (signal: string) => {
         // A second signal while starting or draining exits at once.
-        process.once(signal, () => process.exit(130));
+        process.once(signal, () => {
+          log.abandon();
+          process.exit(130);
+        });
         if (server) shutdown(server, signal);
         else stopAsked = signal;
       };
@@ -323,7 +328,7 @@ export function registerServeCommand(program: Command): void {
           locator,
           blobDir,
           ...settings,
-          logger,
+          logger: log.options,
           tls,
           mqttProxyProtocol: mqttProxyProtocol || environmentSwitch('SCANHUB_MQTT_PROXY_PROTOCOL', process.env.SCANHUB_MQTT_PROXY_PROTOCOL),
           createdWindow: { earliest: minCreated, aheadMs: maxCreatedAhead },
