@@ -8,7 +8,7 @@ import { selectRows } from './helpers/store-rows.js';
 import { TEST_STORE } from './helpers/test-store.js';
 import { call, type HttpAnswer } from './helpers/http.js';
 import { error, scenarioTable, type Scenario } from './helpers/scenarios.js';
-import { CUSTOMER, startTestServer } from './helpers/server.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, CUSTOMER, startTestServer } from './helpers/server.js';
 import { startFoundation, type Foundation } from './helpers/world.js';
 
 const CORS = {
@@ -16,6 +16,8 @@ const CORS = {
   'access-control-allow-methods': 'GET, POST, PUT, PATCH, DELETE, OPTIONS',
   'access-control-allow-headers': 'Authorization, Content-Type, If-Match, If-None-Match, Last-Event-ID',
 };
+/** Every answer, error or success: no MIME sniffing, nothing kept by caches (docs/security.md). */
+const PROTECTION = { 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' };
 const MiB = 1024 * 1024;
 const INTERNAL = error('Internal Server Error', 'The server failed to handle the request; the cause is in its log.');
 
@@ -25,7 +27,7 @@ function expectErrorShape(answer: HttpAnswer): void {
   const { title, details } = answer.body as { title: unknown; details: unknown };
   expect(typeof title === 'string' && title.length > 0 && typeof details === 'string' && details.length > 0).toBe(true);
   expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
-  expect(answer.headers).toMatchObject(CORS);
+  expect(answer.headers).toMatchObject({ ...CORS, ...PROTECTION });
 }
 
 const withShape = (answer: HttpAnswer) => expectErrorShape(answer);
@@ -290,6 +292,71 @@ describe('500: the cause goes to the log, never to the client', () => {
         TEST_STORE === 'postgres'
           ? 'Not ready yet: database (Cannot use a pool after calling end on the pool). Threads: ingest writer running (1 start).'
           : 'Not ready yet: database (the database does not answer: The database connection is not open). Threads: ingest writer running (1 start), checkpointer running (1 start).',
+      ),
+    });
+  });
+});
+
+describe('protection headers on answers that carry secrets', () => {
+  let t: Awaited<ReturnType<typeof startTestServer>>;
+  beforeAll(async () => {
+    t = await startTestServer();
+  });
+  afterAll(() => t.close());
+
+  it('log-in, invitation acceptance, prepare-provisioning, provisioning and API key creation: nosniff and no-store; plain HTTP has no HSTS', async () => {
+    const login = await call(t.url, 'POST', '/auth/login', { json: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } });
+    const user = await call(t.url, 'POST', `/${CUSTOMER}/users`, { token: t.adminToken, json: { first_name: 'Ada', last_name: 'L', role: 'USER_ROLE', email: 'headers@example.com' } });
+    const invitation = await call(t.url, 'POST', `/${CUSTOMER}/users/${(user.body as { id: string }).id}/invitation`, { token: t.adminToken });
+    const accepted = await call(t.url, 'POST', '/auth/accept-invitation', {
+      json: { invitation_token: (invitation.body as { invitation_token: string }).invitation_token, password: 'headers-password-123' },
+    });
+    const gateway = await call(t.url, 'POST', `/${CUSTOMER}/gateways`, { token: t.adminToken, json: { name: 'headers-1', usecase: 'u', station: 's' } });
+    const prepared = await call(t.url, 'POST', `/${CUSTOMER}/gateways/${(gateway.body as { id: string }).id}/prepare-provisioning`, { token: t.adminToken });
+    const provisioned = await call(t.url, 'POST', '/provisioning', { json: { token: (prepared.body as { token: string }).token } });
+    const key = await call(t.url, 'POST', `/${CUSTOMER}/api-keys`, { token: t.adminToken, json: { name: 'headers-key' } });
+    const answers = { login, invitation, accepted, prepared, provisioned, key };
+    expect(Object.fromEntries(Object.entries(answers).map(([name, answer]) => [name, answer.status]))).toEqual({
+      login: 200,
+      invitation: 201,
+      accepted: 200,
+      prepared: 200,
+      provisioned: 200,
+      key: 201,
+    });
+    for (const answer of Object.values(answers)) {
+      expect(answer.headers).toMatchObject(PROTECTION);
+      expect(answer.headers['strict-transport-security']).toBeUndefined();
+    }
+  });
+});
+
+describe('/healthz tells why only to those who may read /metrics', () => {
+  const METRICS_TOKEN = 'health-reasons-token';
+  let t: Awaited<ReturnType<typeof startTestServer>>;
+  beforeAll(async () => {
+    t = await startTestServer({ metricsToken: METRICS_TOKEN });
+  });
+  afterAll(() => t.close());
+
+  it('the database closed: 503 naming the part to anyone, its error text only with the metrics token', async () => {
+    const { writer, maintenance } = t.server.broker.threads;
+    await Promise.all([writer, ...maintenance].map((thread) => thread.reached('running')));
+    await t.server.ctx.store.close();
+    const threads = TEST_STORE === 'postgres' ? 'ingest writer running (1 start)' : 'ingest writer running (1 start), checkpointer running (1 start)';
+    const anonymous = await call(t.url, 'GET', '/healthz');
+    expect({ status: anonymous.status, body: anonymous.body }).toEqual({
+      status: 503,
+      body: error('Service Unavailable', `Not ready yet: database. Threads: ${threads}.`),
+    });
+    const trusted = await call(t.url, 'GET', '/healthz', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    expect({ status: trusted.status, body: trusted.body }).toEqual({
+      status: 503,
+      body: error(
+        'Service Unavailable',
+        TEST_STORE === 'postgres'
+          ? `Not ready yet: database (Cannot use a pool after calling end on the pool). Threads: ${threads}.`
+          : `Not ready yet: database (the database does not answer: The database connection is not open). Threads: ${threads}.`,
       ),
     });
   });

@@ -118,6 +118,7 @@ describe('serve --https: a certificate of the deployment CA', () => {
     const trusting = new Agent({ connect: { ca: ca.stdout } });
     const health = await call(url, 'GET', '/healthz', { dispatcher: trusting });
     expect({ status: health.status, state: (health.body as { status: string }).status }).toEqual({ status: 200, state: 'ok' });
+    expect(health.headers['strict-transport-security']).toBe('max-age=31536000');
     // Without the CA, the chain does not verify.
     await expect(call(url, 'GET', '/healthz')).rejects.toMatchObject({ code: 'SELF_SIGNED_CERT_IN_CHAIN' });
 

@@ -28,13 +28,14 @@ async function deployment(): Promise<{ dataDir: string; database: TestDatabase; 
   return { dataDir, database, port: await freePort() };
 }
 
-/** `serve` with piped stdout; GET /healthz once it is up, then SIGTERM. Its stdout. */
-async function pipedServe(args: string[], env: Record<string, string> = {}): Promise<string> {
+/** `serve` with piped stdout; GET /healthz once it is up, then `during` with its URL, then SIGTERM. Its stdout. */
+async function pipedServe(args: string[], env: Record<string, string> = {}, during?: (url: string) => Promise<void>): Promise<string> {
   const { dataDir, database, port } = await deployment();
   const serve: ServeProcess = spawnServe(['--data-dir', dataDir, '--port', String(port), '--mqtt-port', '0', ...args], { SCANHUB_ADMIN_PASSWORD: PASSWORD, ...env }, database);
   cleanups.push(async () => void (await stop(serve)));
   await serve.stderrMatches(/scanhub is serving/);
   expect((await call(`http://127.0.0.1:${port}`, 'GET', '/healthz')).status).toBe(200);
+  await during?.(`http://127.0.0.1:${port}`);
   expect((await stop(serve)).code).toBe(0);
   return serve.stdout();
 }
@@ -86,6 +87,30 @@ describe('scanhub serve logs', () => {
     expect(stdout).not.toContain('incoming request');
     expect(stdout).not.toContain('{"level"');
     expect(stdout).not.toContain('\x1b[');
+  });
+
+  it.each([['json'], ['pretty']])('--log-format %s: signed links and credentials in a query are redacted', async (format) => {
+    const secrets: string[] = [];
+    const stdout = await pipedServe(['--log-format', format], { SCANHUB_CUSTOMER_ID: 'acme' }, async (url) => {
+      const login = await call(url, 'POST', '/auth/login', { json: { email: 'admin@localhost', password: PASSWORD } });
+      const token = (login.body as { id_token: string }).id_token;
+      const made = await call(url, 'POST', '/acme/create-provisioning-package', {
+        token,
+        json: { gateways: [{ gateway_name: 'dock-1' }], wifi: { ssid: 'floor', password: 'wifi-secret-password' } },
+      });
+      const link = new URL((made.body as { gateways: { package_url: string }[] }).gateways[0]!.package_url);
+      const document = await call(url, 'GET', link.pathname + link.search);
+      expect(document.status).toBe(200);
+      const provisioningToken = (document.body as { token: string }).token;
+      secrets.push(link.searchParams.get('signature')!, provisioningToken, 'wifi-secret-password', token);
+      // A credential someone put in a query by mistake.
+      expect((await call(url, 'GET', `/healthz?token=${provisioningToken}`)).status).toBe(200);
+    });
+    expect(secrets).toHaveLength(4);
+    for (const secret of secrets) expect(stdout).not.toContain(secret);
+    expect(stdout).toContain('/downloads/');
+    expect(stdout).toContain('?[redacted]');
+    expect(stdout).toContain('/healthz?token=[redacted]');
   });
 
   it('on a terminal: short lines by default', async () => {

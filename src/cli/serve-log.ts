@@ -1,5 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import { pino } from 'pino';
+import { redactedUrl } from '../domain/log-redaction.js';
 import type { ServeOptions } from '../server/serve.js';
 
 /** `serve --log-format`: short lines for a person, or pino's JSON lines for a machine. */
@@ -106,7 +107,7 @@ export async function serveLogger(format: LogFormat, level: string, colour: bool
       // fastify sometimes hands over only { statusCode } (its types say so).
       res: (reply: Partial<FastifyReply> & Pick<FastifyReply, 'statusCode'>) => {
         const { request } = reply;
-        return { statusCode: reply.statusCode, method: request?.method, url: request?.url, route: request?.routeOptions?.url };
+        return { statusCode: reply.statusCode, method: request?.method, url: request ? redactedUrl(request.url) : undefined, route: request?.routeOptions?.url };
       },
     },
     hooks: {

@@ -1,5 +1,6 @@
 import swagger from '@fastify/swagger';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import { redactedUrl } from '../domain/log-redaction.js';
 import { installAccessGuard } from './access.js';
 import type { ServerContext } from './context.js';
 import { MAX_PARAM_LENGTH, frameworkError, installConventions } from './conventions.js';
@@ -52,10 +53,23 @@ export interface AppOptions {
   metricsToken?: string;
 }
 
+/** Request lines as fastify logs them, with the secrets of their URL replaced (domain/log-redaction.ts). */
+function withRedactedUrls(logger: FastifyServerOptions['logger']): FastifyServerOptions['logger'] {
+  if (typeof logger !== 'object' || logger === null) return logger;
+  const req = (request: FastifyRequest) => ({
+    method: request.method,
+    url: redactedUrl(request.url),
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
+  });
+  return { ...logger, serializers: { req, ...logger.serializers } };
+}
+
 /** Builds the HTTP API over the context. Never listens: `serve` and tests decide that. */
 export async function buildApp(ctx: ServerContext, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger ?? false,
+    logger: withRedactedUrls(options.logger ?? false),
     bodyLimit: BODY_LIMIT,
     // Report every unknown field instead of silently dropping it; coerce query strings only.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
@@ -76,7 +90,7 @@ export async function buildApp(ctx: ServerContext, options: AppOptions = {}): Pr
   // Order matters: the OpenAPI collector and the guards must see every route registered after them.
   await app.register(swagger, openApiOptions(ctx));
   addSharedSchemas(app);
-  await installConventions(app);
+  await installConventions(app, { https: options.tls !== undefined });
   installAccessGuard(app, ctx);
   await installRateLimits(app, options.rateLimits);
   requireOperationDocs(app);
@@ -86,7 +100,7 @@ export async function buildApp(ctx: ServerContext, options: AppOptions = {}): Pr
     metrics.observeRequest(request.method, request.routeOptions.url ?? UNMATCHED_ROUTE, reply.statusCode, reply.elapsedTime / 1000);
   });
 
-  registerHealthRoutes(app, ctx, options.readiness ?? { http: true, mqtt: true });
+  registerHealthRoutes(app, ctx, options.readiness ?? { http: true, mqtt: true }, options.metricsToken);
   registerAuthRoutes(app, ctx);
   registerUserRoutes(app, ctx);
   registerApiKeyRoutes(app, ctx);

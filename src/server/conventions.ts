@@ -1,15 +1,16 @@
 import cors from '@fastify/cors';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { ALLOW_HEADERS, ALLOW_METHODS, CORS_HEADERS, EXPOSE_HEADERS } from './cors.js';
+import { ALLOW_HEADERS, ALLOW_METHODS, EVERY_ANSWER_HEADERS, EXPOSE_HEADERS, PROTECTION_HEADERS, STRICT_TRANSPORT_SECURITY } from './cors.js';
 import { StorageFull, StoreUnavailable } from '../store/ports.js';
 import { HttpError, badRequest, insufficientStorage, internalError, methodNotAllowed, notFound, serviceUnavailable } from './errors.js';
 import { installServerRefusals } from './http-refusals.js';
+import { redactedUrl } from '../domain/log-redaction.js';
 
 /**
  * The HTTP conventions of DESIGN.md "Errors and HTTP conventions": CORS on every response,
  * OPTIONS everywhere, one error body, 404 and 405, JSON parsing that names what is wrong.
  */
-export async function installConventions(app: FastifyInstance): Promise<void> {
+export async function installConventions(app: FastifyInstance, options: { https?: boolean } = {}): Promise<void> {
   await app.register(cors, {
     origin: '*',
     methods: ALLOW_METHODS,
@@ -24,6 +25,8 @@ export async function installConventions(app: FastifyInstance): Promise<void> {
   app.addHook('onRequest', async (_request, reply) => {
     reply.header('access-control-allow-methods', ALLOW_METHODS);
     reply.header('access-control-allow-headers', ALLOW_HEADERS);
+    reply.headers(PROTECTION_HEADERS);
+    if (options.https) reply.header('strict-transport-security', STRICT_TRANSPORT_SECURITY);
   });
   installServerRefusals(app);
 
@@ -137,9 +140,9 @@ function answer503WhileClosing(app: FastifyInstance): void {
 /** Paths fastify refuses before routing (bad percent-encoding, over-long parameters), in our error body. */
 export function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   // These answers bypass the hooks, @fastify/cors's included.
-  reply.headers(CORS_HEADERS);
+  reply.headers(EVERY_ANSWER_HEADERS);
   if (error.code === 'FST_ERR_BAD_URL') {
-    request.log.info({ url: request.raw.url }, 'bad url');
+    request.log.info({ url: redactedUrl(request.raw.url ?? '') }, 'bad url');
     return sendError(reply, badRequest(`The path ${request.raw.url ?? ''} is not a valid URL: check its percent-encoding.`));
   }
   if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {

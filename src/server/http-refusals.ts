@@ -1,7 +1,8 @@
 import { STATUS_CODES, maxHeaderSize, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
-import { ALLOW_METHODS, CORS_HEADERS } from './cors.js';
+import { redactedUrl } from '../domain/log-redaction.js';
+import { ALLOW_METHODS, EVERY_ANSWER_HEADERS } from './cors.js';
 import {
   HttpError,
   badRequest,
@@ -80,7 +81,7 @@ export function parserRefusal(error: ParserError): HttpError {
 function rawAnswer(error: HttpError): string {
   const body = JSON.stringify(error.body());
   const headers = {
-    ...CORS_HEADERS,
+    ...EVERY_ANSWER_HEADERS,
     ...error.headers,
     'content-type': 'application/json; charset=utf-8',
     'content-length': String(Buffer.byteLength(body)),
@@ -116,13 +117,13 @@ export const nodeServerOptions = { requireHostHeader: false } as const;
 /** Answers CONNECT, unmet Expect headers and Host-less HTTP/1.1 requests in the error body. */
 export function installServerRefusals(app: FastifyInstance): void {
   app.server.on('connect', (request: IncomingMessage, socket: Duplex) => {
-    app.log.info({ method: request.method, url: request.url }, 'request refused: CONNECT');
+    app.log.info({ method: request.method, url: redactedUrl(request.url ?? '') }, 'request refused: CONNECT');
     answerSocket(socket, notImplemented('This server is not a proxy: CONNECT is not supported.'));
   });
   app.server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
     const error = expectationFailed(`Expect: ${JSON.stringify(request.headers.expect)} cannot be met: send Expect: 100-continue or no Expect header.`);
     const body = JSON.stringify(error.body());
-    response.writeHead(error.statusCode, { ...CORS_HEADERS, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+    response.writeHead(error.statusCode, { ...EVERY_ANSWER_HEADERS, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
     response.end(body);
   });
   // RFC 9112 3.2: a server MUST answer 400 to an HTTP/1.1 request that lacks Host.

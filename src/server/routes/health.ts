@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ServerContext } from '../context.js';
 import { errorResponses } from '../schemas.js';
+import { metricsRefusal } from './metrics.js';
 
 /** What /healthz shows of a supervised thread (src/threads/supervised-thread.ts ThreadStatus). */
 export interface ThreadHealth {
@@ -25,15 +26,15 @@ const threadSchema = {
   properties: {
     state: { type: 'string', enum: ['starting', 'running', 'restarting', 'closed'] },
     starts: { type: 'integer', description: 'Threads started so far: 1 + restarts.' },
-    last_cause: { type: ['string', 'null'], description: 'Why the last thread died; null while none has.' },
+    last_cause: { type: ['string', 'null'], description: 'Why the last thread died; null while none has. Shown only to callers that may read /metrics.' },
   },
 } as const;
 
-/** `{ "ingest writer": { state, starts, last_cause }, ... }` */
-function threadsOf(readiness: Readiness) {
-  const threads: Record<string, { state: string; starts: number; last_cause: string | null }> = {};
+/** `{ "ingest writer": { state, starts, last_cause }, ... }`; without the causes for a caller who may not read them. */
+function threadsOf(readiness: Readiness, withReasons: boolean) {
+  const threads: Record<string, { state: string; starts: number; last_cause?: string | null }> = {};
   for (const thread of readiness.threads?.() ?? []) {
-    threads[thread.name] = { state: thread.state, starts: thread.starts, last_cause: thread.lastCause?.message ?? null };
+    threads[thread.name] = { state: thread.state, starts: thread.starts, ...(withReasons ? { last_cause: thread.lastCause?.message ?? null } : {}) };
   }
   return threads;
 }
@@ -49,9 +50,10 @@ function describeThreads(threads: ReturnType<typeof threadsOf>): string {
  * `GET /healthz`: 200 once HTTP, MQTT and the database are ready (and it has room to write) and
  * the instance hears the others' signals, else 503 naming what is not;
  * both show every supervised thread. A restarting checkpointer keeps the 200: it is not on the
- * PUBACK path (README "Runtime contract").
+ * PUBACK path (README "Runtime contract"). Why a part is not ready (a database's error text, a
+ * thread's last cause) is told only to those who may read /metrics (docs/security.md).
  */
-export function registerHealthRoutes(app: FastifyInstance, ctx: ServerContext, readiness: Readiness): void {
+export function registerHealthRoutes(app: FastifyInstance, ctx: ServerContext, readiness: Readiness, metricsToken: string | undefined): void {
   app.get('/healthz', {
     schema: {
       summary: 'Readiness of HTTP, MQTT and the database',
@@ -71,7 +73,8 @@ export function registerHealthRoutes(app: FastifyInstance, ctx: ServerContext, r
         ...errorResponses,
       },
     },
-    handler: async (_request, reply) => {
+    handler: async (request, reply) => {
+      const withReasons = metricsRefusal(metricsToken, { authorization: request.headers.authorization, peer: request.socket.remoteAddress, client: request.ip }) === undefined;
       let database = 'ok';
       let databaseReason: string | undefined;
       try {
@@ -94,10 +97,11 @@ export function registerHealthRoutes(app: FastifyInstance, ctx: ServerContext, r
         database,
         signals: signalsFault ? 'reconnecting' : 'ok',
       };
-      const threads = threadsOf(readiness);
+      const threads = threadsOf(readiness, withReasons);
       const notReady = Object.entries(parts)
         .filter(([, state]) => state !== 'ok')
         .map(([name]) => {
+          if (!withReasons) return name;
           if (name === 'mqtt' && fault) return `mqtt (${fault.reason})`;
           if (name === 'database' && databaseReason) return `database (${databaseReason})`;
           if (name === 'signals' && signalsFault) return `signals (${signalsFault})`;
