@@ -122,6 +122,24 @@ describe('serve --mqtt-proxy-protocol', () => {
     expect(refusedLines()).toEqual([]);
   });
 
+  it('closes a connection with a valid header from a peer outside --mqtt-proxy-trust: it cannot choose the address the caps count', async () => {
+    await start({ mqttProxyTrust: ['10.0.0.0/8', 'fd00::/8'] });
+    const gateway = await provisionGateway(t);
+    await expect(connectBehind(gateway, proxyHeader({ address: '203.0.113.7', port: 40001 }))).rejects.toThrow();
+    expect(t.server.broker.stats).toMatchObject({ proxyHeadersRefused: 1, connections: 0 });
+    const untrusted = logs.filter((line) => line.msg === 'MQTT connection refused: the peer is not a balancer of --mqtt-proxy-trust');
+    expect(untrusted.map((line) => line.remote)).toEqual(['127.0.0.1']);
+    expect(connectedLines()).toEqual([]);
+  });
+
+  it('trusts the peer of a --mqtt-proxy-trust range that holds it', async () => {
+    await start({ mqttProxyTrust: ['10.0.0.0/8', '127.0.0.1'] });
+    const gateway = await provisionGateway(t);
+    const client = await connectBehind(gateway, proxyHeader({ address: '203.0.113.8', port: 40002 }));
+    await client.endAsync();
+    expect(connectedLines().map((line) => line.remote)).toEqual(['203.0.113.8']);
+  });
+
   it('counts the per-source cap on unauthenticated connections by the client the header names, not by the balancer', async () => {
     await start({ mqttLimits: { maxUnauthenticatedPerSource: 1 } });
     // Two clients behind the balancer each hold one connection that has not sent TLS yet.
@@ -147,5 +165,13 @@ describe('SCANHUB_MQTT_PROXY_PROTOCOL', () => {
     const result = await runCli(['serve', '--port', '0', '--mqtt-port', '0', '--data-dir', '/nonexistent/never-created'], { env: { SCANHUB_MQTT_PROXY_PROTOCOL: 'maybe' } });
     expect(result).toMatchObject({ code: 2, stdout: '' });
     expect(result.stderr).toBe('scanhub: SCANHUB_MQTT_PROXY_PROTOCOL: "maybe" is neither 1/true/yes/on nor 0/false/no/off\n');
+  });
+
+  it('SCANHUB_MQTT_PROXY_TRUST that is no address or range: one line, exit 2, before listening', async () => {
+    const result = await runCli(['serve', '--port', '0', '--mqtt-port', '0', '--data-dir', '/nonexistent/never-created'], { env: { SCANHUB_MQTT_PROXY_TRUST: '10.0.0.0/8,balancer' } });
+    expect(result).toMatchObject({ code: 2, stdout: '' });
+    expect(result.stderr).toBe(
+      'error: option \'--mqtt-proxy-trust <cidrs>\' value \'10.0.0.0/8,balancer\' from env \'SCANHUB_MQTT_PROXY_TRUST\' is invalid. "balancer" is not an IP address or CIDR range (such as 10.0.0.0/8 or fd00::/8).\n(run with --help for usage)\n',
+    );
   });
 });

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { isLoopback } from '../domain/addresses.js';
+import { LOOPBACK_RANGES, isLoopback } from '../domain/addresses.js';
 import { customerIdProblem, isCustomerId, isEmailAddress } from '../domain/identifiers.js';
 import { parseDuration, parseTimeInput } from '../domain/time-input.js';
 import { DEFAULT_CREATED_WINDOW, MAX_CREATED_AHEAD_MS } from '../domain/payload-limits.js';
@@ -208,6 +208,12 @@ export function registerServeCommand(program: Command): void {
     .addOption(new Option('--tls-key <file>', 'the private key (PEM) of --tls-cert').env('SCANHUB_TLS_KEY'))
     .addOption(new Option('--https', 'serve the API over HTTPS with a certificate of the deployment CA (see `scanhub operator ca`); env SCANHUB_HTTPS=1'))
     .addOption(new Option('--public-url <url>', 'base URL for links (default http(s)://<host>:<port>; the machine\'s host name for <host> with --host 0.0.0.0 or ::)').env('SCANHUB_PUBLIC_URL').argParser(publicUrl))
+    .addOption(
+      new Option('--mqtt-proxy-trust <cidrs>', 'balancers (addresses or CIDR ranges, comma-separated) whose PROXY protocol header is believed; other peers are closed')
+        .env('SCANHUB_MQTT_PROXY_TRUST')
+        .default(LOOPBACK_RANGES, 'loopback')
+        .argParser(trustedProxies),
+    )
     .addOption(new Option('--trust-proxy <cidrs>', 'balancers (addresses or CIDR ranges, comma-separated) whose X-Forwarded-For names the client').env('SCANHUB_TRUST_PROXY').argParser(trustedProxies))
     .addOption(
       new Option('--auth-rate-limit <n>', 'POST /auth/* requests a minute from one client address (log-in, accept-invitation)')
@@ -266,6 +272,7 @@ export function registerServeCommand(program: Command): void {
       mqttPublicPort?: number;
       trustProxy?: string[];
       mqttProxyProtocol?: boolean;
+      mqttProxyTrust: string[];
       tlsCert?: string;
       tlsKey?: string;
       https?: boolean;
@@ -290,7 +297,7 @@ export function registerServeCommand(program: Command): void {
       const lock = locator.kind === 'sqlite' ? takeDataDir(locator.dataDir) : undefined;
       // Loaded here: the server (fastify and friends) would slow every client command's start.
       const { startServer, FailedAfterBootstrap } = await import('../server/serve.js');
-      const { minCreated, maxCreatedAhead, mqttProxyProtocol, authRateLimit, provisioningRateLimit, retentionRate, ...listen } = rest;
+      const { minCreated, maxCreatedAhead, mqttProxyProtocol, mqttProxyTrust, authRateLimit, provisioningRateLimit, retentionRate, ...listen } = rest;
       let server: Awaited<ReturnType<typeof startServer>> | undefined;
       // Installed before anything starts, and before the line that says it serves (whoever waits
       // for that line may signal at once): a signal during start-up stops the server once it has
@@ -331,6 +338,7 @@ export function registerServeCommand(program: Command): void {
           logger: log.options,
           tls,
           mqttProxyProtocol: mqttProxyProtocol || environmentSwitch('SCANHUB_MQTT_PROXY_PROTOCOL', process.env.SCANHUB_MQTT_PROXY_PROTOCOL),
+          mqttProxyTrust,
           createdWindow: { earliest: minCreated, aheadMs: maxCreatedAhead },
           rateLimits: { auth: authRateLimit, provisioning: provisioningRateLimit },
           retention: { maxDeletedPerSecond: retentionRate },

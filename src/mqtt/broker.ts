@@ -67,6 +67,8 @@ export interface BrokerOptions {
   limits?: Partial<ConnectionLimits>;
   /** Every connection starts with a PROXY protocol v2 header from the balancer (serve --mqtt-proxy-protocol). */
   proxyProtocol?: boolean;
+  /** The balancers whose PROXY header is believed (serve --mqtt-proxy-trust); loopback when omitted. */
+  proxyTrust?: readonly string[];
   /** Told the seconds each ingest batch took from hand-over to the writer thread until its result (IngestOptions.onCommit). */
   onCommit?: (seconds: number) => void;
 }
@@ -336,6 +338,7 @@ export async function startBroker(ctx: BrokerContext, options: BrokerOptions): P
       caPem: ca.certPem,
       limits: { ...DEFAULT_CONNECTION_LIMITS, ...options.limits },
       proxyProtocol: options.proxyProtocol,
+      proxyTrust: options.proxyTrust,
       stats,
       log,
       onConnection(socket) {

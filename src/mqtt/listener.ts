@@ -7,6 +7,7 @@ import { ThrottledLog } from './log-throttle.js';
 import { checkProtocolLevel } from './protocol-level.js';
 import { peerCertificateOf } from './peer-certificate.js';
 import { parseProxyHeader } from './proxy-protocol.js';
+import { LOOPBACK_RANGES, addressMatcher } from '../domain/addresses.js';
 
 // Everything a connection goes through before its MQTT is read: TCP accept within the caps on
 // unauthenticated connections, mutual TLS within its deadline, a CONNECT of a protocol level the
@@ -58,6 +59,8 @@ export interface ListenerOptions {
    * the client; a connection without one is refused (--mqtt-proxy-protocol).
    */
   proxyProtocol?: boolean;
+  /** With proxyProtocol: the balancers (addresses or CIDR ranges) whose header is believed; any other peer is closed. Loopback when omitted. */
+  proxyTrust?: readonly string[];
   /** A connection of a gateway certificate whose CONNECT is MQTT 3.1 or 3.1.1: gateway-connection.ts's from here. */
   onConnection(socket: TLSSocket): void;
 }
@@ -169,6 +172,7 @@ export async function listenMqtt(options: ListenerOptions): Promise<MqttListener
    * bytes after it to TLS (Node's TLS socket takes over what the TCP socket has buffered). The
    * caps on unauthenticated connections then count the client's address, not the balancer's.
    */
+  const trustedBalancer = addressMatcher(options.proxyTrust ?? LOOPBACK_RANGES);
   const readProxyHeader = (socket: Socket) => {
     let received = Buffer.alloc(0);
     const refuse = (reason: string) => {
@@ -176,6 +180,13 @@ export async function listenMqtt(options: ListenerOptions): Promise<MqttListener
       refusals.warn('proxy header', { remote: socket.remoteAddress, reason }, 'MQTT connection refused: no valid PROXY protocol v2 header (--mqtt-proxy-protocol)');
       socket.destroy();
     };
+    // Whoever may send the header chooses the address that the caps count and the log names.
+    if (socket.remoteAddress === undefined || !trustedBalancer(socket.remoteAddress)) {
+      stats.proxyHeadersRefused++;
+      refusals.warn('proxy peer', { remote: socket.remoteAddress }, 'MQTT connection refused: the peer is not a balancer of --mqtt-proxy-trust');
+      socket.destroy();
+      return;
+    }
     const timer = setTimeout(() => refuse(`no complete header within ${limits.handshakeTimeoutMs} ms`), limits.handshakeTimeoutMs);
     const done = () => {
       clearTimeout(timer);

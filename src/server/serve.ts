@@ -42,6 +42,8 @@ export interface ServeOptions {
   mqttPublicPort?: number;
   /** Every MQTT connection starts with a PROXY protocol v2 header from the balancer. */
   mqttProxyProtocol?: boolean;
+  /** The balancers (addresses or CIDR ranges) whose PROXY header is believed; loopback when omitted. */
+  mqttProxyTrust?: string[];
   customerId: string;
   adminEmail: string;
   adminPassword?: string;
@@ -245,6 +247,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         createdWindow: options.createdWindow,
         limits: options.mqttLimits,
         proxyProtocol: options.mqttProxyProtocol,
+        proxyTrust: options.mqttProxyTrust,
         onCommit: metrics.observeCommit,
       });
     } catch (error) {
