@@ -172,13 +172,28 @@ describe('packet boundaries across chunks', () => {
     ]);
   });
 
-  it('reads nothing more once stopped', () => {
+  it('reads and refuses nothing more once stopped', () => {
     const seen: string[] = [];
     const reader = new PacketReader(100, (first) => seen.push(String(first >> 4)));
     expect(reader.push(packet(0x32, 1))).toBeUndefined();
     reader.stop();
-    expect(reader.push(packet(0xc0, 0))).toEqual(malformed(0));
+    expect(reader.push(packet(0xc0, 0))).toBeUndefined();
+    expect(reader.push(MALFORMED_DISCONNECT)).toBeUndefined();
     expect(seen).toEqual(['3']);
+  });
+
+  it('a sink that stops on a packet gets no later packet of the same chunk, whether that packet came whole or split', () => {
+    for (const split of [0, 5]) {
+      const seen: string[] = [];
+      const reader: PacketReader = new PacketReader(100, (first, body) => {
+        seen.push(`${first >> 4}:${body.length}`);
+        if (body.length === 7) reader.stop();
+      });
+      const bytes = Buffer.concat([packet(0x32, 7), packet(0x32, 3), MALFORMED_DISCONNECT]);
+      const answers = split ? [reader.push(bytes.subarray(0, split)), reader.push(bytes.subarray(split))] : [reader.push(bytes)];
+      expect(answers.every((answer) => answer === undefined)).toBe(true);
+      expect(seen).toEqual(['3:7']);
+    }
   });
 });
 

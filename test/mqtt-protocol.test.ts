@@ -114,6 +114,23 @@ describe('a raw MQTT 3.1.1 gateway', () => {
       .toEqual([expect.objectContaining({ gateway_id: gateway.id, reason })]);
   });
 
+  it.each([
+    ['whole in one chunk', 0],
+    ['completed by the chunk that carries the next PUBLISH', 9],
+  ])('a PUBLISH refused %s: nothing after it is stored, and it is logged once', async (_name, split) => {
+    const socket = await rawConnection();
+    socket.write(connect());
+    expect([...(await readBytes(socket, 4))]).toEqual(CONNACK_OK);
+    const refusedBefore = logs.filter((line) => line.msg === 'MQTT publish refused, connection closed').length;
+    const bytes = Buffer.concat([publish(1, 1, scan(uuid(400 + split)), 'scanhub/other/gateway/x'), publish(1, 2, scan(uuid(401 + split)))]);
+    if (split) socket.write(bytes.subarray(0, split));
+    socket.write(bytes.subarray(split));
+    expect(await bytesUntilClose(socket)).toEqual([]);
+    await expect.poll(() => logs.filter((line) => line.msg === 'MQTT publish refused, connection closed').length).toBe(refusedBefore + 1);
+    expect(logs.filter((line) => line.msg === 'MQTT packet with a malformed Remaining Length, connection closed')).toEqual([]);
+    expect((await storedEvents()).filter((eventId) => eventId === uuid(400 + split) || eventId === uuid(401 + split))).toEqual([]);
+  });
+
   it('publishes the will of a connection that drops to its own topic, not that of one that says DISCONNECT', async () => {
     const dropped = await rawConnection();
     dropped.write(connect({ will: { topic: gateway.topic, payload: scan(uuid(300)) } }));

@@ -47,14 +47,20 @@ export class PacketReader {
   /** Total size of the packet being gathered in `parts`. */
   private packetBytes = 0;
   private refusal: PacketRefusal | undefined;
+  /** The sink closed the connection (stop()): nothing more is read or refused. */
+  private stopped = false;
 
   constructor(
     readonly maxPacketBytes: number,
     private readonly onPacket: PacketSink,
   ) {}
 
-  /** Reads the next chunk; returns the refusal once a packet is refused (and from then on). */
+  /**
+   * Reads the next chunk; returns the refusal once a packet is refused on its header (and from
+   * then on). After stop() it reads nothing and refuses nothing: the sink has refused already.
+   */
   push(chunk: Buffer): PacketRefusal | undefined {
+    if (this.stopped) return undefined;
     if (this.refusal) return this.refusal;
     let at = 0;
     if (this.partsBytes > 0) {
@@ -70,6 +76,8 @@ export class PacketReader {
       this.partsBytes = 0;
       const bodyStart = this.packetBytes - this.remainingOf(packet);
       this.onPacket(packet[0]!, packet.subarray(bodyStart));
+      // [MQTT-4.8.0-1]: once the sink closed the connection, no later packet of the chunk is read.
+      if (this.stopped) return undefined;
       at = missing;
     } else if (this.header) {
       chunk = Buffer.concat([this.header, chunk]);
@@ -110,15 +118,15 @@ export class PacketReader {
       const bodyStart = at + 1 + lengthBytes;
       at += packetBytes;
       this.onPacket(firstByte, chunk.subarray(bodyStart, at));
-      // The sink may have refused the connection (refuse()): read no further.
-      if (this.refusal) return this.refusal;
+      // The sink may have closed the connection (stop()): read no further.
+      if (this.stopped) return undefined;
     }
     return undefined;
   }
 
-  /** Stops reading: later chunks are ignored (the connection is closing). */
-  stop(refusal: PacketRefusal = { reason: 'malformed', packetType: 0 }): void {
-    this.refusal ??= refusal;
+  /** Stops reading: later chunks, and later packets of the chunk being read, are ignored (the connection is closing). */
+  stop(): void {
+    this.stopped = true;
     this.parts = [];
     this.partsBytes = 0;
     this.header = undefined;
