@@ -259,6 +259,34 @@ describe('refusals of GET /{customer_id}/events/stream', () => {
   });
 });
 
+describe('live streams a user may hold', () => {
+  it('10 per user on an instance, keys of the user included: the 11th is 429 with Retry-After; another user still opens; a closed one frees a place', async () => {
+    const user = await t.createUser('USER_ROLE');
+    const { key } = await t.admin.post<{ key: string }>(`/${CUSTOMER}/api-keys`, { name: `streams-${randomUUID().slice(0, 8)}`, permissions: ['event.read'] });
+    const held = [];
+    for (let i = 0; i < 10; i++) held.push(await stream(t.url, STREAM, { token: i % 2 ? key : t.adminToken }));
+    expect(held.map((connection) => connection.status)).toEqual(Array.from({ length: 10 }, () => 200));
+    const refusal = {
+      title: 'Too Many Requests',
+      details: 'You have 10 live event streams open on this server, as many as a user may: close one (or reuse it with a gateway filter on the client\'s side) before opening another.',
+    };
+    for (const token of [t.adminToken, key]) {
+      const over = await openSse(t.url, STREAM, { token });
+      expect({ status: over.status, body: over.body, retryAfter: over.headers['retry-after'], type: over.headers['content-type'] }).toEqual({
+        status: 429,
+        body: refusal,
+        retryAfter: '5',
+        type: 'application/json; charset=utf-8',
+      });
+    }
+    expect((await stream(t.url, STREAM, { token: user.token })).status).toBe(200);
+    const open = t.server.ctx.liveEvents.stats.open;
+    held[0]!.close();
+    await expect.poll(() => t.server.ctx.liveEvents.stats.open).toBe(open - 1);
+    expect((await stream(t.url, STREAM, { token: t.adminToken })).status).toBe(200);
+  });
+});
+
 describe('a restart of the server', () => {
   it('ends open streams with the id to resume from; resumed on the new process, the stream has no gap and no duplicate', async () => {
     const own = await startTestServer({ liveEvents: LIVE });

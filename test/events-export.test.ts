@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { countRows } from './helpers/store-rows.js';
+import { call } from './helpers/http.js';
 import { hashPassword } from '../src/auth/passwords.js';
 import { ApiClient, ApiError } from '../src/client/api.js';
 import { EXPORT_LINK_MS, Exporter } from '../src/export/exporter.js';
@@ -260,6 +261,32 @@ describe('export tasks', () => {
   });
 });
 
+describe('exports in flight per customer', () => {
+  let held: TestServer;
+  beforeAll(async () => {
+    // No export runs on this server: every task stays PENDING.
+    held = await startTestServer({ exportConcurrency: 0 });
+  });
+  afterAll(() => held?.close());
+
+  it('4 at once, counted across concurrent requests: the others are 429 with Retry-After, nothing stored or audited for them', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 7 }, () => call(held.url, 'POST', `/${CUSTOMER}/events/export/tasks`, { token: held.adminToken })),
+    );
+    expect(answers.map((answer) => answer.status).sort()).toEqual([202, 202, 202, 202, 429, 429, 429]);
+    const refused = answers.find((answer) => answer.status === 429)!;
+    expect({ body: refused.body, retryAfter: refused.headers['retry-after'] }).toEqual({
+      body: { title: 'Too Many Requests', details: `Customer "${CUSTOMER}" has 4 exports in flight, as many as it may: retry once one of them has finished.` },
+      retryAfter: '5',
+    });
+    // The synchronous export is a task too.
+    expect((await call(held.url, 'GET', `/${CUSTOMER}/events/export`, { token: held.adminToken })).status).toBe(429);
+    expect(await countRows(held, 'export_tasks')).toBe(4);
+    const audit = await held.admin.get<{ items: { action: string }[] }>(`/${CUSTOMER}/audit-log?action=export.created`);
+    expect(audit.items).toHaveLength(4);
+  });
+});
+
 describe('exports written in parts', () => {
   it('cut the range into spans that cover it exactly', () => {
     expect(splitRange({ start: 100, end: 110 }, 3)).toEqual([
@@ -364,7 +391,7 @@ describe('export tasks across a restart (SQLite: one process per data directory)
 
       // What a process killed while exporting leaves: a task PENDING under its lease, and its partial file.
       const store = await openStore(sqliteLocator(dataDir), 'server');
-      const abandoned = await store.exportTasks.create({ id: 'abandoned', customer_id: CUSTOMER, requested_by: admin.id, start_time: 0, end_time: 1, cells: 'safe', requested: clock });
+      const abandoned = (await store.exportTasks.create({ id: 'abandoned', customer_id: CUSTOMER, requested_by: admin.id, start_time: 0, end_time: 1, cells: 'safe', requested: clock }))!;
       expect(await store.exportTasks.claim('a-process-that-was-killed', Date.now(), 3_600_000)).toMatchObject({ id: 'abandoned', attempts: 1 });
       await store.close();
       writeFileSync(join(dataDir, 'exports', 'abandoned.a1.csv.partial'), 'id,cl');
@@ -399,7 +426,7 @@ describe('migration 0006_export_cells', () => {
       expect(db.prepare(`SELECT cells FROM export_tasks WHERE id = 'old'`).pluck().get()).toBe('raw');
       const tasks = new ExportTaskStore(db);
       const task = { customer_id: 'c', requested_by: 'u', start_time: 0, end_time: 1, requested: 0 };
-      expect(tasks.create({ ...task, id: 'new', cells: 'safe' }).cells).toBe('safe');
+      expect(tasks.create({ ...task, id: 'new', cells: 'safe' })?.cells).toBe('safe');
       expect(() => tasks.create({ ...task, id: 'bad', cells: 'unsafe' as 'safe' })).toThrow(/CHECK constraint failed/);
     } finally {
       db.close();

@@ -14,3 +14,13 @@ export interface RateLimits {
  * minute lets a rollout behind one NAT address redeem 10 devices a second.
  */
 export const RATE_LIMITS: RateLimits = { auth: 30, provisioning: 600 };
+
+/**
+ * What one authenticated caller may hold at once (DESIGN.md "Least privilege and secrets"): live
+ * event streams per user on one instance (a stream is a connection held open), and export tasks
+ * in flight per customer across the deployment (each is a file written by a worker).
+ */
+export const CONCURRENCY_LIMITS = { liveStreamsPerUser: 10, exportsInFlightPerCustomer: 4 } as const;
+
+/** What a 429 of those caps tells a client to wait, in seconds. */
+export const CONCURRENCY_RETRY_AFTER_SECONDS = 5;

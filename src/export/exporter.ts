@@ -8,6 +8,18 @@ import type { ClaimedExportTask, ExportTaskRecord, Store } from '../store/ports.
 import { EXPORT_PARTS } from './parts.js';
 import { deleteTempFiles, ExportRun, type ExportLog } from './run.js';
 
+
+/** The customer has as many exports in flight as it may (DESIGN.md "Least privilege and secrets"): nothing was stored. */
+export class TooManyExports extends Error {
+  constructor(
+    readonly customerId: string,
+    readonly limit: number,
+  ) {
+    super(`customer ${customerId} has ${limit} exports in flight`);
+    this.name = 'TooManyExports';
+  }
+}
+
 export type { ExportLog } from './run.js';
 
 /** How long after its completion a task hands out download links for its file (DESIGN.md "Events"). */
@@ -113,20 +125,29 @@ export class Exporter {
     requestedBy: string,
     range: TimeRange,
     cells: CellMode = 'safe',
-    /** The audit entry of the task, given its id (written with the task). */
-    auditOf?: (taskId: string) => AuditEntry,
+    options: {
+      /** The audit entry of the task, given its id (written with the task). */
+      auditOf?: (taskId: string) => AuditEntry;
+      /** Refuse (TooManyExports) when the customer has this many tasks PENDING already. */
+      maxInFlight?: number;
+    } = {},
   ): Promise<ExportTaskRecord> {
     if (this.closed) throw new Error('the exporter is closed');
     const id = randomUUID();
-    const task = await this.options.store.exportTasks.create({
-      id,
-      customer_id: customerId,
-      requested_by: requestedBy,
-      start_time: range.start,
-      end_time: range.end,
-      cells,
-      requested: this.options.clock(),
-    }, auditOf?.(id));
+    const task = await this.options.store.exportTasks.create(
+      {
+        id,
+        customer_id: customerId,
+        requested_by: requestedBy,
+        start_time: range.start,
+        end_time: range.end,
+        cells,
+        requested: this.options.clock(),
+      },
+      options.auditOf?.(id),
+      options.maxInFlight,
+    );
+    if (!task) throw new TooManyExports(customerId, options.maxInFlight!);
     this.startPolling();
     this.wake();
     return task;

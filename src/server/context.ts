@@ -41,22 +41,30 @@ export interface ServerContext {
   liveEvents: LiveEvents;
 }
 
+/** What a context may differ in from the defaults (tests shorten timings, hold exports back). */
+export interface ContextOptions {
+  clock?: () => number;
+  liveEvents?: Partial<LiveEventOptions>;
+  retention?: RetentionOptions;
+  /** Exports this instance runs at once (default EXPORT_CONCURRENCY; 0 leaves every task PENDING). */
+  exportConcurrency?: number;
+}
+
 /** The context over an open store; the caller owns the store and keys. */
 export function createContext(
   store: Store,
   config: ServerConfig,
   keys: { idTokens: IdTokens; linkKey: Buffer; ca: CertificateAuthority },
-  clock: () => number = Date.now,
-  liveEvents: Partial<LiveEventOptions> = {},
-  retention: RetentionOptions = {},
+  options: ContextOptions = {},
 ): ServerContext {
+  const clock = options.clock ?? Date.now;
   return {
     store,
     config,
     ...keys,
     clock,
-    exporter: new Exporter({ store, dataDir: config.blobDir, clock }),
-    liveEvents: new LiveEvents(store, cursorKey(keys.linkKey), liveEvents),
-    retention: new RetentionSweeper({ store, clock, ...retention }),
+    exporter: new Exporter({ store, dataDir: config.blobDir, clock, ...(options.exportConcurrency !== undefined ? { concurrency: options.exportConcurrency } : {}) }),
+    liveEvents: new LiveEvents(store, cursorKey(keys.linkKey), options.liveEvents),
+    retention: new RetentionSweeper({ store, clock, ...options.retention }),
   };
 }

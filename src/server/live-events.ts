@@ -53,6 +53,14 @@ function frameOf(key: Buffer, customerId: string, event: CommittedEvent): LiveEv
   return { position: event.position, gatewayId: event.gatewayId, frame: `id: ${encodeCursor(key, customerId, event.position)}\ndata: ${event.json}\n\n` };
 }
 
+/** The holder has as many live streams open on this instance as it may: none was opened. */
+export class TooManyStreams extends Error {
+  constructor(readonly limit: number) {
+    super(`${limit} live streams open already`);
+    this.name = 'TooManyStreams';
+  }
+}
+
 /** What a stream asks of its request: whether its caller may still read events (re-checked at each heartbeat). */
 export type AccessCheck = () => Promise<string | undefined>;
 
@@ -66,6 +74,8 @@ export class LiveEvents extends EventEmitter {
   readonly stats = { open: 0, opened: 0, cut: 0 };
   private readonly hubs = new Map<string, CustomerHub>();
   private readonly streams = new Set<LiveStream>();
+  /** Streams open now per holder (the user whose token or key opened them). */
+  private readonly held = new Map<string, number>();
   private stopSignals: (() => void) | undefined;
   private closed = false;
   log: Pick<FastifyBaseLogger, 'warn' | 'info'> = { warn: () => undefined, info: () => undefined };
@@ -83,8 +93,18 @@ export class LiveEvents extends EventEmitter {
    * A stream of the customer's events (of one gateway, when given) after `from`, or from now: the
    * body of the response. Resolves once it knows where it starts.
    */
-  async open(customerId: string, gatewayId: string | undefined, from: StreamPosition | undefined, resumedFrom: string | undefined, access: AccessCheck): Promise<LiveStream> {
+  async open(
+    customerId: string,
+    gatewayId: string | undefined,
+    from: StreamPosition | undefined,
+    resumedFrom: string | undefined,
+    access: AccessCheck,
+    holder: { id: string; limit: number },
+  ): Promise<LiveStream> {
     if (this.closed) throw new Error('the server is shutting down');
+    const holding = this.held.get(holder.id) ?? 0;
+    if (holding >= holder.limit) throw new TooManyStreams(holder.limit);
+    this.held.set(holder.id, holding + 1);
     this.listen();
     let hub = this.hubs.get(customerId);
     if (!hub) {
@@ -97,6 +117,9 @@ export class LiveEvents extends EventEmitter {
     this.stats.open++;
     this.stats.opened++;
     stream.once('close', () => {
+      const left = this.held.get(holder.id)! - 1;
+      if (left > 0) this.held.set(holder.id, left);
+      else this.held.delete(holder.id);
       this.streams.delete(stream);
       this.stats.open--;
       hub.leave(stream);

@@ -67,6 +67,8 @@ export interface ServeOptions {
   metricsToken?: string;
   /** Heartbeat, buffer bound and read size of the live event streams (default DEFAULT_LIVE_EVENT_OPTIONS; tests shorten them). */
   liveEvents?: Partial<LiveEventOptions>;
+  /** Exports this instance runs at once (default EXPORT_CONCURRENCY; tests set 0 to hold tasks PENDING). */
+  exportConcurrency?: number;
 }
 
 export interface Bootstrap {
@@ -200,7 +202,12 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       mqttPort: options.mqttPort,
       gatewayKeyType: options.gatewayKeyType ?? DEFAULT_GATEWAY_KEY_TYPE,
     };
-    const ctx = createContext(store, config, { idTokens, linkKey: await loadLinkKey(store.secrets), ca }, clock, options.liveEvents, options.retention);
+    const ctx = createContext(store, config, { idTokens, linkKey: await loadLinkKey(store.secrets), ca }, {
+      clock,
+      liveEvents: options.liveEvents,
+      retention: options.retention,
+      exportConcurrency: options.exportConcurrency,
+    });
     const created = await bootstrap(ctx, options);
     const readiness: Readiness = { http: false, mqtt: false };
     const tls = httpsPair(options, ca, dataDir, config.mqttPublicHost);

@@ -649,7 +649,11 @@ export interface IngestRepository {
  * lease expired is completed exactly once. Lease times are wall-clock milliseconds.
  */
 export interface ExportTaskRepository {
-  create(task: NewExportTask, audit?: AuditEntry): Promise<ExportTaskRecord>;
+  /**
+   * Stores a PENDING task, unless the customer has `maxPending` PENDING tasks already (counted in
+   * the same transaction, so concurrent requests never pass the cap together): then undefined.
+   */
+  create(task: NewExportTask, audit?: AuditEntry, maxPending?: number): Promise<ExportTaskRecord | undefined>;
   /** The task if it belongs to the customer. */
   byId(customerId: string, id: string): Promise<ExportTaskRecord | undefined>;
   /**

@@ -168,7 +168,7 @@ function leaseSuite(kind: 'sqlite' | 'postgres'): void {
 
     it('take over a task whose instance stopped renewing its lease, once the lease ended', async () => {
       await a.events.insert(CUSTOMER, fixture.rows);
-      const abandoned = await a.exportTasks.create(task(randomUUID()));
+      const abandoned = (await a.exportTasks.create(task(randomUUID())))!;
       // The dead instance's claim, and the temporary file of its attempt.
       expect((await a.exportTasks.claim('a-dead-instance', Date.now(), SHORT_LEASE.leaseMs))?.id).toBe(abandoned.id);
       mkdirSync(join(database.dataDir, 'exports'), { recursive: true });
@@ -204,7 +204,7 @@ function leaseSuite(kind: 'sqlite' | 'postgres'): void {
     });
 
     it(`fail a task claimed ${EXPORT_MAX_ATTEMPTS} times without an outcome instead of running it again`, async () => {
-      const crashing = await a.exportTasks.create(task(randomUUID()));
+      const crashing = (await a.exportTasks.create(task(randomUUID())))!;
       // Each claim's lease ended before the next: their instances died one after the other.
       for (let i = 0; i < EXPORT_MAX_ATTEMPTS; i++) expect((await a.exportTasks.claim(`dead-${i}`, i * 10, 1))?.attempts).toBe(i + 1);
       const exporter = exporterOn(b, SHORT_LEASE);

@@ -1,6 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { comparePositions, decodeCursor, type StreamPosition } from '../../domain/stream-cursor.js';
-import { refusalNow } from '../access.js';
+import { principalOf, refusalNow } from '../access.js';
+import { CONCURRENCY_LIMITS, CONCURRENCY_RETRY_AFTER_SECONDS } from '../../domain/rate-limits.js';
+import { TooManyStreams } from '../live-events.js';
+import { tooManyRequests } from '../rate-limits.js';
 import type { ServerContext } from '../context.js';
 import { badRequest } from '../errors.js';
 import { customerParams, errorResponses } from '../schemas.js';
@@ -77,7 +80,18 @@ export function registerEventStreamRoutes(app: FastifyInstance, ctx: ServerConte
         .header('connection', 'close');
       // HEAD (which fastify answers with this handler) gets the headers of a stream, and no stream.
       if (request.method === 'HEAD') return reply.send();
-      return reply.send(await live.open(customerId, request.query.gateway_id, from, resumedFrom, () => refusalNow(ctx, request)));
+      const holder = { id: principalOf(request).user.id, limit: CONCURRENCY_LIMITS.liveStreamsPerUser };
+      let stream;
+      try {
+        stream = await live.open(customerId, request.query.gateway_id, from, resumedFrom, () => refusalNow(ctx, request), holder);
+      } catch (error) {
+        if (!(error instanceof TooManyStreams)) throw error;
+        throw tooManyRequests(
+          `You have ${error.limit} live event streams open on this server, as many as a user may: close one (or reuse it with a gateway filter on the client's side) before opening another.`,
+          CONCURRENCY_RETRY_AFTER_SECONDS,
+        );
+      }
+      return reply.send(stream);
     },
   });
 }

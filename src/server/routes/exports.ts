@@ -9,7 +9,9 @@ import type { ServerContext } from '../context.js';
 import { badRequest, insufficientStorage, internalError, notFound } from '../errors.js';
 import { isNoSpaceFailure } from '../../export/write-failure.js';
 import { customerParams, errorResponses } from '../schemas.js';
-import { EXPORT_KEPT_MS, EXPORT_LINK_MS } from '../../export/exporter.js';
+import { EXPORT_KEPT_MS, EXPORT_LINK_MS, TooManyExports } from '../../export/exporter.js';
+import { CONCURRENCY_LIMITS, CONCURRENCY_RETRY_AFTER_SECONDS } from '../../domain/rate-limits.js';
+import { tooManyRequests } from '../rate-limits.js';
 import { signDownloadLink } from './downloads.js';
 import { rangeProperties } from './events.js';
 
@@ -60,9 +62,20 @@ export function registerExportRoutes(app: FastifyInstance, ctx: ServerContext): 
   const requestExport = async (request: RangeRequest, cells: CellMode | undefined): Promise<ExportTaskRecord> => {
     const range = resolveTimeRange(request.query, ctx.clock());
     if ('invalid' in range) throw badRequest(range.invalid);
-    return ctx.exporter.request(request.params.customer_id, request.principal!.user.id, range, cells, (taskId) =>
-      auditEntry(ctx, request, 'export.created', { type: 'export', id: taskId }, { start_time: range.start, end_time: range.end, cells: cells ?? 'safe' }),
-    );
+    const { customer_id } = request.params;
+    try {
+      return await ctx.exporter.request(customer_id, request.principal!.user.id, range, cells, {
+        auditOf: (taskId) =>
+          auditEntry(ctx, request, 'export.created', { type: 'export', id: taskId }, { start_time: range.start, end_time: range.end, cells: cells ?? 'safe' }),
+        maxInFlight: CONCURRENCY_LIMITS.exportsInFlightPerCustomer,
+      });
+    } catch (error) {
+      if (!(error instanceof TooManyExports)) throw error;
+      throw tooManyRequests(
+        `Customer "${customer_id}" has ${error.limit} exports in flight, as many as it may: retry once one of them has finished.`,
+        CONCURRENCY_RETRY_AFTER_SECONDS,
+      );
+    }
   };
 
   /**

@@ -12,13 +12,31 @@ const TASK_COLUMNS = 'id, customer_id, requested_by, start_time, end_time, statu
 export class PgExportTasks implements ExportTaskRepository {
   constructor(private readonly db: Database) {}
 
-  async create(task: NewExportTask, audit?: AuditEntry): Promise<ExportTaskRecord> {
-    const { rows } = await audited(this.db, (client) => client.query<ExportTaskRecord>(
-      `INSERT INTO export_tasks (id, customer_id, requested_by, start_time, end_time, cells, status, requested)
-       VALUES ($1, $2, $3, $4, $5, $6, 'PENDING', $7) RETURNING ${TASK_COLUMNS}`,
-      [task.id, task.customer_id, task.requested_by, task.start_time, task.end_time, task.cells, task.requested],
-    ), () => audit);
-    return rows[0]!;
+  /**
+   * The customer's row is locked first, so that concurrent requests of one customer count the
+   * PENDING tasks one after another and never pass `maxPending` together.
+   */
+  async create(task: NewExportTask, audit?: AuditEntry, maxPending?: number): Promise<ExportTaskRecord | undefined> {
+    return audited(
+      this.db,
+      async (client) => {
+        if (maxPending !== undefined) {
+          await client.query('SELECT 1 FROM customers WHERE id = $1 FOR UPDATE', [task.customer_id]);
+          const { rows } = await client.query<{ pending: number }>(
+            `SELECT count(*)::int AS pending FROM export_tasks WHERE customer_id = $1 AND status = 'PENDING'`,
+            [task.customer_id],
+          );
+          if (rows[0]!.pending >= maxPending) return undefined;
+        }
+        const { rows } = await client.query<ExportTaskRecord>(
+          `INSERT INTO export_tasks (id, customer_id, requested_by, start_time, end_time, cells, status, requested)
+           VALUES ($1, $2, $3, $4, $5, $6, 'PENDING', $7) RETURNING ${TASK_COLUMNS}`,
+          [task.id, task.customer_id, task.requested_by, task.start_time, task.end_time, task.cells, task.requested],
+        );
+        return rows[0]!;
+      },
+      (created) => (created ? audit : undefined),
+    );
   }
 
   async byId(customerId: string, id: string): Promise<ExportTaskRecord | undefined> {

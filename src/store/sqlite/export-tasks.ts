@@ -11,13 +11,16 @@ const TASK_COLUMNS = 'id, customer_id, requested_by, start_time, end_time, statu
 export class ExportTaskStore {
   constructor(private readonly db: Db) {}
 
-  create(task: NewExportTask): ExportTaskRecord {
+  /** The new task, or undefined when the customer has `maxPending` PENDING tasks already (one statement: SQLite writes one at a time). */
+  create(task: NewExportTask, maxPending = Number.MAX_SAFE_INTEGER): ExportTaskRecord | undefined {
     return this.db
       .prepare(
         `INSERT INTO export_tasks (id, customer_id, requested_by, start_time, end_time, cells, status, requested)
-         VALUES (@id, @customer_id, @requested_by, @start_time, @end_time, @cells, 'PENDING', @requested) RETURNING ${TASK_COLUMNS}`,
+         SELECT @id, @customer_id, @requested_by, @start_time, @end_time, @cells, 'PENDING', @requested
+         WHERE (SELECT count(*) FROM export_tasks WHERE customer_id = @customer_id AND status = 'PENDING') < @maxPending
+         RETURNING ${TASK_COLUMNS}`,
       )
-      .get(task) as ExportTaskRecord;
+      .get({ ...task, maxPending }) as ExportTaskRecord | undefined;
   }
 
   /** The task if it belongs to the customer. */

@@ -311,7 +311,7 @@ export class SqliteStore implements Store {
       commit: async (batch: IngestMessage[], window?: CreatedWindow) => commit()(batch, window),
     };
     this.exportTasks = {
-      create: async (task, audit) => audited(db, () => exportTasks().create(task), () => audit),
+      create: async (task, audit, maxPending) => audited(db, () => exportTasks().create(task, maxPending), (created) => (created ? audit : undefined)),
       byId: async (customerId, id) => exportTasks().byId(customerId, id),
       claim: async (owner, now, leaseMs) => exportTasks().claim(owner, now, leaseMs),
       renew: async (id, owner, until) => exportTasks().renew(id, owner, until),
