@@ -1,5 +1,5 @@
 import { LOGIN_LOCKOUT } from '../domain/lockout.js';
-import { RATE_LIMITS } from '../domain/rate-limits.js';
+import { CONCURRENCY_LIMITS, RATE_LIMITS } from '../domain/rate-limits.js';
 
 /**
  * What the OpenAPI document says of each operation beyond its route's schema (openapi.ts applies
@@ -36,6 +36,7 @@ export const TAGS = [
 ];
 
 const NO_USER = 'No user with this id in the customer.';
+const EXPORTS_IN_FLIGHT = `The customer has ${CONCURRENCY_LIMITS.exportsInFlightPerCustomer} export tasks in flight already; Retry-After says when to try again.`;
 const NO_GATEWAY = 'No gateway with this id or thing name in the customer.';
 const NO_JOB_CONFIG = 'No job configuration with this id in the customer.';
 
@@ -43,7 +44,8 @@ const NO_JOB_CONFIG = 'No job configuration with this id in the customer.';
 export const OPERATIONS: Record<string, OperationDoc> = {
   'GET /healthz': {
     operationId: 'getHealth',
-    description: 'For load balancers and monitoring: 200 when HTTP, MQTT and the database are all ready, else 503 naming the parts that are not.',
+    description:
+      'For load balancers and monitoring: 200 when HTTP, MQTT and the database are all ready, else 503 naming the parts that are not. Why a part is not ready (its error text, a thread\'s last cause) is told only to callers that may read /metrics (its token, or loopback without one).',
     errors: { 503: 'Not ready: details names the parts that are not (starting, or the MQTT writer restarting), or the server is shutting down.' },
   },
   'GET /metrics': {
@@ -170,16 +172,23 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     operationId: 'streamEvents',
     description:
       'Server-Sent Events (text/event-stream), read with EventSource or fetch: each event as it is stored, in commit order, its cursor as `id:`. A client that reconnects with `Last-Event-ID` gets every event after that id, none twice. A client that does not read is cut off with a last comment naming the id to resume from.',
-    errors: { 400: 'gateway_id is malformed, or Last-Event-ID is not the id of an event of this customer\'s stream (or names a position past every stored event).' },
+    errors: {
+      400: 'gateway_id is malformed, or Last-Event-ID is not the id of an event of this customer\'s stream (or names a position past every stored event).',
+      429: `The user holds ${CONCURRENCY_LIMITS.liveStreamsPerUser} live streams on this instance already; Retry-After says when to try again.`,
+    },
   },
   'GET /:customer_id/events/export': {
     operationId: 'exportEvents',
     description: 'Answers once the file is written, with a signed link valid 5 minutes; for large ranges an export task does not hold the request open.',
-    errors: { 507: 'The export file could not be written: the disk of the export files is full. Try again once space is freed.' },
+    errors: {
+      429: EXPORTS_IN_FLIGHT,
+      507: 'The export file could not be written: the disk of the export files is full. Try again once space is freed.',
+    },
   },
   'POST /:customer_id/events/export/tasks': {
     operationId: 'createExportTask',
     description: 'Answers at once with the task id (Location names the task); poll GET /{customer_id}/events/export/tasks/{task} until it is completed. Takes no body.',
+    errors: { 429: EXPORTS_IN_FLIGHT },
   },
   'GET /:customer_id/events/export/tasks/:task': {
     operationId: 'getExportTask',
