@@ -288,7 +288,9 @@ describe('GET /.well-known/jwks.json', () => {
         email: ADMIN_EMAIL,
         customer_id: CUSTOMER,
         roles: ['ADMIN_ROLE'],
+        session_version: 0,
         iss: 'scanhub',
+        aud: w.t.server.publicUrl.url,
         iat: expect.any(Number),
         exp: payload.iat! + 3600,
       });

@@ -277,7 +277,8 @@ describe('a restart of the server', () => {
       expect(s.comments().at(-1)).toBe(`server shutting down, resume with Last-Event-ID ${lastId}`);
       expect(s.events().map(idOf)).toEqual(first);
 
-      second = await startServer(testServeOptions(own.dataDir, own.server.ctx.store.locator, { liveEvents: LIVE }));
+      // The same deployment again: its public URL (the IdTokens' audience) stays.
+      second = await startServer(testServeOptions(own.dataDir, own.server.ctx.store.locator, { liveEvents: LIVE, publicUrl: own.server.publicUrl.url }));
       const after = await mqtt.connect({ ...gateway, endpoint: `mqtts://localhost:${second.mqttPort}` });
       const whileAway = await publish(after, gateway, 3);
       const resumed = await openSse(second.url, STREAM, { token: own.adminToken, lastEventId: lastId });

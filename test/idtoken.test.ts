@@ -8,7 +8,8 @@ import { FileSecrets } from '../src/store/sqlite/secrets.js';
 import { BAD_TOKEN, scenarioTable, type World } from './helpers/scenarios.js';
 import { ADMIN_EMAIL, CUSTOMER, startTestServer } from './helpers/server.js';
 
-const CLAIMS = { sub: 'user-1', email: 'a@example.com', customer_id: 'acme', roles: ['ADMIN_ROLE'] };
+const CLAIMS = { sub: 'user-1', email: 'a@example.com', customer_id: 'acme', roles: ['ADMIN_ROLE'], session_version: 0 };
+const AUDIENCE = 'https://scanhub.example';
 const T0 = Date.UTC(2026, 0, 1, 8, 0, 0);
 
 const dirs: string[] = [];
@@ -18,7 +19,7 @@ afterEach(() => {
 
 async function tokensAt(clock: () => number, dataDir = mkdtempSync(join(tmpdir(), 'scanhub-idtoken-'))): Promise<IdTokens> {
   dirs.push(dataDir);
-  return IdTokens.load(new FileSecrets(dataDir), clock);
+  return IdTokens.load(new FileSecrets(dataDir), { audience: () => AUDIENCE, clock });
 }
 
 describe('IdTokens.verify', () => {
@@ -37,11 +38,11 @@ describe('IdTokens.verify', () => {
   it('refuses a token another deployment signed, and an altered one', async () => {
     const ours = await tokensAt(() => T0);
     const theirs = await tokensAt(() => T0);
-    await expect(ours.verify(await theirs.sign(CLAIMS))).rejects.toThrow('signature verification failed');
+    await expect(ours.verify(await theirs.sign(CLAIMS))).rejects.toThrow(/^unknown kid "[0-9a-f-]{36}"$/);
     const token = await ours.sign(CLAIMS);
     expect(await ours.verify(token)).toEqual(CLAIMS);
     const [header, , signature] = token.split('.');
-    const forged = `${header}.${Buffer.from(JSON.stringify({ ...CLAIMS, roles: ['ADMIN_ROLE', 'X'], iss: 'scanhub', exp: T0 / 1000 + 60 })).toString('base64url')}.${signature}`;
+    const forged = `${header}.${Buffer.from(JSON.stringify({ ...CLAIMS, roles: ['ADMIN_ROLE', 'X'], iss: 'scanhub', aud: AUDIENCE, exp: T0 / 1000 + 60 })).toString('base64url')}.${signature}`;
     await expect(ours.verify(forged)).rejects.toThrow('signature verification failed');
   });
 });
@@ -56,7 +57,7 @@ interface SigningWorld extends World {
 async function signingWorld(): Promise<SigningWorld> {
   const t = await startTestServer();
   // The deployment's key as the store keeps it (SQLite: keys/idtoken.jwk; PostgreSQL: encrypted).
-  const jwk = JSON.parse((await t.server.ctx.store.secrets.get('keys/idtoken.jwk'))!) as JWK;
+  const jwk = (JSON.parse((await t.server.ctx.store.secrets.get('keys/idtoken.jwk'))!) as { keys: JWK[] }).keys[0]!;
   const key = await importJWK(jwk, 'ES256');
   const adminId = (await t.admin.get<{ id: string }>(`/${CUSTOMER}/me`)).id;
   return {
@@ -67,7 +68,8 @@ async function signingWorld(): Promise<SigningWorld> {
       const now = Math.floor(Date.now() / 1000);
       const jwt = new SignJWT({ email: ADMIN_EMAIL, customer_id: CUSTOMER, roles: ['ADMIN_ROLE'] })
         .setProtectedHeader({ alg: 'ES256', kid: jwk.kid, typ: 'JWT' })
-        .setIssuer('scanhub');
+        .setIssuer('scanhub')
+        .setAudience(t.server.publicUrl.url);
       if (!without.includes('sub')) jwt.setSubject(adminId);
       if (!without.includes('iat')) jwt.setIssuedAt(now);
       if (!without.includes('exp')) jwt.setExpirationTime(now + 600);

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import type { ScryptCost } from '../../src/auth/passwords.js';
 import { ApiClient } from '../../src/client/api.js';
 import { startServer, type RunningServer, type ServeOptions } from '../../src/server/serve.js';
 import type { StoreLocator } from '../../src/store/ports.js';
@@ -10,6 +11,13 @@ import { testDatabase } from './test-store.js';
 export const ADMIN_EMAIL = 'admin@example.com';
 export const ADMIN_PASSWORD = 'admin-password-123';
 export const CUSTOMER = 'acme';
+
+/**
+ * The scrypt cost of passwords on the in-process test servers: the suite sets and checks
+ * thousands of them, and DEFAULT_SCRYPT_COST takes about half a second each. `serve` processes and
+ * the tests of the default (test/passwords.test.ts) keep the default.
+ */
+export const TEST_PASSWORD_COST: ScryptCost = { N: 2 ** 10, r: 8, p: 1 };
 
 export interface TestServer {
   server: RunningServer;
@@ -47,6 +55,7 @@ export function testServeOptions(dataDir: string, locator: StoreLocator | undefi
     mqttPublicHost: 'localhost',
     // Tests log in and redeem tokens far faster than people do; rate-limit tests pass their own.
     rateLimits: { auth: 10_000, provisioning: 10_000 },
+    passwordCost: TEST_PASSWORD_COST,
     ...options,
   };
 }
