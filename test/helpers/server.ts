@@ -6,7 +6,7 @@ import type { ScryptCost } from '../../src/auth/passwords.js';
 import { ApiClient } from '../../src/client/api.js';
 import { startServer, type RunningServer, type ServeOptions } from '../../src/server/serve.js';
 import type { StoreLocator } from '../../src/store/ports.js';
-import { testDatabase } from './test-store.js';
+import { testDatabase, type TestDatabase } from './test-store.js';
 
 export const ADMIN_EMAIL = 'admin@example.com';
 export const ADMIN_PASSWORD = 'admin-password-123';
@@ -62,11 +62,11 @@ export function testServeOptions(dataDir: string, locator: StoreLocator | undefi
 
 /**
  * A real `serve` (HTTP on port 0, MQTT on port 0) over a fresh data directory and, when the tests
- * run on PostgreSQL (TEST_STORE), a fresh PostgreSQL database.
+ * run on PostgreSQL (TEST_STORE), a fresh PostgreSQL database (or `database`, a testDatabase()).
  */
-export async function startTestServer(options: Partial<ServeOptions> = {}): Promise<TestServer> {
+export async function startTestServer(options: Partial<ServeOptions> = {}, database?: TestDatabase): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'scanhub-test-'));
-  const database = await testDatabase();
+  database ??= await testDatabase();
   const locator = database.locator(dataDir);
   const server = await startServer(testServeOptions(dataDir, locator, options));
   const anonymous = new ApiClient(server.url);
