@@ -17,6 +17,13 @@ export const KEY_REFRESH_MS = 1000;
 /** An unknown `kid` reads the keys again, at most once per this interval (forged kids cost one read a second). */
 const UNKNOWN_KID_REREAD_MS = 1000;
 
+/**
+ * How long a superseded key keeps verifying after its successor was made: the token lifetime,
+ * plus room for instances that signed with it before they read the new key (KEY_REFRESH_MS) and
+ * for clocks that differ between machines.
+ */
+export const SUPERSEDED_KEY_KEEP_MS = ID_TOKEN_LIFETIME_SECONDS * 1000 + 5 * 60_000;
+
 /** The claims scanhub puts into an IdToken. */
 export interface IdTokenClaims {
   sub: string;
@@ -36,6 +43,8 @@ export interface IdTokenOptions {
   /** The deployment's public URL, the tokens' `aud` (a function: `serve` settles it after listening). */
   audience: () => string;
   clock?: () => number;
+  /** KEY_REFRESH_MS and UNKNOWN_KID_REREAD_MS both (tests shorten them). */
+  rereadMs?: number;
 }
 
 /**
@@ -58,19 +67,25 @@ export class IdTokens {
   /** Tokens without `aud` were issued before tokens carried one: accepted when issued before this moment. */
   private readonly startedMs: number;
 
+  private readonly refreshMs: number;
+  private readonly unknownKidRereadMs: number;
+
   private constructor(
     private readonly secrets: SecretRepository,
     private readonly audience: () => string,
     clock: () => number,
+    rereadMs: number | undefined,
   ) {
     this.clock = clock;
     this.startedMs = clock();
+    this.refreshMs = rereadMs ?? KEY_REFRESH_MS;
+    this.unknownKidRereadMs = rereadMs ?? UNKNOWN_KID_REREAD_MS;
   }
 
   /** Loads the signing keys (the secret `keys/idtoken.jwk`), generating the first on first use. */
   static async load(secrets: SecretRepository, options: IdTokenOptions): Promise<IdTokens> {
     const clock = options.clock ?? Date.now;
-    const tokens = new IdTokens(secrets, options.audience, clock);
+    const tokens = new IdTokens(secrets, options.audience, clock, options.rereadMs);
     await tokens.adopt(await secrets.getOrCreate(SIGNING_KEY_SECRET, () => serialiseSigningKeys([newSigningKey(clock())])));
     return tokens;
   }
@@ -135,7 +150,8 @@ export class IdTokens {
   private checkAudience(payload: JWTPayload): void {
     const { aud } = payload;
     if (aud === undefined) {
-      if (payload.iat! * 1000 < this.startedMs) return;
+      // In whole seconds, as `iat`: a token of this process's first second is not "before" it.
+      if (payload.iat! < Math.floor(this.startedMs / 1000)) return;
       throw new Error('token has no audience');
     }
     const audience = this.audience();
@@ -146,7 +162,7 @@ export class IdTokens {
   /** The verifying key of a kid; an unknown kid reads the keys again first (a key another instance or the operator added). */
   private async publicKeyOf(kid: string | undefined): Promise<KeyLike> {
     if (kid === undefined) throw new Error('token has no kid');
-    if (!this.publicKeys.has(kid)) await this.reread(UNKNOWN_KID_REREAD_MS);
+    if (!this.publicKeys.has(kid)) await this.reread(this.unknownKidRereadMs);
     const key = this.publicKeys.get(kid);
     if (!key) throw new Error(`unknown kid ${JSON.stringify(kid)}`);
     return key;
@@ -154,7 +170,7 @@ export class IdTokens {
 
   /** Reads the keys again when the last read is KEY_REFRESH_MS old. */
   private async fresh(): Promise<void> {
-    if (performance.now() - this.readAt >= KEY_REFRESH_MS) await this.reread(0);
+    if (performance.now() - this.readAt >= this.refreshMs) await this.reread(0);
   }
 
   /** Reads the keys again, no sooner than `minGapMs` after the last read; concurrent callers share one read. */

@@ -1,12 +1,14 @@
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import type { JWK } from 'jose';
+import type { AuditEntry } from '../domain/audit.js';
+import type { SecretRepository } from '../store/ports.js';
 
 /**
  * The deployment's IdToken signing keys, as the secret `keys/idtoken.jwk` keeps them
  * (docs/users.md "Signing keys"): a JWK Set (RFC 7517, section 5) of private ES256 keys, oldest
  * first, each with `kid`, `alg` and our member `created` (milliseconds). The newest one signs;
  * every one verifies. A deployment from before rotation existed holds a single JWK: read as a set
- * of that one key. Plain functions, no I/O.
+ * of that one key.
  */
 export const SIGNING_KEY_SECRET = 'keys/idtoken.jwk';
 export const SIGNING_ALG = 'ES256';
@@ -70,4 +72,26 @@ export function rotateSigningKeys(keys: readonly SigningKey[], now: number, keep
     else kept.push(key);
   });
   return { keys: [...kept, added], added, dropped };
+}
+
+/**
+ * Rotates the stored set at `now` (`scanhub operator rotate-signing-key`) in one replacement of
+ * the secret, with the audit entries `audit` makes of the rotation for the deployment's customers.
+ */
+export async function rotateStoredSigningKeys(
+  secrets: SecretRepository,
+  now: number,
+  keepMs: number,
+  audit?: (rotation: Rotation, customerIds: string[]) => AuditEntry[],
+): Promise<Rotation> {
+  let rotation: Rotation | undefined;
+  await secrets.replace(
+    SIGNING_KEY_SECRET,
+    (current) => {
+      rotation = rotateSigningKeys(current === undefined ? [] : parseSigningKeys(current), now, keepMs);
+      return serialiseSigningKeys(rotation.keys);
+    },
+    audit && ((customerIds) => audit(rotation!, customerIds)),
+  );
+  return rotation!;
 }

@@ -1,17 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
-import { ID_TOKEN_LIFETIME_SECONDS, KEY_REFRESH_MS } from '../auth/idtoken.js';
-import { SIGNING_KEY_SECRET, parseSigningKeys, rotateSigningKeys, serialiseSigningKeys, type Rotation } from '../auth/signing-keys.js';
+import { ID_TOKEN_LIFETIME_SECONDS, KEY_REFRESH_MS, SUPERSEDED_KEY_KEEP_MS } from '../auth/idtoken.js';
+import { rotateStoredSigningKeys } from '../auth/signing-keys.js';
 import { operatorAuditEntry } from '../domain/audit.js';
 import { printObject, success } from './io.js';
 import { withOperatorStore } from './operator.js';
-
-/**
- * How long a superseded key keeps verifying after its successor was made: the token lifetime,
- * plus room for instances that signed with it before they read the new key (KEY_REFRESH_MS) and
- * for clocks that differ between machines.
- */
-const SUPERSEDED_KEY_KEEP_MS = ID_TOKEN_LIFETIME_SECONDS * 1000 + 5 * 60_000;
 
 /** `scanhub operator rotate-signing-key`: a new IdToken signing key, the old ones verifying until their tokens expire. */
 export function registerOperatorSigningKeyCommand(operator: Command): void {
@@ -24,23 +17,16 @@ export function registerOperatorSigningKeyCommand(operator: Command): void {
     .action(async (_options: unknown, command: Command) => {
       await withOperatorStore(command, async (store, io) => {
         const now = Date.now();
-        let rotation: Rotation | undefined;
-        await store.secrets.replace(
-          SIGNING_KEY_SECRET,
-          (current) => {
-            rotation = rotateSigningKeys(current === undefined ? [] : parseSigningKeys(current), now, SUPERSEDED_KEY_KEEP_MS);
-            return serialiseSigningKeys(rotation.keys);
-          },
-          // Every customer's tokens are signed with the deployment's key: each audit log records it.
-          (customerIds) =>
-            customerIds.map((customerId) =>
-              operatorAuditEntry(randomUUID(), customerId, now, 'signing_key.rotated', { type: 'signing_key', id: rotation!.added.jwk.kid }, {
-                verifying: rotation!.keys.map((key) => key.jwk.kid),
-                dropped: rotation!.dropped,
-              }),
-            ),
+        // Every customer's tokens are signed with the deployment's key: each audit log records it.
+        const rotation = await rotateStoredSigningKeys(store.secrets, now, SUPERSEDED_KEY_KEEP_MS, ({ added, keys, dropped }, customerIds) =>
+          customerIds.map((customerId) =>
+            operatorAuditEntry(randomUUID(), customerId, now, 'signing_key.rotated', { type: 'signing_key', id: added.jwk.kid }, {
+              verifying: keys.map((key) => key.jwk.kid),
+              dropped,
+            }),
+          ),
         );
-        const { added, keys, dropped } = rotation!;
+        const { added, keys, dropped } = rotation;
         const result = { kid: added.jwk.kid, created: added.created, verifying: keys.map((key) => key.jwk.kid), dropped };
         printObject(io, result, [
           { header: 'kid', value: (r) => r.kid },
