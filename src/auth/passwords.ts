@@ -1,12 +1,32 @@
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { promisify } from 'node:util';
 
-const scrypt = promisify(scryptCallback) as (
-  password: string,
-  salt: Buffer,
-  keylen: number,
-  options: { N: number; r: number; p: number; maxmem: number },
-) => Promise<Buffer>;
+type ScryptOptions = { N: number; r: number; p: number; maxmem: number };
+const scryptAsync = promisify(scryptCallback) as (password: string, salt: Buffer, keylen: number, options: ScryptOptions) => Promise<Buffer>;
+
+/**
+ * Hashes computed at once, the others wait their turn: each holds 128 * N * r bytes while it runs
+ * (128 MiB at 2^17) and keeps a core busy, so more than one per core (and more than libuv's four
+ * threads) would add memory and no speed (docs/users.md "Passwords").
+ */
+const HASHES_AT_ONCE = Math.min(availableParallelism(), 4);
+let hashing = 0;
+const waiting: (() => void)[] = [];
+
+/** scrypt, at most HASHES_AT_ONCE at a time in this process. */
+async function scrypt(password: string, salt: Buffer, keylen: number, options: ScryptOptions): Promise<Buffer> {
+  if (hashing < HASHES_AT_ONCE) hashing++;
+  else await new Promise<void>((resolve) => waiting.push(resolve));
+  try {
+    return await scryptAsync(password, salt, keylen, options);
+  } finally {
+    // The slot passes to the next in line, or is freed.
+    const next = waiting.shift();
+    if (next) next();
+    else hashing--;
+  }
+}
 
 /** scrypt's cost parameters: N (CPU and memory), r (block size), p (parallelism). */
 export interface ScryptCost {
