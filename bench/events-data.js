@@ -145,13 +145,14 @@ const BIN = fileURLToPath(new URL('../bin/scanhub.js', import.meta.url));
 /**
  * `scanhub serve` as its own process over the data directory; resolves once it listens, with its
  * URL and MQTT port.
- * `onLog` receives each JSON log line of its stdout.
+ * `onLog` receives each JSON log line of its stdout. `bin`: the bin/scanhub.js to run (default
+ * BENCH_SERVE_BIN, else this build's).
  */
-export async function startServeProcess(dataDir, onLog = () => {}, onOtherLine = () => {}) {
+export async function startServeProcess(dataDir, onLog = () => {}, onOtherLine = () => {}, bin = undefined) {
   // BENCH_SERVE_NODE_ARGS: extra node flags for the server process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
   const nodeArgs = (process.env.BENCH_SERVE_NODE_ARGS ?? '').split(' ').filter(Boolean);
   // BENCH_SERVE_BIN: another build's bin/scanhub.js to serve the same data (a base build, side by side).
-  const child = spawn(process.execPath, [...nodeArgs, process.env.BENCH_SERVE_BIN ?? BIN, 'serve', '--data-dir', dataDir, '--port', '0', '--mqtt-port', '0'], {
+  const child = spawn(process.execPath, [...nodeArgs, bin ?? process.env.BENCH_SERVE_BIN ?? BIN, 'serve', '--data-dir', dataDir, '--port', '0', '--mqtt-port', '0'], {
     env: { ...process.env, SCANHUB_LOG_LEVEL: process.env.SCANHUB_LOG_LEVEL ?? 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -31,12 +31,13 @@ async function invited(w: Foundation): Promise<{ userId: string; email: string; 
 
 const login: Scenario<Foundation>[] = [
   {
-    name: 'right e-mail and password: an IdToken of the customer',
+    name: 'right e-mail and password: an IdToken of the customer, never cached',
     method: 'POST',
     path: '/auth/login',
     json: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD },
     status: 200,
     body: loginAnswer(CUSTOMER),
+    check: (answer) => expect(answer.headers['cache-control']).toBe('no-store'),
   },
   {
     name: 'the e-mail address is compared case-insensitively',
@@ -288,7 +289,9 @@ describe('GET /.well-known/jwks.json', () => {
         email: ADMIN_EMAIL,
         customer_id: CUSTOMER,
         roles: ['ADMIN_ROLE'],
+        session_version: 0,
         iss: 'scanhub',
+        aud: w.t.server.publicUrl.url,
         iat: expect.any(Number),
         exp: payload.iat! + 3600,
       });

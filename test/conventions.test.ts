@@ -31,7 +31,8 @@ function expectErrorShape(answer: HttpAnswer): void {
 }
 
 const withShape = (answer: HttpAnswer) => expectErrorShape(answer);
-const invitationPath = (w: Foundation) => `/${CUSTOMER}/users/${w.user.id}/invitation`;
+/** An invitation of a fresh user without a password (a body-less call that succeeds). */
+const invitationPath = async (w: Foundation) => `/${CUSTOMER}/users/${(await w.newInvitee()).id}/invitation`;
 
 const errors: Scenario<Foundation>[] = [
   {
@@ -55,11 +56,11 @@ const errors: Scenario<Foundation>[] = [
   },
   {
     name: 'wrong method on a parameterised path: 405',
-    method: 'PATCH',
+    method: 'PUT',
     path: `/${CUSTOMER}/users/some-id`,
     status: 405,
-    body: error('Method Not Allowed', `PATCH is not allowed on /${CUSTOMER}/users/some-id; use GET, HEAD, DELETE.`),
-    check: (answer) => expect(answer.headers.allow).toBe('GET, HEAD, DELETE, OPTIONS'),
+    body: error('Method Not Allowed', `PUT is not allowed on /${CUSTOMER}/users/some-id; use GET, HEAD, PATCH, DELETE.`),
+    check: (answer) => expect(answer.headers.allow).toBe('GET, HEAD, PATCH, DELETE, OPTIONS'),
   },
   {
     name: 'wrong method on a wildcard path: 405',
@@ -266,7 +267,8 @@ describe('500: the cause goes to the log, never to the client', () => {
   afterAll(() => t.close());
 
   it('a table the query needs is gone: 500 without SQL; the log has the cause', async () => {
-    const user = await t.createUser('USER_ROLE');
+    // A user without a password, whom an invitation is for.
+    const user = await t.admin.post<{ id: string }>(`/${CUSTOMER}/users`, { first_name: 'No', last_name: 'Table', role: 'USER_ROLE', email: 'no-table@example.com' });
     await selectRows(t, 'DROP TABLE invitations');
     const answer = await call(t.url, 'POST', `/${CUSTOMER}/users/${user.id}/invitation`, { token: t.adminToken });
     expect({ status: answer.status, body: answer.body }).toEqual({ status: 500, body: INTERNAL });

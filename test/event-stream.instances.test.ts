@@ -26,7 +26,8 @@ const open: SseConnection[] = [];
 
 beforeAll(async () => {
   a = await startTestServer({ liveEvents: { heartbeatMs: 1000 } });
-  b = await startTestServer({ locator: a.server.ctx.store.locator, liveEvents: { heartbeatMs: 1000 } });
+  // Instances of one deployment share its public URL: the IdTokens' audience.
+  b = await startTestServer({ locator: a.server.ctx.store.locator, publicUrl: a.server.publicUrl.url, liveEvents: { heartbeatMs: 1000 } });
   gateway = await provisionGateway(a);
   second = await provisionGateway(a);
 });

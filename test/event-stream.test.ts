@@ -198,6 +198,22 @@ describe('GET /{customer_id}/events/stream', () => {
   });
 });
 
+describe('a stream whose IdToken was issued before its user changed', () => {
+  it('ends at its next heartbeat once the user\'s roles change (the session version moved on), saying why', async () => {
+    const user = await t.createUser('USER_ROLE');
+    const s = await stream(t.url, STREAM, { token: user.token });
+    expect(s.status).toBe(200);
+    const [before] = await publish(c1, g1);
+    await s.eventCount(1);
+    await t.admin.patch(`/${CUSTOMER}/users/${user.id}`, { roles: ['USER_ROLE', 'ADMIN_ROLE'] });
+    await s.ended;
+    expect(s.events().map(idOf)).toEqual([before]);
+    expect(s.comments().at(-1)).toBe(
+      `access ended: The token was issued before its user's password or roles changed: log in again for a new one., resume with Last-Event-ID ${s.events()[0]!.id}`,
+    );
+  });
+});
+
 describe('refusals of GET /{customer_id}/events/stream', () => {
   const badCursor = {
     title: 'Bad Request',
@@ -305,7 +321,8 @@ describe('a restart of the server', () => {
       expect(s.comments().at(-1)).toBe(`server shutting down, resume with Last-Event-ID ${lastId}`);
       expect(s.events().map(idOf)).toEqual(first);
 
-      second = await startServer(testServeOptions(own.dataDir, own.server.ctx.store.locator, { liveEvents: LIVE }));
+      // The same deployment again: its public URL (the IdTokens' audience) stays.
+      second = await startServer(testServeOptions(own.dataDir, own.server.ctx.store.locator, { liveEvents: LIVE, publicUrl: own.server.publicUrl.url }));
       const after = await mqtt.connect({ ...gateway, endpoint: `mqtts://localhost:${second.mqttPort}` });
       const whileAway = await publish(after, gateway, 3);
       const resumed = await openSse(second.url, STREAM, { token: own.adminToken, lastEventId: lastId });

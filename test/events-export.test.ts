@@ -16,7 +16,7 @@ import { applyMigrations, migrations } from '../src/store/sqlite/migrations/inde
 import { openStore, sqliteLocator } from '../src/store/open.js';
 import { eventRow, oldestFirst } from './helpers/events.js';
 import { exportFixture } from './helpers/fixtures.js';
-import { CUSTOMER, startTestServer, type TestServer } from './helpers/server.js';
+import { CUSTOMER, TEST_PASSWORD_COST, startTestServer, type TestServer } from './helpers/server.js';
 import { insertEvents } from './helpers/job-rows.js';
 import { ownDatabase } from './helpers/test-store.js';
 
@@ -56,7 +56,7 @@ beforeAll(async () => {
   await insertEvents(t.server, CUSTOMER, fixture.rows);
   // A second customer with its own administrator, for the 404 across customers.
   const ctx = t.server.ctx;
-  const admin = { id: randomUUID(), customer_id: 'other', email: 'admin@other.example', roles: ['ADMIN_ROLE'], password_hash: await hashPassword('other-password-123'), created: now };
+  const admin = { id: randomUUID(), customer_id: 'other', email: 'admin@other.example', roles: ['ADMIN_ROLE'], password_hash: await hashPassword('other-password-123', TEST_PASSWORD_COST), created: now };
   await ctx.store.customers.createWithAdmin('other', admin, now);
   other = new ApiClient(t.url, await t.login('admin@other.example', 'other-password-123'));
 });

@@ -32,7 +32,7 @@ const ENDPOINTS: Guarded[] = [
   },
   { method: 'GET', label: '/{c}/users/{id}', path: (w) => `/${CUSTOMER}/users/${w.admin.id}`, ok: 200, adminOnly: 'user.read' },
   { method: 'DELETE', label: '/{c}/users/{id}', path: async (w) => `/${CUSTOMER}/users/${(await w.newUser()).id}`, ok: 204, adminOnly: 'user.write' },
-  { method: 'POST', label: '/{c}/users/{id}/invitation', path: (w) => `/${CUSTOMER}/users/${w.user.id}/invitation`, ok: 201, adminOnly: 'user.write' },
+  { method: 'POST', label: '/{c}/users/{id}/invitation', path: async (w) => `/${CUSTOMER}/users/${(await w.newInvitee()).id}/invitation`, ok: 201, adminOnly: 'user.write' },
   { method: 'GET', label: '/{c}/api-keys', path: `/${CUSTOMER}/api-keys`, ok: 200, adminOnly: 'apikey.write' },
   { method: 'POST', label: '/{c}/api-keys', path: `/${CUSTOMER}/api-keys`, json: () => ({ name: `guard-${++serial}` }), ok: 201, adminOnly: 'apikey.write' },
   { method: 'GET', label: '/{c}/retention', path: `/${CUSTOMER}/retention`, ok: 200, adminOnly: 'retention.read' },

@@ -19,7 +19,8 @@ const clients = new GatewayClients();
 
 beforeAll(async () => {
   a = await startTestServer();
-  b = await startTestServer({ locator: a.server.ctx.store.locator });
+  // Instances of one deployment share its public URL: the IdTokens' audience.
+  b = await startTestServer({ locator: a.server.ctx.store.locator, publicUrl: a.server.publicUrl.url });
 });
 afterAll(async () => {
   await clients.endAll();

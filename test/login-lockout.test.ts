@@ -1,6 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashPassword } from '../src/auth/passwords.js';
 import { call } from './helpers/http.js';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, collectedLogs, startTestServer, type TestServer } from './helpers/server.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, CUSTOMER, TEST_PASSWORD_COST, collectedLogs, startTestServer, type TestServer } from './helpers/server.js';
+import { TEST_STORE, testDatabase } from './helpers/test-store.js';
 import { TestClock } from './helpers/world.js';
 
 // The per-e-mail lockout of DESIGN.md "Trust" ("Brute force"): 10 refused log-ins of one address
@@ -83,6 +86,50 @@ describe('log-in lockout per e-mail address', () => {
     for (let i = 0; i < 20; i++) expect((await login(user.email, 'not-the-password')).status).toBe(429);
     clock.advance(WINDOW_MS / 2);
     expect((await login(user.email, user.password)).status).toBe(200);
+  });
+});
+
+describe('lockout per user, whatever the spelling (both stores; PostgreSQL in a UTF-8 locale)', () => {
+  // PostgreSQL where lower() folds every letter (an operator's default database): there
+  // "p\u0130lot@..." (U+0130) found pilot@... while its lockout key did not, and logged in while locked.
+  let s: TestServer;
+  const spellingClock = new TestClock();
+  const PASSWORD = 'spelled-password-1';
+  const login = (email: string, password: string) => call(s.url, 'POST', '/auth/login', { json: { email, password } });
+  /** A user made as `operator customers add` does (straight in the store): the API takes ASCII addresses only. */
+  const addUser = async (email: string) => {
+    const user = { id: randomUUID(), customer_id: CUSTOMER, email, roles: ['USER_ROLE'], password_hash: await hashPassword(PASSWORD, TEST_PASSWORD_COST), created: spellingClock.now() };
+    expect(await s.server.ctx.store.users.create(user)).toBe(true);
+  };
+  beforeAll(async () => {
+    s = await startTestServer({ clock: spellingClock.now }, await testDatabase(undefined, { locale: TEST_STORE === 'postgres' ? 'C.utf8' : undefined }));
+    for (const email of ['pilot@example.com', '\u00c9mile@example.com', '\u00e9mile@example.com']) await addUser(email);
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
+
+  it('spellings that find the user share its count and its lock; spellings that find no user never log in', async () => {
+    spellingClock.freeze(T0);
+    for (const spelling of ['Pilot@Example.com', ' PILOT@EXAMPLE.COM ', 'pilot@example.com', 'piLot@example.COM', 'PILOT@example.com']) {
+      for (const password of ['wrong-1', 'wrong-2']) expect((await login(spelling, password)).status).toBe(401);
+    }
+    for (const spelling of ['pilot@example.com', 'PILOT@EXAMPLE.COM', '  Pilot@example.com']) {
+      const answer = await login(spelling, PASSWORD);
+      expect([answer.status, answer.body]).toEqual([429, locked(spelling.trim(), 900)]);
+    }
+    // U+0130 (dotted capital I), U+0131 (dotless i), fullwidth letters: other addresses, with no user.
+    for (const spelling of ['p\u0130lot@example.com', 'p\u0131lot@example.com', '\uff50\uff49\uff4c\uff4f\uff54@example.com', '\uff30\uff29\uff2c\uff2f\uff34@example.com']) {
+      const answer = await login(spelling, PASSWORD);
+      expect({ spelling, status: answer.status, body: answer.body }).toEqual({ spelling, status: 401, body: WRONG });
+    }
+  });
+
+  it('two users whose addresses differ only in the case of a non-ASCII letter are two users, locked apart', async () => {
+    spellingClock.freeze(T0 + 10 * WINDOW_MS);
+    await Promise.all(Array.from({ length: 10 }, () => login('\u00c9mile@example.com', 'not-the-password')));
+    expect((await login('\u00c9mile@example.com', PASSWORD)).status).toBe(429);
+    expect((await login('\u00e9mile@example.com', PASSWORD)).status).toBe(200);
   });
 });
 

@@ -38,7 +38,7 @@ afterAll(async () => {
   if (root) rmSync(root, { recursive: true, force: true });
 });
 
-const serve = (args: string[], env: Record<string, string> = {}) => serveOnFreePorts(running, args, env);
+const serve = (args: string[], env: Record<string, string> = {}, port?: number) => serveOnFreePorts(running, args, env, port);
 
 const migrate = (args: string[], env: Record<string, string> = KEY_ENV) => runCli(['operator', 'migrate', ...args], { env });
 
@@ -97,6 +97,8 @@ interface Seen {
   eventCount: number;
   /** An API key created before the migration (only its hash is stored). */
   apiKey: string;
+  /** The single box's HTTP port: the cluster's instance takes it over, and with it the public URL. */
+  port: number;
 }
 let seen: Seen;
 
@@ -228,7 +230,7 @@ describePostgres('scanhub operator migrate', () => {
     db.close();
     const deadLetters = await runCli([...operator, 'dead-letters', 'list']);
     expect(deadLetters.code).toBe(0);
-    seen = { adminToken, gateway, deletedGatewayId: spare.id, answers, exportTask: task, pendingExport, exportCsv, asset, deadLetters: deadLetters.stdout, eventCount: events.length, apiKey };
+    seen = { adminToken, gateway, deletedGatewayId: spare.id, answers, exportTask: task, pendingExport, exportCsv, asset, deadLetters: deadLetters.stdout, eventCount: events.length, apiKey, port: Number(new URL(old.url).port) };
   }, 120_000);
 
   it('copies the stopped deployment: counts verified, old tokens, passwords and gateway certificates work, answers are byte-identical', async () => {
@@ -281,7 +283,8 @@ describePostgres('scanhub operator migrate', () => {
     expect(existsSync(join(dataDir, 'scanhub.pid'))).toBe(false);
 
     // A cluster instance: nothing local but a new, empty data directory; the files in the blob directory.
-    const cluster = await serve(['--data-dir', join(root, 'instance-1'), '--database', database, '--blob-dir', blobDir], KEY_ENV);
+    // On the old address: the deployment's public URL, which the IdTokens name as their audience, stays.
+    const cluster = await serve(['--data-dir', join(root, 'instance-1'), '--database', database, '--blob-dir', blobDir], KEY_ENV, seen.port);
     // No first-start bootstrap: the customer came along.
     expect(cluster.process.stderr()).toMatch(/^scanhub is serving http:\/\/127\.0\.0\.1:\d+ \(MQTT over TLS on port \d+\); Ctrl-C stops it\.\n$/);
 

@@ -73,12 +73,14 @@ describe('scanhub serve (as a process)', () => {
 
   it('second start on the same directory: prints no password, keeps users and signing keys', async () => {
     const dataDir = freshDataDir();
-    const first = await serve(dataDir);
+    // Both runs are one deployment at one address: the IdTokens' audience.
+    const sameAddress = { SCANHUB_PUBLIC_URL: 'http://scanhub.test:8080' };
+    const first = await serve(dataDir, sameAddress);
     const [, password] = first.process.stderr().match(/store it now\): (\S+)\n/) ?? [];
     const token = ((await login(first.url, 'admin@localhost', password!)).body as { id_token: string }).id_token;
     expect(await stop(first.process)).toEqual({ code: 0, signal: null });
 
-    const second = await serve(dataDir);
+    const second = await serve(dataDir, sameAddress);
     expect(second.process.stderr()).toBe(`scanhub is serving ${second.url} (MQTT over TLS on port ${second.mqttPort}); Ctrl-C stops it.\n`);
     expect((await login(second.url, 'admin@localhost', password!)).status).toBe(200);
     // A token of the first run still verifies: the key pair was kept.

@@ -130,14 +130,16 @@ const deleteUser: Scenario<Foundation>[] = [
 ];
 
 let frozenAt = 0;
+let invitePath = '';
 const invitation: Scenario<Foundation>[] = [
   {
     name: 'a single-use token valid 24 h: 201 with expires_at in ms',
     method: 'POST',
-    path: (w) => {
+    path: async (w) => {
+      const { id } = await w.newInvitee();
       frozenAt = Date.now();
       w.clock.freeze(frozenAt);
-      return `/${CUSTOMER}/users/${w.user.id}/invitation`;
+      return `/${CUSTOMER}/users/${id}/invitation`;
     },
     auth: asAdmin,
     status: 201,
@@ -147,11 +149,11 @@ const invitation: Scenario<Foundation>[] = [
   {
     name: 'each call makes a new token',
     method: 'POST',
-    path: (w) => `/${CUSTOMER}/users/${w.user.id}/invitation`,
+    path: async (w) => (invitePath = `/${CUSTOMER}/users/${(await w.newInvitee()).id}/invitation`),
     auth: asAdmin,
     status: 201,
     check: async (answer, w) => {
-      const second = await call(w.url, 'POST', `/${CUSTOMER}/users/${w.user.id}/invitation`, { token: w.admin.token });
+      const second = await call(w.url, 'POST', invitePath, { token: w.admin.token });
       expect((second.body as { invitation_token: string }).invitation_token).not.toBe(
         (answer.body as { invitation_token: string }).invitation_token,
       );

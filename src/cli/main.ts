@@ -13,6 +13,7 @@ import { registerOperatorBackupCommands } from './operator-backup.js';
 import { registerOperatorCaCommand } from './operator-ca.js';
 import { registerOperatorDeadLetterCommands } from './operator-dead-letters.js';
 import { registerOperatorMigrateCommand } from './operator-migrate.js';
+import { registerOperatorSigningKeyCommand } from './operator-signing-key.js';
 import { registerOperatorCommands } from './operator.js';
 import { registerRetentionCommands } from './retention.js';
 import { registerServeCommand } from './serve.js';
@@ -44,6 +45,7 @@ export function buildProgram(): Command {
   registerOperatorDeadLetterCommands(operator);
   registerOperatorCaCommand(operator);
   registerOperatorMigrateCommand(operator);
+  registerOperatorSigningKeyCommand(operator);
   registerOperatorBackupCommands(operator);
   registerAssetCommands(program);
   registerJobCommands(program);

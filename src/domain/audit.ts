@@ -14,6 +14,7 @@ export const AUDIT_ACTIONS = [
   'user.deleted',
   'user.invited',
   'user.invitation_accepted',
+  'user.password_reset',
   'apikey.created',
   'apikey.revoked',
   'gateway.created',
@@ -26,6 +27,7 @@ export const AUDIT_ACTIONS = [
   'eula.agreed',
   'export.created',
   'retention.set',
+  'signing_key.rotated',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

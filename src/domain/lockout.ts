@@ -1,18 +1,33 @@
 /**
- * Per-e-mail lockout (DESIGN.md "Trust", "Brute force"): after LOGIN_LOCKOUT.refusals refused
- * log-ins of one e-mail address within LOGIN_LOCKOUT.windowMs, the next log-in of that address is
- * answered 429 until the oldest of those refusals leaves the window. Plain functions, no I/O.
+ * Log-in lockout (docs/users.md "Lockout"): after LOGIN_LOCKOUT.refusals refused log-ins of one
+ * user (or, for an address that finds no user, of one normalised address) within
+ * LOGIN_LOCKOUT.windowMs, the next log-in is answered 429 until the oldest of those refusals
+ * leaves the window. Plain functions, no I/O.
  */
 export const LOGIN_LOCKOUT = {
-  /** Refused log-ins an address may have within the window; the next attempt is refused with 429. */
+  /** Refused log-ins a user (or unknown address) may have within the window; the next attempt is refused with 429. */
   refusals: 10,
   /** The sliding window: 15 minutes. */
   windowMs: 15 * 60_000,
 } as const;
 
-/** The key refusals are counted under: the address trimmed and lower-cased, as log-ins compare it. */
-export function lockoutKey(email: string): string {
-  return email.trim().toLowerCase();
+/**
+ * The key refusals are counted under: the user an address found (every spelling that finds the
+ * user counts alike), else the address as the stores compare it (normalisedEmail), so that an
+ * unknown address is locked like a known one and a 429 tells nothing about who has an account.
+ */
+export function lockoutKey(found: { userId: string } | { email: string }): string {
+  return 'userId' in found ? `user:${found.userId}` : `email:${normalisedEmail(found.email)}`;
+}
+
+/**
+ * An e-mail address as both stores compare them (unique per deployment, case-insensitively):
+ * trimmed, ASCII letters lower-cased, every other character as it is. SQLite's NOCASE folds ASCII
+ * only, and PostgreSQL's lower() in the C collation too; Unicode case folding (U+0130 to "i")
+ * would make addresses equal in one store and not in the other.
+ */
+export function normalisedEmail(email: string): string {
+  return email.trim().replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
 }
 
 /**

@@ -50,3 +50,13 @@ export function permissionsOf(roles: readonly string[]): Permission[] {
 export function isRole(value: string): value is Role {
   return (ROLES as readonly string[]).includes(value);
 }
+
+/** The permissions that `roles` grant and `held` lacks, in the order of PERMISSIONS: what a caller would hand out beyond its own. */
+export function permissionsBeyond(held: readonly Permission[], roles: readonly string[]): Permission[] {
+  return permissionsOf(roles).filter((p) => !held.includes(p));
+}
+
+/** Whether two lists name the same roles, in any order. */
+export function sameRoles(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((role) => b.includes(role)) && b.every((role) => a.includes(role));
+}

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import type { AuditActor } from '../domain/audit.js';
 import { permissionsOf, type Permission } from '../domain/permissions.js';
 import { hashApiKey, isWellFormedApiKey, looksLikeApiKey } from '../auth/api-keys.js';
-import { StorageFull, type ApiKeyRecord, type UserRecord } from '../store/ports.js';
+import { StorageFull, StoreUnavailable, type ApiKeyRecord, type UserRecord } from '../store/ports.js';
 import type { ServerContext } from './context.js';
 import { HttpError, forbidden, unauthorized } from './errors.js';
 
@@ -137,14 +137,20 @@ export async function authenticate(ctx: ServerContext, header: string | undefine
   const credential = credentialOf(header);
   if (credential === undefined) throw unauthorized('No authentication header found: send the IdToken in the Authorization header.');
   if (looksLikeApiKey(credential)) return authenticateApiKey(ctx, credential);
-  let sub: string;
+  let claims: Awaited<ReturnType<typeof ctx.idTokens.verify>>;
   try {
-    ({ sub } = await ctx.idTokens.verify(credential));
-  } catch {
+    claims = await ctx.idTokens.verify(credential);
+  } catch (error) {
+    // An unknown kid reads the keys from the store: its outage is a 503, not a bad token.
+    if (error instanceof StoreUnavailable) throw error;
     throw unauthorized('The token in the Authorization header is invalid or expired: log in again for a new one.');
   }
-  const user = await ctx.store.users.byId(sub);
+  const user = await ctx.store.users.byId(claims.sub);
   if (!user) throw unauthorized('The user of this token no longer exists.');
+  // A password set or a change of roles raised the version: every token issued before is void.
+  if (user.session_version !== claims.session_version) {
+    throw unauthorized("The token was issued before its user's password or roles changed: log in again for a new one.");
+  }
   return { user };
 }
 

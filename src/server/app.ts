@@ -26,6 +26,7 @@ import { registerJobAnalysisRoutes } from './routes/job-analysis.js';
 import { registerJobConfigRoutes } from './routes/job-configs.js';
 import { registerMetricsRoutes } from './routes/metrics.js';
 import { ServiceMetrics, UNMATCHED_ROUTE } from './metrics.js';
+import { registerUserPasswordRoutes } from './routes/user-passwords.js';
 import { registerUserRoutes } from './routes/users.js';
 import { addSharedSchemas } from './schemas.js';
 import { strictBodyValidators } from './validation.js';
@@ -103,6 +104,7 @@ export async function buildApp(ctx: ServerContext, options: AppOptions = {}): Pr
   registerHealthRoutes(app, ctx, options.readiness ?? { http: true, mqtt: true }, options.metricsToken);
   registerAuthRoutes(app, ctx);
   registerUserRoutes(app, ctx);
+  registerUserPasswordRoutes(app, ctx);
   registerApiKeyRoutes(app, ctx);
   registerFeatureRoutes(app, ctx);
   registerDownloadRoutes(app, ctx);

@@ -1,4 +1,5 @@
 import type { IdTokens } from '../auth/idtoken.js';
+import type { ScryptCost } from '../auth/passwords.js';
 import type { CertificateAuthority } from '../pki/ca.js';
 import { cursorKey } from '../domain/stream-cursor.js';
 import type { KeyType } from '../pki/keys.js';
@@ -19,6 +20,11 @@ export interface ServerConfig {
   mqttPort: number;
   /** The key type of new gateway certificates (`serve --gateway-key-type`). */
   gatewayKeyType: KeyType;
+  /**
+   * The scrypt cost of new password hashes: DEFAULT_SCRYPT_COST in every `serve`; only the
+   * in-process test server lowers it. A log-in with a hash of a lower cost hashes it again.
+   */
+  passwordCost: ScryptCost;
 }
 
 /** Everything a route needs: the store, keys, the clock. Built once per server (or test). */

@@ -21,7 +21,7 @@ export interface OperationDoc {
 /** The tags the routes use, in the order a reader meets them. */
 export const TAGS = [
   { name: 'auth', description: 'Log in for an IdToken, accept an invitation, and the keys that verify IdTokens.' },
-  { name: 'users', description: 'Users of a customer, their roles and invitations.' },
+  { name: 'users', description: 'Users of a customer, their roles, invitations and password resets.' },
   { name: 'api keys', description: 'Long-lived keys for scripts and CI, used in the Authorization header like an IdToken.' },
   { name: 'events', description: 'Scan and telemetry events the gateways sent, listed or exported as CSV.' },
   { name: 'gateways', description: 'Gateways (the wearables\' base stations) of a customer.' },
@@ -63,15 +63,17 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   },
   'POST /auth/login': {
     operationId: 'login',
-    description: 'Send the id_token in the Authorization header of every customer-scoped call, and customer_id in its path; it is valid expires_in seconds.',
+    description:
+      "Send the id_token in the Authorization header of every customer-scoped call, and customer_id in its path; it is valid expires_in seconds, or until the user's password or roles change (then 401). Its aud is the deployment's public URL.",
     errors: {
       401: 'The e-mail address or password is wrong.',
-      429: `${LOGIN_LOCKOUT.refusals} refused log-ins for this e-mail address within ${LOGIN_LOCKOUT.windowMs / 60_000} minutes, or more calls to /auth/* a minute from this address than serve --auth-rate-limit allows (default ${RATE_LIMITS.auth}); Retry-After says when to try again.`,
+      429: `${LOGIN_LOCKOUT.refusals} refused log-ins for this user (whatever the spelling of the address) or this unknown address within ${LOGIN_LOCKOUT.windowMs / 60_000} minutes, or more calls to /auth/* a minute from this address than serve --auth-rate-limit allows (default ${RATE_LIMITS.auth}); Retry-After says when to try again.`,
     },
   },
   'POST /auth/accept-invitation': {
     operationId: 'acceptInvitation',
-    description: 'Redeems the token of POST /{customer_id}/users/{user_id}/invitation: sets the user\'s password and logs them in. Each token works once, within 24 hours.',
+    description:
+      "Redeems the token of POST /{customer_id}/users/{user_id}/invitation or /password-reset: sets the user's password and logs them in. Each token works once, within 24 hours, and only while it is the user's newest; redeeming it voids the others, and every IdToken the user had before fails (401) from then on.",
     errors: {
       401: 'The invitation token is unknown, already used or expired.',
       429: `More calls to /auth/* a minute from this address than serve --auth-rate-limit allows (default ${RATE_LIMITS.auth}); Retry-After says when to try again.`,
@@ -79,7 +81,8 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   },
   'GET /.well-known/jwks.json': {
     operationId: 'getJwks',
-    description: 'A JSON Web Key Set, for services that verify IdTokens themselves.',
+    description:
+      'A JSON Web Key Set, for services that verify IdTokens themselves (match the token\'s kid; check iss "scanhub" and aud, the deployment\'s public URL). After `scanhub operator rotate-signing-key` it lists the new key and the old ones until every token they signed has expired.',
   },
   'GET /:customer_id/me': {
     operationId: 'getCurrentUser',
@@ -88,8 +91,12 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   },
   'POST /:customer_id/users': {
     operationId: 'createUser',
-    description: 'The user has one role and no password: create an invitation next, with which they set one. Answers 200, as the spec says.',
-    errors: { 409: 'A user with this e-mail address already exists.' },
+    description:
+      'The user has one role and no password: create an invitation next, with which they set one. Answers 200, as the spec says. The caller must hold every permission of the role (no one hands out more than it holds), and only an administrator signed in with an IdToken creates an ADMIN_ROLE user.',
+    errors: {
+      403: "The caller lacks user.write, or a permission of the role (details names it), or is an API key creating an ADMIN_ROLE user, or the IdToken's user belongs to another customer.",
+      409: 'A user with this e-mail address already exists.',
+    },
   },
   'GET /:customer_id/users': {
     operationId: 'listUsers',
@@ -100,6 +107,16 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     description: 'Needs user.read, except for the caller\'s own user.',
     errors: { 404: NO_USER },
   },
+  'PATCH /:customer_id/users/:user_id': {
+    operationId: 'updateUser',
+    description:
+      "Send any of roles, first_name, last_name, language. A change of roles needs every permission of the user's roles before and after (no one hands out more than it holds); an API key never changes the roles of an administrator or makes one. The user's IdTokens issued before a change of roles are refused (401) from the next request on.",
+    errors: {
+      403: "The caller lacks user.write, or a permission of the roles involved (details names it), or is an API key and ADMIN_ROLE is involved, or the IdToken's user belongs to another customer.",
+      404: NO_USER,
+      409: 'The change would leave the customer without an administrator (ADMIN_ROLE).',
+    },
+  },
   'DELETE /:customer_id/users/:user_id': {
     operationId: 'deleteUser',
     description: 'The user\'s IdTokens stop working at once.',
@@ -107,8 +124,23 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   },
   'POST /:customer_id/users/:user_id/invitation': {
     operationId: 'createInvitation',
-    description: 'Hand the token to the user: they set their password with it at POST /auth/accept-invitation.',
-    errors: { 404: NO_USER },
+    description:
+      "For a user without a password: hand the token to them; they set their password with it at POST /auth/accept-invitation. It voids the user's earlier invitations. The caller must hold every permission of the user's roles; an API key never invites an administrator.",
+    errors: {
+      403: "The caller lacks user.write, or a permission of the user's roles (details names it), or is an API key and the user is an administrator, or the IdToken's user belongs to another customer.",
+      404: NO_USER,
+      409: 'The user has a password already: reset it with POST /{customer_id}/users/{user_id}/password-reset.',
+    },
+  },
+  'POST /:customer_id/users/:user_id/password-reset': {
+    operationId: 'resetPassword',
+    description:
+      "For a user who has a password: the token works like an invitation at POST /auth/accept-invitation, which sets the new password and makes every IdToken the user had fail (401). The old password works until then. It voids the user's earlier tokens. Only an administrator signed in with an IdToken may call it, never an API key; it is audited (user.password_reset).",
+    errors: {
+      403: "The caller is an API key, or not an administrator (ADMIN_ROLE), or the IdToken's user belongs to another customer.",
+      404: NO_USER,
+      409: 'The user has no password yet: invite them with POST /{customer_id}/users/{user_id}/invitation.',
+    },
   },
   'GET /api-keys/current': {
     operationId: 'getCurrentApiKey',

@@ -11,7 +11,7 @@ import { issueServerCertificate, loadOrCreateCa, pregenerateDeploymentKeys, type
 import { DEFAULT_GATEWAY_KEY_TYPE, type KeyType } from '../pki/keys.js';
 import type { TlsPair } from '../pki/tls-pair.js';
 import { IdTokens } from '../auth/idtoken.js';
-import { MIN_PASSWORD_LENGTH, generatePassword, hashPassword } from '../auth/passwords.js';
+import { DEFAULT_SCRYPT_COST, MIN_PASSWORD_LENGTH, generatePassword, hashPassword, type ScryptCost } from '../auth/passwords.js';
 import { operatorAuditEntry } from '../domain/audit.js';
 import { loadLinkKey } from '../auth/secrets.js';
 import { openStore, sqliteLocator } from '../store/open.js';
@@ -69,6 +69,11 @@ export interface ServeOptions {
   liveEvents?: Partial<LiveEventOptions>;
   /** Exports this instance runs at once (default EXPORT_CONCURRENCY; tests set 0 to hold tasks PENDING). */
   exportConcurrency?: number;
+  /**
+   * The scrypt cost of new password hashes (default DEFAULT_SCRYPT_COST). The in-process test
+   * server lowers it: the suite sets thousands of passwords. `scanhub serve` never sets it.
+   */
+  passwordCost?: ScryptCost;
 }
 
 export interface Bootstrap {
@@ -139,7 +144,7 @@ async function bootstrap(ctx: ServerContext, options: ServeOptions): Promise<Boo
     throw new Error(`SCANHUB_ADMIN_PASSWORD must have at least ${MIN_PASSWORD_LENGTH} characters`);
   }
   const generatedPassword = options.adminPassword ? undefined : generatePassword();
-  const passwordHash = await hashPassword(options.adminPassword ?? generatedPassword!);
+  const passwordHash = await hashPassword(options.adminPassword ?? generatedPassword!, ctx.config.passwordCost);
   const now = ctx.clock();
   const admin = { id: randomUUID(), customer_id: options.customerId, email: options.adminEmail, roles: ['ADMIN_ROLE'], password_hash: passwordHash, created: now };
   // Another process may have bootstrapped while the password was hashed: then it did.
@@ -192,7 +197,6 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const store: Store = await openStore(options.locator ?? sqliteLocator(dataDir), 'server');
   try {
     const keys = pregenerateDeploymentKeys(dataDir, (await store.secrets.get('pki/ca.key')) === undefined);
-    const idTokens = await IdTokens.load(store.secrets, clock);
     const ca = await loadOrCreateCa(store.secrets, await keys.ca);
     const config = {
       dataDir,
@@ -201,7 +205,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       mqttPublicHost: options.mqttPublicHost ?? reachableHost(options.host),
       mqttPort: options.mqttPort,
       gatewayKeyType: options.gatewayKeyType ?? DEFAULT_GATEWAY_KEY_TYPE,
+      passwordCost: options.passwordCost ?? DEFAULT_SCRYPT_COST,
     };
+    // The tokens' audience is the public URL, which is settled only once the port is bound.
+    const idTokens = await IdTokens.load(store.secrets, { audience: () => config.publicUrl, clock });
     const ctx = createContext(store, config, { idTokens, linkKey: await loadLinkKey(store.secrets), ca }, {
       clock,
       liveEvents: options.liveEvents,

@@ -24,10 +24,10 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   { name: 'customers', columns: ['id', 'created'] },
   {
     name: 'users',
-    columns: ['id', 'customer_id', 'email', 'first_name', 'last_name', 'language', 'roles', 'password_hash', 'consent_general_terms', 'consent_privacy_policy', 'created', 'last_updated'],
+    columns: ['id', 'customer_id', 'email', 'first_name', 'last_name', 'language', 'roles', 'password_hash', 'consent_general_terms', 'consent_privacy_policy', 'created', 'last_updated', 'session_version'],
   },
-  { name: 'invitations', columns: ['token_hash', 'user_id', 'created', 'expires_at', 'used_at'] },
-  { name: 'login_failures', columns: ['email_lower', 'at'] },
+  { name: 'invitations', columns: ['token_hash', 'user_id', 'created', 'expires_at', 'used_at', 'kind'] },
+  { name: 'login_failures', columns: ['lockout_key', 'at'] },
   { name: 'audit_log', columns: ['id', 'customer_id', 'time', 'action', 'actor_type', 'actor_id', 'actor_email', 'target_type', 'target_id', 'ip', 'details'] },
   { name: 'api_keys', columns: ['id', 'customer_id', 'name', 'key_hash', 'permissions', 'created', 'created_by', 'expires_at', 'last_used', 'revoked'] },
   { name: 'features', columns: ['customer_id', 'feature', 'enabled', 'additional_properties', 'last_updated'] },

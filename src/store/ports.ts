@@ -104,6 +104,44 @@ export interface UserRecord {
   consent_privacy_policy: Consent | null;
   created: number;
   last_updated: number;
+  /**
+   * Raised by every password set and change of roles; an IdToken carries the value it was issued
+   * with and is refused once it differs (src/server/access.ts). 0 for every user at first.
+   */
+  session_version: number;
+}
+
+/** What PATCH /{customer_id}/users/{user_id} may change. */
+export type UserChanges = Partial<Pick<UserRecord, 'first_name' | 'last_name' | 'language' | 'roles'>>;
+
+/** A user before and after a change, for its audit entry. */
+export interface UserUpdate {
+  before: UserRecord;
+  after: UserRecord;
+}
+
+/**
+ * A single-use token with which a user sets a password (only its SHA-256 is stored): an
+ * invitation is for a user without a password, a password reset for one with a password.
+ */
+export type InvitationKind = 'invitation' | 'password-reset';
+
+export interface NewInvitation {
+  tokenHash: string;
+  userId: string;
+  customerId: string;
+  kind: InvitationKind;
+  created: number;
+  expiresAt: number;
+}
+
+/** Why no invitation was issued: no such user in the customer, or the user's password state does not fit the kind. */
+export type InvitationOutcome = 'issued' | 'missing' | 'has-password' | 'no-password';
+
+/** A redeemed invitation: the user as it is now, and the kind of token. */
+export interface Redeemed {
+  user: UserRecord;
+  kind: InvitationKind;
 }
 
 export interface NewUser {
@@ -430,23 +468,45 @@ export interface CustomerRepository {
 }
 
 export interface UserRepository {
-  /** Inserts the user; false when the e-mail is taken (case-insensitively, deployment-wide). */
+  /** Inserts the user; false when the e-mail is taken (as normalisedEmail compares them, deployment-wide). */
   create(user: NewUser, audit?: AuditEntry): Promise<boolean>;
   byId(id: string): Promise<UserRecord | undefined>;
+  /**
+   * The user whose address equals this one as both stores compare them: domain/lockout.ts
+   * normalisedEmail (ASCII letters case-insensitively, every other character exactly).
+   */
   byEmail(email: string): Promise<UserRecord | undefined>;
   /** Users of the customer in (created, id) order after the key. */
   page(customerId: string, after: { created: number; id: string } | null, limit: number): Promise<UserRecord[]>;
   delete(customerId: string, id: string, audit?: AuditEntry): Promise<'deleted' | 'missing' | 'last-admin'>;
+  /**
+   * Changes the customer's user (a change of roles raises its session version); 'last-admin' (nothing
+   * stored) when it would leave the customer without an ADMIN_ROLE user.
+   */
+  update(customerId: string, id: string, changes: UserChanges, now: number, audit?: AuditOf<UserUpdate>): Promise<UserRecord | 'missing' | 'last-admin'>;
+  /** Sets the password (operator), raises the session version and voids the user's outstanding invitations. */
   setPassword(id: string, passwordHash: string, now: number): Promise<void>;
-  createInvitation(tokenHash: string, userId: string, now: number, expiresAt: number, audit?: AuditEntry): Promise<void>;
-  /** Sets the password of the invited user and uses up the invitation; the user's id, or undefined. */
-  redeemInvitation(tokenHash: string, passwordHash: string, now: number, audit?: AuditOf<UserRecord>): Promise<string | undefined>;
+  /**
+   * Replaces the hash by one of a higher cost for the same password (a log-in upgraded it) when it
+   * is still `previous`; the session version stays. False when the password changed meanwhile.
+   */
+  upgradePasswordHash(id: string, previous: string, upgraded: string): Promise<boolean>;
+  /**
+   * Issues an invitation (the user must have no password) or a password reset (the user must have
+   * one) and voids the user's earlier ones, in one transaction.
+   */
+  issueInvitation(invitation: NewInvitation, audit?: AuditEntry): Promise<InvitationOutcome>;
+  /**
+   * Sets the password of the user of an unused, unexpired token, uses the token up, voids the
+   * user's other ones and raises the session version; the user's id, or undefined.
+   */
+  redeemInvitation(tokenHash: string, passwordHash: string, now: number, audit?: AuditOf<Redeemed>): Promise<string | undefined>;
 }
 
 /**
  * Refused log-ins (DESIGN.md "Trust", "Brute force"), kept in the database so that every instance
- * of a scale-out deployment counts the same refusals. `key` is the e-mail address as
- * domain/lockout.ts lockoutKey makes it (lower-cased); unknown addresses are counted too.
+ * of a scale-out deployment counts the same refusals. `key` is what domain/lockout.ts lockoutKey
+ * makes: the user an address found, or the normalised address when it found none.
  */
 export interface LoginFailureRepository {
   /** The times of the key's refusals after `since` (exclusive), oldest first. */
@@ -772,6 +832,13 @@ export interface SecretRepository {
   /** The secret, created with `create()` when missing; when two processes race, both get the first one stored. */
   getOrCreate(name: SecretName, create: () => string | Promise<string>): Promise<string>;
   get(name: SecretName): Promise<string | undefined>;
+  /**
+   * Replaces the secret with `change(current)`, one replacement at a time (of two racing, the
+   * second changes what the first stored), and writes the entries `audit` makes for the
+   * deployment's customers with it (a deployment-wide change: one entry in each customer's log).
+   * SQLite: the file is replaced (renamed over) inside the database transaction of the entries.
+   */
+  replace(name: SecretName, change: (current: string | undefined) => string, audit?: (customerIds: string[]) => AuditEntry[]): Promise<string>;
 }
 
 /** A store: every repository over one database, opened by openStore (src/store/open.ts). */

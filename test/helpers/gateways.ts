@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { request } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { hashPassword } from '../../src/auth/passwords.js';
-import { startTestServer, type TestServer } from './server.js';
+import { TEST_PASSWORD_COST, startTestServer, type TestServer } from './server.js';
 
 export interface RawResponse {
   status: number;
@@ -54,7 +54,7 @@ export async function otherCustomerToken(t: TestServer, customerId = 'other'): P
   const ctx = t.server.ctx;
   const email = `admin@${customerId}.example.com`;
   const password = 'other-password-123';
-  const admin = { id: randomUUID(), customer_id: customerId, email, roles: ['ADMIN_ROLE'], password_hash: await hashPassword(password), created: ctx.clock() };
+  const admin = { id: randomUUID(), customer_id: customerId, email, roles: ['ADMIN_ROLE'], password_hash: await hashPassword(password, TEST_PASSWORD_COST), created: ctx.clock() };
   await ctx.store.customers.createWithAdmin(customerId, admin, ctx.clock());
   return t.login(email, password);
 }

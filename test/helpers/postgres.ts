@@ -39,14 +39,19 @@ export function withDatabase(url: string, database: string): string {
 
 const created: { admin: string; name: string }[] = [];
 
-/** A new, empty database on the test server (or on `serverUrl`); dropped after the file's tests. */
-export async function freshDatabase(serverUrl = TEST_DATABASE_URL): Promise<string> {
+/**
+ * A new, empty database on the test server (or on `serverUrl`); dropped after the file's tests.
+ * With `locale` (e.g. `C.utf8`), its collation and character classes are that locale's instead of
+ * the server's (scripts/postgres.sh makes a C cluster, where lower() folds ASCII letters only).
+ */
+export async function freshDatabase(serverUrl = TEST_DATABASE_URL, options: { locale?: string } = {}): Promise<string> {
   if (!serverUrl) throw new Error('SCANHUB_TEST_DATABASE_URL is not set');
   const name = `scanhub_test_${randomBytes(6).toString('hex')}`;
   const client = new pg.Client({ connectionString: serverUrl });
   await client.connect();
   try {
-    await client.query(`CREATE DATABASE ${name}`);
+    const locale = options.locale ? ` TEMPLATE template0 LC_COLLATE '${options.locale}' LC_CTYPE '${options.locale}'` : '';
+    await client.query(`CREATE DATABASE ${name}${locale}`);
   } finally {
     await client.end();
   }

@@ -63,11 +63,12 @@ export async function stop(serve: ServeProcess): Promise<{ code: number | null; 
 }
 
 /**
- * `scanhub serve ...args` on free ports (HTTP and MQTT); resolves once it serves, with its URL and
- * MQTT port. The process is pushed onto `running`, for the file's afterAll to stop.
+ * `scanhub serve ...args` on free ports (HTTP and MQTT; HTTP on `port` when given, e.g. the port
+ * of a deployment started again, whose public URL must stay); resolves once it serves, with its
+ * URL and MQTT port. The process is pushed onto `running`, for the file's afterAll to stop.
  */
-export async function serveOnFreePorts(running: ServeProcess[], args: string[], env: Record<string, string> = {}) {
-  const port = await freePort();
+export async function serveOnFreePorts(running: ServeProcess[], args: string[], env: Record<string, string> = {}, port?: number) {
+  port ??= await freePort();
   const mqttPort = await freePort();
   const process = spawnServe([...args, '--port', String(port), '--mqtt-port', String(mqttPort)], env);
   running.push(process);

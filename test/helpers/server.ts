@@ -2,14 +2,22 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import type { ScryptCost } from '../../src/auth/passwords.js';
 import { ApiClient } from '../../src/client/api.js';
 import { startServer, type RunningServer, type ServeOptions } from '../../src/server/serve.js';
 import type { StoreLocator } from '../../src/store/ports.js';
-import { testDatabase } from './test-store.js';
+import { testDatabase, type TestDatabase } from './test-store.js';
 
 export const ADMIN_EMAIL = 'admin@example.com';
 export const ADMIN_PASSWORD = 'admin-password-123';
 export const CUSTOMER = 'acme';
+
+/**
+ * The scrypt cost of passwords on the in-process test servers: the suite sets and checks
+ * thousands of them, and DEFAULT_SCRYPT_COST takes about half a second each. `serve` processes and
+ * the tests of the default (test/passwords.test.ts) keep the default.
+ */
+export const TEST_PASSWORD_COST: ScryptCost = { N: 2 ** 10, r: 8, p: 1 };
 
 export interface TestServer {
   server: RunningServer;
@@ -47,17 +55,18 @@ export function testServeOptions(dataDir: string, locator: StoreLocator | undefi
     mqttPublicHost: 'localhost',
     // Tests log in and redeem tokens far faster than people do; rate-limit tests pass their own.
     rateLimits: { auth: 10_000, provisioning: 10_000 },
+    passwordCost: TEST_PASSWORD_COST,
     ...options,
   };
 }
 
 /**
  * A real `serve` (HTTP on port 0, MQTT on port 0) over a fresh data directory and, when the tests
- * run on PostgreSQL (TEST_STORE), a fresh PostgreSQL database.
+ * run on PostgreSQL (TEST_STORE), a fresh PostgreSQL database (or `database`, a testDatabase()).
  */
-export async function startTestServer(options: Partial<ServeOptions> = {}): Promise<TestServer> {
+export async function startTestServer(options: Partial<ServeOptions> = {}, database?: TestDatabase): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'scanhub-test-'));
-  const database = await testDatabase();
+  database ??= await testDatabase();
   const locator = database.locator(dataDir);
   const server = await startServer(testServeOptions(dataDir, locator, options));
   const anonymous = new ApiClient(server.url);

@@ -29,11 +29,14 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A fresh database on the test store: a new PostgreSQL database, or the data directory's SQLite file. */
-export async function testDatabase(serverUrl = TEST_DATABASE_URL): Promise<TestDatabase> {
+/**
+ * A fresh database on the test store: a new PostgreSQL database (in `locale` when given, e.g.
+ * `C.utf8`, instead of the test server's C), or the data directory's SQLite file.
+ */
+export async function testDatabase(serverUrl = TEST_DATABASE_URL, options: { locale?: string } = {}): Promise<TestDatabase> {
   if (TEST_STORE === 'sqlite') return { locator: () => undefined, args: [], env: {}, drop: async () => undefined };
   if (!serverUrl) throw new Error('SCANHUB_TEST_STORE=postgres needs SCANHUB_TEST_DATABASE_URL (scripts/postgres.sh start sets it)');
-  const { url, drop } = await createDatabase(serverUrl);
+  const { url, drop } = await createDatabase(serverUrl, options.locale);
   return {
     locator: () => postgresLocator(url),
     args: ['--database', url],
@@ -47,9 +50,9 @@ function postgresLocator(url: string): StoreLocator {
 }
 
 /** A new database on the server, and how to drop it. */
-async function createDatabase(serverUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
+async function createDatabase(serverUrl: string, locale?: string): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `scanhub_test_${randomBytes(6).toString('hex')}`;
-  await runSql(serverUrl, `CREATE DATABASE ${name}`);
+  await runSql(serverUrl, `CREATE DATABASE ${name}${locale ? ` TEMPLATE template0 LC_COLLATE '${locale}' LC_CTYPE '${locale}'` : ''}`);
   return {
     url: withDatabase(serverUrl, name),
     drop: async () => void (await runSql(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined)),

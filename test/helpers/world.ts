@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hashPassword } from '../../src/auth/passwords.js';
 import { ApiClient } from '../../src/client/api.js';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, CUSTOMER, startTestServer, type TestServer } from './server.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, CUSTOMER, TEST_PASSWORD_COST, startTestServer, type TestServer } from './server.js';
 
 /** A clock tests move by hand: real time plus an offset, or a fixed instant. */
 export class TestClock {
@@ -50,6 +50,8 @@ export interface Foundation {
   otherAdmin: Actor;
   /** A fresh USER_ROLE (or ADMIN_ROLE) user of acme with a password. */
   newUser(role?: 'USER_ROLE' | 'ADMIN_ROLE'): Promise<Actor>;
+  /** A fresh user of acme without a password (to invite). */
+  newInvitee(role?: 'USER_ROLE' | 'ADMIN_ROLE'): Promise<{ id: string; email: string }>;
   /** A token of the admin issued two hours ago: expired an hour ago. */
   expiredToken(): Promise<string>;
   /** A token of a user that was deleted after it logged in. */
@@ -63,7 +65,7 @@ let emails = 0;
 export async function addCustomer(t: TestServer, customerId: string, email: string, password: string): Promise<string> {
   const { ctx } = t.server;
   const id = randomUUID();
-  const hash = await hashPassword(password);
+  const hash = await hashPassword(password, TEST_PASSWORD_COST);
   const admin = { id, customer_id: customerId, email, roles: ['ADMIN_ROLE'], password_hash: hash, created: ctx.clock() };
   const outcome = await ctx.store.customers.createWithAdmin(customerId, admin, ctx.clock());
   if (outcome !== 'created') throw new Error(`customer ${customerId} not created: ${outcome}`);
@@ -80,6 +82,11 @@ export async function startFoundation(): Promise<Foundation> {
     const created = await t.createUser(role, email);
     return { ...created, email };
   };
+  const newInvitee = async (role: 'USER_ROLE' | 'ADMIN_ROLE' = 'USER_ROLE') => {
+    const email = `invitee${++emails}-${randomUUID().slice(0, 8)}@example.com`;
+    const { id } = await t.admin.post<{ id: string }>(`/${CUSTOMER}/users`, { first_name: 'In', last_name: 'Vitee', role, email });
+    return { id, email };
+  };
   const otherId = await addCustomer(t, OTHER_CUSTOMER, OTHER_ADMIN_EMAIL, USER_PASSWORD);
   const otherToken = await t.login(OTHER_ADMIN_EMAIL, USER_PASSWORD);
   return {
@@ -90,6 +97,7 @@ export async function startFoundation(): Promise<Foundation> {
     user: await newUser('USER_ROLE'),
     otherAdmin: { id: otherId, email: OTHER_ADMIN_EMAIL, token: otherToken, client: new ApiClient(t.url, otherToken) },
     newUser,
+    newInvitee,
     async expiredToken() {
       clock.advance(-2 * 3600_000);
       try {

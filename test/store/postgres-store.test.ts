@@ -71,12 +71,13 @@ describePostgres('PostgreSQL store', () => {
     expect(bob).toEqual({
       id: 'u-2', customer_id: CUSTOMER, email: 'Bob@example.com', first_name: null, last_name: null, language: null,
       roles: ['USER_ROLE'], password_hash: null, consent_general_terms: null, consent_privacy_policy: null, created: T0 + 1, last_updated: T0 + 1,
+      session_version: 0,
     });
     expect((await store.users.page(CUSTOMER, null, 10)).map((u) => u.id)).toEqual(['u-admin', 'u-2']);
     expect((await store.users.page(CUSTOMER, { created: T0, id: 'u-admin' }, 10)).map((u) => u.id)).toEqual(['u-2']);
     expect(await store.users.delete(CUSTOMER, 'u-admin')).toBe('last-admin');
     expect(await store.users.delete(CUSTOMER, 'nobody')).toBe('missing');
-    await store.users.createInvitation('tok', 'u-2', T0, T0 + 1000);
+    expect(await store.users.issueInvitation({ tokenHash: 'tok', userId: 'u-2', customerId: CUSTOMER, kind: 'invitation', created: T0, expiresAt: T0 + 1000 })).toBe('issued');
     const redemptions = await Promise.all([1, 2, 3].map(() => store.users.redeemInvitation('tok', 'hash', T0 + 10)));
     expect(redemptions.filter((r) => r === 'u-2')).toHaveLength(1);
     expect((await store.users.byId('u-2'))?.password_hash).toBe('hash');

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ID_TOKEN_LIFETIME_SECONDS } from '../../auth/idtoken.js';
-import { MIN_PASSWORD_LENGTH, hashPassword, verifyPassword } from '../../auth/passwords.js';
+import { MIN_PASSWORD_LENGTH, dummyHash, hashPassword, isWeakerThan, verifyPassword } from '../../auth/passwords.js';
 import type { AuditAction } from '../../domain/audit.js';
 import { LOGIN_LOCKOUT, lockedForMs, lockoutKey, retryAfterSeconds } from '../../domain/lockout.js';
 import type { UserRecord } from '../../store/ports.js';
@@ -10,9 +10,6 @@ import type { ServerContext } from '../context.js';
 import { unauthorized } from '../errors.js';
 import { tooManyRequests } from '../rate-limits.js';
 import { errorResponses } from '../schemas.js';
-
-// Verified against when the e-mail is unknown, so both failures take the same time.
-const DUMMY_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
 
 const loginResponse = {
   type: 'object',
@@ -48,12 +45,22 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: ServerContext): vo
   const userEntry = (request: FastifyRequest, user: UserRecord, action: AuditAction, details?: Record<string, unknown>) =>
     auditEntryBy(ctx, request, { type: 'user', id: user.id, email: user.email }, user.customer_id, action, { type: 'user', id: user.id }, details);
 
-  const issue = async (user: UserRecord) => ({
-    id_token: await ctx.idTokens.sign({ sub: user.id, email: user.email, customer_id: user.customer_id, roles: user.roles }),
-    token_type: 'Bearer' as const,
-    expires_in: ID_TOKEN_LIFETIME_SECONDS,
-    customer_id: user.customer_id,
-  });
+  const issue = async (reply: FastifyReply, user: UserRecord) =>
+    reply.header('cache-control', 'no-store').send({
+      id_token: await ctx.idTokens.sign({
+        sub: user.id,
+        email: user.email,
+        customer_id: user.customer_id,
+        roles: user.roles,
+        session_version: user.session_version,
+      }),
+      token_type: 'Bearer' as const,
+      expires_in: ID_TOKEN_LIFETIME_SECONDS,
+      customer_id: user.customer_id,
+    });
+
+  // Verified against when the e-mail is unknown, so that it costs what a known one does.
+  const unknownUserHash = dummyHash(ctx.config.passwordCost);
 
   app.post<{ Body: { email: string; password: string } }>('/auth/login', {
     schema: {
@@ -67,10 +74,8 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: ServerContext): vo
       },
       response: { 200: loginResponse, ...errorResponses },
     },
-    handler: async (request) => {
+    handler: async (request, reply) => {
       const email = request.body.email.trim();
-      // Unknown addresses are counted and locked alike, so a 429 tells nothing about who has an account.
-      const key = lockoutKey(email);
       const now = ctx.clock();
       const locked = (refusals: number[]) => {
         const lockedMs = lockedForMs(refusals, now);
@@ -81,12 +86,15 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: ServerContext): vo
           seconds,
         );
       };
+      const user = await ctx.store.users.byEmail(email);
+      // Counted per user, whatever the spelling that found it; an unknown address is counted and
+      // locked alike, so a 429 tells nothing about who has an account.
+      const key = lockoutKey(user ? { userId: user.id } : { email });
       const refusals = await ctx.store.loginFailures.since(key, now - LOGIN_LOCKOUT.windowMs);
       // Not verified, not counted: the lock ends when the window lets one attempt through.
       const refusal = locked(refusals);
       if (refusal) throw refusal;
-      const user = await ctx.store.users.byEmail(email);
-      const matches = await verifyPassword(request.body.password, user?.password_hash ?? DUMMY_HASH);
+      const matches = await verifyPassword(request.body.password, user?.password_hash ?? unknownUserHash);
       if (!user || !user.password_hash || !matches) {
         const until = (refusals[0] ?? now) + LOGIN_LOCKOUT.windowMs;
         // A known address: the refusal (and the lock it starts) goes in its customer's audit log. An
@@ -100,15 +108,22 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: ServerContext): vo
           user ? [userEntry(request, user, 'auth.login_refused')] : [],
           user ? { refusals: LOGIN_LOCKOUT.refusals, entry: userEntry(request, user, 'auth.locked_out', { refusals: LOGIN_LOCKOUT.refusals, until }) } : undefined,
         );
-        if (count === LOGIN_LOCKOUT.refusals) request.log.warn({ email: key, until }, 'log-in locked: too many refused log-ins for this e-mail address');
+        if (count === LOGIN_LOCKOUT.refusals) {
+          request.log.warn({ email, ...(user ? { user: user.id } : {}), until }, 'log-in locked: too many refused log-ins for this e-mail address');
+        }
         throw unauthorized('The e-mail address or password is wrong.');
       }
       // Refusals that raced this attempt may have locked the address meanwhile: the right password
       // is refused while locked, as it would be a moment later.
       const raced = locked(await ctx.store.loginFailures.since(key, now - LOGIN_LOCKOUT.windowMs));
       if (raced) throw raced;
+      // A hash of a lower cost than new ones get is replaced now that the password is at hand
+      // (the same password: its tokens stay valid).
+      if (isWeakerThan(user.password_hash, ctx.config.passwordCost)) {
+        await ctx.store.users.upgradePasswordHash(user.id, user.password_hash, await hashPassword(request.body.password, ctx.config.passwordCost));
+      }
       await ctx.store.audit.append(userEntry(request, user, 'auth.login'));
-      return issue(user);
+      return issue(reply, user);
     },
   });
 
@@ -127,13 +142,14 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: ServerContext): vo
       },
       response: { 200: loginResponse, ...errorResponses },
     },
-    handler: async (request) => {
-      const passwordHash = await hashPassword(request.body.password);
-      const userId = await ctx.store.users.redeemInvitation(hashInvitationToken(request.body.invitation_token), passwordHash, ctx.clock(), (user) =>
-        userEntry(request, user, 'user.invitation_accepted'),
+    handler: async (request, reply) => {
+      const passwordHash = await hashPassword(request.body.password, ctx.config.passwordCost);
+      const userId = await ctx.store.users.redeemInvitation(hashInvitationToken(request.body.invitation_token), passwordHash, ctx.clock(), ({ user, kind }) =>
+        userEntry(request, user, 'user.invitation_accepted', kind === 'password-reset' ? { password_reset: true } : undefined),
       );
       if (!userId) throw unauthorized('The invitation token is unknown, already used or expired: ask an administrator for a new invitation.');
-      return issue((await ctx.store.users.byId(userId))!);
+      // Read after the redemption: the token carries the session version it raised.
+      return issue(reply, (await ctx.store.users.byId(userId))!);
     },
   });
 

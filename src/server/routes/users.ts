@@ -1,17 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { ROLES, permissionsOf } from '../../domain/permissions.js';
-import type { UserRecord } from '../../store/ports.js';
-import { hashInvitationToken, newInvitationToken } from './auth.js';
+import { ROLES, permissionsOf, sameRoles } from '../../domain/permissions.js';
+import type { UserChanges, UserRecord, UserUpdate } from '../../store/ports.js';
+import { principalOf } from '../access.js';
 import { auditEntry } from '../audit.js';
 import type { ServerContext } from '../context.js';
 import { createdIdPage, type CreatedIdList } from '../created-id-pages.js';
 import { conflict, notFound } from '../errors.js';
 import { customerParams, errorResponses, limitParameter, listBody, listOf } from '../schemas.js';
+import { checkHandOut } from '../user-admin.js';
 
 const USER_LIST: CreatedIdList = { segment: 'users', noun: 'user' };
-
-const INVITATION_LIFETIME_MS = 24 * 3600 * 1000;
 
 const consentSchema = {
   type: ['object', 'null'],
@@ -36,7 +35,7 @@ export const userSchema = {
   required: ['id', 'email', 'created', 'last_updated', 'roles'],
 } as const;
 
-const userParams = {
+export const userParams = {
   type: 'object',
   properties: { customer_id: { type: 'string' }, user_id: { type: 'string' } },
   required: ['customer_id', 'user_id'],
@@ -66,14 +65,29 @@ interface NewUserBody {
   email: string;
 }
 
+const nameSchema = { type: 'string', minLength: 1, maxLength: 200 } as const;
+
+/** The audit details of a change: the fields whose value changed, and the roles before and after when they did. */
+function changeDetails({ before, after }: UserUpdate): Record<string, unknown> {
+  const fields = ['first_name', 'last_name', 'language'] as const;
+  const changed: string[] = fields.filter((field) => before[field] !== after[field]);
+  if (sameRoles(before.roles, after.roles)) return { changed };
+  return { changed: [...changed, 'roles'], roles: after.roles, previous_roles: before.roles };
+}
+
+/** The 409 of a change that would leave the customer without an administrator. */
+const lastAdministrator = (customerId: string, userId: string) =>
+  conflict(`User "${userId}" is the last administrator of customer "${customerId}": make another user an administrator first.`);
+
+/** The customer's user, or 404. */
+export async function userOf(ctx: ServerContext, customerId: string, userId: string): Promise<UserRecord> {
+  const user = await ctx.store.users.byId(userId);
+  if (!user || user.customer_id !== customerId) throw notFound(`User "${userId}" does not exist.`);
+  return user;
+}
+
 /** Users of spec 4.6 and the invitations of DESIGN.md. */
 export function registerUserRoutes(app: FastifyInstance, ctx: ServerContext): void {
-  const userOf = async (customerId: string, userId: string) => {
-    const user = await ctx.store.users.byId(userId);
-    if (!user || user.customer_id !== customerId) throw notFound(`User "${userId}" does not exist.`);
-    return user;
-  };
-
   app.get<{ Params: { customer_id: string } }>('/:customer_id/me', {
     config: { access: 'authenticated' },
     schema: {
@@ -95,8 +109,8 @@ export function registerUserRoutes(app: FastifyInstance, ctx: ServerContext): vo
       body: {
         type: 'object',
         properties: {
-          first_name: { type: 'string', minLength: 1, maxLength: 200 },
-          last_name: { type: 'string', minLength: 1, maxLength: 200 },
+          first_name: nameSchema,
+          last_name: nameSchema,
           role: { type: 'string', enum: [...ROLES] },
           email: { type: 'string', format: 'email', maxLength: 320 },
         },
@@ -107,6 +121,7 @@ export function registerUserRoutes(app: FastifyInstance, ctx: ServerContext): vo
     },
     handler: async (request) => {
       const { first_name, last_name, role, email } = request.body;
+      checkHandOut(principalOf(request), [role], `create a user with the role ${role}`);
       const id = randomUUID();
       const created = await ctx.store.users.create(
         { id, customer_id: request.params.customer_id, email: email.trim(), first_name, last_name, roles: [role], created: ctx.clock() },
@@ -145,7 +160,44 @@ export function registerUserRoutes(app: FastifyInstance, ctx: ServerContext): vo
       params: userParams,
       response: { 200: userSchema, ...errorResponses },
     },
-    handler: async (request) => toApiUser(await userOf(request.params.customer_id, request.params.user_id)),
+    handler: async (request) => toApiUser(await userOf(ctx, request.params.customer_id, request.params.user_id)),
+  });
+
+  app.patch<{ Params: { customer_id: string; user_id: string }; Body: UserChanges }>('/:customer_id/users/:user_id', {
+    config: { access: { permission: 'user.write' } },
+    schema: {
+      summary: "Change a user's roles, names or language",
+      tags: ['users'],
+      params: userParams,
+      body: {
+        type: 'object',
+        properties: {
+          roles: { type: 'array', items: { type: 'string', enum: [...ROLES] }, minItems: 1, uniqueItems: true },
+          first_name: nameSchema,
+          last_name: nameSchema,
+          language: { type: 'string', minLength: 1, maxLength: 35 },
+        },
+        minProperties: 1,
+        additionalProperties: false,
+      },
+      response: { 200: userSchema, ...errorResponses },
+    },
+    handler: async (request) => {
+      const { customer_id, user_id } = request.params;
+      const changes: UserChanges = { ...request.body };
+      if (changes.roles) {
+        const roles = ROLES.filter((role) => changes.roles!.includes(role));
+        const before = await userOf(ctx, customer_id, user_id);
+        if (!sameRoles(before.roles, roles)) checkHandOut(principalOf(request), [...before.roles, ...roles], `change the roles of user "${user_id}"`);
+        changes.roles = roles;
+      }
+      const outcome = await ctx.store.users.update(customer_id, user_id, changes, ctx.clock(), (update) =>
+        auditEntry(ctx, request, 'user.updated', { type: 'user', id: user_id }, changeDetails(update)),
+      );
+      if (outcome === 'missing') throw notFound(`User "${user_id}" does not exist.`);
+      if (outcome === 'last-admin') throw lastAdministrator(customer_id, user_id);
+      return toApiUser(outcome);
+    },
   });
 
   app.delete<{ Params: { customer_id: string; user_id: string } }>('/:customer_id/users/:user_id', {
@@ -160,44 +212,8 @@ export function registerUserRoutes(app: FastifyInstance, ctx: ServerContext): vo
       const { customer_id, user_id } = request.params;
       const outcome = await ctx.store.users.delete(customer_id, user_id, auditEntry(ctx, request, 'user.deleted', { type: 'user', id: user_id }));
       if (outcome === 'missing') throw notFound(`User "${user_id}" does not exist.`);
-      if (outcome === 'last-admin') {
-        throw conflict(`User "${user_id}" is the last administrator of customer "${customer_id}": make another user an administrator first.`);
-      }
+      if (outcome === 'last-admin') throw lastAdministrator(customer_id, user_id);
       return reply.code(204).send();
-    },
-  });
-
-  app.post<{ Params: { customer_id: string; user_id: string } }>('/:customer_id/users/:user_id/invitation', {
-    config: { access: { permission: 'user.write' } },
-    schema: {
-      summary: 'Create a single-use invitation (24 h) with which the user sets a password',
-      tags: ['users'],
-      params: userParams,
-      response: {
-        201: {
-          type: 'object',
-          properties: {
-            invitation_token: { type: 'string' },
-            expires_at: { type: 'integer', description: 'Milliseconds since the epoch.' },
-          },
-          required: ['invitation_token', 'expires_at'],
-        },
-        ...errorResponses,
-      },
-    },
-    handler: async (request, reply) => {
-      const user = await userOf(request.params.customer_id, request.params.user_id);
-      const token = newInvitationToken();
-      const now = ctx.clock();
-      const expiresAt = now + INVITATION_LIFETIME_MS;
-      await ctx.store.users.createInvitation(
-        hashInvitationToken(token),
-        user.id,
-        now,
-        expiresAt,
-        auditEntry(ctx, request, 'user.invited', { type: 'user', id: user.id }, { email: user.email, expires_at: expiresAt }),
-      );
-      return reply.code(201).send({ invitation_token: token, expires_at: expiresAt });
     },
   });
 }

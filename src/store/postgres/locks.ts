@@ -16,7 +16,9 @@ export const ADVISORY_LOCKS = {
   'login-failures': 736304,
   /** Deletion of old events (src/retention/sweeper.ts): one instance deletes at a time. */
   retention: 736305,
-} as const satisfies Record<'migrations' | 'bootstrap' | 'login-failures' | LockName, number>;
+  /** Replacement of one secret (secrets.ts), transaction-scoped, two-key form with hashtext(name). */
+  secrets: 736306,
+} as const satisfies Record<'migrations' | 'bootstrap' | 'login-failures' | 'secrets' | LockName, number>;
 
 /**
  * Clean-ups on one instance at a time: `pg_try_advisory_lock` on a connection of its own, held

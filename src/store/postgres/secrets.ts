@@ -1,5 +1,8 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import type { AuditEntry } from '../../domain/audit.js';
 import type { SecretName, SecretRepository } from '../ports.js';
+import { insertAuditEntry } from './audit.js';
+import { ADVISORY_LOCKS } from './locks.js';
 import type { Database } from './pool.js';
 
 /** Thrown when the stored secrets were encrypted under another master key. */
@@ -76,5 +79,23 @@ export class PgSecrets implements SecretRepository {
     const value = await this.get(name);
     if (value === undefined) throw new Error(`the secret ${JSON.stringify(name)} was stored and is gone`);
     return value;
+  }
+
+  /** Under a transaction-level advisory lock per name: replacements of one secret happen one at a time. */
+  replace(name: SecretName, change: (current: string | undefined) => string, audit?: (customerIds: string[]) => AuditEntry[]): Promise<string> {
+    return this.db.transaction(async (client) => {
+      await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [ADVISORY_LOCKS.secrets, name]);
+      const row = (await client.query<SecretRow>('SELECT nonce, ciphertext, tag FROM secrets WHERE name = $1', [name])).rows[0];
+      const value = change(row && openSecret(this.key, name, row));
+      const { nonce, ciphertext, tag } = sealSecret(this.key, name, value);
+      await client.query(
+        `INSERT INTO secrets (name, nonce, ciphertext, tag, created) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (name) DO UPDATE SET nonce = excluded.nonce, ciphertext = excluded.ciphertext, tag = excluded.tag`,
+        [name, nonce, ciphertext, tag, Date.now()],
+      );
+      const customerIds = (await client.query<{ id: string }>('SELECT id FROM customers ORDER BY id')).rows.map((r) => r.id);
+      for (const entry of audit?.(customerIds) ?? []) await insertAuditEntry(client, entry);
+      return value;
+    });
   }
 }

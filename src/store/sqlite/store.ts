@@ -197,15 +197,20 @@ export class SqliteStore implements Store {
       byEmail: async (email) => users().byEmail(email),
       page: async (customerId, after, limit) => users().page(customerId, after, limit),
       delete: async (customerId, id, audit) => audited(db, () => users().delete(customerId, id), (outcome) => (outcome === 'deleted' ? audit : undefined)),
-      setPassword: async (id, hash, now) => users().setPassword(id, hash, now),
-      createInvitation: async (tokenHash, userId, now, expiresAt, audit) =>
-        audited(db, () => users().createInvitation(tokenHash, userId, now, expiresAt), () => audit),
+      update: async (customerId, id, changes, now, audit) => {
+        const outcome = audited(db, () => users().update(customerId, id, changes, now), (done) => (typeof done === 'object' && audit ? audit(done) : undefined));
+        return typeof outcome === 'object' ? outcome.after : outcome;
+      },
+      setPassword: async (id, hash, now) => void db.transaction(() => users().setPassword(id, hash, now)).immediate(),
+      upgradePasswordHash: async (id, previous, upgraded) => users().upgradePasswordHash(id, previous, upgraded),
+      issueInvitation: async (invitation, audit) =>
+        audited(db, () => users().issueInvitation(invitation), (outcome) => (outcome === 'issued' ? audit : undefined)),
       redeemInvitation: async (tokenHash, hash, now, audit) =>
         audited(
           db,
           () => users().redeemInvitation(tokenHash, hash, now),
-          (userId) => (userId !== undefined && audit ? audit(users().byId(userId)!) : undefined),
-        ),
+          (redeemed) => (redeemed && audit ? audit({ user: users().byId(redeemed.userId)!, kind: redeemed.kind }) : undefined),
+        )?.userId,
     };
     this.loginFailures = {
       since: async (key, since) => loginFailures().since(key, since),
@@ -363,7 +368,7 @@ export class SqliteStore implements Store {
       list: async () => deadLetters().list(),
       payload: async (seq) => deadLetters().payload(seq),
     };
-    this.secrets = new FileSecrets(locator.dataDir);
+    this.secrets = new FileSecrets(locator.dataDir, db);
     // One process per data directory: nobody else can hold a lock, so the work always runs.
     this.locks = { tryRun: async (_name, work) => ({ ran: true, value: await work() }) };
     this.storage = new StorageWatch(() => probeFileSystem(locator.file));

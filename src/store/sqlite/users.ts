@@ -1,10 +1,14 @@
 import type { Statement } from 'better-sqlite3';
+import { sameRoles } from '../../domain/permissions.js';
 import type { Db } from './open.js';
 import { LIMIT, prepared } from './statements.js';
-import type { NewUser, UserRecord } from '../ports.js';
+import type { InvitationKind, InvitationOutcome, NewInvitation, NewUser, UserChanges, UserRecord, UserUpdate } from '../ports.js';
 import { toUserRecord, type UserRow } from '../rows.js';
 
-/** Users and their invitations. E-mail addresses are unique per deployment, case-insensitively. */
+/**
+ * Users and their invitations. E-mail addresses are unique per deployment, case-insensitively
+ * (the column's NOCASE: ASCII letters only, as domain/lockout.ts normalisedEmail).
+ */
 export class UserStore {
   /** Every authenticated request looks its user up: prepared once (parsing the SQL cost more than running it). */
   private readonly selectById: Statement;
@@ -54,58 +58,91 @@ export class UserStore {
 
   /**
    * Deletes the user unless that would leave the customer without an admin.
-   * Returns 'deleted', 'missing' or 'last-admin'; the check and the delete are one transaction.
+   * Returns 'deleted', 'missing' or 'last-admin'; the caller runs it in an IMMEDIATE transaction.
    */
   delete(customerId: string, id: string): 'deleted' | 'missing' | 'last-admin' {
-    return this.db
-      .transaction(() => {
-        const user = this.db.prepare('SELECT roles FROM users WHERE id = ? AND customer_id = ?').get(id, customerId) as
-          | { roles: string }
-          | undefined;
-        if (!user) return 'missing' as const;
-        if ((JSON.parse(user.roles) as string[]).includes('ADMIN_ROLE')) {
-          const admins = this.db
-            .prepare(
-              `SELECT count(*) FROM users, json_each(users.roles)
-               WHERE customer_id = ? AND json_each.value = 'ADMIN_ROLE'`,
-            )
-            .pluck()
-            .get(customerId) as number;
-          if (admins <= 1) return 'last-admin' as const;
-        }
-        this.db.prepare('DELETE FROM users WHERE id = ?').run(id);
-        return 'deleted' as const;
-      })
-      .immediate();
+    const user = this.ofCustomer(customerId, id);
+    if (!user) return 'missing';
+    if (user.roles.includes('ADMIN_ROLE') && this.admins(customerId) <= 1) return 'last-admin';
+    this.db.prepare('DELETE FROM users WHERE id = ?').run(id);
+    return 'deleted';
+  }
+
+  /** Changes the user; a change of roles raises the session version. The caller runs it in an IMMEDIATE transaction. */
+  update(customerId: string, id: string, changes: UserChanges, now: number): UserUpdate | 'missing' | 'last-admin' {
+    const before = this.ofCustomer(customerId, id);
+    if (!before) return 'missing';
+    const roles = changes.roles ?? before.roles;
+    if (before.roles.includes('ADMIN_ROLE') && !roles.includes('ADMIN_ROLE') && this.admins(customerId) <= 1) return 'last-admin';
+    const rolesChanged = !sameRoles(roles, before.roles);
+    this.db
+      .prepare(
+        `UPDATE users SET first_name = @first_name, last_name = @last_name, language = @language, roles = @roles,
+           session_version = session_version + @raise, last_updated = @now WHERE id = @id`,
+      )
+      .run({
+        first_name: changes.first_name ?? before.first_name,
+        last_name: changes.last_name ?? before.last_name,
+        language: changes.language ?? before.language,
+        roles: JSON.stringify(roles),
+        raise: rolesChanged ? 1 : 0,
+        now,
+        id,
+      });
+    return { before, after: this.byId(id)! };
   }
 
   setPassword(id: string, passwordHash: string, now: number): void {
-    this.db.prepare('UPDATE users SET password_hash = ?, last_updated = ? WHERE id = ?').run(passwordHash, now, id);
+    this.db
+      .prepare('UPDATE users SET password_hash = ?, session_version = session_version + 1, last_updated = ? WHERE id = ?')
+      .run(passwordHash, now, id);
+    this.db.prepare('DELETE FROM invitations WHERE user_id = ? AND used_at IS NULL').run(id);
   }
 
-  createInvitation(tokenHash: string, userId: string, now: number, expiresAt: number): void {
+  upgradePasswordHash(id: string, previous: string, upgraded: string): boolean {
+    return this.db.prepare('UPDATE users SET password_hash = ? WHERE id = ? AND password_hash = ?').run(upgraded, id, previous).changes === 1;
+  }
+
+  /** Voids the user's outstanding tokens and stores the new one; the caller runs it in an IMMEDIATE transaction. */
+  issueInvitation(invitation: NewInvitation): InvitationOutcome {
+    const user = this.ofCustomer(invitation.customerId, invitation.userId);
+    if (!user) return 'missing';
+    if (invitation.kind === 'invitation' && user.password_hash !== null) return 'has-password';
+    if (invitation.kind === 'password-reset' && user.password_hash === null) return 'no-password';
+    this.db.prepare('DELETE FROM invitations WHERE user_id = ? AND used_at IS NULL').run(user.id);
     this.db
-      .prepare('INSERT INTO invitations (token_hash, user_id, created, expires_at) VALUES (?, ?, ?, ?)')
-      .run(tokenHash, userId, now, expiresAt);
+      .prepare('INSERT INTO invitations (token_hash, user_id, kind, created, expires_at) VALUES (?, ?, ?, ?, ?)')
+      .run(invitation.tokenHash, user.id, invitation.kind, invitation.created, invitation.expiresAt);
+    return 'issued';
   }
 
   /**
-   * Marks the invitation used and sets the password, atomically; the user id, or undefined
-   * when the token is unknown, used or expired.
+   * Marks the invitation used and sets the password (voiding the user's other invitations); the
+   * user id and the token's kind, or undefined when the token is unknown, used or expired. The
+   * caller runs it in an IMMEDIATE transaction.
    */
-  redeemInvitation(tokenHash: string, passwordHash: string, now: number): string | undefined {
+  redeemInvitation(tokenHash: string, passwordHash: string, now: number): { userId: string; kind: InvitationKind } | undefined {
+    const invitation = this.db
+      .prepare(
+        `UPDATE invitations SET used_at = @now
+         WHERE token_hash = @tokenHash AND used_at IS NULL AND expires_at > @now RETURNING user_id, kind`,
+      )
+      .get({ tokenHash, now }) as { user_id: string; kind: InvitationKind } | undefined;
+    if (!invitation) return undefined;
+    this.setPassword(invitation.user_id, passwordHash, now);
+    return { userId: invitation.user_id, kind: invitation.kind };
+  }
+
+  private ofCustomer(customerId: string, id: string): UserRecord | undefined {
+    const user = this.byId(id);
+    return user?.customer_id === customerId ? user : undefined;
+  }
+
+  /** How many ADMIN_ROLE users the customer has. */
+  private admins(customerId: string): number {
     return this.db
-      .transaction(() => {
-        const invitation = this.db
-          .prepare(
-            `UPDATE invitations SET used_at = @now
-             WHERE token_hash = @tokenHash AND used_at IS NULL AND expires_at > @now RETURNING user_id`,
-          )
-          .get({ tokenHash, now }) as { user_id: string } | undefined;
-        if (!invitation) return undefined;
-        this.setPassword(invitation.user_id, passwordHash, now);
-        return invitation.user_id;
-      })
-      .immediate();
+      .prepare(`SELECT count(*) FROM users, json_each(users.roles) WHERE customer_id = ? AND json_each.value = 'ADMIN_ROLE'`)
+      .pluck()
+      .get(customerId) as number;
   }
 }

@@ -14,6 +14,7 @@ import { migration as m0012 } from './0012_retention.js';
 import { migration as m0013 } from './0013_event_stream.js';
 import { migration as m0014 } from './0014_event_key.js';
 import { migration as m0015 } from './0015_plain_text.js';
+import { migration as m0016 } from './0016_least_privilege.js';
 
 export interface Migration {
   /** File name without extension, e.g. `0001_foundation`; the number orders them. */
@@ -22,7 +23,7 @@ export interface Migration {
 }
 
 /** Every migration, in order. A new one is a new file and one line here. */
-export const migrations: Migration[] = [m0001, m0002, m0003, m0004, m0005, m0006, m0007, m0008, m0009, m0010, m0011, m0012, m0013, m0014, m0015];
+export const migrations: Migration[] = [m0001, m0002, m0003, m0004, m0005, m0006, m0007, m0008, m0009, m0010, m0011, m0012, m0013, m0014, m0015, m0016];
 
 /**
  * Applies the pending migrations in one transaction; a failure names the migration and applies
