@@ -137,6 +137,38 @@ const escalations: Scenario<Keys>[] = [
     body: (w) => KEY_NO_ADMIN(`change the roles of user "${w.admin.id}"`),
   },
   {
+    name: "a key with every permission renames the administrator: 403, the name unchanged",
+    method: 'PATCH',
+    path: (w) => `/${CUSTOMER}/users/${w.admin.id}`,
+    auth: (w) => bearer(w.fullKey),
+    json: { first_name: 'Mallory' },
+    status: 403,
+    body: (w) => KEY_NO_ADMIN(`change user "${w.admin.id}"`),
+    check: async (_answer, w) => {
+      const admin = await w.t.admin.get<{ first_name?: string }>(`/${CUSTOMER}/users/${w.admin.id}`);
+      expect(admin.first_name).not.toBe('Mallory');
+    },
+  },
+  {
+    name: 'a key with every permission deletes an administrator who is not the last: 403, still there',
+    method: 'DELETE',
+    path: async (w) => `/${CUSTOMER}/users/${(invitee = (await w.newInvitee('ADMIN_ROLE')).id)}`,
+    auth: (w) => bearer(w.fullKey),
+    status: 403,
+    body: () => KEY_NO_ADMIN(`delete user "${invitee}"`),
+    check: async (_answer, w) => {
+      expect((await call(w.url, 'GET', `/${CUSTOMER}/users/${invitee}`, { token: w.t.adminToken })).status).toBe(200);
+    },
+  },
+  {
+    name: 'user.write key deletes a USER_ROLE user: 403 naming the permissions it lacks',
+    method: 'DELETE',
+    path: (w) => `/${CUSTOMER}/users/${w.user.id}`,
+    auth: (w) => bearer(w.userWriteKey),
+    status: 403,
+    body: (w) => KEY_LACKS(`delete user "${w.user.id}"`, 'the role USER_ROLE', USER_PERMISSIONS),
+  },
+  {
     name: 'a key with every permission may still create and invite a USER_ROLE user',
     method: 'POST',
     path: `/${CUSTOMER}/users`,

@@ -185,12 +185,12 @@ export function registerUserRoutes(app: FastifyInstance, ctx: ServerContext): vo
     handler: async (request) => {
       const { customer_id, user_id } = request.params;
       const changes: UserChanges = { ...request.body };
-      if (changes.roles) {
-        const roles = ROLES.filter((role) => changes.roles!.includes(role));
-        const before = await userOf(ctx, customer_id, user_id);
-        if (!sameRoles(before.roles, roles)) checkHandOut(principalOf(request), [...before.roles, ...roles], `change the roles of user "${user_id}"`);
-        changes.roles = roles;
-      }
+      const before = await userOf(ctx, customer_id, user_id);
+      const roles = changes.roles && ROLES.filter((role) => changes.roles!.includes(role));
+      if (roles && !sameRoles(before.roles, roles)) checkHandOut(principalOf(request), [...before.roles, ...roles], `change the roles of user "${user_id}"`);
+      // Whoever may not hand out a user's roles may not change that user at all (an API key an administrator).
+      else checkHandOut(principalOf(request), before.roles, `change user "${user_id}"`);
+      if (roles) changes.roles = roles;
       const outcome = await ctx.store.users.update(customer_id, user_id, changes, ctx.clock(), (update) =>
         auditEntry(ctx, request, 'user.updated', { type: 'user', id: user_id }, changeDetails(update)),
       );
@@ -210,6 +210,7 @@ export function registerUserRoutes(app: FastifyInstance, ctx: ServerContext): vo
     },
     handler: async (request, reply) => {
       const { customer_id, user_id } = request.params;
+      checkHandOut(principalOf(request), (await userOf(ctx, customer_id, user_id)).roles, `delete user "${user_id}"`);
       const outcome = await ctx.store.users.delete(customer_id, user_id, auditEntry(ctx, request, 'user.deleted', { type: 'user', id: user_id }));
       if (outcome === 'missing') throw notFound(`User "${user_id}" does not exist.`);
       if (outcome === 'last-admin') throw lastAdministrator(customer_id, user_id);
