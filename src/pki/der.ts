@@ -1,6 +1,6 @@
 /**
- * The little DER (ITU-T X.690) that src/pki writes and reads: certificates (RFC 5280) and PKCS#12
- * files (RFC 7292). node:crypto signs, hashes and encrypts natively but builds neither structure;
+ * The little DER (ITU-T X.690) that src/pki writes and reads: certificates (RFC 5280), PKCS#12
+ * files (RFC 7292) and certificate requests (PKCS#10, RFC 2986). node:crypto signs, hashes and encrypts natively but builds neither structure;
  * this writer is the part in JavaScript, a few microseconds per certificate.
  */
 
@@ -85,6 +85,23 @@ export function read(bytes: Buffer): Element {
   }
   if (bytes.length < header + size) throw new Error('DER: element longer than its input');
   return { tag, encoded: bytes.subarray(0, header + size), contents: bytes.subarray(header, header + size) };
+}
+
+/** The dotted form of an OBJECT IDENTIFIER element (X.690 8.19), for what is compared and quoted. */
+export function readOid(element: Element): string {
+  if (element.tag !== 0x06 || element.contents.length === 0) throw new Error('DER: not an OBJECT IDENTIFIER');
+  const arcs: number[] = [];
+  let value = 0;
+  for (const byte of element.contents) {
+    value = value * 128 + (byte & 0x7f);
+    if (byte & 0x80) continue;
+    arcs.push(value);
+    value = 0;
+  }
+  if (element.contents[element.contents.length - 1]! & 0x80) throw new Error('DER: truncated OBJECT IDENTIFIER');
+  const first = arcs.shift()!;
+  const top = Math.min(Math.floor(first / 40), 2);
+  return [top, first - 40 * top, ...arcs].join('.');
 }
 
 /** The elements inside a constructed element, in order. */
