@@ -21,9 +21,6 @@ export const preparationSchema = {
   required: ['registration_path', 'token'],
 } as const;
 
-const REDEMPTION_DESCRIPTION =
-  'With only the token, the service made the key: pkcs12 holds it. With csr, the device keeps its own key and pkcs12 holds the certificates only (docs/gateways.md "Provisioning with the device\'s own key"). A refused csr (400) leaves the token unused.';
-
 const refusedToken = () =>
   forbidden('The provisioning token is unknown, already used or expired: each token works once, within 24 hours of prepare-provisioning.');
 
@@ -78,7 +75,6 @@ export function registerProvisioningRoutes(app: FastifyInstance, ctx: ServerCont
   app.post<{ Body: { token: string; csr?: string } }>(REGISTRATION_PATH, {
     schema: {
       summary: 'Device: trade the provisioning token for its certificate and MQTT details (once; no Authorization)',
-      description: REDEMPTION_DESCRIPTION,
       tags: ['provisioning'],
       body: {
         type: 'object',
