@@ -8,8 +8,9 @@
 //   - PACKAGE_GATEWAYS new gateways through create-provisioning-package (calls of at most the cap,
 //     100, two in flight), every package document fetched by its link and redeemed: seconds end to
 //     end (target < 5 s with EC).
-//   - where the time goes, in this process: CPU per key, per certificate (key and CA signature)
-//     and per PKCS#12, each key type (all threads; the key and signature run on libuv's pool).
+//   - where the time goes, in this process: CPU per key, per certificate (key and CA signature),
+//     per PKCS#12, and per key sealed under its token and opened again, each key type (all
+//     threads; the key and signature run on libuv's pool).
 // Each serve figure is measured RUNS times (a fresh server each run, key types alternating); the
 // median and the spread (min..max) are reported, with the ratio to the target. RSA is reported
 // beside EC. The figures of a busy machine are provisional: run it on a quiet one.
@@ -173,6 +174,7 @@ async function components() {
   const { issueClientCertificate, issueClientCertificateAsync, loadOrCreateCa } = await import('../dist/pki/ca.js');
   const { generateKeysAsync, randomSerialHex } = await import('../dist/pki/keys.js');
   const { buildPkcs12 } = await import('../dist/pki/pkcs12.js');
+  const { openGatewayKey, sealGatewayKey } = await import('../dist/pki/sealed-key.js');
   const { FileSecrets } = await import('../dist/store/sqlite/secrets.js');
   const dir = mkdtempSync(join(tmpdir(), 'scanhub-bench-pki-'));
   try {
@@ -184,6 +186,8 @@ async function components() {
       report(BENCH, `${keyType}_key_cpu_ms`, await cpuPerCall(count, () => generateKeysAsync(keyType)), 'ms');
       report(BENCH, `${keyType}_key_and_certificate_cpu_ms`, await cpuPerCall(count, () => issueClientCertificateAsync(ca, 'bench-gateway', randomSerialHex(), keyType)), 'ms');
       report(BENCH, `${keyType}_pkcs12_cpu_ms`, await cpuPerCall(2000, async () => buildPkcs12(issued.keyPem, issued.certPem, ca.certPem, 'bench-gateway')), 'ms');
+      const token = 'bench-token-'.padEnd(43, 'x');
+      report(BENCH, `${keyType}_seal_and_open_cpu_ms`, await cpuPerCall(2000, async () => openGatewayKey(sealGatewayKey(issued.keyPem, token, 'ab01'), token, 'ab01')), 'ms');
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

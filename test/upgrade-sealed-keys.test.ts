@@ -4,11 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import { extract as extractTar } from 'tar';
 import { afterAll, describe, expect, it } from 'vitest';
 import { applyMigrations as applyPostgresMigrations, migrations as postgresMigrations } from '../src/store/postgres/migrations/index.js';
 import { migrations as sqliteMigrations } from '../src/store/sqlite/migrations/index.js';
 import { openDatabase } from '../src/store/sqlite/open.js';
 import { startServer } from '../src/server/serve.js';
+import { runCli } from './helpers/cli.js';
 import { call } from './helpers/http.js';
 import { filesHoldingPrivateKeys, keyTracesIn, type KnownKey } from './helpers/key-traces.js';
 import { openPkcs12 } from './helpers/pkcs12.js';
@@ -73,7 +75,8 @@ describe(`upgrading a database that holds gateway keys in clear (${TEST_STORE})`
     const gateways = legacyGateways();
     const old = mkdtempSync(join(tmpdir(), 'scanhub-upgrade-keys-'));
     const dataDir = mkdtempSync(join(tmpdir(), 'scanhub-upgrade-keys-data-'));
-    dirs.push(old, dataDir);
+    const notUpgraded = mkdtempSync(join(tmpdir(), 'scanhub-upgrade-keys-backup-'));
+    dirs.push(old, dataDir, notUpgraded);
     const file = join(old, 'scanhub.db');
     const db = new Database(file);
     db.pragma('journal_mode = WAL');
@@ -87,10 +90,18 @@ describe(`upgrading a database that holds gateway keys in clear (${TEST_STORE})`
     // The old version stopped without a checkpoint: its last transactions, keys included, are in the WAL.
     db.pragma('wal_autocheckpoint = 0');
     await writeLegacyRows(async (sql, ...params) => void db.prepare(sql).run(...params), gateways);
-    for (const suffix of ['', '-wal']) copyFileSync(`${file}${suffix}`, join(dataDir, `scanhub.db${suffix}`));
+    for (const dir of [dataDir, notUpgraded]) for (const suffix of ['', '-wal']) copyFileSync(`${file}${suffix}`, join(dir, `scanhub.db${suffix}`));
     db.close();
     const stored = () => Buffer.concat(['scanhub.db', 'scanhub.db-wal'].map((name) => join(dataDir, name)).filter(existsSync).map((path) => readFileSync(path)));
     expect(keyTracesIn(stored(), gateways.map((g) => g.key)).length).toBeGreaterThan(gateways.length);
+
+    // A backup of it that this version makes before any serve migrated it holds none of them either.
+    const unpacked = mkdtempSync(join(tmpdir(), 'scanhub-upgrade-keys-unpacked-'));
+    dirs.push(unpacked);
+    const backup = join(unpacked, 'backup.tar');
+    expect(await runCli(['operator', '--data-dir', notUpgraded, 'backup', '--output', backup])).toMatchObject({ code: 0, stderr: expect.stringContaining('Backed up') });
+    await extractTar({ file: backup, cwd: unpacked }, ['scanhub.db']);
+    expect(keyTracesIn(readFileSync(join(unpacked, 'scanhub.db')), gateways.map((g) => g.key))).toEqual([]);
 
     const upgraded = openDatabase(join(dataDir, 'scanhub.db'));
     try {

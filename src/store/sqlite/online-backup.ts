@@ -83,6 +83,9 @@ function eraseSealedKeys(db: Database.Database): void {
   db.transaction(() => {
     for (const column of columns) db.prepare(`UPDATE gateway_certificates SET ${column} = NULL WHERE ${column} IS NOT NULL`).run();
   })();
+  // That version set keys to NULL without zeroing them: what is left of them in free space goes
+  // when the copy is rebuilt from its rows.
+  if (columns.includes('key_pem')) db.exec('VACUUM');
   db.pragma('journal_mode = DELETE');
 }
 
