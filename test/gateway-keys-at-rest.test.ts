@@ -1,9 +1,10 @@
 import { createPrivateKey } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import mqtt from 'mqtt';
+import pg from 'pg';
 import { extract as extractTar } from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../src/client/api.js';
@@ -15,14 +16,16 @@ import { filesHoldingPrivateKeys, keyTracesIn, type KnownKey } from './helpers/k
 import { openPkcs12 } from './helpers/pkcs12.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, CUSTOMER, startTestServer, type TestServer } from './helpers/server.js';
 import { selectRows } from './helpers/store-rows.js';
-import { TEST_STORE } from './helpers/test-store.js';
+import { freshDatabase, TEST_DATABASE_URL } from './helpers/postgres.js';
+import { TEST_MASTER_KEY, TEST_STORE } from './helpers/test-store.js';
 
 // No gateway private key at rest (docs/gateways.md "No gateway key at rest"): three gateways, one
 // prepared and redeemed with the key the service made, one through a provisioning package and
 // redeemed with a certificate request (its key never leaves the "device"), one prepared,
 // re-provisioned and left to expire. After each step nothing of any of their keys is in the
 // database (SQLite: the file and its WAL; PostgreSQL: every table's rows), in the data directory
-// but for the deployment's own pki/ca.key and pki/server.key, or in a fresh `operator backup`.
+// but for the deployment's own pki/ca.key and pki/server.key, in a fresh `operator backup`, or in
+// `operator migrate`'s copy.
 
 const DAY = 24 * 60 * 60 * 1000;
 let t: TestServer;
@@ -117,6 +120,29 @@ describe.sequential('gateway keys at rest', () => {
     keys.push({ name: 'device, its own', keyPem: device.keyPem });
     expect((await call(t.url, 'POST', '/provisioning', { json: { token: gateways.device.token, csr: device.csrPem } })).status).toBe(200);
     await expectNoKeyAtRest('redeemed');
+  });
+
+  // `operator migrate` copies a stopped SQLite deployment: here a copy of this one's files.
+  if (TEST_STORE === 'sqlite' && TEST_DATABASE_URL) it("in operator migrate's copy in PostgreSQL: the sealed key of the pending token only", async () => {
+    const copy = mkdtempSync(join(root, 'stopped-'));
+    const live = new Database(join(t.dataDir, 'scanhub.db'), { readonly: true });
+    await live.backup(join(copy, 'scanhub.db'));
+    live.close();
+    for (const folder of ['keys', 'pki']) cpSync(join(t.dataDir, folder), join(copy, folder), { recursive: true });
+    const database = await freshDatabase();
+    const migrated = await runCli(['operator', 'migrate', '--data-dir', copy, '--database', database], { env: { SCANHUB_MASTER_KEY: TEST_MASTER_KEY } });
+    expect(migrated).toMatchObject({ code: 0, stderr: expect.stringContaining('counts verified') });
+    const client = new pg.Client({ connectionString: database });
+    await client.connect();
+    try {
+      const tables = (await client.query<{ tablename: string }>("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")).rows;
+      const rows: string[] = [];
+      for (const { tablename } of tables) rows.push(...(await client.query<{ row: string }>(`SELECT t::text AS row FROM "${tablename}" t`)).rows.map((row) => row.row));
+      expect(keyTracesIn(Buffer.from(rows.join('\n')), keys)).toEqual([]);
+      expect((await client.query('SELECT count(sealed_key)::int AS sealed FROM gateway_certificates')).rows).toEqual([{ sealed: 1 }]);
+    } finally {
+      await client.end();
+    }
   });
 
   it('after its token expired unused: the sealed key erased, the certificate pending and refused at CONNECT, the token refused', async () => {
