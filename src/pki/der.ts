@@ -48,8 +48,9 @@ export function integer(value: number | Buffer): Buffer {
 /** An OBJECT IDENTIFIER from its dotted form. */
 export function oid(dotted: string): Buffer {
   const arcs = dotted.split('.').map(Number);
-  const bytes = [40 * arcs[0]! + arcs[1]!];
-  for (const arc of arcs.slice(2)) {
+  const bytes: number[] = [];
+  // The first two arcs make one subidentifier (X.690 8.19.4), base 128 like the others (2.999: two bytes).
+  for (const arc of [40 * arcs[0]! + arcs[1]!, ...arcs.slice(2)]) {
     const base128 = [arc & 0x7f];
     for (let rest = Math.floor(arc / 128); rest > 0; rest = Math.floor(rest / 128)) base128.unshift((rest & 0x7f) | 0x80);
     bytes.push(...base128);
