@@ -3,14 +3,18 @@
 // same run, over a fresh data directory each:
 //   - prepare-provisioning: gateways/s with CONCURRENCY calls in flight (target >= 300/s with EC);
 //   - POST /provisioning: redemptions/s of those tokens, CONCURRENCY in flight (target >= 300/s);
+//     with EC, also of as many more with a certificate request each (the device's own key, made
+//     before the clock starts), unless PROVISIONING_CSR=0 (a build without csr);
 //   - PACKAGE_GATEWAYS new gateways through create-provisioning-package (calls of at most the cap,
 //     100, two in flight), every package document fetched by its link and redeemed: seconds end to
 //     end (target < 5 s with EC).
-//   - where the time goes, in this process: CPU per key, per certificate (key and CA signature)
-//     and per PKCS#12, each key type (all threads; the key and signature run on libuv's pool).
+//   - where the time goes, in this process: CPU per key, per certificate (key and CA signature),
+//     per PKCS#12, and per key sealed under its token and opened again, each key type (all
+//     threads; the key and signature run on libuv's pool).
 // Each serve figure is measured RUNS times (a fresh server each run, key types alternating); the
 // median and the spread (min..max) are reported, with the ratio to the target. RSA is reported
 // beside EC. The figures of a busy machine are provisional: run it on a quiet one.
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,6 +35,8 @@ const PACKAGE_CAP = 100;
 const PACKAGE_CALLS_IN_FLIGHT = 2;
 const KEY_TYPES = (process.env.PROVISIONING_KEY_TYPES ?? 'ec-p256,rsa-2048').split(',');
 const TARGET = { prepared: 300, redeemed: 300, package_seconds: 5 };
+/** Redemptions with a certificate request too (EC only): a build before them refuses the field. */
+const CSR = process.env.PROVISIONING_CSR !== '0';
 
 const dispatcher = new Agent({ connections: CONCURRENCY * 2, pipelining: 1 });
 
@@ -114,6 +120,20 @@ async function oneByOne(server, count, prefix) {
   return { prepared, redeemed };
 }
 
+/** prepare-provisioning of `count` gateways, then POST /provisioning of each token with a certificate request of a device's own EC key: redemptions/s. */
+async function withRequests(server, count) {
+  const { createCertificateRequest } = await import('../dist/pki/csr.js');
+  const ids = await createGateways(server, count, 'csr');
+  const tokens = await inFlight(ids, CONCURRENCY, async (id) => (await call(server.url, 'POST', `/${CUSTOMER}/gateways/${id}/prepare-provisioning`, server.token)).token);
+  const requests = ids.map((id) => createCertificateRequest(generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey, id));
+  const started = performance.now();
+  await inFlight(tokens, CONCURRENCY, async (token, i) => {
+    const answer = await call(server.url, 'POST', '/provisioning', undefined, { token, csr: requests[i] });
+    if (!answer.certificate) throw new Error('POST /provisioning with a csr answered without a certificate');
+  });
+  return count / ((performance.now() - started) / 1000);
+}
+
 /** PACKAGE_GATEWAYS new gateways through package calls, each document fetched and redeemed: seconds. */
 async function throughPackages(server) {
   const started = performance.now();
@@ -154,6 +174,7 @@ async function components() {
   const { issueClientCertificate, issueClientCertificateAsync, loadOrCreateCa } = await import('../dist/pki/ca.js');
   const { generateKeysAsync, randomSerialHex } = await import('../dist/pki/keys.js');
   const { buildPkcs12 } = await import('../dist/pki/pkcs12.js');
+  const { openGatewayKey, sealGatewayKey } = await import('../dist/pki/sealed-key.js');
   const { FileSecrets } = await import('../dist/store/sqlite/secrets.js');
   const dir = mkdtempSync(join(tmpdir(), 'scanhub-bench-pki-'));
   try {
@@ -165,6 +186,8 @@ async function components() {
       report(BENCH, `${keyType}_key_cpu_ms`, await cpuPerCall(count, () => generateKeysAsync(keyType)), 'ms');
       report(BENCH, `${keyType}_key_and_certificate_cpu_ms`, await cpuPerCall(count, () => issueClientCertificateAsync(ca, 'bench-gateway', randomSerialHex(), keyType)), 'ms');
       report(BENCH, `${keyType}_pkcs12_cpu_ms`, await cpuPerCall(2000, async () => buildPkcs12(issued.keyPem, issued.certPem, ca.certPem, 'bench-gateway')), 'ms');
+      const token = 'bench-token-'.padEnd(43, 'x');
+      report(BENCH, `${keyType}_seal_and_open_cpu_ms`, await cpuPerCall(2000, async () => openGatewayKey(sealGatewayKey(issued.keyPem, token, 'ab01'), token, 'ab01')), 'ms');
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -173,7 +196,7 @@ async function components() {
 
 // PROVISIONING_COMPONENTS=0 skips them (a build before the key types has none of these functions).
 if (process.env.PROVISIONING_COMPONENTS !== '0') await components();
-const figures = Object.fromEntries(KEY_TYPES.map((type) => [type, { prepared: [], redeemed: [], package_seconds: [] }]));
+const figures = Object.fromEntries(KEY_TYPES.map((type) => [type, { prepared: [], redeemed: [], package_seconds: [], redeemed_with_csr: [] }]));
 for (let run = 0; run < RUNS; run++) {
   const order = run % 2 ? [...KEY_TYPES].reverse() : KEY_TYPES;
   for (const keyType of order) {
@@ -185,6 +208,7 @@ for (let run = 0; run < RUNS; run++) {
       figures[keyType].prepared.push(prepared);
       figures[keyType].redeemed.push(redeemed);
       figures[keyType].package_seconds.push(await throughPackages(server));
+      if (CSR && keyType === 'ec-p256') figures[keyType].redeemed_with_csr.push(await withRequests(server, GATEWAYS[keyType]));
     } finally {
       await server.stop();
     }
@@ -204,6 +228,11 @@ for (const keyType of KEY_TYPES) {
   line(`prepared_per_s_${CONCURRENCY}_concurrent`, prepared, 'gateways/s', TARGET.prepared, '>=', 1);
   line(`redeemed_per_s_${CONCURRENCY}_concurrent`, redeemed, 'gateways/s', TARGET.redeemed, '>=', 1);
   line(`package_${PACKAGE_GATEWAYS}_gateways_seconds`, package_seconds, 's', TARGET.package_seconds, '<=', 2);
+  const { redeemed_with_csr: withCsr } = figures[keyType];
+  if (withCsr.length) {
+    report(BENCH, `${keyType}_redeemed_with_csr_per_s_${CONCURRENCY}_concurrent`, median(withCsr), 'gateways/s');
+    console.log(JSON.stringify({ bench: BENCH, metric: `${keyType}_redeemed_with_csr_per_s_spread`, value: spread(withCsr, 1), unit: 'gateways/s', runs: withCsr.length }));
+  }
 }
 if (KEY_TYPES.length === 2) {
   for (const metric of ['prepared', 'redeemed']) {

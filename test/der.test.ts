@@ -79,6 +79,15 @@ describe('DER reader', () => {
     expect(der.children(element)[1]!.contents).toEqual(Buffer.alloc(200, 9));
   });
 
+  it.each(['2.5.4.3', '1.2.840.113549.1.1.11', '1.2.840.10045.4.3.2', '1.3.101.112', '2.16.840.1.101.3.4.1.42', '2.999.3'])('reads OID %s as written', (dotted) => {
+    expect(der.readOid(der.read(der.oid(dotted)))).toBe(dotted);
+  });
+
+  it('refuses an OID cut in the middle of an arc, and another element', () => {
+    expect(() => der.readOid(der.read(Buffer.from('06022a86', 'hex')))).toThrow('DER: truncated OBJECT IDENTIFIER');
+    expect(() => der.readOid(der.read(der.integer(3)))).toThrow('DER: not an OBJECT IDENTIFIER');
+  });
+
   it('refuses a truncated element and an indefinite length', () => {
     expect(() => der.read(Buffer.from('3005020101', 'hex'))).toThrow('DER: element longer than its input');
     expect(() => der.read(Buffer.from('3080', 'hex'))).toThrow('DER: unsupported length of 0 bytes');

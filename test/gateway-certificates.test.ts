@@ -138,7 +138,7 @@ describe('revoke-certificate', () => {
     expect(await connectivity(created.id)).toBe('REGISTERING');
     expect((await admin('POST', path(created.id, 'revoke-certificate'))).status).toBe(200);
     expect(await call(t.url, 'POST', '/provisioning', { body: { token } })).toMatchObject({ status: 403, body: { title: 'Forbidden' } });
-    expect(await selectRows(t, 'SELECT key_pem FROM gateway_certificates WHERE gateway_id = ?', created.id)).toEqual([{ key_pem: null }]);
+    expect(await selectRows(t, 'SELECT sealed_key FROM gateway_certificates WHERE gateway_id = ?', created.id)).toEqual([{ sealed_key: null }]);
     expect(await connectivity(created.id)).toBe('NOT_REGISTERED');
   });
 });

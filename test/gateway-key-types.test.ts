@@ -190,7 +190,7 @@ describe('serve --gateway-key-type rsa-2048, on a deployment whose CA node-forge
     expect(await auditedKeyTypes('gateway.prepared', gateways[0]!.id)).toEqual(['rsa-2048']);
   });
 
-  it('scanhub simulate provisions and publishes with an RSA PKCS#12', async () => {
+  it('scanhub simulate provisions (its own EC key, by certificate request) and publishes on a deployment issuing RSA keys', async () => {
     await simulate('rsa-sim');
   });
 });
@@ -198,12 +198,13 @@ describe('serve --gateway-key-type rsa-2048, on a deployment whose CA node-forge
 describe('then restarted with the default, EC P-256', () => {
   beforeAll(async () => {
     if (serve) await stop(serve);
-    // What the version before this one left: a gateway whose key and certificate node-forge made, prepared, not yet redeemed.
+    // What a version before sealed keys left once upgraded: a gateway whose certificate node-forge
+    // made, prepared, not yet redeemed, its key (stored in clear then) dropped by the upgrade.
     await withStore(async (store) => {
       const now = Date.now();
       await store.gateways.createAll(CUSTOMER, [{ id: FORGE_ERA_GATEWAY, name: 'forge-era', usecase: 'picking', station: 'station-1' }], now);
       const certPem = fixture('gateway.crt');
-      const certificate = { serial: '5ca1ab1e0001', commonName: FORGE_ERA_GATEWAY, certPem, keyPem: fixture('gateway.key'), notAfter: Date.parse(new X509Certificate(certPem).validTo) };
+      const certificate = { serial: '5ca1ab1e0001', commonName: FORGE_ERA_GATEWAY, certPem, sealedKey: null, notAfter: Date.parse(new X509Certificate(certPem).validTo) };
       const tokenHash = createHash('sha256').update(FORGE_ERA_TOKEN).digest('hex');
       expect(await store.provisioning.prepare(CUSTOMER, { gatewayId: FORGE_ERA_GATEWAY, certificate, tokenHash, expiresAt: now + 3_600_000 }, now)).toBe('prepared');
     });
@@ -225,10 +226,11 @@ describe('then restarted with the default, EC P-256', () => {
     expect(await mosquittoPublish(rsaGateway, '5e0a0000-0000-4000-8000-000000000005')).toEqual({ code: 0, stderr: '' });
   });
 
-  it('hands out, and accepts, a key and certificate that node-forge issued before this version', async () => {
+  it('hands out a fresh key and certificate for a token of before this version, whose stored key the upgrade dropped; the CA node-forge made signs it', async () => {
     const gateway = await redeem(FORGE_ERA_TOKEN);
-    expect(keyTypeIn(gateway)).toBe('rsa-2048');
-    expect(openPkcs12(gateway.pkcs12).certificates[0]!.raw).toEqual(new X509Certificate(fixture('gateway.crt')).raw);
+    // The key type serve issues now, a new serial; keyTypeIn checks the chain to the forge-made CA.
+    expect(keyTypeIn(gateway)).toBe('ec-p256');
+    expect(openPkcs12(gateway.pkcs12).certificates[0]!.serialNumber).not.toBe(new X509Certificate(fixture('gateway.crt')).serialNumber);
     expect(await mosquittoPublish(gateway, '5e0c0000-0000-4000-8000-000000000001')).toEqual({ code: 0, stderr: '' });
     expect(await storedEventIds(FORGE_ERA_GATEWAY)).toEqual(['5e0c0000-0000-4000-8000-000000000001']);
   });
@@ -251,7 +253,7 @@ describe('then restarted with the default, EC P-256', () => {
     expect(await mosquittoPublish(gateways[0]!, '5e0d0000-0000-4000-8000-000000000001')).toEqual({ code: 0, stderr: '' });
   });
 
-  it('scanhub simulate provisions and publishes with an EC PKCS#12', async () => {
+  it('scanhub simulate provisions (its own key, by certificate request) and publishes', async () => {
     await simulate('ec-sim');
   });
 });

@@ -125,6 +125,7 @@ describe('GET /metrics', () => {
       'protocol_level',
       'unknown_gateway',
       'certificate_revoked',
+      'certificate_pending',
       'store_unavailable',
     ]);
     expect(Object.fromEntries(reasons.map((reason) => [reason, refused(after, reason)! - refused(before, reason)!]))).toEqual({
@@ -137,6 +138,7 @@ describe('GET /metrics', () => {
       protocol_level: 0,
       unknown_gateway: 1,
       certificate_revoked: 1,
+      certificate_pending: 0,
       store_unavailable: 0,
     });
   });

@@ -1,14 +1,17 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { X509Certificate, createHash, createPrivateKey } from 'node:crypto';
+import { X509Certificate, createHash, createPrivateKey, createPublicKey } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSecureContext } from 'node:tls';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { issueClientCertificate, issueClientCertificateAsync, issueServerCertificate, loadOrCreateCa, randomSerialHex } from '../src/pki/ca.js';
-import { KEY_TYPES, keyTypeOf } from '../src/pki/keys.js';
+import { issueClientCertificate, issueClientCertificateAsync, issueClientCertificateForKeyAsync, issueServerCertificate, loadOrCreateCa, randomSerialHex } from '../src/pki/ca.js';
+import { createCertificateRequest, readCertificateRequest } from '../src/pki/csr.js';
+import * as der from '../src/pki/der.js';
+import { KEY_TYPES, generateKeys, keyTypeOf } from '../src/pki/keys.js';
 import { buildPkcs12 } from '../src/pki/pkcs12.js';
+import { openGatewayKey, sealGatewayKey } from '../src/pki/sealed-key.js';
 import { FileSecrets } from '../src/store/sqlite/secrets.js';
 import { openPkcs12 } from './helpers/pkcs12.js';
 
@@ -146,6 +149,57 @@ describe.each(KEY_TYPES)('PKCS#12 (%s)', (keyType) => {
     expect(ours.info).toBe(theirs.info);
     expect(ours.keyPem).toBe(theirs.keyPem);
     expect(ours.certificatePems).toEqual(theirs.certificatePems);
+  });
+});
+
+describe.each(KEY_TYPES)('certificate requests (%s)', (keyType) => {
+  const key = () => createPrivateKey(generateKeys(keyType).keyPem);
+
+  it('the simulator\'s are verified by openssl req and read back with their key', () => {
+    const privateKey = key();
+    const pem = createCertificateRequest(privateKey, 'gateway-1');
+    writeFileSync(join(dir, 'request.csr'), pem);
+    expect(openssl(['req', '-in', 'request.csr', '-verify', '-noout', '-subject'])).toBe('subject=CN = gateway-1\n');
+    expect(readCertificateRequest(pem)).toEqual({ keyType, spki: createPublicKey(privateKey).export({ type: 'spki', format: 'der' }) });
+  });
+
+  it('with a signature of another key are refused', () => {
+    const pem = createCertificateRequest(key(), 'gateway-1');
+    const other = der.fromPem(createCertificateRequest(key(), 'gateway-1'), 'CERTIFICATE REQUEST')!;
+    const [info, algorithm] = der.children(der.read(der.fromPem(pem, 'CERTIFICATE REQUEST')!));
+    const signature = der.children(der.read(other))[2]!;
+    expect(() => readCertificateRequest(der.pem('CERTIFICATE REQUEST', der.sequence(info!.encoded, algorithm!.encoded, signature.encoded)))).toThrow(
+      'its signature does not verify with its public key',
+    );
+  });
+
+  it('get a certificate of their key that openssl chains to the CA, and a PKCS#12 of the certificates only', async () => {
+    const ca = await caOf(dir);
+    const privateKey = key();
+    const request = readCertificateRequest(createCertificateRequest(privateKey, 'ignored'));
+    const { certPem } = await issueClientCertificateForKeyAsync(ca, 'gateway-1', randomSerialHex(), { type: request.keyType, spki: request.spki });
+    expect(new X509Certificate(certPem).checkPrivateKey(privateKey)).toBe(true);
+    writeFileSync(join(dir, 'gw.crt'), certPem);
+    writeFileSync(join(dir, 'ca.crt'), ca.certPem);
+    expect(openssl(['verify', '-CAfile', 'ca.crt', 'gw.crt'])).toBe('gw.crt: OK\n');
+    writeFileSync(join(dir, 'gw.p12'), buildPkcs12(undefined, certPem, ca.certPem, 'gateway-1'));
+    expect(openssl(['pkcs12', '-in', 'gw.p12', '-passin', 'pass:', '-nodes'])).not.toContain('PRIVATE KEY');
+    const info = execFileSync('sh', ['-c', 'openssl pkcs12 -in gw.p12 -passin pass: -info -noout 2>&1'], { cwd: dir, encoding: 'utf8' });
+    expect(info).toBe('MAC: sha256, Iteration 2048\nMAC length: 32, salt length: 8\nPKCS7 Encrypted data: PBES2, PBKDF2, AES-256-CBC, Iteration 2048, PRF hmacWithSHA256\nCertificate bag\nCertificate bag\n');
+  });
+});
+
+describe('sealed gateway keys', () => {
+  it('open with the token and serial they were sealed with, and with nothing else', () => {
+    const { keyPem } = generateKeys('ec-p256');
+    const token = 'T'.repeat(43);
+    const sealed = sealGatewayKey(keyPem, token, 'ab01');
+    expect(sealed.includes(createPrivateKey(keyPem).export({ type: 'pkcs8', format: 'der' }).subarray(-32))).toBe(false);
+    expect(openGatewayKey(sealed, token, 'ab01')).toEqual(createPrivateKey(keyPem).export({ type: 'pkcs8', format: 'der' }));
+    expect(() => openGatewayKey(sealed, 'U'.repeat(43), 'ab01')).toThrow('the token does not open the sealed key of certificate ab01');
+    expect(() => openGatewayKey(sealed, token, 'ab02')).toThrow('the token does not open the sealed key of certificate ab02');
+    // Each sealing has its own nonce.
+    expect(sealGatewayKey(keyPem, token, 'ab01').equals(sealed)).toBe(false);
   });
 });
 

@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { X509Certificate, createHash } from 'node:crypto';
+import { X509Certificate, createHash, createPrivateKey } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSecureContext } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openGatewayKey } from '../src/pki/sealed-key.js';
 import { selectColumn, selectRows } from './helpers/store-rows.js';
 import {
   OTHER_CUSTOMER,
@@ -68,7 +69,7 @@ describe('POST /{customer_id}/gateways/{gateway_id}/prepare-provisioning', () =>
         },
       },
       {
-        name: 'stores only the SHA-256 of the token, and the certificate with its key until redemption',
+        name: 'stores only the SHA-256 of the token, and the certificate with its key sealed under the token until redemption',
         method: 'GET',
         path: (f) => `/acme/gateways/${f.ids.g}`,
         as: 'admin',
@@ -78,10 +79,20 @@ describe('POST /{customer_id}/gateways/{gateway_id}/prepare-provisioning', () =>
           expect(tokens).toEqual([
             { token_hash: createHash('sha256').update(f.ids.token!).digest('hex'), gateway_id: f.ids.g, expires_at: T0 + DAY, used_at: null },
           ]);
-          const [certificate] = (await selectRows(f.t, 'SELECT common_name, cert_pem, key_pem FROM gateway_certificates')) as unknown as { common_name: string; cert_pem: string; key_pem: string | null }[];
+          const [certificate] = (await selectRows(f.t, 'SELECT serial, common_name, cert_pem, sealed_key FROM gateway_certificates')) as unknown as {
+            serial: string;
+            common_name: string;
+            cert_pem: string;
+            sealed_key: Buffer;
+          }[];
           expect(certificate!.common_name).toBe(f.ids.g);
-          expect(certificate!.key_pem).toContain('BEGIN PRIVATE KEY');
-          expect(new X509Certificate(certificate!.cert_pem).subject).toBe(`CN=${f.ids.g}`);
+          const x509 = new X509Certificate(certificate!.cert_pem);
+          expect(x509.subject).toBe(`CN=${f.ids.g}`);
+          // AES-256-GCM of the PKCS#8 key (version, nonce, tag, ciphertext): nothing of a PEM key, and only the token opens it.
+          expect(certificate!.sealed_key.includes('PRIVATE KEY')).toBe(false);
+          const key = createPrivateKey({ key: openGatewayKey(certificate!.sealed_key, f.ids.token!, certificate!.serial), format: 'der', type: 'pkcs8' });
+          expect(x509.checkPrivateKey(key)).toBe(true);
+          expect(() => openGatewayKey(certificate!.sealed_key, 'B'.repeat(43), certificate!.serial)).toThrow(`the token does not open the sealed key of certificate ${certificate!.serial}`);
         },
       },
       {
@@ -147,15 +158,19 @@ describe('POST /provisioning', () => {
         body: (f: Fixture) => ({ token: f.ids.token }),
         status: 200,
         check: (r, f) => {
-          const body = r.body as { mqtt_endpoint: string; mqtt_topic_prefix: string; certificate_common_name: string; gateway: unknown; pkcs12: string };
-          expect({ ...body, pkcs12: typeof body.pkcs12 }).toEqual({
+          const body = r.body as { mqtt_endpoint: string; mqtt_topic_prefix: string; certificate_common_name: string; gateway: unknown; pkcs12: string; certificate: string };
+          expect({ ...body, pkcs12: typeof body.pkcs12, certificate: typeof body.certificate }).toEqual({
             mqtt_endpoint: `mqtts://localhost:${f.t.server.ctx.config.mqttPort}`,
             mqtt_topic_prefix: 'scanhub/acme',
             certificate_common_name: f.ids.g,
             gateway: { ...fresh(f.ids.g!, 'Dock 1', 'inbound', 'dock'), connectivity_status: 'REGISTERING' },
             pkcs12: 'string',
+            certificate: 'string',
+            ca_certificate: f.t.server.ctx.ca.certPem,
           });
+          expect(new X509Certificate(body.certificate).subject).toBe(`CN=${f.ids.g}`);
           f.ids.pkcs12 = body.pkcs12;
+          f.ids.certificate = body.certificate;
         },
       },
       {
@@ -169,6 +184,8 @@ describe('POST /provisioning', () => {
           expect(pem).toContain('-----BEGIN PRIVATE KEY-----');
           const certs = [...pem.matchAll(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----\n/g)].map((m) => m[0]);
           expect(certs).toHaveLength(2);
+          // The bundle's certificates are the PEM ones of the answer.
+          expect(certs).toEqual([f.ids.certificate, f.t.server.ctx.ca.certPem]);
           writeFileSync(join(scratch, 'gw.crt'), certs[0]!);
           writeFileSync(join(scratch, 'ca.crt'), certs[1]!);
           // Chains to the CA the deployment keeps (its secrets), not just to the one in the bundle.
@@ -184,8 +201,8 @@ describe('POST /provisioning', () => {
         path: '/healthz',
         status: 200,
         check: async (_r, f) => {
-          const row = (await selectRows(f.t.server, 'SELECT key_pem, delivered_at FROM gateway_certificates WHERE gateway_id = ?', f.ids.g))[0];
-          expect(row).toEqual({ key_pem: null, delivered_at: T0 });
+          const row = (await selectRows(f.t.server, 'SELECT sealed_key, delivered_at FROM gateway_certificates WHERE gateway_id = ?', f.ids.g))[0];
+          expect(row).toEqual({ sealed_key: null, delivered_at: T0 });
         },
       },
       { name: 'the same token again: 403', method: 'POST', path: '/provisioning', body: (f: Fixture) => ({ token: f.ids.token }), status: 403, expect: used },

@@ -1,14 +1,16 @@
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { X509Certificate, createPrivateKey } from 'node:crypto';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countRows, selectColumn, selectRows } from './helpers/store-rows.js';
 import { runCli } from './helpers/cli.js';
 import { CUSTOMER, startTestServer, type TestServer } from './helpers/server.js';
+import { saveCredentials } from '../src/simulator/credentials.js';
 import type { SimulationSummary } from '../src/simulator/run.js';
 
-// `scanhub simulate` as a process against a real server: provisioning through the API, mqtts with
-// the issued PKCS#12, and the events in the database afterwards. Needs `npx tsc -p .` first.
+// `scanhub simulate` as a process against a real server: provisioning through the API with a
+// certificate request of its own key, mqtts with it, and the events in the database afterwards. Needs `npx tsc -p .` first.
 
 let t: TestServer;
 let config: string;
@@ -57,6 +59,37 @@ describe('scanhub simulate', () => {
     const files = readdirSync(join(config, 'scanhub', 'simulator', deployment!)).sort();
     expect(files).toEqual(ids.map((id) => `${id}.json`).sort());
     for (const file of files) expect(statSync(join(config, 'scanhub', 'simulator', deployment!, file)).mode & 0o777).toBe(0o600);
+  });
+
+  it('provisions by certificate request: the key it made is only in its credentials, the certificate is of that key, no PKCS#12 kept', async () => {
+    const [deployment] = readdirSync(join(config, 'scanhub', 'simulator'));
+    const audit = await t.admin.get<{ items: { target?: { id: string }; details: { key?: string; certificate_serial: string } }[] }>(`/${CUSTOMER}/audit-log?action=gateway.provisioned`);
+    for (const { id } of first.gateways) {
+      const credentials = JSON.parse(readFileSync(join(config, 'scanhub', 'simulator', deployment!, `${id}.json`), 'utf8')) as Record<string, string>;
+      expect(Object.keys(credentials).sort()).toEqual(['ca_certificate', 'certificate', 'certificate_common_name', 'gateway_id', 'key', 'mqtt_endpoint', 'mqtt_topic_prefix']);
+      const certificate = new X509Certificate(credentials.certificate!);
+      expect({ subject: certificate.subject, ownKey: certificate.checkPrivateKey(createPrivateKey(credentials.key!)), ca: credentials.ca_certificate }).toEqual({
+        subject: `CN=${id}`,
+        ownKey: true,
+        ca: t.server.ctx.ca.certPem,
+      });
+      const redeemed = audit.items.filter((item) => item.target?.id === id).map((item) => item.details);
+      expect(redeemed).toMatchObject([{ key: 'device', certificate_serial: certificate.serialNumber.toLowerCase() }]);
+      expect(await t.admin.get(`/${CUSTOMER}/gateways/${id}/certificate`)).toMatchObject({ serial: certificate.serialNumber.toLowerCase(), status: 'active' });
+    }
+  });
+
+  it('still runs with the PKCS#12 credentials an earlier version saved', async () => {
+    const gateway = await t.admin.post<{ id: string }>(`/${CUSTOMER}/gateways`, { name: 'saved-1', usecase: 'picking', station: 'A' });
+    const { token } = await t.admin.post<{ token: string }>(`/${CUSTOMER}/gateways/${gateway.id}/prepare-provisioning`);
+    const provisioned = await t.anonymous.post<{ mqtt_endpoint: string; mqtt_topic_prefix: string; certificate_common_name: string; pkcs12: string }>('/provisioning', { token });
+    const { mqtt_endpoint, mqtt_topic_prefix, certificate_common_name, pkcs12 } = provisioned;
+    saveCredentials(t.url, { gateway_id: gateway.id, mqtt_endpoint, mqtt_topic_prefix, certificate_common_name, pkcs12 }, { XDG_CONFIG_HOME: config });
+    const result = await runCli(['simulate', '--prefix', 'saved', '--gateways', '1', '--rate', '5', '--duration', '1s', '--json'], { env });
+    expect({ code: result.code, provisioned: result.stderr.includes('Provisioned') }).toEqual({ code: 0, provisioned: false });
+    const summary = JSON.parse(result.stdout) as Summary;
+    expect(summary.messages_acknowledged).toBe(summary.messages_sent);
+    expect(await storedEvents(gateway.id)).toBe(summary.events_sent);
   });
 
   it('mixes complete jobs into the scans: start, items, end, in created order per gateway', async () => {

@@ -26,10 +26,12 @@ export interface BrokerStats extends ListenerStats {
   connected: number;
   /** CONNECTs accepted. */
   connections: number;
-  /** CONNECTs refused with "not authorized": unknown or deleted gateway, or a revoked certificate. */
+  /** CONNECTs refused with "not authorized": unknown or deleted gateway, or a revoked or pending certificate. */
   connectsRefused: number;
   /** Of connectsRefused: those of a certificate the store marks revoked. */
   revokedCertificatesRefused: number;
+  /** Of connectsRefused: those of a certificate never handed out (its provisioning token not redeemed). */
+  pendingCertificatesRefused: number;
   /** CONNECTs refused with "server unavailable" (return code 3): the store could not answer; the gateway retries. */
   connectsUnavailable: number;
   /** PUBLISHes refused (connection closed): foreign topic, payload over 256 KiB, or a packet declaring more than MAX_PACKET_BYTES. */
@@ -184,6 +186,7 @@ export async function startBroker(ctx: BrokerContext, options: BrokerOptions): P
     expiredCertificatesRefused: 0,
     connectsRefused: 0,
     revokedCertificatesRefused: 0,
+    pendingCertificatesRefused: 0,
     connectsUnavailable: 0,
     publishesRefused: 0,
     subscriptionsRefused: 0,
@@ -230,10 +233,18 @@ export async function startBroker(ctx: BrokerContext, options: BrokerOptions): P
         log.warn({ certificate_cn: cn, deleted: Boolean(gateway) }, 'MQTT connect refused: unknown or deleted gateway');
         return CONNACK_NOT_AUTHORIZED;
       }
-      if (gateway.revoked) {
+      if (gateway.certificate === 'revoked') {
         stats.connectsRefused++;
         stats.revokedCertificatesRefused++;
         log.warn({ gateway_id: gateway.id, serial }, 'MQTT connect refused: the certificate was revoked');
+        return CONNACK_NOT_AUTHORIZED;
+      }
+      // Its key went only to whoever redeems the token: before that nobody should hold it
+      // (docs/gateways.md "No gateway key at rest").
+      if (gateway.certificate === 'pending') {
+        stats.connectsRefused++;
+        stats.pendingCertificatesRefused++;
+        log.warn({ gateway_id: gateway.id, serial }, 'MQTT connect refused: the certificate was never handed out (its provisioning token is not redeemed)');
         return CONNACK_NOT_AUTHORIZED;
       }
       const topic = `scanhub/${gateway.customer_id}/gateway/${gateway.id}`;
@@ -310,7 +321,7 @@ export async function startBroker(ctx: BrokerContext, options: BrokerOptions): P
       store.ingest.connectingGateway(id, serial).then(
         (gateway) => {
           if (!gateway || gateway.deleted !== null) disconnect(id, 'the gateway was deleted');
-          else if (gateway.revoked) disconnect(id, `its certificate ${serial} was revoked`);
+          else if (gateway.certificate === 'revoked') disconnect(id, `its certificate ${serial} was revoked`);
         },
         () => undefined,
       );

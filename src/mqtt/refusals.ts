@@ -14,6 +14,7 @@ export const HANDSHAKE_REFUSALS = [
   'protocol_level',
   'unknown_gateway',
   'certificate_revoked',
+  'certificate_pending',
   'store_unavailable',
 ] as const;
 
@@ -29,8 +30,9 @@ export function refusedHandshakes(stats: BrokerStats): Record<HandshakeRefusal, 
     tls_certificate_expired: stats.expiredCertificatesRefused,
     connect_timeout: stats.connectTimeouts,
     protocol_level: stats.protocolLevelsRefused,
-    unknown_gateway: stats.connectsRefused - stats.revokedCertificatesRefused,
+    unknown_gateway: stats.connectsRefused - stats.revokedCertificatesRefused - stats.pendingCertificatesRefused,
     certificate_revoked: stats.revokedCertificatesRefused,
+    certificate_pending: stats.pendingCertificatesRefused,
     store_unavailable: stats.connectsUnavailable,
   };
 }

@@ -190,8 +190,11 @@ export interface ClientCertificateOptions {
   validity?: Validity;
 }
 
+/** A gateway's public key: of a pair the service made, or of a device's certificate request. */
+export type GatewayPublicKey = Pick<KeyPair, 'type' | 'spki'>;
+
 /** The fields of a gateway's client certificate: CN = `commonName`, clientAuth only. */
-function clientFields(ca: CertificateAuthority, keys: KeyPair, commonName: string, serialHex: string, given?: Validity): CertificateFields {
+function clientFields(ca: CertificateAuthority, keys: GatewayPublicKey, commonName: string, serialHex: string, given?: Validity): CertificateFields {
   return {
     serialHex,
     issuer: signerOf(ca).issuer,
@@ -224,6 +227,20 @@ export async function issueClientCertificateAsync(
   const keys = await generateKeysAsync(keyType);
   const fields = clientFields(ca, keys, commonName, serialHex);
   return { certPem: await issueCertificateAsync(fields, signerOf(ca).key), keyPem: keys.keyPem, notAfter: toTheSecond(fields.notAfter) };
+}
+
+/**
+ * A gateway's client certificate for a key the device keeps (its certificate request): the same
+ * name and extensions as one with a key of ours, signed on libuv's thread pool.
+ */
+export async function issueClientCertificateForKeyAsync(
+  ca: CertificateAuthority,
+  commonName: string,
+  serialHex: string,
+  publicKey: GatewayPublicKey,
+): Promise<Omit<IssuedClientCertificate, 'keyPem'>> {
+  const fields = clientFields(ca, publicKey, commonName, serialHex);
+  return { certPem: await issueCertificateAsync(fields, signerOf(ca).key), notAfter: toTheSecond(fields.notAfter) };
 }
 
 /** A certificate's times are whole seconds. */

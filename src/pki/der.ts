@@ -1,6 +1,6 @@
 /**
- * The little DER (ITU-T X.690) that src/pki writes and reads: certificates (RFC 5280) and PKCS#12
- * files (RFC 7292). node:crypto signs, hashes and encrypts natively but builds neither structure;
+ * The little DER (ITU-T X.690) that src/pki writes and reads: certificates (RFC 5280), PKCS#12
+ * files (RFC 7292) and certificate requests (PKCS#10, RFC 2986). node:crypto signs, hashes and encrypts natively but builds neither structure;
  * this writer is the part in JavaScript, a few microseconds per certificate.
  */
 
@@ -48,8 +48,9 @@ export function integer(value: number | Buffer): Buffer {
 /** An OBJECT IDENTIFIER from its dotted form. */
 export function oid(dotted: string): Buffer {
   const arcs = dotted.split('.').map(Number);
-  const bytes = [40 * arcs[0]! + arcs[1]!];
-  for (const arc of arcs.slice(2)) {
+  const bytes: number[] = [];
+  // The first two arcs make one subidentifier (X.690 8.19.4), base 128 like the others (2.999: two bytes).
+  for (const arc of [40 * arcs[0]! + arcs[1]!, ...arcs.slice(2)]) {
     const base128 = [arc & 0x7f];
     for (let rest = Math.floor(arc / 128); rest > 0; rest = Math.floor(rest / 128)) base128.unshift((rest & 0x7f) | 0x80);
     bytes.push(...base128);
@@ -85,6 +86,23 @@ export function read(bytes: Buffer): Element {
   }
   if (bytes.length < header + size) throw new Error('DER: element longer than its input');
   return { tag, encoded: bytes.subarray(0, header + size), contents: bytes.subarray(header, header + size) };
+}
+
+/** The dotted form of an OBJECT IDENTIFIER element (X.690 8.19), for what is compared and quoted. */
+export function readOid(element: Element): string {
+  if (element.tag !== 0x06 || element.contents.length === 0) throw new Error('DER: not an OBJECT IDENTIFIER');
+  const arcs: number[] = [];
+  let value = 0;
+  for (const byte of element.contents) {
+    value = value * 128 + (byte & 0x7f);
+    if (byte & 0x80) continue;
+    arcs.push(value);
+    value = 0;
+  }
+  if (element.contents[element.contents.length - 1]! & 0x80) throw new Error('DER: truncated OBJECT IDENTIFIER');
+  const first = arcs.shift()!;
+  const top = Math.min(Math.floor(first / 40), 2);
+  return [top, first - 40 * top, ...arcs].join('.');
 }
 
 /** The elements inside a constructed element, in order. */

@@ -100,25 +100,30 @@ const certBag = (certificate: Buffer, attributes: Buffer[]) =>
   safeBag(OID.certBag, der.sequence(der.oid(OID.x509Certificate), der.context(0, der.octetString(certificate))), attributes);
 
 /**
- * A PKCS#12 bundle of the key, its certificate and the CA certificate, with an empty password;
- * `friendlyName` (the gateway's CN) labels the key and its certificate.
+ * A PKCS#12 bundle of the key (PKCS#8: PEM, or DER), its certificate and the CA certificate, with
+ * an empty password; `friendlyName` (the gateway's CN) labels the key and its certificate. Without
+ * a key (the device made its own: a certificate request), the certificates only, the gateway's
+ * still labelled, so that `openssl pkcs12 -clcerts` and `-cacerts` tell the two apart.
  */
-export function buildPkcs12(keyPem: string, certPem: string, caCertPem: string, friendlyName?: string): Buffer {
+export function buildPkcs12(key: string | Buffer | undefined, certPem: string, caCertPem: string, friendlyName?: string): Buffer {
   const certificate = certificateDer(certPem);
   const attributes = [
     attribute(OID.localKeyId, der.octetString(createHash('sha1').update(certificate).digest())),
     ...(friendlyName === undefined ? [] : [attribute(OID.friendlyName, der.bmpString(friendlyName))]),
   ];
   const certificates = encrypt(der.sequence(certBag(certificate, attributes), certBag(certificateDer(caCertPem), [])));
-  const key = encrypt(der.fromPem(keyPem, 'PRIVATE KEY') ?? createPrivateKey(keyPem).export({ type: 'pkcs8', format: 'der' }));
-  const keyBag = safeBag(OID.pkcs8ShroudedKeyBag, der.sequence(key.algorithm, der.octetString(key.ciphertext)), attributes);
-  const authenticatedSafe = der.sequence(
+  const safes = [
     der.sequence(
       der.oid(OID.encryptedData),
       der.context(0, der.sequence(der.integer(0), der.sequence(der.oid(OID.data), certificates.algorithm, der.tlv(0x80, certificates.ciphertext)))),
     ),
-    der.sequence(der.oid(OID.data), der.context(0, der.octetString(der.sequence(keyBag)))),
-  );
+  ];
+  if (key !== undefined) {
+    const sealed = encrypt(keyDer(key));
+    const keyBag = safeBag(OID.pkcs8ShroudedKeyBag, der.sequence(sealed.algorithm, der.octetString(sealed.ciphertext)), attributes);
+    safes.push(der.sequence(der.oid(OID.data), der.context(0, der.octetString(der.sequence(keyBag)))));
+  }
+  const authenticatedSafe = der.sequence(...safes);
   const { macSalt, macKey } = derivedKeys();
   const mac = createHmac('sha256', macKey).update(authenticatedSafe).digest();
   return der.sequence(
@@ -126,4 +131,10 @@ export function buildPkcs12(keyPem: string, certPem: string, caCertPem: string, 
     der.sequence(der.oid(OID.data), der.context(0, der.octetString(authenticatedSafe))),
     der.sequence(der.sequence(der.sequence(der.oid(OID.sha256), der.nullValue()), der.octetString(mac)), der.octetString(macSalt), der.integer(PKCS12_ITERATIONS)),
   );
+}
+
+/** A private key as PKCS#8 DER: given so, or from its PEM (PKCS#8 as is; another PEM through node:crypto). */
+function keyDer(key: string | Buffer): Buffer {
+  if (Buffer.isBuffer(key)) return key;
+  return der.fromPem(key, 'PRIVATE KEY') ?? createPrivateKey(key).export({ type: 'pkcs8', format: 'der' });
 }

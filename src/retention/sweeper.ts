@@ -56,7 +56,7 @@ export interface RetentionOptions {
 }
 
 export interface RetentionSweeperOptions extends RetentionOptions {
-  store: Pick<Store, 'retention' | 'locks'>;
+  store: Pick<Store, 'retention' | 'locks' | 'provisioning'>;
   /** The deployment's time: the cutoffs and the times recorded. */
   clock: () => number;
 }
@@ -74,11 +74,16 @@ export interface CustomerDeletion {
   stopped: boolean;
 }
 
-/** A pass: it ran (under the lock) and did this, or another instance held the lock and this one left the round to it. */
-export type RetentionPass = { ran: true; customers: CustomerDeletion[] } | { ran: false };
+/**
+ * A pass: it ran (under the lock) and did this, or another instance held the lock and this one
+ * left the round to it. `erasedKeys`: sealed gateway keys of expired provisioning tokens erased.
+ */
+export type RetentionPass = { ran: true; customers: CustomerDeletion[]; erasedKeys: number } | { ran: false };
 
 /**
- * Deletes events past each customer's retention period (docs/retention.md): a pass at start, every
+ * Deletes events past each customer's retention period (docs/retention.md), and first erases the
+ * sealed keys of provisioning tokens that expired unused (docs/gateways.md "No gateway key at
+ * rest"): a pass at start, every
  * RETENTION_INTERVAL_MS and soon after a period is set. A pass runs under the `retention` lock (on
  * PostgreSQL one instance at a time; the others skip the round) and deletes each customer's old
  * events in batches sized to hold the writer about TARGET_HOLD_MS (5 ms) each, pausing between batches at
@@ -152,18 +157,20 @@ export class RetentionSweeper {
     if (this.closed) return { ran: false };
     const { store } = this.options;
     const outcome = await store.locks.tryRun('retention', async () => {
+      const erasedKeys = await store.provisioning.purgeExpired(this.options.clock());
+      if (erasedKeys > 0) this.log?.info({ erasedKeys }, 'sealed keys of expired provisioning tokens erased');
       const customers: CustomerDeletion[] = [];
       for (const { customerId, eventsDays } of await store.retention.periods()) {
         if (this.closed) break;
         customers.push(await this.deleteOld(customerId, eventsDays));
       }
-      return customers;
+      return { customers, erasedKeys };
     });
     if (!outcome.ran) {
       this.log?.info({}, 'another instance is deleting old events: this one leaves the round to it');
       return { ran: false };
     }
-    return { ran: true, customers: outcome.value };
+    return { ran: true, ...outcome.value };
   }
 
   /** Deletes the customer's events older than its period, batch by batch; records the pass unless stopped. */

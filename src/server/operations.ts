@@ -283,8 +283,10 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   },
   'POST /provisioning': {
     operationId: 'redeemProvisioningToken',
-    description: 'Called by the device with the token of prepare-provisioning, once. Needs no IdToken: the token authorizes the call.',
+    description:
+      'Called by the device with the token of prepare-provisioning, once. Needs no IdToken: the token authorizes the call. With csr (a PEM PKCS#10 request of an EC P-256 or RSA 2048 key the device made), the certificate is of that key and the device keeps it: pkcs12 then holds the two certificates only. certificate and ca_certificate are the PEM certificates in both cases. The service keeps no private key of a gateway: docs/gateways.md "No gateway key at rest".',
     errors: {
+      400: 'The csr is not a PEM certificate request, its signature does not verify, its key is neither EC P-256 nor RSA 2048, or it is longer than 16384 characters; the token stays unused.',
       403: 'The token is unknown, already used or expired, or its gateway was deleted.',
       429: `More calls a minute from this address than serve --provisioning-rate-limit allows (default ${RATE_LIMITS.provisioning}); Retry-After says when to try again.`,
     },

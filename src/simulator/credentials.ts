@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Socket } from 'node:net';
 import { join } from 'node:path';
@@ -5,16 +6,30 @@ import { createSecureContext, TLSSocket } from 'node:tls';
 import { configDir } from '../client/config-dir.js';
 
 /**
- * What POST /provisioning handed a simulated gateway. prepare-provisioning works once per
- * gateway, so the simulator keeps these (mode 0600: they hold a private key) to run again later.
+ * What a simulated gateway holds after POST /provisioning: the key it made (which never left this
+ * machine) and what the service answered. prepare-provisioning works once per gateway, so the
+ * simulator keeps these (mode 0600: they hold a private key) to run again later.
  */
 export interface GatewayCredentials {
   gateway_id: string;
   mqtt_endpoint: string;
   mqtt_topic_prefix: string;
   certificate_common_name: string;
-  /** Base64 of the PKCS#12 bundle (key, certificate, CA certificate; empty password). */
-  pkcs12: string;
+  /** PKCS#8 PEM of the simulator's own key, its certificate, and the deployment CA. */
+  key?: string;
+  certificate?: string;
+  ca_certificate?: string;
+  /** Base64 of a PKCS#12 with the key (empty password): what an earlier version saved instead of the three above. */
+  pkcs12?: string;
+}
+
+/** The TLS options of the credentials: the PEM files, or the PKCS#12 an earlier version saved. */
+export function tlsOptionsOf(credentials: GatewayCredentials): { key: string; cert: string; ca: string } | { pfx: Buffer; passphrase: string } {
+  if (credentials.key !== undefined && credentials.certificate !== undefined && credentials.ca_certificate !== undefined) {
+    return { key: credentials.key, cert: credentials.certificate, ca: credentials.ca_certificate };
+  }
+  if (credentials.pkcs12 !== undefined) return { pfx: Buffer.from(credentials.pkcs12, 'base64'), passphrase: '' };
+  throw new Error(`the stored credentials of gateway ${credentials.gateway_id} hold neither a key with its certificate nor a PKCS#12`);
 }
 
 /** `<config dir>/simulator/<deployment>`: one folder per deployment URL. */
@@ -49,9 +64,10 @@ export function saveCredentials(baseUrl: string, credentials: GatewayCredentials
   return file;
 }
 
-/** The serial number (hex) of the certificate in the credentials' PKCS#12, as TLS reads it. */
+/** The serial number (hex) of the credentials' certificate, as TLS reads it. */
 export function certificateSerialOf(credentials: GatewayCredentials): string {
-  const socket = new TLSSocket(new Socket(), { secureContext: createSecureContext({ pfx: Buffer.from(credentials.pkcs12, 'base64'), passphrase: '' }) });
+  if (credentials.certificate !== undefined) return new X509Certificate(credentials.certificate).serialNumber;
+  const socket = new TLSSocket(new Socket(), { secureContext: createSecureContext(tlsOptionsOf(credentials)) });
   try {
     const serial = (socket.getCertificate() as { serialNumber?: string } | null)?.serialNumber;
     if (!serial) throw new Error(`the stored PKCS#12 of gateway ${credentials.gateway_id} holds no certificate`);

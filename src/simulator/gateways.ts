@@ -1,5 +1,10 @@
+import { generateKeyPair as generateKeyPairCallback } from 'node:crypto';
+import { promisify } from 'node:util';
 import { ApiClient, ApiError, collectAll, seg, type CustomerApi } from '../client/api.js';
+import { createCertificateRequest } from '../pki/csr.js';
 import { certificateSerialOf, loadCredentials, saveCredentials, type GatewayCredentials } from './credentials.js';
+
+const generateKeyPair = promisify(generateKeyPairCallback);
 
 /** A gateway of the simulation with what it needs to connect. */
 export interface SimulatedGateway {
@@ -101,7 +106,19 @@ async function provision(session: CustomerApi, gateway: ApiGateway, setup: Gatew
   return redeem(session, gateway, preparation, setup, `Provisioned gateway ${gateway.name}`);
 }
 
-/** Redeems the token as the device would, and keeps what it gets. */
+/** What POST /provisioning answers the simulator (the PKCS#12 it ignores: the PEM certificates are all it needs). */
+interface Provisioned {
+  mqtt_endpoint: string;
+  mqtt_topic_prefix: string;
+  certificate_common_name: string;
+  certificate: string;
+  ca_certificate: string;
+}
+
+/**
+ * Redeems the token as the device would, with a certificate request of a key made here (EC
+ * P-256), which never leaves this machine; keeps the key with what it gets.
+ */
 async function redeem(
   session: CustomerApi,
   gateway: ApiGateway,
@@ -109,15 +126,21 @@ async function redeem(
   setup: GatewaySetup,
   done: string,
 ): Promise<GatewayCredentials> {
+  const { privateKey } = await generateKeyPair('ec', { namedCurve: 'prime256v1' });
   // The device's side: no Authorization header, only the token.
   const device = new ApiClient(session.client.baseUrl, undefined, { ca: session.client.ca });
-  const provisioned = await device.post<Omit<GatewayCredentials, 'gateway_id'>>(preparation.registration_path, { token: preparation.token });
+  const provisioned = await device.post<Provisioned>(preparation.registration_path, {
+    token: preparation.token,
+    csr: createCertificateRequest(privateKey, gateway.id),
+  });
   const credentials: GatewayCredentials = {
     gateway_id: gateway.id,
     mqtt_endpoint: provisioned.mqtt_endpoint,
     mqtt_topic_prefix: provisioned.mqtt_topic_prefix,
     certificate_common_name: provisioned.certificate_common_name,
-    pkcs12: provisioned.pkcs12,
+    key: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+    certificate: provisioned.certificate,
+    ca_certificate: provisioned.ca_certificate,
   };
   const file = saveCredentials(session.client.baseUrl, credentials, setup.env);
   setup.say(`${done}; its certificate is kept in ${file}.`);

@@ -1,6 +1,7 @@
 import type { ConnectionOptions } from 'node:tls';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import { GatewayDevice, type JobBarcodes, type SimulatedEvent } from './events.js';
+import { tlsOptionsOf } from './credentials.js';
 import type { SimulatedGateway } from './gateways.js';
 
 export interface SimulationOptions {
@@ -52,7 +53,7 @@ interface Publisher {
   generated: number;
 }
 
-/** Connects every gateway over mqtts with its PKCS#12, publishes at the rate for the duration, waits for the PUBACKs. */
+/** Connects every gateway over mqtts with its key and certificate, publishes at the rate for the duration, waits for the PUBACKs. */
 export async function runSimulation(options: SimulationOptions): Promise<SimulationSummary> {
   const counts = { sent: 0, acknowledged: 0, failed: 0, reports: 0 };
   const backdateMs = options.backdateMs ?? 0;
@@ -132,10 +133,9 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
 async function connectPublisher(gateway: SimulatedGateway, options: SimulationOptions): Promise<Publisher> {
   const { credentials } = gateway;
   const endpoint = options.mqttEndpoint ?? credentials.mqtt_endpoint;
-  // mqtt.js hands its options to tls.connect, so the PKCS#12 goes in as it is (`pfx`).
-  const clientOptions: IClientOptions & Pick<ConnectionOptions, 'pfx' | 'passphrase'> = {
-    pfx: Buffer.from(credentials.pkcs12, 'base64'),
-    passphrase: '',
+  // mqtt.js hands its options to tls.connect: the key and certificates (or a saved PKCS#12) go in as they are.
+  const clientOptions: IClientOptions & Pick<ConnectionOptions, 'pfx' | 'passphrase' | 'key' | 'cert' | 'ca'> = {
+    ...tlsOptionsOf(credentials),
     clientId: gateway.id,
     protocolVersion: 4,
     clean: true,

@@ -35,7 +35,7 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
     name: 'gateways',
     columns: ['id', 'customer_id', 'name', 'usecase', 'station', 'type', 'model', 'manufacturer', 'firmware', 'version', 'provisioning_prepared', 'last_message', 'deleted', 'created', 'last_updated', 'certificate_revoked', 'reprovisioned'],
   },
-  { name: 'gateway_certificates', columns: ['serial', 'gateway_id', 'common_name', 'cert_pem', 'key_pem', 'created', 'not_after', 'delivered_at', 'revoked', 'replaces'] },
+  { name: 'gateway_certificates', columns: ['serial', 'gateway_id', 'common_name', 'cert_pem', 'sealed_key', 'created', 'not_after', 'delivered_at', 'revoked', 'replaces'] },
   { name: 'provisioning_tokens', columns: ['token_hash', 'gateway_id', 'certificate_serial', 'created', 'expires_at', 'used_at'] },
   { name: 'events', columns: STORED_EVENT_COLUMNS },
   {

@@ -20,6 +20,7 @@
 import type { AssetType } from '../domain/assets.js';
 import type { AuditAction, AuditEntry, AuditKey } from '../domain/audit.js';
 import type { CellMode } from '../domain/csv.js';
+import type { CertificateStatus } from '../domain/gateway-certificates.js';
 import type { EventRow } from '../domain/events.js';
 import type { BatchResult, IngestMessage } from '../domain/ingest.js';
 import type { GatewayJobs, JobBarcodes, TimeRange } from '../domain/job-analysis.js';
@@ -207,21 +208,28 @@ export class GatewayNameTaken extends Error {
   }
 }
 
-/** A gateway as the broker sees it at connect: its customer, whether it was deleted, and whether the presented certificate was revoked. */
+/** A gateway as the broker sees it at connect: its customer, whether it was deleted, and the status of the presented certificate. */
 export interface ConnectingGateway {
   id: string;
   customer_id: string;
   deleted: number | null;
-  /** The certificate whose serial was asked about is revoked (false for a serial the store does not know). */
-  revoked: boolean;
+  /**
+   * The status of the certificate whose serial was asked about, of any gateway (domain/gateway-certificates.ts):
+   * `pending` until its token was redeemed; null for a serial the store does not know.
+   */
+  certificate: CertificateStatus | null;
 }
 
-/** A client certificate issued for a gateway, with its key while the device has not fetched it. */
+/**
+ * A client certificate issued for a gateway. `sealedKey` is its private key while the device has
+ * not fetched it, sealed under the provisioning token (src/pki/sealed-key.ts), which the store
+ * keeps only as a hash; null for a key the device made itself, and once it was handed out.
+ */
 export interface IssuedGatewayCertificate {
   serial: string;
   commonName: string;
   certPem: string;
-  keyPem: string;
+  sealedKey: Buffer | null;
   notAfter: number;
 }
 
@@ -235,15 +243,28 @@ export interface Preparation {
 
 export type PrepareOutcome = 'prepared' | 'missing' | 'already-prepared';
 
-/** What a redeemed token yields: the gateway and the certificate with its private key. */
+/** What a redeemed token yields: the gateway and the certificate handed out, with its sealed key when it was stored with one. */
 export interface Redemption {
   gateway: GatewayRecord;
   certificate: IssuedGatewayCertificate;
-  /** Serials of the certificates this one replaced (reprovision), revoked by the redemption. */
+  /**
+   * Serials of the certificates the redemption revoked: those this one replaced (reprovision),
+   * and the pending one when a replacement was handed out instead.
+   */
   revokedSerials: string[];
 }
 
-export type RedeemOutcome = Redemption | 'invalid' | 'gateway-gone';
+/**
+ * `key-missing`: the pending certificate has no sealed key (stored before keys were sealed; the
+ * upgrade dropped it), so only a replacement can be handed out; the token stays unused.
+ */
+export type RedeemOutcome = Redemption | 'invalid' | 'gateway-gone' | 'key-missing';
+
+/** A token that would redeem now: its gateway and the certificate it hands out. */
+export interface PendingToken {
+  gatewayId: string;
+  serial: string;
+}
 
 /** A gateway's certificate as stored, without its key (DESIGN.md "Trust", "Gateway certificates"). */
 export interface GatewayCertificate {
@@ -601,8 +622,20 @@ export interface GatewayRepository {
 export interface ProvisioningRepository {
   /** Marks the gateway prepared and stores its certificate and token hash. */
   prepare(customerId: string, preparation: Preparation, now: number, audit?: AuditEntry): Promise<PrepareOutcome>;
-  /** Trades a token for its certificate (once). */
-  redeem(tokenHash: string, now: number, audit?: AuditOf<Redemption>): Promise<RedeemOutcome>;
+  /** The gateway and pending certificate of a token that would redeem now (unused, unexpired, not revoked), without using it. */
+  pending(tokenHash: string, now: number): Promise<PendingToken | undefined>;
+  /**
+   * Trades a token for its certificate (once): the token is used and the sealed key erased in one
+   * unit of work. With `replacement` (a certificate of the device's own key, or of a fresh key for
+   * a token whose key is missing) that certificate is stored, handed out and replaces the pending
+   * one, which is revoked.
+   */
+  redeem(tokenHash: string, now: number, replacement: IssuedGatewayCertificate | undefined, audit?: AuditOf<Redemption>): Promise<RedeemOutcome>;
+  /**
+   * Erases the sealed keys of certificates whose token expired unused (the certificate stays,
+   * pending, and the broker refuses a pending certificate); how many were erased.
+   */
+  purgeExpired(now: number): Promise<number>;
   /**
    * A provisioning package in one unit of work: creates the `fresh` gateways, then prepares every
    * preparation; throws GatewayNameTaken or PreparationRefused and then stores nothing.
@@ -690,8 +723,8 @@ export interface EventLogRepository {
 
 export interface IngestRepository {
   /**
-   * The gateway a client certificate names, deleted or not, and whether the certificate of this
-   * serial (lower-case hex) was revoked; undefined when the gateway is unknown.
+   * The gateway a client certificate names, deleted or not, and the status of the certificate of
+   * this serial (lower-case hex); undefined when the gateway is unknown.
    */
   connectingGateway(id: string, serial: string): Promise<ConnectingGateway | undefined>;
   /**

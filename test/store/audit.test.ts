@@ -117,7 +117,7 @@ function writesWithTheChange(open: () => Promise<Store>): void {
   let serials = 0;
   const preparation = (gatewayId: string): Preparation => ({
     gatewayId,
-    certificate: { serial: `0a${++serials}`, commonName: gatewayId, certPem: 'CERT', keyPem: 'KEY', notAfter: T0 + 1e9 },
+    certificate: { serial: `0a${++serials}`, commonName: gatewayId, certPem: 'CERT', sealedKey: Buffer.from('SEALED'), notAfter: T0 + 1e9 },
     tokenHash: `hash-${gatewayId}`,
     expiresAt: T0 + 1e9,
   });
@@ -154,9 +154,9 @@ function writesWithTheChange(open: () => Promise<Store>): void {
     expect(await store.provisioning.prepare('acme', preparation('p1'), T0, mark(21, 'gateway.prepared'))).toBe('already-prepared');
     expect(await store.provisioning.prepare('acme', preparation('nope'), T0, mark(22, 'gateway.prepared'))).toBe('missing');
     const built: string[] = [];
-    const redeemed = await store.provisioning.redeem('hash-p1', T0, ({ gateway: g }) => (built.push(g.id), mark(23, 'gateway.provisioned', g.customer_id)));
+    const redeemed = await store.provisioning.redeem('hash-p1', T0, undefined, ({ gateway: g }) => (built.push(g.id), mark(23, 'gateway.provisioned', g.customer_id)));
     expect(typeof redeemed).toBe('object');
-    expect(await store.provisioning.redeem('hash-p1', T0, () => mark(24, 'gateway.provisioned'))).toBe('invalid');
+    expect(await store.provisioning.redeem('hash-p1', T0, undefined, () => mark(24, 'gateway.provisioned'))).toBe('invalid');
     expect(built).toEqual(['p1']);
     // A package with a gateway already prepared is refused whole: neither its new gateway nor any entry.
     await expect(

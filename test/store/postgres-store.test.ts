@@ -21,7 +21,7 @@ function message(gatewayId: string, body: unknown, receivedAt = T0 + 1000, quara
 function preparation(gatewayId: string, serial: string): Preparation {
   return {
     gatewayId,
-    certificate: { serial, commonName: gatewayId, certPem: `cert ${serial}`, keyPem: `key ${serial}`, notAfter: T0 + 1e9 },
+    certificate: { serial, commonName: gatewayId, certPem: `cert ${serial}`, sealedKey: Buffer.from(`sealed ${serial}`), notAfter: T0 + 1e9 },
     tokenHash: `hash-${serial}`,
     expiresAt: T0 + 1e6,
   };
@@ -121,11 +121,11 @@ describePostgres('PostgreSQL store', () => {
     expect(await store.provisioning.prepare(CUSTOMER, preparation('gw-a', 'aa01'), T0)).toBe('prepared');
     expect(await store.provisioning.prepare(CUSTOMER, preparation('gw-a', 'aa02'), T0)).toBe('already-prepared');
     expect(await store.provisioning.prepare(CUSTOMER, preparation('gw-none', 'aa03'), T0)).toBe('missing');
-    const outcomes = await Promise.all([1, 2, 3, 4].map(() => store.provisioning.redeem('hash-aa01', T0 + 5)));
+    const outcomes = await Promise.all([1, 2, 3, 4].map(() => store.provisioning.redeem('hash-aa01', T0 + 5, undefined)));
     const won = outcomes.filter((o) => typeof o === 'object');
     expect(won).toHaveLength(1);
     expect(outcomes.filter((o) => o === 'invalid')).toHaveLength(3);
-    expect(won[0]).toMatchObject({ gateway: { id: 'gw-a' }, certificate: { serial: 'aa01', keyPem: 'key aa01', notAfter: T0 + 1e9 } });
+    expect(won[0]).toMatchObject({ gateway: { id: 'gw-a' }, certificate: { serial: 'aa01', sealedKey: Buffer.from('sealed aa01'), notAfter: T0 + 1e9 } });
 
     const fresh = [{ id: 'gw-p1', name: 'P1', usecase: 'u', station: 's' }];
     await expect(store.provisioning.preparePackage(CUSTOMER, fresh, [preparation('gw-p1', 'bb01'), preparation('gw-a', 'bb02')], T0))
@@ -135,7 +135,7 @@ describePostgres('PostgreSQL store', () => {
     await store.provisioning.preparePackage(CUSTOMER, fresh, [preparation('gw-p1', 'bb01')], T0);
     expect((await store.gateways.byId(CUSTOMER, 'gw-p1'))?.provisioning_prepared).toBe(T0);
     await store.gateways.markDeleted(CUSTOMER, 'gw-p1', T0 + 6);
-    expect(await store.provisioning.redeem('hash-bb01', T0 + 7)).toBe('gateway-gone');
+    expect(await store.provisioning.redeem('hash-bb01', T0 + 7, undefined)).toBe('gateway-gone');
   });
 
   it('ingest: events stored once, deleted gateways, invalid messages, dead letters, reports bump the version only on change', async () => {

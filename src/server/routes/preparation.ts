@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { issueClientCertificateAsync, randomSerialHex, type CertificateAuthority } from '../../pki/ca.js';
+import { issueClientCertificateAsync, issueClientCertificateForKeyAsync, randomSerialHex, type CertificateAuthority, type GatewayPublicKey } from '../../pki/ca.js';
 import type { KeyType } from '../../pki/keys.js';
-import type { Preparation } from '../../store/ports.js';
+import { sealGatewayKey } from '../../pki/sealed-key.js';
+import type { IssuedGatewayCertificate, Preparation } from '../../store/ports.js';
 import type { ServerContext } from '../context.js';
 
 /** Where devices redeem their token (spec 4.2 `registration_path`). */
@@ -22,7 +23,7 @@ export function hashProvisioningToken(token: string): string {
 /**
  * Everything prepare-provisioning creates for one gateway, not yet stored: a key of the configured
  * type (`serve --gateway-key-type`), a client certificate with CN = thing name (= id), and a token
- * of 256 random bits.
+ * of 256 random bits. The key is kept only sealed under the token (src/pki/sealed-key.ts).
  */
 export async function createPreparation(ctx: ServerContext, gatewayId: string): Promise<{ preparation: Preparation; token: string; keyType: KeyType }> {
   const serial = randomSerialHex();
@@ -38,13 +39,33 @@ export async function createPreparation(ctx: ServerContext, gatewayId: string): 
         serial,
         commonName: gatewayId,
         certPem: issued.certPem,
-        keyPem: issued.keyPem,
+        sealedKey: sealGatewayKey(issued.keyPem, token, serial),
         notAfter: issued.notAfter,
       },
       tokenHash: hashProvisioningToken(token),
       expiresAt: ctx.clock() + PROVISIONING_TOKEN_LIFETIME_MS,
     },
   };
+}
+
+/** A certificate handed out at redemption instead of the pending one, and its key when the service made it. */
+export interface Replacement {
+  certificate: IssuedGatewayCertificate;
+  /** PKCS#8 PEM of a fresh key; undefined when the device keeps its own (a certificate request). */
+  keyPem: string | undefined;
+}
+
+/**
+ * A certificate for the gateway at redemption: of the device's own public key (its certificate
+ * request), or, without one, of a fresh key of the configured type (a token whose sealed key the
+ * upgrade to sealed keys dropped). Nothing of it is stored with a key.
+ */
+export async function createReplacement(ctx: ServerContext, gatewayId: string, publicKey?: GatewayPublicKey): Promise<Replacement> {
+  const serial = randomSerialHex();
+  const issued: { certPem: string; notAfter: number; keyPem?: string } = publicKey
+    ? await issueClientCertificateForKeyAsync(deploymentCa(ctx), gatewayId, serial, publicKey)
+    : await issueClientCertificateAsync(deploymentCa(ctx), gatewayId, serial, ctx.config.gatewayKeyType);
+  return { certificate: { serial, commonName: gatewayId, certPem: issued.certPem, sealedKey: null, notAfter: issued.notAfter }, keyPem: issued.keyPem };
 }
 
 /** `mqtts://host:port`, with an IPv6 address in brackets. */

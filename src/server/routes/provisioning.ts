@@ -1,11 +1,14 @@
 import type { FastifyInstance } from 'fastify';
+import type { GatewayPublicKey } from '../../pki/ca.js';
+import { CSR_MAX_LENGTH, CsrRefused, readCertificateRequest } from '../../pki/csr.js';
 import { buildPkcs12 } from '../../pki/pkcs12.js';
+import { openGatewayKey } from '../../pki/sealed-key.js';
 import { auditEntry, auditEntryBy } from '../audit.js';
 import type { ServerContext } from '../context.js';
-import { forbidden } from '../errors.js';
+import { badRequest, forbidden } from '../errors.js';
 import { errorResponses } from '../schemas.js';
 import { gatewaySchema, toApiGateway } from './gateway-view.js';
-import { REGISTRATION_PATH, createPreparation, deploymentCa, hashProvisioningToken, mqttEndpoint } from './preparation.js';
+import { REGISTRATION_PATH, createPreparation, createReplacement, deploymentCa, hashProvisioningToken, mqttEndpoint, type Replacement } from './preparation.js';
 import { registerPackageRoutes } from './provisioning-packages.js';
 
 export const preparationSchema = {
@@ -17,6 +20,20 @@ export const preparationSchema = {
   },
   required: ['registration_path', 'token'],
 } as const;
+
+const refusedToken = () =>
+  forbidden('The provisioning token is unknown, already used or expired: each token works once, within 24 hours of prepare-provisioning.');
+
+/** The public key of the body's certificate request; 400 saying what is wrong with it. */
+function certificateRequest(csr: string): GatewayPublicKey {
+  try {
+    const { keyType, spki } = readCertificateRequest(csr);
+    return { type: keyType, spki };
+  } catch (error) {
+    if (error instanceof CsrRefused) throw badRequest(`Body field "csr" is refused: ${error.message}.`);
+    throw error;
+  }
+}
 
 /** prepare-provisioning, POST /provisioning and create-provisioning-package (spec 4.2). */
 export function registerProvisioningRoutes(app: FastifyInstance, ctx: ServerContext): void {
@@ -55,13 +72,22 @@ export function registerProvisioningRoutes(app: FastifyInstance, ctx: ServerCont
     },
   });
 
-  app.post<{ Body: { token: string } }>(REGISTRATION_PATH, {
+  app.post<{ Body: { token: string; csr?: string } }>(REGISTRATION_PATH, {
     schema: {
-      summary: 'Device: trade the provisioning token for the certificate bundle and MQTT details (once; no Authorization)',
+      summary: 'Device: trade the provisioning token for its certificate and MQTT details (once; no Authorization)',
       tags: ['provisioning'],
       body: {
         type: 'object',
-        properties: { token: { type: 'string', minLength: 1, maxLength: 200 } },
+        properties: {
+          token: { type: 'string', minLength: 1, maxLength: 200, description: 'The token of prepare-provisioning, reprovision or a provisioning package.' },
+          csr: {
+            type: 'string',
+            minLength: 1,
+            maxLength: CSR_MAX_LENGTH,
+            description:
+              'Optional: a PEM PKCS#10 certificate request (`openssl req -new`) of a key the device made and keeps, EC P-256 or RSA 2048. Its subject and extensions are ignored: the certificate gets CN = thing name and the service\'s extensions.',
+          },
+        },
         required: ['token'],
         additionalProperties: false,
       },
@@ -73,36 +99,61 @@ export function registerProvisioningRoutes(app: FastifyInstance, ctx: ServerCont
             mqtt_topic_prefix: { type: 'string', description: 'Publish to {mqtt_topic_prefix}/gateway/{gateway id}.' },
             certificate_common_name: { type: 'string' },
             gateway: gatewaySchema,
-            pkcs12: { type: 'string', description: 'Base64 of a PKCS#12 file (key, certificate, CA certificate), empty password.' },
+            pkcs12: {
+              type: 'string',
+              description: 'Base64 of a PKCS#12 file, empty password: the key, the certificate and the CA certificate; with a csr, the two certificates only.',
+            },
+            certificate: { type: 'string', description: 'Addition to the spec: the gateway\'s client certificate, PEM.' },
+            ca_certificate: { type: 'string', description: 'Addition to the spec: the deployment CA certificate, PEM (it also signs the broker\'s certificate).' },
           },
-          required: ['mqtt_endpoint', 'mqtt_topic_prefix', 'certificate_common_name', 'gateway', 'pkcs12'],
+          required: ['mqtt_endpoint', 'mqtt_topic_prefix', 'certificate_common_name', 'gateway', 'pkcs12', 'certificate', 'ca_certificate'],
         },
         ...errorResponses,
       },
     },
     handler: async (request) => {
+      const { token, csr } = request.body;
+      // Read before the token: a request refused leaves the token unused, for the device to retry.
+      const publicKey = csr === undefined ? undefined : certificateRequest(csr);
+      const tokenHash = hashProvisioningToken(token);
       const now = ctx.clock();
-      // The device is the actor, in its gateway's customer (known once the token is redeemed).
-      const outcome = await ctx.store.provisioning.redeem(hashProvisioningToken(request.body.token), now, ({ gateway, certificate, revokedSerials }) =>
-        auditEntryBy(ctx, request, { type: 'device', id: gateway.id }, gateway.customer_id, 'gateway.provisioned', { type: 'gateway', id: gateway.id }, {
-          name: gateway.name,
-          certificate_serial: certificate.serial,
-          // A re-provisioned device's redemption revokes the certificates it replaces.
-          ...(revokedSerials.length ? { revoked_serials: revokedSerials } : {}),
-        }),
-      );
-      if (outcome === 'invalid') {
-        throw forbidden('The provisioning token is unknown, already used or expired: each token works once, within 24 hours of prepare-provisioning.');
+      const redeem = (replacement: Replacement | undefined) =>
+        ctx.store.provisioning.redeem(tokenHash, now, replacement?.certificate, ({ gateway, certificate, revokedSerials }) =>
+          // The device is the actor, in its gateway's customer (known once the token is redeemed).
+          auditEntryBy(ctx, request, { type: 'device', id: gateway.id }, gateway.customer_id, 'gateway.provisioned', { type: 'gateway', id: gateway.id }, {
+            name: gateway.name,
+            certificate_serial: certificate.serial,
+            ...(replacement ? { key: publicKey ? 'device' : 'reissued' } : {}),
+            // A re-provisioned device's redemption revokes the certificates it replaces.
+            ...(revokedSerials.length ? { revoked_serials: revokedSerials } : {}),
+          }),
+        );
+      // Signed for the token's gateway before the token is used: of concurrent redemptions one stores its certificate.
+      const replacementFor = async (key?: GatewayPublicKey) => {
+        const pending = await ctx.store.provisioning.pending(tokenHash, now);
+        if (!pending) throw refusedToken();
+        return createReplacement(ctx, pending.gatewayId, key);
+      };
+      let replacement = publicKey ? await replacementFor(publicKey) : undefined;
+      let outcome = await redeem(replacement);
+      if (outcome === 'key-missing') {
+        // Prepared before keys were sealed: the upgrade dropped its key, so a fresh one is made now.
+        replacement = await replacementFor();
+        outcome = await redeem(replacement);
       }
+      if (outcome === 'invalid' || outcome === 'key-missing') throw refusedToken();
       if (outcome === 'gateway-gone') throw forbidden('The gateway of this provisioning token does not exist any more.');
       const { gateway, certificate } = outcome;
-      const pkcs12 = buildPkcs12(certificate.keyPem, certificate.certPem, deploymentCa(ctx).certPem, certificate.commonName);
+      const key = replacement ? replacement.keyPem : openGatewayKey(certificate.sealedKey!, token, certificate.serial);
+      const caCertPem = deploymentCa(ctx).certPem;
       return {
         mqtt_endpoint: mqttEndpoint(ctx),
         mqtt_topic_prefix: `scanhub/${gateway.customer_id}`,
         certificate_common_name: certificate.commonName,
         gateway: toApiGateway(gateway, now),
-        pkcs12: pkcs12.toString('base64'),
+        pkcs12: buildPkcs12(key, certificate.certPem, caCertPem, certificate.commonName).toString('base64'),
+        certificate: certificate.certPem,
+        ca_certificate: caCertPem,
       };
     },
   });

@@ -37,12 +37,13 @@ const DEAD_LETTER_SQL = `INSERT INTO dead_letters (gateway_id, customer_id, rece
 export class PgIngest implements IngestRepository {
   constructor(private readonly db: Database) {}
 
-  /** One query per connect (never per message): the gateway, and whether the presented certificate was revoked. */
+  /** One query per connect (never per message): the gateway, and the status of the presented certificate (NULL when unknown). */
   async connectingGateway(id: string, serial: string): Promise<ConnectingGateway | undefined> {
     return (
       await this.db.query<ConnectingGateway>(
         `SELECT id, customer_id, deleted,
-           EXISTS (SELECT 1 FROM gateway_certificates WHERE serial = $2 AND revoked IS NOT NULL) AS revoked
+           (SELECT CASE WHEN revoked IS NOT NULL THEN 'revoked' WHEN delivered_at IS NULL THEN 'pending' ELSE 'active' END
+            FROM gateway_certificates WHERE serial = $2) AS certificate
          FROM gateways WHERE id = $1`,
         [id, serial.toLowerCase()],
       )

@@ -1,6 +1,6 @@
 import type { Db } from './open.js';
 import { prepared } from './statements.js';
-import type { CertificateLookup, GatewayCertificate, Preparation, ReprovisionOutcome, RevokeOutcome } from '../ports.js';
+import type { CertificateLookup, GatewayCertificate, IssuedGatewayCertificate, Preparation, ReprovisionOutcome, RevokeOutcome } from '../ports.js';
 
 const CERTIFICATE_COLUMNS = 'serial, gateway_id, cert_pem, created, not_after, delivered_at, revoked, replaces';
 
@@ -10,14 +10,19 @@ export interface Revoking<T> {
   revoked: string[];
 }
 
+/** Stores an issued certificate of the gateway, replacing `replaces` (or the first), handed out at `deliveredAt` (or pending). */
+function insertCertificateRow(db: Db, gatewayId: string, certificate: IssuedGatewayCertificate, now: number, replaces: string | null, deliveredAt: number | null): void {
+  prepared(
+    db,
+    `INSERT INTO gateway_certificates (serial, gateway_id, common_name, cert_pem, sealed_key, created, not_after, delivered_at, replaces)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(certificate.serial, gatewayId, certificate.commonName, certificate.certPem, certificate.sealedKey, now, certificate.notAfter, deliveredAt, replaces);
+}
+
 /** Stores an issued certificate (replacing `replaces`, or the first) and the hash of the token that hands it out. Call inside a transaction. */
 export function insertCertificate(db: Db, preparation: Preparation, now: number, replaces: string | null): void {
   const { certificate } = preparation;
-  prepared(
-    db,
-    `INSERT INTO gateway_certificates (serial, gateway_id, common_name, cert_pem, key_pem, created, not_after, replaces)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(certificate.serial, preparation.gatewayId, certificate.commonName, certificate.certPem, certificate.keyPem, now, certificate.notAfter, replaces);
+  insertCertificateRow(db, preparation.gatewayId, certificate, now, replaces, null);
   prepared(
     db,
     `INSERT INTO provisioning_tokens (token_hash, gateway_id, certificate_serial, created, expires_at)
@@ -75,23 +80,27 @@ export class CertificateStore {
   }
 
   /**
-   * Inside the transaction that redeems the token of `serial`: when that certificate replaces
-   * another (reprovision), every other certificate of the gateway is revoked, and the gateway is
-   * registering again until its first message (with the new certificate, the old ones now
+   * Inside the transaction that redeems the token of the pending certificate `serial`: it is
+   * handed out and its sealed key erased, or, given a `replacement`, that one is stored as handed
+   * out, replacing it, and the pending one is revoked. When the pending certificate replaces
+   * another (reprovision), every other certificate of the gateway is revoked too, and the gateway
+   * is registering again until its first message (with the new certificate, the old ones now
    * refused). Returns the serials revoked.
    */
-  redeemed(gatewayId: string, serial: string, now: number): string[] {
+  redeemed(gatewayId: string, serial: string, replacement: IssuedGatewayCertificate | undefined, now: number): string[] {
     const replaces = prepared(this.db, 'SELECT replaces FROM gateway_certificates WHERE serial = ?').pluck().get(serial) as string | null | undefined;
-    if (!replaces) return [];
-    const revoked = this.revokeWhere(gatewayId, now, 'revoked IS NULL AND serial <> @keep', serial);
-    this.db.prepare('UPDATE gateways SET reprovisioned = NULL, last_message = NULL WHERE id = ?').run(gatewayId);
+    if (replacement) insertCertificateRow(this.db, gatewayId, replacement, now, serial, now);
+    else prepared(this.db, 'UPDATE gateway_certificates SET sealed_key = NULL, delivered_at = ? WHERE serial = ?').run(now, serial);
+    if (!replaces && !replacement) return [];
+    const revoked = this.revokeWhere(gatewayId, now, 'revoked IS NULL AND serial <> @keep', replacement?.serial ?? serial);
+    if (replaces) this.db.prepare('UPDATE gateways SET reprovisioned = NULL, last_message = NULL WHERE id = ?').run(gatewayId);
     return revoked;
   }
 
-  /** Revokes the gateway's certificates matching `condition` and forgets their keys; their serials. */
+  /** Revokes the gateway's certificates matching `condition` and erases their sealed keys; their serials. */
   private revokeWhere(gatewayId: string, now: number, condition: string, keep?: string): string[] {
     return this.db
-      .prepare(`UPDATE gateway_certificates SET revoked = @now, key_pem = NULL WHERE gateway_id = @gatewayId AND ${condition} RETURNING serial`)
+      .prepare(`UPDATE gateway_certificates SET revoked = @now, sealed_key = NULL WHERE gateway_id = @gatewayId AND ${condition} RETURNING serial`)
       .pluck()
       .all({ now, gatewayId, ...(keep === undefined ? {} : { keep }) }) as string[];
   }

@@ -45,20 +45,21 @@ export class IngestStore {
          model IS NOT coalesce(@model, model) OR manufacturer IS NOT coalesce(@manufacturer, manufacturer)
          OR firmware IS NOT coalesce(@firmware, firmware) OR type IS NOT coalesce(@type, type))`,
     );
-    // One lookup per connect (never per message): the gateway, and whether the presented certificate was revoked.
-    this.lookup = db.prepare<[string, string], Omit<ConnectingGateway, 'revoked'> & { revoked: 0 | 1 }>(
+    // One lookup per connect (never per message): the gateway, and the status of the presented certificate.
+    // The status as domain/gateway-certificates.ts names it; NULL for a serial no gateway has.
+    this.lookup = db.prepare<[string, string], ConnectingGateway>(
       `SELECT id, customer_id, deleted,
-         EXISTS (SELECT 1 FROM gateway_certificates WHERE serial = ? AND revoked IS NOT NULL) AS revoked
+         (SELECT CASE WHEN revoked IS NOT NULL THEN 'revoked' WHEN delivered_at IS NULL THEN 'pending' ELSE 'active' END
+          FROM gateway_certificates WHERE serial = ?) AS certificate
        FROM gateways WHERE id = ?`,
     );
     this.insert = new EventInserter(db);
     this.deadLetters = new DeadLetterStore(db);
   }
 
-  /** The gateway a client certificate names, deleted or not, and whether the certificate `serial` was revoked; undefined when unknown. */
+  /** The gateway a client certificate names, deleted or not, and the status of the certificate `serial`; undefined when unknown. */
   gateway(id: string, serial: string): ConnectingGateway | undefined {
-    const row = this.lookup.get(serial.toLowerCase(), id);
-    return row && { ...row, revoked: row.revoked === 1 };
+    return this.lookup.get(serial.toLowerCase(), id);
   }
 
   /** Records a message of the gateway at `at` (lastMessageDue); undefined when the gateway is gone or deleted. */

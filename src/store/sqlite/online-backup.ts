@@ -25,7 +25,8 @@ export interface DatabaseCopy {
  * block the writer, which goes on committing to the WAL (which grows until the reader ends, as
  * the checkpointer cannot copy frames past the snapshot meanwhile). The copy is then switched
  * to the rollback journal (`journal_mode = DELETE`): one self-contained file, readable without
- * its `-wal`; `serve` switches it back to WAL when it opens it.
+ * its `-wal`; `serve` switches it back to WAL when it opens it. Last, the copy's sealed gateway
+ * keys are erased (eraseSealedKeys).
  *
  * `onSnapshot` is told once the snapshot is fixed (everything committed before is in the copy,
  * nothing committed after); `onProgress` after each step; `shouldStop` is asked before each
@@ -56,6 +57,7 @@ export async function copyDatabase(
     const copy = new Database(destination, { fileMustExist: true });
     try {
       copy.pragma('journal_mode = DELETE');
+      eraseSealedKeys(copy);
     } finally {
       copy.close();
     }
@@ -63,6 +65,28 @@ export async function copyDatabase(
   } finally {
     db.close();
   }
+}
+
+/**
+ * A copy of the database holds no sealed gateway key (docs/backup.md): the key of a pending
+ * certificate is erased and its bytes overwritten with zeros. A copy may sit beside a
+ * provisioning package, whose token opens such a key; a token of the copy still redeems after a
+ * restore, with a fresh key (docs/gateways.md "No gateway key at rest"). The journal stays in
+ * memory, so the erased values are written to no other file.
+ */
+function eraseSealedKeys(db: Database.Database): void {
+  // `key_pem`: the clear key of a database that a version before sealed keys wrote, not yet migrated.
+  const columns = (db.pragma('table_info(gateway_certificates)') as { name: string }[]).map((column) => column.name).filter((name) => name === 'sealed_key' || name === 'key_pem');
+  if (columns.length === 0) return;
+  db.pragma('journal_mode = MEMORY');
+  db.pragma('secure_delete = ON');
+  db.transaction(() => {
+    for (const column of columns) db.prepare(`UPDATE gateway_certificates SET ${column} = NULL WHERE ${column} IS NOT NULL`).run();
+  })();
+  // That version set keys to NULL without zeroing them: what is left of them in free space goes
+  // when the copy is rebuilt from its rows.
+  if (columns.includes('key_pem')) db.exec('VACUUM');
+  db.pragma('journal_mode = DELETE');
 }
 
 /**

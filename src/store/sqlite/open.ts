@@ -18,6 +18,10 @@ export function openDatabase(file: string, options: { readonly?: boolean; migrat
     // A long reader (an online backup, a big export) holds checkpoints back and the WAL grows
     // meanwhile; whichever connection restarts it afterwards gives that disk space back above 64 MiB.
     db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
+    // A value deleted or set to NULL is overwritten with zeros in its page (no extra I/O), so a
+    // sealed gateway key erased at redemption leaves no copy in the file or in a backup of it
+    // (docs/gateways.md "No gateway key at rest").
+    db.pragma('secure_delete = FAST');
   }
   db.pragma('foreign_keys = ON');
   if (options.migrate ?? !options.readonly) applyMigrations(db);

@@ -256,8 +256,13 @@ export class SqliteStore implements Store {
     this.provisioning = {
       prepare: async (customerId, preparation, now, audit) =>
         audited(db, () => provisioning().prepare(customerId, preparation, now), (outcome) => (outcome === 'prepared' ? audit : undefined)),
-      redeem: async (tokenHash, now, audit) => {
-        const outcome = audited(db, () => provisioning().redeem(tokenHash, now), (outcome) => (typeof outcome === 'object' && audit ? audit(outcome) : undefined));
+      pending: async (tokenHash, now) => provisioning().pending(tokenHash, now),
+      redeem: async (tokenHash, now, replacement, audit) => {
+        const outcome = audited(
+          db,
+          () => provisioning().redeem(tokenHash, now, replacement),
+          (outcome) => (typeof outcome === 'object' && audit ? audit(outcome) : undefined),
+        );
         if (typeof outcome === 'object') this.announceRevoked(outcome.gateway.id, outcome.revokedSerials);
         return outcome;
       },
@@ -269,6 +274,7 @@ export class SqliteStore implements Store {
             for (const entry of audit ?? []) insertAuditEntry(db, entry);
           })
           .immediate(),
+      purgeExpired: async (now) => provisioning().purgeExpired(now),
     };
     this.certificates = {
       current: async (customerId, gatewayId) => certificates().current(customerId, gatewayId),
