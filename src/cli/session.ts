@@ -1,17 +1,15 @@
 import type { Command } from 'commander';
 import { looksLikeApiKey } from '../auth/api-keys.js';
-import { ApiClient, seg } from '../client/api.js';
+import { ApiClient, seg, type CustomerApi } from '../client/api.js';
+import { currentApiKey } from '../client/api-keys.js';
 import { CliError, Exit, createIo, type GlobalOptions, type Io } from './io.js';
 import { TlsPairError, readCaCertificate } from '../pki/tls-pair.js';
 import { readProfile, type Profile } from './profile.js';
 
-/** What a client command works with: where to send, as whom, for which customer. */
-export interface Session {
+/** What a client command works with: where to send, as whom, for which customer (`base`, `/{customer}` percent-encoded). */
+export interface Session extends CustomerApi {
   io: Io;
-  client: ApiClient;
   customer: string;
-  /** `/{customer}` percent-encoded, the prefix of every customer-scoped path. */
-  base: string;
 }
 
 /** The global flags of the command (commander merges them from the root). */
@@ -39,7 +37,7 @@ export async function connect(command: Command, env: NodeJS.ProcessEnv = process
   const customer =
     options.customer ??
     env.SCANHUB_CUSTOMER ??
-    (looksLikeApiKey(token) ? (await client.get<{ customer_id: string }>('/api-keys/current')).customer_id : claimsOf(token)?.customer_id) ??
+    (looksLikeApiKey(token) ? (await currentApiKey(client)).customer_id : claimsOf(token)?.customer_id) ??
     profile?.customer;
   if (!customer) throw new CliError('no customer known: pass --customer or set SCANHUB_CUSTOMER', Exit.USAGE);
   return { io, client, customer, base: `/${seg(customer)}` };

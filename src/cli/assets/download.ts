@@ -1,24 +1,12 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, renameSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { Command, Option } from 'commander';
-import { ASSET_TYPES } from '../domain/assets.js';
-import { connect, type Session } from './connect.js';
-import { CliError, Exit, checkOutputFile, formatTime, printList, success, type Io } from './io.js';
-
-/** An item of `GET /{customer_id}/assets`. */
-interface AssetItem {
-  asset_type: string;
-  asset_version: string;
-  default: boolean;
-  file_name: string;
-  file_size: number;
-  file_sha256: string;
-  eula_version: string;
-  eula_checksum: string;
-  eula_text: string;
-  registered: number;
-}
+import { Option, type Command } from 'commander';
+import { generateDownloadUrl, listAssets, type AssetItem } from '../../client/assets.js';
+import { whoAmI } from '../../client/auth.js';
+import { ASSET_TYPES } from '../../domain/assets.js';
+import { CliError, Exit, checkOutputFile, promptYesNo, success, type Io } from '../io.js';
+import { connect } from '../session.js';
 
 interface DownloadOptions {
   type: string;
@@ -29,17 +17,12 @@ interface DownloadOptions {
   force?: boolean;
 }
 
-async function listAssets(session: Session, type?: string): Promise<AssetItem[]> {
-  return (await session.client.get<{ items: AssetItem[] }>(`${session.base}/assets`, { asset_type: type })).items;
-}
-
 /** Shows the EULA on the terminal and asks for agreement; `--accept-eula` agrees without asking. */
 async function agreeToEula(io: Io, asset: AssetItem, accepted: boolean | undefined): Promise<void> {
   if (accepted) return;
   io.err(`End-user licence agreement, version ${asset.eula_version}, of ${asset.asset_type} ${asset.asset_version}:\n`);
   io.err(asset.eula_text.trimEnd() + '\n');
-  const { confirm } = await import('@inquirer/prompts');
-  if (!(await confirm({ message: `Do you agree to this EULA (version ${asset.eula_version})?`, default: false }))) {
+  if (!(await promptYesNo(io, `Do you agree to this EULA (version ${asset.eula_version})?`, '--accept-eula'))) {
     throw new CliError('cancelled: the EULA was not accepted', Exit.USAGE);
   }
 }
@@ -63,27 +46,8 @@ async function sha256Of(file: string): Promise<string> {
   return hash.digest('hex');
 }
 
-/** `scanhub assets list|download`. */
-export function registerAssetCommands(program: Command): void {
-  const assets = program.command('assets').description('downloadable software assets (apps, firmware)');
-
-  assets
-    .command('list')
-    .description('list the assets and versions available for download')
-    .addOption(new Option('--type <type>', 'only this asset type').choices([...ASSET_TYPES]))
-    .action(async (options: { type?: string }, command: Command) => {
-      const session = await connect(command);
-      printList(session.io, await listAssets(session, options.type), [
-        { header: 'TYPE', value: (a) => a.asset_type },
-        { header: 'VERSION', value: (a) => a.asset_version },
-        { header: 'DEFAULT', value: (a) => (a.default ? 'yes' : 'no') },
-        { header: 'FILE', value: (a) => a.file_name },
-        { header: 'SIZE', value: (a) => a.file_size },
-        { header: 'EULA', value: (a) => a.eula_version },
-        { header: 'REGISTERED', value: (a) => formatTime(session.io, a.registered) },
-      ]);
-    });
-
+/** `scanhub assets download`: agree to the EULA, download, verify the SHA-256. */
+export function registerDownloadCommand(assets: Command): void {
   assets
     .command('download')
     .description('agree to the EULA of an asset and download it')
@@ -95,7 +59,7 @@ export function registerAssetCommands(program: Command): void {
     .option('--force', 'overwrite the output file if it exists')
     .action(async (options: DownloadOptions, command: Command) => {
       const session = await connect(command);
-      const { io, client, base } = session;
+      const { io, client } = session;
       if (!options.acceptEula && !io.interactive) throw new CliError('--accept-eula required when not running interactively', Exit.USAGE);
       const candidates = await listAssets(session, options.type);
       const asset = candidates.find((a) => (options.version === undefined ? a.default : a.asset_version === options.version));
@@ -108,8 +72,8 @@ export function registerAssetCommands(program: Command): void {
       const file = resolve(options.output ?? asset.file_name);
       await checkOutputFile(file, Boolean(options.force));
       await agreeToEula(io, asset, options.acceptEula);
-      const agreedBy = options.agreedBy ?? (await client.get<{ email: string }>(`${base}/me`)).email;
-      const answer = await client.post<{ download_url: string }>(`${base}/generate-download-url`, {
+      const agreedBy = options.agreedBy ?? (await whoAmI(session)).email;
+      const answer = await generateDownloadUrl(session, {
         eula_version: asset.eula_version,
         eula_checksum: asset.eula_checksum,
         asset_type: asset.asset_type,

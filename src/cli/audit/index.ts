@@ -1,21 +1,10 @@
 import { Command, Option } from 'commander';
-import type { List } from '../client/api.js';
-import { AUDIT_ACTIONS, type AuditActor, type AuditTarget } from '../domain/audit.js';
-import { parseTimeInput } from '../domain/time-input.js';
-import { connect } from './connect.js';
-import { limitArgument } from './event-output.js';
-import { CliError, Exit, formatTime, printList, type Column, type Io } from './io.js';
-
-/** An entry as `GET /{customer_id}/audit-log` returns it. */
-export interface AuditItem {
-  id: string;
-  time: number;
-  action: string;
-  actor: AuditActor;
-  target?: AuditTarget;
-  ip?: string;
-  details?: Record<string, unknown>;
-}
+import { nextPage, type List } from '../../client/api.js';
+import { listAuditLog, type AuditItem } from '../../client/audit.js';
+import { AUDIT_ACTIONS } from '../../domain/audit.js';
+import { checkRange, limitArgument, timeFlag } from '../flags.js';
+import { formatTime, printList, type Column, type Io } from '../io.js';
+import { connect } from '../session.js';
 
 interface AuditOptions {
   since: string;
@@ -32,14 +21,6 @@ const columns = (io: Io): Column<AuditItem>[] => [
   { header: 'IP', value: (e) => e.ip },
   { header: 'DETAILS', value: (e) => (e.details ? JSON.stringify(e.details) : '') },
 ];
-
-function timeOption(flag: string, text: string, now: number): number {
-  try {
-    return parseTimeInput(text, now);
-  } catch (error) {
-    throw new CliError(`${flag}: ${(error as Error).message}`, Exit.USAGE, { cause: error });
-  }
-}
 
 /** `scanhub audit`: the customer's audit log, newest first (needs audit.read, ADMIN_ROLE). */
 export function registerAuditCommand(program: Command): void {
@@ -58,17 +39,15 @@ export function registerAuditCommand(program: Command): void {
     .action(async (options: AuditOptions, command: Command) => {
       const session = await connect(command);
       const now = Date.now();
-      const start = timeOption('--since', options.since, now);
-      const end = options.until === undefined ? undefined : timeOption('--until', options.until, now);
-      if (end !== undefined && start > end) {
-        throw new CliError(`the range starts (${new Date(start).toISOString()}) after it ends (${new Date(end).toISOString()})`, Exit.USAGE);
-      }
+      const start = timeFlag('--since', options.since, now);
+      const end = options.until === undefined ? undefined : timeFlag('--until', options.until, now);
+      checkRange(start, end);
       const max = options.limit ?? Infinity;
       const query = { start_time: start, end_time: end, action: options.action, limit: options.limit };
-      let page = await session.client.get<List<AuditItem>>(`${session.base}/audit-log`, query);
+      let page = await listAuditLog(session, query);
       const entries = [...page.items];
       while (entries.length < max && page.links.next) {
-        page = await session.client.get<List<AuditItem>>(page.links.next);
+        page = await nextPage<List<AuditItem>>(session.client, page.links.next);
         entries.push(...page.items);
       }
       const printed = entries.slice(0, max);

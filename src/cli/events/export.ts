@@ -1,9 +1,10 @@
 import { rename, rm, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { connect, type Session } from './connect.js';
-import { rangeQuery, type RangeOptions } from './event-output.js';
-import { CliError, Exit, checkOutputFile, success } from './io.js';
+import { exportEvents, getExportTask, startExportTask, type ExportLink, type ExportTask } from '../../client/exports.js';
+import { addEventRangeOptions, rangeQuery, type RangeOptions } from '../flags.js';
+import { CliError, Exit, checkOutputFile, progressLine, success, type ProgressLine } from '../io.js';
+import { connect, type Session } from '../session.js';
 
 interface ExportOptions extends RangeOptions {
   output?: string;
@@ -12,32 +13,9 @@ interface ExportOptions extends RangeOptions {
   rawCells?: boolean;
 }
 
-interface ExportTask {
-  task: string;
-  completed: boolean;
-  status: 'PENDING' | 'SUCCESSFUL' | 'FAILED';
-  download_link?: string;
-}
-
 /** Polls no faster than this at first, backing off to the maximum. */
 const POLL_FIRST_MS = 200;
 const POLL_MAX_MS = 5000;
-
-/** A one-line progress display on stderr when it is a terminal; silent otherwise. */
-function progressLine(enabled: boolean) {
-  let shown = false;
-  return {
-    show(text: string) {
-      if (!enabled) return;
-      process.stderr.write(`\r\u001b[2K${text}`);
-      shown = true;
-    },
-    clear() {
-      if (shown) process.stderr.write('\r\u001b[2K');
-      shown = false;
-    },
-  };
-}
 
 function stamp(millis: number): string {
   return new Date(millis).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
@@ -53,11 +31,11 @@ function formatBytes(bytes: number): string {
 }
 
 /** Waits for the task, polling with backoff; the link of the finished export. */
-async function waitForTask(session: Session, task: string, progress: ReturnType<typeof progressLine>): Promise<ExportTask> {
+async function waitForTask(session: Session, task: string, progress: ProgressLine): Promise<ExportTask> {
   const started = Date.now();
   let delay = POLL_FIRST_MS;
   for (;;) {
-    const state = await session.client.get<ExportTask>(`${session.base}/events/export/tasks/${encodeURIComponent(task)}`);
+    const state = await getExportTask(session, task);
     if (state.completed) return state;
     progress.show(`Exporting (task ${task}, ${Math.round((Date.now() - started) / 1000)} s)…`);
     await new Promise((done) => setTimeout(done, delay));
@@ -66,13 +44,8 @@ async function waitForTask(session: Session, task: string, progress: ReturnType<
 }
 
 /** `scanhub events export`: a CSV of a range of events, written to a file. */
-export function registerEventExportCommand(events: Command): void {
-  events
-    .command('export')
-    .description('export events as CSV (oldest first) and download the file (default: the last 24 hours)')
-    .option('--since <duration>', 'events of the last DURATION, e.g. 30m, 2h, 7d')
-    .option('--from <time>', 'start of the range, included (default: a day before --to)')
-    .option('--to <time>', 'end of the range, excluded (default: now)')
+export function registerExportCommand(events: Command): void {
+  addEventRangeOptions(events.command('export').description('export events as CSV (oldest first) and download the file (default: the last 24 hours)'))
     .option('-o, --output <file>', 'where to write the CSV (default: events-<from>-<to>.csv here)')
     .option('--async', 'run as an export task and poll it (for large ranges: no long-held request)')
     .option('--force', 'overwrite the output file if it exists')
@@ -83,13 +56,12 @@ export function registerEventExportCommand(events: Command): void {
       const range = rangeQuery(options, Date.now(), true);
       const file = resolve(options.output ?? `events-${stamp(range.start_time_millis!)}-${stamp(range.end_time_millis!)}.csv`);
       await checkOutputFile(file, Boolean(options.force));
-      const progress = progressLine(Boolean(process.stderr.isTTY));
+      const progress = progressLine();
 
-      // Only raw is sent: safe is the server's default, and a server that predates `cells` then still answers.
-      const cells = options.rawCells ? { cells: 'raw' } : undefined;
-      let response: ExportTask | { download_link: string };
+      const cells = options.rawCells ? 'raw' : 'safe';
+      let response: ExportTask | ExportLink;
       if (options.async) {
-        const { task } = await client.post<{ task: string; requested: string }>(`${session.base}/events/export/tasks`, cells, range);
+        const { task } = await startExportTask(session, range, cells);
         const state = await waitForTask(session, task, progress);
         progress.clear();
         if (state.status === 'FAILED') throw new CliError(`export task ${task} failed; the server log says why`, Exit.ERROR);
@@ -97,7 +69,7 @@ export function registerEventExportCommand(events: Command): void {
         response = state;
       } else {
         progress.show('Exporting…');
-        response = await client.get<{ download_link: string }>(`${session.base}/events/export`, { ...range, ...cells });
+        response = await exportEvents(session, range, cells);
       }
 
       // Downloaded under a temporary name: an interrupted download never looks like a complete export.

@@ -1,69 +1,7 @@
-import { InvalidArgumentError } from 'commander';
-import { csvRecord, type CellMode } from '../domain/csv.js';
-import { DEFAULT_RANGE_MS } from '../domain/event-listing.js';
-import { parseDuration, parseTimeInput } from '../domain/time-input.js';
-import { EVENT_COLUMNS } from '../domain/events.js';
-import { CliError, Exit, formatTime, printList, type Column, type Io } from './io.js';
-
-/** An event as the API returns it (spec 2.2). */
-export type ApiEvent = { id: string; created: number; type: string } & Partial<Record<(typeof EVENT_COLUMNS)[number], string | number>>;
-
-/** A list response of the events call (spec 2.3). */
-export interface EventPage {
-  items: ApiEvent[];
-  links: { next?: string };
-  metadata: { description: string; size: number; filters: { name: string; value: unknown }[] };
-}
-
-/** The range flags shared by list, export and tail. */
-export interface RangeOptions {
-  since?: string;
-  from?: string;
-  to?: string;
-}
-
-/** commander parser for durations (`--interval 2s`). */
-export function durationArgument(text: string): number {
-  try {
-    return parseDuration(text);
-  } catch (error) {
-    throw new InvalidArgumentError((error as Error).message);
-  }
-}
-
-/** commander parser for `--limit`: 1..500. */
-export function limitArgument(text: string): number {
-  const limit = Number(text);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw new InvalidArgumentError(`"${text}" is not a number from 1 to 500.`);
-  return limit;
-}
-
-/**
- * The query of `--since` or `--from/--to`, in milliseconds; bounds not given are left to the
- * server (the last 24 hours) unless `explicit`, which fills them in from the local clock.
- */
-export function rangeQuery(options: RangeOptions, now: number, explicit = false): { start_time_millis?: number; end_time_millis?: number } {
-  if (options.since !== undefined && (options.from !== undefined || options.to !== undefined)) {
-    throw new CliError('--since cannot be combined with --from or --to: use one or the other', Exit.USAGE);
-  }
-  const parse = (flag: string, text: string) => {
-    try {
-      return flag === '--since' ? now - parseDuration(text) : parseTimeInput(text, now);
-    } catch (error) {
-      throw new CliError(`${flag}: ${(error as Error).message}`, Exit.USAGE, { cause: error });
-    }
-  };
-  let start = options.since !== undefined ? parse('--since', options.since) : options.from !== undefined ? parse('--from', options.from) : undefined;
-  let end = options.to !== undefined ? parse('--to', options.to) : undefined;
-  if (explicit) {
-    end ??= now;
-    start ??= Math.max(0, end - DEFAULT_RANGE_MS);
-  }
-  if (start !== undefined && end !== undefined && start > end) {
-    throw new CliError(`the range starts (${new Date(start).toISOString()}) after it ends (${new Date(end).toISOString()})`, Exit.USAGE);
-  }
-  return { start_time_millis: start, end_time_millis: end };
-}
+import type { ApiEvent } from '../../client/events.js';
+import { csvRecord, type CellMode } from '../../domain/csv.js';
+import { EVENT_COLUMNS } from '../../domain/events.js';
+import { formatTime, printList, type Column, type Io } from '../io.js';
 
 /** The columns of event tables and tab-separated rows. */
 export const eventColumns = (io: Io): Column<ApiEvent>[] => [

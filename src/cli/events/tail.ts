@@ -1,9 +1,11 @@
 import { Option, type Command } from 'commander';
-import { ApiError, NetworkError } from '../client/api.js';
-import { readEventStream } from '../client/event-stream.js';
-import { connect } from './connect.js';
-import { durationArgument, eventColumns, type ApiEvent } from './event-output.js';
-import { gatewayIdOf } from './gateway-refs.js';
+import { ApiError, NetworkError } from '../../client/api.js';
+import { streamEvents, type ApiEvent } from '../../client/events.js';
+import { durationArgument } from '../flags.js';
+import { gatewayIdOf } from '../gateway-refs.js';
+import { rowCells } from '../io.js';
+import { connect } from '../session.js';
+import { eventColumns } from './printer.js';
 
 /** Waits before connecting again after a failed attempt, growing to the last. */
 const RECONNECT_DELAYS_MS = [250, 500, 1_000, 2_000, 5_000];
@@ -18,7 +20,7 @@ interface TailOptions {
  * server is followed by a reconnect with the id of the last event printed, so nothing is missed
  * and nothing printed twice.
  */
-export function registerEventTailCommand(events: Command): void {
+export function registerTailCommand(events: Command): void {
   events
     .command('tail')
     .description('print events as they are stored, in the order they were stored, until interrupted (--json: one object per line)')
@@ -37,14 +39,14 @@ export function registerEventTailCommand(events: Command): void {
       if (io.tty) io.err(`Waiting for events${options.gateway ? ` of gateway ${options.gateway}` : ''}; Ctrl-C stops.`);
 
       const print = (event: ApiEvent) =>
-        io.out(io.json ? JSON.stringify(event) : columns.map((c) => String(c.value(event) ?? '').replace(/[\t\r\n]/g, ' ')).join(io.tty ? '  ' : '\t'));
+        io.out(io.json ? JSON.stringify(event) : rowCells(event, columns).join(io.tty ? '  ' : '\t'));
       let lastEventId: string | undefined;
       let failures = 0;
       let offline = false;
       try {
         while (!stop.signal.aborted) {
           try {
-            const items = readEventStream(session.client, `${session.base}/events/stream`, { query: { gateway_id: gateway }, lastEventId, signal: stop.signal });
+            const items = streamEvents(session, { gatewayId: gateway, lastEventId, signal: stop.signal });
             for await (const item of items) {
               if (failures > 0 || offline) io.err('Connection restored.');
               failures = 0;

@@ -1,13 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
-import { CliError, Exit } from './io.js';
-
-/** One gateway to create, as the bulk-create body wants it. */
-export interface GatewayDraft {
-  name: string;
-  usecase: string;
-  station: string;
-}
+import type { GatewayDraft } from '../../client/gateways.js';
+import { CliError, Exit } from '../io.js';
 
 const COLUMNS = ['name', 'usecase', 'station'] as const;
 

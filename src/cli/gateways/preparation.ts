@@ -1,17 +1,11 @@
 import qrcode from 'qrcode-terminal';
-import type { Session } from './connect.js';
-import { printObject, success } from './io.js';
+import type { Preparation } from '../../client/provisioning.js';
+import { printObject, success } from '../io.js';
+import type { Session } from '../session.js';
 
 /** The token as a QR code (small mode: two rows per line), for the device's camera. */
 function renderQr(text: string): Promise<string> {
   return new Promise((resolve) => qrcode.generate(text, { small: true }, resolve));
-}
-
-/** What prepare-provisioning and reprovision return. */
-export interface Preparation {
-  registration_path: string;
-  token: string;
-  registration_url?: string;
 }
 
 /** Prints a preparation: the registration URL and token (--json: the API's object), the token as a QR code on a terminal or with --qr. */

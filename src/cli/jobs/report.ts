@@ -1,12 +1,8 @@
 import Table from 'cli-table3';
 import { stringify } from 'csv-stringify/sync';
-import { durationHistogram, summarizeDurations, type DurationSummary } from '../domain/job-stats.js';
-import { formatTime, type Io } from './io.js';
-
-/** The answer of `POST /{customer_id}/job-analysis` (spec 2.5). */
-export interface JobAnalysis {
-  results: { gateway_id: string; jobs: { start_time: number; end_time: number; start_event_id: string; end_event_id: string }[] }[];
-}
+import type { JobAnalysis } from '../../client/jobs.js';
+import { durationHistogram, summarizeDurations, type DurationSummary } from '../../domain/job-stats.js';
+import { formatTime, type Io } from '../io.js';
 
 /** `850ms`, `12.3s`, `4m 05s`, `1h 02m 03s`, `2d 03h 04m`. */
 export function formatDuration(ms: number): string {

@@ -1,27 +1,25 @@
 import { readFileSync } from 'node:fs';
-import { Command, Option } from 'commander';
-import { ASSET_TYPES, type AssetType } from '../domain/assets.js';
-import { registerAssetFile } from '../store/asset-files.js';
-import type { Agreement, Asset } from '../store/ports.js';
-import { CliError, Exit, formatTime, printList, printObject, success, type Column, type Io } from './io.js';
-import { withOperatorStore } from './operator.js';
+import { Option, type Command } from 'commander';
+import { ASSET_TYPES, type AssetType } from '../../domain/assets.js';
+import { registerAssetFile } from '../../store/asset-files.js';
+import type { Agreement, Asset } from '../../store/ports.js';
+import { assetColumns } from '../assets/columns.js';
+import { CliError, Exit, formatTime, printList, printObject, success, type Column, type Io } from '../io.js';
+import { withOperatorStore } from './store.js';
 
 /** An asset as the API lists it: without the internal id. */
-export type PublicAsset = Omit<Asset, 'id'>;
+type PublicAsset = Omit<Asset, 'id'>;
 
-export function publicAsset(asset: Asset): PublicAsset {
+function publicAsset(asset: Asset): PublicAsset {
   const { id: _id, ...rest } = asset;
   return rest;
 }
 
-const assetColumns = (io: Io): Column<PublicAsset>[] => [
-  { header: 'TYPE', value: (a) => a.asset_type },
-  { header: 'VERSION', value: (a) => a.asset_version },
-  { header: 'DEFAULT', value: (a) => (a.default ? 'yes' : 'no') },
-  { header: 'FILE', value: (a) => a.file_name },
-  { header: 'SIZE', value: (a) => a.file_size },
-  { header: 'EULA', value: (a) => a.eula_version },
-  { header: 'REGISTERED', value: (a) => formatTime(io, a.registered) },
+/** The fields of a registered asset: the table's columns and the two checksums. */
+const assetFields = (io: Io): Column<PublicAsset>[] => [
+  ...assetColumns(io).map((c) => ({ ...c, header: c.header.toLowerCase() })),
+  { header: 'file_sha256', value: (a) => a.file_sha256 },
+  { header: 'eula_checksum', value: (a) => a.eula_checksum },
 ];
 
 const agreementColumns = (io: Io): Column<Agreement>[] => [
@@ -55,7 +53,7 @@ function readEula(file: string): string {
 const VERSION = /^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$/;
 
 /** `scanhub operator assets add|list|agreements`: assets are deployment-wide, agreements per customer. */
-export function registerOperatorAssetCommands(operator: Command): void {
+export function registerAssetCommands(operator: Command): void {
   const assets = operator.command('assets').description('downloadable assets (apps, firmware) and the EULA agreements to them');
 
   assets
@@ -82,11 +80,7 @@ export function registerOperatorAssetCommands(operator: Command): void {
         } catch (cause) {
           throw new CliError(`cannot register ${file}: ${(cause as Error).message}`, Exit.ERROR, { cause });
         }
-        printObject(io, publicAsset(asset), [
-          ...assetColumns(io).map((c) => ({ ...c, header: c.header.toLowerCase() })),
-          { header: 'file_sha256', value: (a) => a.file_sha256 },
-          { header: 'eula_checksum', value: (a) => a.eula_checksum },
-        ]);
+        printObject(io, publicAsset(asset), assetFields(io));
         success(io, `Registered ${asset.asset_type} ${asset.asset_version} (${asset.file_name}, ${asset.file_size} bytes); it is now the default of its type.`);
       });
     });

@@ -1,10 +1,10 @@
-import { Command } from 'commander';
-import { sha256Fingerprint } from '../pki/tls-pair.js';
-import { CliError } from './io.js';
-import { withOperatorStore } from './operator.js';
+import type { Command } from 'commander';
+import { sha256Fingerprint } from '../../pki/tls-pair.js';
+import { CliError } from '../io.js';
+import { withOperatorStore } from './store.js';
 
 /** `scanhub operator ca`: the deployment CA's certificate for clients to trust (`--ca-cert`), and its fingerprint to compare. */
-export function registerOperatorCaCommand(operator: Command): void {
+export function registerCaCommand(operator: Command): void {
   operator
     .command('ca')
     .description("print the deployment CA's certificate (PEM, stdout) and its SHA-256 fingerprint (stderr): clients trust it with --ca-cert")

@@ -1,7 +1,7 @@
-import { Command } from 'commander';
-import type { DeadLetterSummary } from '../store/ports.js';
-import { CliError, Exit, formatTime, printList, type Column, type Io } from './io.js';
-import { withOperatorStore } from './operator.js';
+import type { Command } from 'commander';
+import type { DeadLetterSummary } from '../../store/ports.js';
+import { CliError, Exit, formatTime, printList, type Column, type Io } from '../io.js';
+import { withOperatorStore } from './store.js';
 
 const columns = (io: Io): Column<DeadLetterSummary>[] => [
   { header: 'SEQ', value: (d) => d.seq },
@@ -14,7 +14,7 @@ const columns = (io: Io): Column<DeadLetterSummary>[] => [
 ];
 
 /** `scanhub operator dead-letters list|payload`: the MQTT messages quarantined for crashing the ingest writer. */
-export function registerOperatorDeadLetterCommands(operator: Command): void {
+export function registerDeadLetterCommands(operator: Command): void {
   const deadLetters = operator
     .command('dead-letters')
     .description('MQTT messages quarantined because the ingest writer thread died with them (docs/gateways-mqtt.md)');

@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
-import { globalsOf } from './connect.js';
-import type { DeploymentOptions } from './deployment.js';
-import { CliError, Exit, createIo, printList, success } from './io.js';
-import { deploymentOf } from './operator.js';
+import type { DeploymentOptions } from '../deployment.js';
+import { CliError, Exit, createIo, printList, stderrIsTerminal, success } from '../io.js';
+import { globalsOf } from '../session.js';
+import { deploymentOf } from './store.js';
 
 /** `scanhub operator migrate`: a stopped single-box deployment copied into an empty PostgreSQL database. */
-export function registerOperatorMigrateCommand(operator: Command): void {
+export function registerMigrateCommand(operator: Command): void {
   operator
     .command('migrate')
     .description(
@@ -20,11 +20,11 @@ export function registerOperatorMigrateCommand(operator: Command): void {
       if (locator.kind !== 'postgres') throw new CliError('operator migrate copies into PostgreSQL only', Exit.USAGE);
       const io = createIo(globalsOf(command));
       // Loaded here: node-postgres would slow the start of every other command.
-      const { MigrationRefused, migrateToPostgres } = await import('../store/migrate.js');
+      const { MigrationRefused, migrateToPostgres } = await import('../../store/migrate.js');
       let summary: Awaited<ReturnType<typeof migrateToPostgres>>;
       try {
         // Progress only for a person watching: a million events take about half a minute.
-        const onTable = process.stderr.isTTY ? (table: string, rows: number) => io.err(`Copying ${table}: ${rows} row${rows === 1 ? '' : 's'}...`) : undefined;
+        const onTable = stderrIsTerminal() ? (table: string, rows: number) => io.err(`Copying ${table}: ${rows} row${rows === 1 ? '' : 's'}...`) : undefined;
         summary = await migrateToPostgres({ dataDir, url: locator.url, masterKey: locator.masterKey, blobDir, onTable });
       } catch (error) {
         if (error instanceof MigrationRefused) throw new CliError(error.message, Exit.USAGE, { cause: error });

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
-import { ID_TOKEN_LIFETIME_SECONDS, KEY_REFRESH_MS, SUPERSEDED_KEY_KEEP_MS } from '../auth/idtoken.js';
-import { rotateStoredSigningKeys } from '../auth/signing-keys.js';
-import { operatorAuditEntry } from '../domain/audit.js';
-import { printObject, success } from './io.js';
-import { withOperatorStore } from './operator.js';
+import { ID_TOKEN_LIFETIME_SECONDS, KEY_REFRESH_MS, SUPERSEDED_KEY_KEEP_MS } from '../../auth/idtoken.js';
+import { rotateStoredSigningKeys } from '../../auth/signing-keys.js';
+import { operatorAuditEntry } from '../../domain/audit.js';
+import { printObject, success } from '../io.js';
+import { withOperatorStore } from './store.js';
 
 /** `scanhub operator rotate-signing-key`: a new IdToken signing key, the old ones verifying until their tokens expire. */
-export function registerOperatorSigningKeyCommand(operator: Command): void {
+export function registerSigningKeyCommand(operator: Command): void {
   operator
     .command('rotate-signing-key')
     .description(

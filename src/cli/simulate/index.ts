@@ -1,32 +1,9 @@
-import { Command, InvalidArgumentError, Option } from 'commander';
-import { parseDuration } from '../domain/time-input.js';
-import { setUpGateways } from '../simulator/gateways.js';
-import { runSimulation, type SimulationSummary } from '../simulator/run.js';
-import { connect } from './connect.js';
-import { CliError, Exit, printObject, success } from './io.js';
-
-function positiveInteger(max: number) {
-  return (value: string) => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < 1 || n > max) throw new InvalidArgumentError(`"${value}" is not a whole number from 1 to ${max}.`);
-    return n;
-  };
-}
-
-function rate(value: string): number {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0 || n > 10_000) throw new InvalidArgumentError(`"${value}" is not a rate above 0 and at most 10000 events per second.`);
-  return n;
-}
-
-/** `30`, `30s`, `5m`, `1h` -> milliseconds. */
-function duration(value: string): number {
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(value.trim());
-  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(match?.[2] ?? 's') as 'ms' | 's' | 'm' | 'h'];
-  const ms = match ? Number(match[1]) * unit : NaN;
-  if (!(ms > 0 && ms <= 24 * 3_600_000)) throw new InvalidArgumentError(`"${value}" is not a duration like 30s, 5m or 1h (at most 24h).`);
-  return ms;
-}
+import { Option, type Command } from 'commander';
+import { setUpGateways } from '../../simulator/gateways.js';
+import { runSimulation, type SimulationSummary } from '../../simulator/run.js';
+import { CliError, Exit, printObject, stderrIsTerminal, success, type Io } from '../io.js';
+import { connect } from '../session.js';
+import { backdate, duration, positiveInteger, rate } from './arguments.js';
 
 interface SimulateOptions {
   gateways: number;
@@ -40,18 +17,6 @@ interface SimulateOptions {
   mqttEndpoint?: string;
   reprovision?: boolean;
   backdate: number;
-}
-
-/** `--backdate 3d`: a duration (domain/time-input.ts forms) of at most 366 days. */
-function backdate(value: string): number {
-  let ms: number;
-  try {
-    ms = parseDuration(value);
-  } catch (error) {
-    throw new InvalidArgumentError((error as Error).message);
-  }
-  if (ms > 366 * 86_400_000) throw new InvalidArgumentError(`"${value}" is more than 366d.`);
-  return ms;
 }
 
 /** `scanhub simulate`: gateways that publish realistic scans over mqtts to a deployment. */
@@ -88,6 +53,7 @@ export function registerSimulateCommand(program: Command): void {
         reprovision: options.reprovision,
         say: (message) => success(io, message),
       });
+      const watching = stderrIsTerminal();
       io.err(`Publishing ~${options.rate} event(s)/s from each of ${gateways.length} gateway(s) for ${options.duration / 1000}s ...`);
       const summary = await runSimulation({
         gateways,
@@ -96,13 +62,13 @@ export function registerSimulateCommand(program: Command): void {
         jobs: options.jobStart && options.jobEnd ? { start: options.jobStart, end: options.jobEnd } : undefined,
         mqttEndpoint: options.mqttEndpoint,
         backdateMs: options.backdate,
-        onConnection: (message) => io.err(`${process.stderr.isTTY ? '\n' : ''}${message}`),
+        onConnection: (message) => io.err(`${watching ? '\n' : ''}${message}`),
         // Progress only for a person watching: not into logs or pipes.
-        onProgress: process.stderr.isTTY
+        onProgress: watching
           ? (p) => process.stderr.write(`\r${Math.round(p.elapsedMs / 1000)}s: ${p.sent} sent, ${p.acknowledged} acknowledged   `)
           : undefined,
       });
-      if (process.stderr.isTTY) process.stderr.write('\n');
+      if (watching) process.stderr.write('\n');
       printSummary(session.io, summary);
       if (summary.messages_acknowledged !== summary.messages_sent) {
         throw new CliError(`${summary.messages_sent - summary.messages_acknowledged} of ${summary.messages_sent} messages were not acknowledged`);
@@ -111,7 +77,7 @@ export function registerSimulateCommand(program: Command): void {
     });
 }
 
-function printSummary(io: Parameters<typeof printObject>[0], summary: SimulationSummary): void {
+function printSummary(io: Io, summary: SimulationSummary): void {
   printObject(io, summary, [
     { header: 'gateways', value: (s) => s.gateways.map((g) => g.name).join(',') },
     { header: 'duration_ms', value: (s) => s.duration_ms },
