@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, printAnalysis } from '../src/cli/job-report.js';
+import { formatDuration, printAnalysis } from '../src/cli/jobs/report.js';
 import type { Io } from '../src/cli/io.js';
 import { durationHistogram, summarizeDurations } from '../src/domain/job-stats.js';
-import { rangeQuery } from '../src/cli/event-output.js';
+import { rangeQuery } from '../src/cli/flags.js';
 
 const resolveTimeRange = (options: { since?: string; from?: string; to?: string }, now: number) => {
   const { start_time_millis, end_time_millis } = rangeQuery(options, now, true);

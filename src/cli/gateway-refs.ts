@@ -1,6 +1,6 @@
-import type { Session } from './connect.js';
+import type { CustomerApi } from '../client/api.js';
+import { listGateways } from '../client/gateways.js';
 import { CliError } from './io.js';
-import { collectAll } from '../client/api.js';
 
 /** Ids of gateways (also their thing names) and of job configurations are UUIDs; anything else a user types for a gateway is taken as its name. */
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -10,9 +10,9 @@ export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
  * The gateways are listed only when a name is given; an unknown name is an error that says
  * where to look, rather than a query that silently matches nothing.
  */
-export async function gatewayIds(session: Session, refs: string[]): Promise<string[]> {
+export async function gatewayIds(api: CustomerApi, refs: string[]): Promise<string[]> {
   if (refs.every((ref) => UUID.test(ref))) return refs;
-  const gateways = await collectAll<{ id: string; name: string }>(session.client, `${session.base}/gateways`);
+  const gateways = await listGateways(api);
   return refs.map((ref) => {
     if (UUID.test(ref)) return ref;
     const gateway = gateways.find((g) => g.name === ref);
@@ -22,6 +22,6 @@ export async function gatewayIds(session: Session, refs: string[]): Promise<stri
 }
 
 /** The id of one gateway named by id or by name. */
-export async function gatewayIdOf(session: Session, ref: string): Promise<string> {
-  return (await gatewayIds(session, [ref]))[0]!;
+export async function gatewayIdOf(api: CustomerApi, ref: string): Promise<string> {
+  return (await gatewayIds(api, [ref]))[0]!;
 }

@@ -65,7 +65,7 @@ export interface Column<T> {
 /** A list: `--json` prints the items as a JSON array; a TTY gets a table; a pipe gets tab-separated rows. */
 export function printList<T>(io: Io, items: T[], columns: Column<T>[]): void {
   if (io.json) return io.out(JSON.stringify(items, null, 2));
-  const rows = items.map((item) => columns.map((c) => cell(c.value(item))));
+  const rows = items.map((item) => rowCells(item, columns));
   if (!io.tty) {
     if (rows.length) io.out(rows.map((r) => r.join('\t')).join('\n'));
     return;
@@ -91,6 +91,11 @@ export function printObject<T>(io: Io, object: T, fields: Column<T>[]): void {
   );
 }
 
+/** The cells of one row: empty for a missing value, on one line. */
+export function rowCells<T>(item: T, columns: Column<T>[]): string[] {
+  return columns.map((c) => cell(c.value(item)));
+}
+
 function cell(value: string | number | boolean | undefined | null): string {
   if (value === undefined || value === null) return '';
   // Tabs and newlines inside a value would break the tab-separated form.
@@ -104,6 +109,34 @@ export function formatTime(io: Io, millis: number | undefined | null): string {
   if (!io.tty) return date.toISOString();
   const pad = (n: number, width = 2) => String(n).padStart(width, '0');
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}.${pad(date.getMilliseconds(), 3)}`;
+}
+
+/** Whether stderr is a terminal: progress is for a person watching, not for logs or pipes. */
+export function stderrIsTerminal(): boolean {
+  return Boolean(process.stderr.isTTY);
+}
+
+/** A one-line progress display on stderr. */
+export interface ProgressLine {
+  show(text: string): void;
+  clear(): void;
+}
+
+/** A progress line rewritten in place when stderr is a terminal; silent otherwise. */
+export function progressLine(): ProgressLine {
+  const enabled = stderrIsTerminal();
+  let shown = false;
+  return {
+    show(text: string) {
+      if (!enabled) return;
+      process.stderr.write(`\r\u001b[2K${text}`);
+      shown = true;
+    },
+    clear() {
+      if (shown) process.stderr.write('\r\u001b[2K');
+      shown = false;
+    },
+  };
 }
 
 /** A status line on stderr ("Created gateway x."), in green on a colour terminal. */
@@ -136,12 +169,17 @@ export async function promptText(io: Io, message: string, flag: string): Promise
   return input({ message });
 }
 
+/** Asks yes/no on a TTY (refused otherwise, naming `flag`); true only for yes. */
+export async function promptYesNo(io: Io, message: string, flag: string): Promise<boolean> {
+  requireInteractive(io, flag);
+  const { confirm } = await import('@inquirer/prompts');
+  return confirm({ message, default: false });
+}
+
 /** Asks yes/no on a TTY; `yes` (from `--yes`) answers without asking. */
 export async function confirmAction(io: Io, message: string, yes: boolean | undefined): Promise<void> {
   if (yes) return;
-  requireInteractive(io, '--yes');
-  const { confirm } = await import('@inquirer/prompts');
-  if (!(await confirm({ message, default: false }))) throw new CliError('cancelled', Exit.USAGE);
+  if (!(await promptYesNo(io, message, '--yes'))) throw new CliError('cancelled', Exit.USAGE);
 }
 
 /** Turns any error into one sentence with a next step, and the exit code for it. */

@@ -1,24 +1,18 @@
 import { Command, CommanderError, Option } from 'commander';
-import { registerApiKeyCommands } from './api-keys.js';
-import { registerAssetCommands } from './assets.js';
-import { registerAuditCommand } from './audit.js';
-import { registerEventCommands } from './events.js';
-import { registerFeatureCommands } from './features.js';
-import { registerGatewayCommands } from './gateways.js';
+import { registerApiKeyCommands } from './api-keys/index.js';
+import { registerAssetCommands } from './assets/index.js';
+import { registerAuditCommand } from './audit/index.js';
+import { registerEventCommands } from './events/index.js';
+import { registerFeatureCommands } from './features/index.js';
+import { registerGatewayCommands } from './gateways/index.js';
 import { CliError, Exit, describeError } from './io.js';
-import { registerJobCommands } from './jobs.js';
-import { registerLoginCommands } from './login.js';
-import { registerOperatorAssetCommands } from './operator-assets.js';
-import { registerOperatorBackupCommands } from './operator-backup.js';
-import { registerOperatorCaCommand } from './operator-ca.js';
-import { registerOperatorDeadLetterCommands } from './operator-dead-letters.js';
-import { registerOperatorMigrateCommand } from './operator-migrate.js';
-import { registerOperatorSigningKeyCommand } from './operator-signing-key.js';
-import { registerOperatorCommands } from './operator.js';
-import { registerRetentionCommands } from './retention.js';
+import { registerJobCommands } from './jobs/index.js';
+import { registerLoginCommands } from './login/index.js';
+import { registerOperatorCommands } from './operator/index.js';
+import { registerRetentionCommands } from './retention/index.js';
 import { registerServeCommand } from './serve.js';
-import { registerSimulateCommand } from './simulate.js';
-import { registerUserCommands } from './users.js';
+import { registerSimulateCommand } from './simulate/index.js';
+import { registerUserCommands } from './users/index.js';
 
 /** The `scanhub` program with every command group registered. */
 export function buildProgram(): Command {
@@ -40,13 +34,7 @@ export function buildProgram(): Command {
   registerFeatureCommands(program);
   registerEventCommands(program);
   registerGatewayCommands(program);
-  const operator = registerOperatorCommands(program);
-  registerOperatorAssetCommands(operator);
-  registerOperatorDeadLetterCommands(operator);
-  registerOperatorCaCommand(operator);
-  registerOperatorMigrateCommand(operator);
-  registerOperatorSigningKeyCommand(operator);
-  registerOperatorBackupCommands(operator);
+  registerOperatorCommands(program);
   registerAssetCommands(program);
   registerJobCommands(program);
   registerAuditCommand(program);

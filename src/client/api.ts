@@ -218,13 +218,18 @@ export interface CustomerApi {
   base: string;
 }
 
+/** The page that `next`, a page's `links.next`, names. */
+export function nextPage<P extends { links: { next?: string } }>(client: ApiClient, next: string): Promise<P> {
+  return client.get<P>(next);
+}
+
 /** Every item of a list endpoint, following `links.next` until the last page. */
 export async function collectAll<T>(client: ApiClient, path: string, query?: Record<string, string | number | undefined>): Promise<T[]> {
   const items: T[] = [];
   let page = await client.get<List<T>>(path, query);
   items.push(...page.items);
   while (page.links.next) {
-    page = await client.get<List<T>>(page.links.next);
+    page = await nextPage<List<T>>(client, page.links.next);
     items.push(...page.items);
   }
   return items;

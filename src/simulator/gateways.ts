@@ -1,6 +1,9 @@
 import { generateKeyPair as generateKeyPairCallback } from 'node:crypto';
 import { promisify } from 'node:util';
-import { ApiClient, ApiError, collectAll, seg, type CustomerApi } from '../client/api.js';
+import { ApiClient, ApiError, type CustomerApi } from '../client/api.js';
+import { getCertificate, type GatewayCertificate } from '../client/certificates.js';
+import { createGateway, listGateways, type Gateway } from '../client/gateways.js';
+import { prepareProvisioning, redeemToken, reprovision, type Preparation } from '../client/provisioning.js';
 import { createCertificateRequest } from '../pki/csr.js';
 import { certificateSerialOf, loadCredentials, saveCredentials, type GatewayCredentials } from './credentials.js';
 
@@ -11,11 +14,6 @@ export interface SimulatedGateway {
   id: string;
   name: string;
   credentials: GatewayCredentials;
-}
-
-interface ApiGateway {
-  id: string;
-  name: string;
 }
 
 export interface GatewaySetup {
@@ -39,13 +37,13 @@ export interface GatewaySetup {
  * simulator already holds their credentials from an earlier run.
  */
 export async function setUpGateways(session: CustomerApi, setup: GatewaySetup): Promise<SimulatedGateway[]> {
-  const existing = new Map((await collectAll<ApiGateway>(session.client, `${session.base}/gateways`)).map((g) => [g.name, g]));
+  const existing = new Map((await listGateways(session)).map((g) => [g.name, g]));
   const gateways: SimulatedGateway[] = [];
   for (let i = 1; i <= setup.count; i++) {
     const name = `${setup.prefix}-${i}`;
     let gateway = existing.get(name);
     if (!gateway) {
-      gateway = await session.client.post<ApiGateway>(`${session.base}/gateways`, { name, usecase: setup.usecase, station: setup.station });
+      ({ gateway } = await createGateway(session, { name, usecase: setup.usecase, station: setup.station }));
       setup.say(`Created gateway ${name} (${gateway.id}).`);
     }
     const stored = loadCredentials(session.client.baseUrl, gateway.id, setup.env);
@@ -55,19 +53,14 @@ export async function setUpGateways(session: CustomerApi, setup: GatewaySetup): 
   return gateways;
 }
 
-interface ApiCertificate {
-  serial: string;
-  status: 'pending' | 'active' | 'revoked';
-}
-
 /**
  * The stored credentials while their certificate is the gateway's current one and not revoked;
  * otherwise (revoked, or replaced by a re-provisioning) new ones with --reprovision, else an error.
  */
-async function stillValid(session: CustomerApi, gateway: ApiGateway, stored: GatewayCredentials, setup: GatewaySetup): Promise<GatewayCredentials> {
-  let current: ApiCertificate;
+async function stillValid(session: CustomerApi, gateway: Gateway, stored: GatewayCredentials, setup: GatewaySetup): Promise<GatewayCredentials> {
+  let current: GatewayCertificate;
   try {
-    current = await session.client.get<ApiCertificate>(`${session.base}/gateways/${seg(gateway.id)}/certificate`);
+    current = await getCertificate(session, gateway.id);
   } catch (error) {
     // A deployment without certificate status (older), or a caller without gateway.provision: connect and see.
     if (error instanceof ApiError && (error.status === 404 || error.status === 403)) return stored;
@@ -82,19 +75,16 @@ async function stillValid(session: CustomerApi, gateway: ApiGateway, stored: Gat
         `run again with --reprovision to give the simulated device a new one`,
     );
   }
-  return redeem(session, gateway, await reprovisioning(session, gateway), setup, `Re-provisioned gateway ${gateway.name} (its certificate ${why})`);
+  return redeem(session, gateway, await reprovision(session, gateway.id), setup, `Re-provisioned gateway ${gateway.name} (its certificate ${why})`);
 }
 
-const reprovisioning = (session: CustomerApi, gateway: ApiGateway) =>
-  session.client.post<{ registration_path: string; token: string }>(`${session.base}/gateways/${seg(gateway.id)}/reprovision`);
-
-async function provision(session: CustomerApi, gateway: ApiGateway, setup: GatewaySetup): Promise<GatewayCredentials> {
-  let preparation: { registration_path: string; token: string };
+async function provision(session: CustomerApi, gateway: Gateway, setup: GatewaySetup): Promise<GatewayCredentials> {
+  let preparation: Preparation;
   try {
-    preparation = await session.client.post(`${session.base}/gateways/${seg(gateway.id)}/prepare-provisioning`);
+    preparation = await prepareProvisioning(session, gateway.id);
   } catch (error) {
     if (error instanceof ApiError && error.status === 403 && /already/.test(error.details)) {
-      if (setup.reprovision) return redeem(session, gateway, await reprovisioning(session, gateway), setup, `Re-provisioned gateway ${gateway.name}`);
+      if (setup.reprovision) return redeem(session, gateway, await reprovision(session, gateway.id), setup, `Re-provisioned gateway ${gateway.name}`);
       throw new Error(
         `gateway ${gateway.name} (${gateway.id}) was provisioned before, but not by this simulator on this machine, so its certificate is elsewhere: ` +
           `delete it (\`scanhub gateways delete ${gateway.id}\`), pick another --prefix, or take it over with --reprovision (the other device's certificate is then revoked)`,
@@ -106,33 +96,22 @@ async function provision(session: CustomerApi, gateway: ApiGateway, setup: Gatew
   return redeem(session, gateway, preparation, setup, `Provisioned gateway ${gateway.name}`);
 }
 
-/** What POST /provisioning answers the simulator (the PKCS#12 it ignores: the PEM certificates are all it needs). */
-interface Provisioned {
-  mqtt_endpoint: string;
-  mqtt_topic_prefix: string;
-  certificate_common_name: string;
-  certificate: string;
-  ca_certificate: string;
-}
-
 /**
  * Redeems the token as the device would, with a certificate request of a key made here (EC
  * P-256), which never leaves this machine; keeps the key with what it gets.
  */
 async function redeem(
   session: CustomerApi,
-  gateway: ApiGateway,
-  preparation: { registration_path: string; token: string },
+  gateway: Gateway,
+  preparation: Preparation,
   setup: GatewaySetup,
   done: string,
 ): Promise<GatewayCredentials> {
   const { privateKey } = await generateKeyPair('ec', { namedCurve: 'prime256v1' });
   // The device's side: no Authorization header, only the token.
   const device = new ApiClient(session.client.baseUrl, undefined, { ca: session.client.ca });
-  const provisioned = await device.post<Provisioned>(preparation.registration_path, {
-    token: preparation.token,
-    csr: createCertificateRequest(privateKey, gateway.id),
-  });
+  // The PKCS#12 of the answer is left aside: the PEM certificates are all the simulator needs.
+  const provisioned = await redeemToken(device, preparation, createCertificateRequest(privateKey, gateway.id));
   const credentials: GatewayCredentials = {
     gateway_id: gateway.id,
     mqtt_endpoint: provisioned.mqtt_endpoint,

@@ -1,0 +1,10 @@
+import type { Command } from 'commander';
+import { registerDownloadCommand } from './download.js';
+import { registerListCommand } from './list.js';
+
+/** `scanhub assets list|download`. */
+export function registerAssetCommands(program: Command): void {
+  const assets = program.command('assets').description('downloadable software assets (apps, firmware)');
+  registerListCommand(assets);
+  registerDownloadCommand(assets);
+}

@@ -1,0 +1,21 @@
+import type { Command } from 'commander';
+import { createGateway } from '../../client/gateways.js';
+import { printObject, success } from '../io.js';
+import { connect } from '../session.js';
+import { gatewayFields } from './output.js';
+
+/** `scanhub gateways create`. */
+export function registerCreateCommand(gateways: Command): void {
+  gateways
+    .command('create')
+    .description('create a gateway')
+    .requiredOption('--name <name>', 'displayed name, unique within the customer')
+    .requiredOption('--usecase <usecase>', 'use case')
+    .requiredOption('--station <station>', 'station name')
+    .action(async (options: { name: string; usecase: string; station: string }, command: Command) => {
+      const session = await connect(command);
+      const { gateway, version } = await createGateway(session, { name: options.name, usecase: options.usecase, station: options.station });
+      printObject(session.io, gateway, gatewayFields(session.io, version));
+      success(session.io, `Created gateway "${gateway.name}" (${gateway.id}); provision it with \`scanhub gateways provision ${gateway.id}\`.`);
+    });
+}

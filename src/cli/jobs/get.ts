@@ -1,0 +1,16 @@
+import type { Command } from 'commander';
+import { printObject } from '../io.js';
+import { connect } from '../session.js';
+import { resolveJob } from './arguments.js';
+import { jobFields } from './output.js';
+
+/** `scanhub jobs get <job>`. */
+export function registerGetCommand(jobs: Command): void {
+  jobs
+    .command('get <job>')
+    .description('show a job configuration (by id or name)')
+    .action(async (ref: string, _options: unknown, command: Command) => {
+      const session = await connect(command);
+      printObject(session.io, await resolveJob(session, ref), jobFields(session.io));
+    });
+}

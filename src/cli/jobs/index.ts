@@ -1,0 +1,18 @@
+import type { Command } from 'commander';
+import { registerAnalyzeCommand } from './analyze.js';
+import { registerCreateCommand } from './create.js';
+import { registerDeleteCommand } from './delete.js';
+import { registerGetCommand } from './get.js';
+import { registerListCommand } from './list.js';
+import { registerUpdateCommand } from './update.js';
+
+/** `scanhub jobs list|get|create|update|delete|analyze`. */
+export function registerJobCommands(program: Command): void {
+  const jobs = program.command('jobs').description('job configurations (a start and an end barcode on gateways) and job analysis');
+  registerListCommand(jobs);
+  registerGetCommand(jobs);
+  registerCreateCommand(jobs);
+  registerUpdateCommand(jobs);
+  registerDeleteCommand(jobs);
+  registerAnalyzeCommand(jobs);
+}

@@ -1,0 +1,16 @@
+import type { Command } from 'commander';
+import { listJobConfigs } from '../../client/jobs.js';
+import { printList } from '../io.js';
+import { connect } from '../session.js';
+import { jobColumns } from './output.js';
+
+/** `scanhub jobs list`. */
+export function registerListCommand(jobs: Command): void {
+  jobs
+    .command('list')
+    .description('list the job configurations')
+    .action(async (_options: unknown, command: Command) => {
+      const session = await connect(command);
+      printList(session.io, await listJobConfigs(session), jobColumns(session.io));
+    });
+}

@@ -1,0 +1,13 @@
+import type { Command } from 'commander';
+import { registerGetCommand } from './get.js';
+import { registerSetCommand } from './set.js';
+
+/** `scanhub retention get|set`: how long the customer's events are kept (administrators). */
+export function registerRetentionCommands(program: Command): void {
+  const retention = program
+    .command('retention')
+    .description('how long the customer\'s events are kept before they are deleted (administrators)')
+    .addHelpText('after', '\nExit codes: 0 ok, 1 error, 2 usage, 4 not logged in or not an administrator.');
+  registerGetCommand(retention);
+  registerSetCommand(retention);
+}

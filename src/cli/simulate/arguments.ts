@@ -1,0 +1,36 @@
+import { InvalidArgumentError } from 'commander';
+import { durationArgument } from '../flags.js';
+
+// commander parsers of the flags of `scanhub simulate`: each refuses a value out of its range.
+
+/** A whole number from 1 to `max`. */
+export function positiveInteger(max: number) {
+  return (value: string) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 1 || n > max) throw new InvalidArgumentError(`"${value}" is not a whole number from 1 to ${max}.`);
+    return n;
+  };
+}
+
+/** Events per second, per gateway. */
+export function rate(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0 || n > 10_000) throw new InvalidArgumentError(`"${value}" is not a rate above 0 and at most 10000 events per second.`);
+  return n;
+}
+
+/** `30`, `30s`, `5m`, `1h` -> milliseconds. */
+export function duration(value: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(value.trim());
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(match?.[2] ?? 's') as 'ms' | 's' | 'm' | 'h'];
+  const ms = match ? Number(match[1]) * unit : NaN;
+  if (!(ms > 0 && ms <= 24 * 3_600_000)) throw new InvalidArgumentError(`"${value}" is not a duration like 30s, 5m or 1h (at most 24h).`);
+  return ms;
+}
+
+/** `--backdate 3d`: a duration (domain/time-input.ts forms) of at most 366 days. */
+export function backdate(value: string): number {
+  const ms = durationArgument(value);
+  if (ms > 366 * 86_400_000) throw new InvalidArgumentError(`"${value}" is more than 366d.`);
+  return ms;
+}

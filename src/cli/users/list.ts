@@ -1,0 +1,16 @@
+import type { Command } from 'commander';
+import { listUsers } from '../../client/users.js';
+import { printList } from '../io.js';
+import { connect } from '../session.js';
+import { userColumns } from './output.js';
+
+/** `scanhub users list`. */
+export function registerListCommand(users: Command): void {
+  users
+    .command('list')
+    .description('list the users')
+    .action(async (_options: unknown, command: Command) => {
+      const session = await connect(command);
+      printList(session.io, await listUsers(session), userColumns(session.io));
+    });
+}
