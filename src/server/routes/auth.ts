@@ -7,8 +7,7 @@ import { LOGIN_LOCKOUT, lockedForMs, lockoutKey, retryAfterSeconds } from '../..
 import type { UserRecord } from '../../store/ports.js';
 import { auditEntryBy } from '../audit.js';
 import type { ServerContext } from '../context.js';
-import { unauthorized } from '../errors.js';
-import { tooManyRequests } from '../rate-limits.js';
+import { tooManyRequests, unauthorized } from '../errors.js';
 import { errorResponses } from '../schemas.js';
 
 const loginResponse = {
@@ -63,6 +62,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: ServerContext): vo
   const unknownUserHash = dummyHash(ctx.config.passwordCost);
 
   app.post<{ Body: { email: string; password: string } }>('/auth/login', {
+    config: { rateLimitGroup: 'auth' },
     schema: {
       summary: 'Trade an e-mail address and password for an IdToken',
       tags: ['auth'],
@@ -128,6 +128,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: ServerContext): vo
   });
 
   app.post<{ Body: { invitation_token: string; password: string } }>('/auth/accept-invitation', {
+    config: { rateLimitGroup: 'auth' },
     schema: {
       summary: 'Set a password with an invitation token; answers like a login',
       tags: ['auth'],

@@ -3,9 +3,8 @@ import { comparePositions, decodeCursor, type StreamPosition } from '../../domai
 import { principalOf, refusalNow } from '../access.js';
 import { CONCURRENCY_LIMITS, CONCURRENCY_RETRY_AFTER_SECONDS } from '../../domain/rate-limits.js';
 import { TooManyStreams } from '../live-events.js';
-import { tooManyRequests } from '../rate-limits.js';
 import type { ServerContext } from '../context.js';
-import { badRequest } from '../errors.js';
+import { badRequest, tooManyRequests } from '../errors.js';
 import { customerParams, errorResponses } from '../schemas.js';
 
 /** `Last-Event-ID` as the stream reads it: absent, or empty (what EventSource means by no id), is a start from now. */

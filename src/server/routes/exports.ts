@@ -6,12 +6,11 @@ import { resolveTimeRange, type EventRangeParams } from '../../domain/event-list
 import type { ExportTaskRecord } from '../../store/ports.js';
 import { auditEntry } from '../audit.js';
 import type { ServerContext } from '../context.js';
-import { badRequest, insufficientStorage, internalError, notFound } from '../errors.js';
+import { badRequest, insufficientStorage, internalError, notFound, tooManyRequests } from '../errors.js';
 import { isNoSpaceFailure } from '../../export/write-failure.js';
 import { customerParams, errorResponses } from '../schemas.js';
 import { EXPORT_KEPT_MS, EXPORT_LINK_MS, TooManyExports } from '../../export/exporter.js';
 import { CONCURRENCY_LIMITS, CONCURRENCY_RETRY_AFTER_SECONDS } from '../../domain/rate-limits.js';
-import { tooManyRequests } from '../rate-limits.js';
 import { signDownloadLink } from './downloads.js';
 import { rangeProperties } from './events.js';
 

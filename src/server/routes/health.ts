@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ServerContext } from '../context.js';
+import { httpError } from '../errors.js';
 import { errorResponses } from '../schemas.js';
 import { metricsRefusal } from './metrics.js';
 
@@ -109,7 +110,7 @@ export function registerHealthRoutes(app: FastifyInstance, ctx: ServerContext, r
         });
       if (notReady.length > 0) {
         const shown = Object.keys(threads).length > 0 ? ` Threads: ${describeThreads(threads)}.` : '';
-        return reply.code(503).send({ title: 'Service Unavailable', details: `Not ready yet: ${notReady.join(', ')}.${shown}` });
+        return reply.code(503).send(httpError(503, `Not ready yet: ${notReady.join(', ')}.${shown}`).body());
       }
       return { status: 'ok', ...parts, threads };
     },

@@ -73,6 +73,7 @@ export function registerProvisioningRoutes(app: FastifyInstance, ctx: ServerCont
   });
 
   app.post<{ Body: { token: string; csr?: string } }>(REGISTRATION_PATH, {
+    config: { rateLimitGroup: 'provisioning' },
     schema: {
       summary: 'Device: trade the provisioning token for its certificate and MQTT details (once; no Authorization)',
       tags: ['provisioning'],
