@@ -8,6 +8,7 @@ import { IngestWriter, type IngestLog, type IngestStats } from './ingest.js';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './admission.js';
 import { clientAddressOf, listenMqtt, type ListenerStats, type MqttListener } from './listener.js';
 import { GatewayConnection, type ConnectionHost } from './gateway-connection.js';
+import { gatewayTopic, topicPrefix } from '../domain/mqtt-topics.js';
 import type { CreatedWindow } from '../domain/payload-limits.js';
 
 /** Largest payload a gateway may publish; bigger ones close the connection. */
@@ -247,7 +248,7 @@ export async function startBroker(ctx: BrokerContext, options: BrokerOptions): P
         log.warn({ gateway_id: gateway.id, serial }, 'MQTT connect refused: the certificate was never handed out (its provisioning token is not redeemed)');
         return CONNACK_NOT_AUTHORIZED;
       }
-      const topic = `scanhub/${gateway.customer_id}/gateway/${gateway.id}`;
+      const topic = gatewayTopic(topicPrefix(gateway.customer_id), gateway.id);
       return { gatewayId: gateway.id, topic, topicBytes: Buffer.from(topic), serial };
     },
 

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { topicPrefix } from '../../domain/mqtt-topics.js';
 import type { GatewayPublicKey } from '../../pki/ca.js';
 import { CSR_MAX_LENGTH, CsrRefused, readCertificateRequest } from '../../pki/csr.js';
 import { buildPkcs12 } from '../../pki/pkcs12.js';
@@ -149,7 +150,7 @@ export function registerProvisioningRoutes(app: FastifyInstance, ctx: ServerCont
       const caCertPem = deploymentCa(ctx).certPem;
       return {
         mqtt_endpoint: mqttEndpoint(ctx),
-        mqtt_topic_prefix: `scanhub/${gateway.customer_id}`,
+        mqtt_topic_prefix: topicPrefix(gateway.customer_id),
         certificate_common_name: certificate.commonName,
         gateway: toApiGateway(gateway, now),
         pkcs12: buildPkcs12(key, certificate.certPem, caCertPem, certificate.commonName).toString('base64'),
