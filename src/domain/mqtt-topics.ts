@@ -1,7 +1,7 @@
 /**
- * The MQTT topics of a deployment: a gateway publishes to `scanhub/{customer_id}/gateway/{gateway
- * id}` and nowhere else (docs/gateways-mqtt.md "What a gateway may do"). Provisioning hands the device the prefix; the
- * broker accepts only the full topic.
+ * The MQTT topics of a deployment: a gateway publishes to `scanhub/{customer_id}/gateway/{its id}`
+ * and nowhere else (docs/gateways-mqtt.md "What a gateway may do"). Provisioning hands the device
+ * the prefix; the broker accepts only the full topic.
  */
 
 /** `mqtt_topic_prefix` of a customer's gateways. */
