@@ -7,8 +7,7 @@ import type { ServerContext } from '../context.js';
 import { conflict, notFound } from '../errors.js';
 import { errorResponses } from '../schemas.js';
 import { gatewayParams } from './gateways.js';
-import { createPreparation, preparationBody } from './preparation.js';
-import { preparationSchema } from './provisioning.js';
+import { createPreparation, preparationBody, preparationSchema } from '../preparation.js';
 
 const certificateSchema = {
   type: 'object',

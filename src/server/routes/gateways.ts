@@ -6,7 +6,7 @@ import type { ServerContext } from '../context.js';
 import { createdIdPage, type CreatedIdList } from '../created-id-pages.js';
 import { badRequest, conflict, notFound } from '../errors.js';
 import { customerParams, errorResponses, limitParameter, listBody, listOf } from '../schemas.js';
-import { checkGatewayText, etagOf, gatewayFields, gatewaySchema, parseIfMatch, toApiGateway } from './gateway-view.js';
+import { checkGatewayText, etagOf, gatewayFields, gatewaySchema, parseIfMatch, toApiGateway } from '../gateway-view.js';
 
 const GATEWAY_LIST: CreatedIdList = { segment: 'gateways', noun: 'gateway' };
 

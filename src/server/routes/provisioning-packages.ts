@@ -9,8 +9,8 @@ import { badRequest, conflict, forbidden } from '../errors.js';
 import { customerParams, errorResponses } from '../schemas.js';
 import { signDownloadLink } from './downloads.js';
 import { duplicateNames } from './gateways.js';
-import { checkGatewayText, gatewayText } from './gateway-view.js';
-import { PROVISIONING_TOKEN_LIFETIME_MS, REGISTRATION_PATH, createPreparation } from './preparation.js';
+import { checkGatewayText, gatewayText } from '../gateway-view.js';
+import { PROVISIONING_TOKEN_LIFETIME_MS, REGISTRATION_PATH, createPreparation } from '../preparation.js';
 
 /** At most this many gateways per package call: each costs a key (EC ~1 ms with its signature; RSA 2048 ~0.1-0.2 s of CPU). */
 export const PACKAGE_MAX = 100;

@@ -8,19 +8,9 @@ import { auditEntry, auditEntryBy } from '../audit.js';
 import type { ServerContext } from '../context.js';
 import { badRequest, forbidden } from '../errors.js';
 import { errorResponses } from '../schemas.js';
-import { gatewaySchema, toApiGateway } from './gateway-view.js';
-import { REGISTRATION_PATH, createPreparation, createReplacement, deploymentCa, hashProvisioningToken, mqttEndpoint, type Replacement } from './preparation.js';
+import { gatewaySchema, toApiGateway } from '../gateway-view.js';
+import { REGISTRATION_PATH, createPreparation, createReplacement, hashProvisioningToken, mqttEndpoint, preparationBody, preparationSchema, type Replacement } from '../preparation.js';
 import { registerPackageRoutes } from './provisioning-packages.js';
-
-export const preparationSchema = {
-  type: 'object',
-  properties: {
-    registration_path: { type: 'string', description: 'Path, relative to the base URL, where the device redeems the token.' },
-    token: { type: 'string', description: 'Single-use token, valid 24 hours: hand it to the device (e.g. as a QR code).' },
-    registration_url: { type: 'string', description: 'Addition to the spec: the public base URL joined with registration_path.' },
-  },
-  required: ['registration_path', 'token'],
-} as const;
 
 const refusedToken = () =>
   forbidden('The provisioning token is unknown, already used or expired: each token works once, within 24 hours of prepare-provisioning.');
@@ -69,7 +59,7 @@ export function registerProvisioningRoutes(app: FastifyInstance, ctx: ServerCont
       });
       const outcome = await ctx.store.provisioning.prepare(customer_id, preparation, ctx.clock(), audit);
       if (outcome !== 'prepared') throw refuse(outcome, (await ctx.store.gateways.byId(customer_id, gateway_id))?.provisioning_prepared);
-      return { registration_path: REGISTRATION_PATH, token, registration_url: ctx.config.publicUrl + REGISTRATION_PATH };
+      return preparationBody(ctx, token);
     },
   });
 
@@ -147,7 +137,7 @@ export function registerProvisioningRoutes(app: FastifyInstance, ctx: ServerCont
       if (outcome === 'gateway-gone') throw forbidden('The gateway of this provisioning token does not exist any more.');
       const { gateway, certificate } = outcome;
       const key = replacement ? replacement.keyPem : openGatewayKey(certificate.sealedKey!, token, certificate.serial);
-      const caCertPem = deploymentCa(ctx).certPem;
+      const caCertPem = ctx.ca.certPem;
       return {
         mqtt_endpoint: mqttEndpoint(ctx),
         mqtt_topic_prefix: topicPrefix(gateway.customer_id),
