@@ -57,7 +57,10 @@ function describeThreads(threads: ReturnType<typeof threadsOf>): string {
 export function registerHealthRoutes(app: FastifyInstance, ctx: ServerContext, readiness: Readiness, metricsToken: string | undefined): void {
   app.get('/healthz', {
     schema: {
+      operationId: 'getHealth',
       summary: 'Readiness of HTTP, MQTT and the database',
+      description:
+        'For load balancers and monitoring: 200 when HTTP, MQTT and the database are all ready, else 503 naming the parts that are not. Why a part is not ready (its error text, a thread\'s last cause) is told only to callers that may read /metrics (its token, or loopback without one).',
       tags: ['operations'],
       response: {
         200: {
@@ -73,6 +76,7 @@ export function registerHealthRoutes(app: FastifyInstance, ctx: ServerContext, r
         },
         ...errorResponses,
       },
+      refusals: { 503: 'Not ready: details names the parts that are not (starting, or the MQTT writer restarting), or the server is shutting down.' },
     },
     handler: async (request, reply) => {
       const withReasons = metricsRefusal(metricsToken, { authorization: request.headers.authorization, peer: request.socket.remoteAddress, client: request.ip }) === undefined;

@@ -111,7 +111,10 @@ export function registerPackageRoutes(app: FastifyInstance, ctx: ServerContext):
   app.post<{ Params: { customer_id: string }; Body: { gateways: PackageElement[]; wifi?: Wifi } }>('/:customer_id/create-provisioning-package', {
     config: { access: { permission: 'gateway.provision' } },
     schema: {
+      operationId: 'createProvisioningPackage',
       summary: `Prepare provisioning for 1..${PACKAGE_MAX} existing or new gateways; one signed package link (24 h) each`,
+      description:
+        'Each package is a document with the registration token and the optional Wi-Fi settings. New gateways (gateway_name) need gateway.write as well. All gateways or none.',
       tags: ['provisioning'],
       params: customerParams,
       body: {
@@ -150,6 +153,7 @@ export function registerPackageRoutes(app: FastifyInstance, ctx: ServerContext):
         },
         ...errorResponses,
       },
+      refusals: { 409: 'A new gateway\'s name repeats in the list or is taken.' },
     },
     handler: async (request) => {
       const customerId = request.params.customer_id;
