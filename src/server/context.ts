@@ -5,7 +5,7 @@ import { cursorKey } from '../domain/stream-cursor.js';
 import type { KeyType } from '../pki/keys.js';
 import { Exporter } from '../export/exporter.js';
 import { RetentionSweeper, type RetentionOptions } from '../retention/sweeper.js';
-import { LiveEvents, type LiveEventOptions } from './live-events.js';
+import { LiveEvents, type LiveEventOptions } from './live-events/live-events.js';
 import type { Store } from '../store/ports.js';
 
 /** Where the deployment is reachable and keeps its files. */

@@ -22,7 +22,7 @@ import { createContext, type ServerContext } from './context.js';
 import { ServiceMetrics } from './metrics.js';
 import type { RateLimits } from '../domain/rate-limits.js';
 import type { Readiness } from './routes/health.js';
-import type { LiveEventOptions } from './live-events.js';
+import type { LiveEventOptions } from './live-events/live-events.js';
 
 /** How long close() lets in-flight HTTP requests finish before it cuts their connections. */
 const DRAIN_GRACE_MS = 3000;

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { comparePositions, decodeCursor, type StreamPosition } from '../../domain/stream-cursor.js';
 import { principalOf, refusalNow } from '../access.js';
 import { CONCURRENCY_LIMITS, CONCURRENCY_RETRY_AFTER_SECONDS } from '../../domain/rate-limits.js';
-import { TooManyStreams } from '../live-events.js';
+import { TooManyStreams } from '../live-events/live-events.js';
 import type { ServerContext } from '../context.js';
 import { badRequest, tooManyRequests } from '../errors.js';
 import { customerParams, errorResponses } from '../schemas.js';
