@@ -20,6 +20,8 @@ import type { Store, StoreLocator } from '../store/ports.js';
 import { buildApp } from './app.js';
 import { createContext, type ServerContext } from './context.js';
 import { ServiceMetrics } from './metrics.js';
+import { MqttMetrics } from '../mqtt/metrics.js';
+import { Registry } from 'prom-client';
 import type { RateLimits } from '../domain/rate-limits.js';
 import type { Readiness } from './routes/health.js';
 import type { LiveEventOptions } from './live-events/live-events.js';
@@ -218,7 +220,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     const created = await bootstrap(ctx, options);
     const readiness: Readiness = { http: false, mqtt: false };
     const tls = httpsPair(options, ca, dataDir, config.mqttPublicHost);
-    const metrics = new ServiceMetrics(store);
+    // One registry: the MQTT and ingest metrics first, as /metrics lists them.
+    const registry = new Registry();
+    const mqttMetrics = new MqttMetrics(registry);
+    const metrics = new ServiceMetrics(store, registry);
     const app = await buildApp(ctx, {
       logger: options.logger ?? false,
       readiness,
@@ -262,13 +267,13 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         limits: options.mqttLimits,
         proxyProtocol: options.mqttProxyProtocol,
         proxyTrust: options.mqttProxyTrust,
-        onCommit: metrics.observeCommit,
+        onCommit: mqttMetrics.observeCommit,
       });
     } catch (error) {
       await app.close();
       throw failed(new Error(`cannot start the MQTT broker on ${options.host}:${options.mqttPort}: ${(error as Error).message}`, { cause: error }));
     }
-    metrics.watchBroker(broker);
+    mqttMetrics.watch(broker);
     // mqtt_endpoint (provisioning) names the port as bound, or the balancer's.
     config.mqttPort = options.mqttPublicPort ?? broker.port;
     readiness.mqtt = true;
