@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { BrokerStats } from './broker.js';
+import type { BrokerStats } from './broker-stats.js';
 import type { IngestStats } from './ingest.js';
 import { HANDSHAKE_REFUSALS, refusedHandshakes } from './refusals.js';
 

@@ -258,7 +258,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
 
     let broker: MqttBroker;
     try {
-      broker = await startBroker(ctx, {
+      broker = await startBroker({ store, ca, clock: ctx.clock, dataDir, publicHost: config.mqttPublicHost }, {
         host: options.host,
         port: options.mqttPort,
         log: app.log.child({ component: 'mqtt' }),
