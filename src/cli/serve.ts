@@ -9,7 +9,8 @@ import { MAX_DELETED_PER_SECOND } from '../domain/retention.js';
 import { DEFAULT_GATEWAY_KEY_TYPE, KEY_TYPES, type KeyType } from '../pki/keys.js';
 import { TlsPairError, readTlsPair, type TlsPair } from '../pki/tls-pair.js';
 import { DataDirBusy, lockDataDir, type DataDirLock } from '../store/open.js';
-import type { Bootstrap, RunningServer } from '../server/serve.js';
+import type { Bootstrap } from '../serve/bootstrap.js';
+import type { RunningServer } from '../serve/start.js';
 import { resolveDeployment, addDeploymentOptions } from './deployment.js';
 import { CliError, Exit, createIo } from './io.js';
 import { tuneServeHeap } from './serve-heap.js';
@@ -296,7 +297,7 @@ export function registerServeCommand(program: Command): void {
       // One process per SQLite data directory: a second `serve` would run a second broker and writer on one file.
       const lock = locator.kind === 'sqlite' ? takeDataDir(locator.dataDir) : undefined;
       // Loaded here: the server (fastify and friends) would slow every client command's start.
-      const { startServer, FailedAfterBootstrap } = await import('../server/serve.js');
+      const [{ startServer }, { FailedAfterBootstrap }] = await Promise.all([import('../serve/start.js'), import('../serve/bootstrap.js')]);
       const { minCreated, maxCreatedAhead, mqttProxyProtocol, mqttProxyTrust, authRateLimit, provisioningRateLimit, retentionRate, ...listen } = rest;
       let server: Awaited<ReturnType<typeof startServer>> | undefined;
       // Installed before anything starts, and before the line that says it serves (whoever waits
