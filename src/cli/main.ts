@@ -16,7 +16,7 @@ import { registerOperatorMigrateCommand } from './operator-migrate.js';
 import { registerOperatorSigningKeyCommand } from './operator-signing-key.js';
 import { registerOperatorCommands } from './operator.js';
 import { registerRetentionCommands } from './retention.js';
-import { registerServeCommand } from './serve.js';
+import { registerServeCommand } from './serve/index.js';
 import { registerSimulateCommand } from './simulate.js';
 import { registerUserCommands } from './users.js';
 
