@@ -26,20 +26,6 @@ export interface Bootstrap {
   generatedPassword?: string;
 }
 
-/**
- * A first start that failed (a port in use) after it had created the customer and administrator:
- * the next start creates no one, so the caller must still show `bootstrap` (a generated password is
- * shown once). `cause` is what failed.
- */
-export class FailedAfterBootstrap extends Error {
-  constructor(
-    readonly bootstrap: Bootstrap,
-    override readonly cause: Error,
-  ) {
-    super(cause.message, { cause });
-  }
-}
-
 /** On an empty deployment: the first customer and its administrator. */
 export async function bootstrap(ctx: ServerContext, options: ServeOptions): Promise<Bootstrap | undefined> {
   if ((await ctx.store.customers.count()) > 0) return undefined;

@@ -12,7 +12,7 @@ import { ServiceMetrics } from '../server/metrics.js';
 import type { Readiness } from '../server/routes/health.js';
 import { openStore, sqliteLocator } from '../store/open.js';
 import type { Store } from '../store/ports.js';
-import { FailedAfterBootstrap, bootstrap, prepareBlobDir, prepareDataDir, type Bootstrap } from './bootstrap.js';
+import { bootstrap, prepareBlobDir, prepareDataDir, type Bootstrap } from './bootstrap.js';
 import { serverContext } from './context.js';
 import type { ServeOptions } from './options.js';
 import { httpsPair, reachableHost, sourceOf, type NameSource } from './public-names.js';
@@ -20,6 +20,21 @@ import { httpsPair, reachableHost, sourceOf, type NameSource } from './public-na
 /** How long close() lets in-flight HTTP requests finish before it cuts their connections. */
 const DRAIN_GRACE_MS = 3000;
 
+/**
+ * A first start that failed (a port in use) after it had created the customer and administrator:
+ * the next start creates no one, so the caller must still show `bootstrap` (a generated password is
+ * shown once). `cause` is what failed.
+ */
+export class FailedAfterBootstrap extends Error {
+  constructor(
+    readonly bootstrap: Bootstrap,
+    override readonly cause: Error,
+  ) {
+    super(cause.message, { cause });
+  }
+}
+
+/** The started service, as startServer hands it to `serve` and the tests. */
 export interface RunningServer {
   app: FastifyInstance;
   ctx: ServerContext;

@@ -46,7 +46,7 @@ export async function installConventions(app: FastifyInstance, options: { https?
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const httpError = toHttpError(error);
     if (httpError.statusCode === 503) request.log.warn({ err: error }, 'request refused: database unavailable');
-    // The store logs the full disk once (serve.ts); each refused request is a line, without a stack.
+    // The store logs the full disk once (src/serve/start.ts); each refused request is a line, without a stack.
     else if (httpError.statusCode === 507) request.log.warn({ reason: (error as Error).message }, 'request refused: no space left for the database');
     else if (httpError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
     else request.log.info({ status: httpError.statusCode, details: httpError.details }, 'request refused');

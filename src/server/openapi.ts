@@ -20,7 +20,7 @@ declare module 'fastify' {
 }
 
 /** The tags the routes use, in the order a reader meets them. */
-export const TAGS = [
+const TAGS = [
   { name: 'auth', description: 'Log in for an IdToken, accept an invitation, and the keys that verify IdTokens.' },
   { name: 'users', description: 'Users of a customer, their roles, invitations and password resets.' },
   { name: 'api keys', description: 'Long-lived keys for scripts and CI, used in the Authorization header like an IdToken.' },

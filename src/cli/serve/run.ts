@@ -104,7 +104,7 @@ export async function runServe(flags: ServeFlags): Promise<void> {
   // One process per SQLite data directory: a second `serve` would run a second broker and writer on one file.
   const lock = locator.kind === 'sqlite' ? takeDataDir(locator.dataDir) : undefined;
   // Loaded here: the server (fastify and friends) would slow every client command's start.
-  const [{ startServer }, { FailedAfterBootstrap }] = await Promise.all([import('../../serve/start.js'), import('../../serve/bootstrap.js')]);
+  const { startServer, FailedAfterBootstrap } = await import('../../serve/start.js');
   const signals = stopOnSignals(lock, log);
   let server: RunningServer;
   try {
