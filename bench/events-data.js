@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
-import { startServer } from '../dist/server/serve.js';
+import { startServer } from '../dist/serve/start.js';
 import { openDatabase } from '../dist/store/sqlite/open.js';
 import { terminate } from './lib.js';
 

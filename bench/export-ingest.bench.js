@@ -7,7 +7,7 @@
 // The events and gateways it adds are deleted at the end, so the cached data set stays as seeded.
 // Env: BENCH_EVENTS (10,000,000), BENCH_GATEWAYS (200), BENCH_WINDOW (16), BENCH_SECONDS (10).
 import { request } from 'undici';
-import { startServer } from '../dist/server/serve.js';
+import { startServer } from '../dist/serve/start.js';
 import { report } from './lib.js';
 import { loadGateways, runLoad } from './load-run.js';
 import { CUSTOMER, removeExports, seededDataDir } from './events-data.js';

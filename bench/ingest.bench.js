@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServer } from '../dist/server/serve.js';
+import { startServer } from '../dist/serve/start.js';
 import { issueClientCertificateAsync, randomSerialHex } from '../dist/pki/ca.js';
 import { report } from './lib.js';
 

@@ -4,7 +4,7 @@
 // seeded range over the 50 seeded gateways run back to back through HTTP. Reports events/s
 // acknowledged (= committed) in both phases and the analyses' times under ingest. What it adds is
 // deleted at the end, so the cached data set stays as seeded.
-import { startServer } from '../dist/server/serve.js';
+import { startServer } from '../dist/serve/start.js';
 import { SEED, gatewayId, seededDataDir, seededRange } from './jobs-seed.js';
 import { api, percentile, report } from './lib.js';
 import { loadGateways, runLoad } from './load-run.js';

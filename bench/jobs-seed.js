@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hashPassword } from '../dist/auth/passwords.js';
 import { insertEvents } from '../dist/store/sqlite/event-rows.js';
-import { openDatabase } from '../dist/store/sqlite/open.js';
-import { databaseFile, prepareDataDir } from '../dist/server/serve.js';
+import { databaseFile, openDatabase } from '../dist/store/sqlite/open.js';
+import { prepareDataDir } from '../dist/serve/bootstrap.js';
 import { api } from './lib.js';
 
 export const SEED = {

@@ -1,5 +1,5 @@
 // Issue 16 (item 7): the cost of a log line in `serve --log-format pretty` against `json`, in the
-// server's thread, with the logger options `serve` builds (src/cli/serve-log.ts serveLogger) and
+// server's thread, with the logger options `serve` builds (src/cli/serve/log.ts serveLogger) and
 // a line as ingest writes them (a gateway connecting, with its component binding). Both write
 // synchronously to /dev/null, so the figure is formatting and the write call, not a terminal's
 // speed. Runs alternate json, pretty, json, ...; reports µs per line (median of the runs) and the
@@ -8,7 +8,7 @@
 // Env: BENCH_RUNS (5), BENCH_LINES (50000).
 import { openSync, writeSync } from 'node:fs';
 import { pino } from 'pino';
-import { serveLogger } from '../dist/cli/serve-log.js';
+import { serveLogger } from '../dist/cli/serve/log.js';
 import { percentile, report } from './lib.js';
 
 const BENCH = 'log-format';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { MqttClient } from 'mqtt';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { comparePositions, decodeCursor, encodeCursor } from '../src/domain/stream-cursor.js';
-import { startServer } from '../src/server/serve.js';
+import { startServer } from '../src/serve/start.js';
 import { OTHER_CUSTOMER, UNAUTHORIZED, call, otherCustomerToken } from './helpers/gateways.js';
 import { GatewayClients, provisionGateway, type TestGateway } from './helpers/mqtt.js';
 import { CUSTOMER, startTestServer, testServeOptions, type TestServer } from './helpers/server.js';

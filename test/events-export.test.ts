@@ -10,7 +10,7 @@ import { hashPassword } from '../src/auth/passwords.js';
 import { ApiClient, ApiError } from '../src/client/api.js';
 import { EXPORT_LINK_MS, Exporter } from '../src/export/exporter.js';
 import { splitRange } from '../src/export/parts.js';
-import { startServer } from '../src/server/serve.js';
+import { startServer } from '../src/serve/start.js';
 import { ExportTaskStore } from '../src/store/sqlite/export-tasks.js';
 import { applyMigrations, migrations } from '../src/store/sqlite/migrations/index.js';
 import { openStore, sqliteLocator } from '../src/store/open.js';

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { databaseFile } from '../src/server/serve.js';
+import { databaseFile } from '../src/store/sqlite/open.js';
 import { messagesSubmitted, provisionGateway, type TestGateway, GatewayClients } from './helpers/mqtt.js';
 import { selectRows } from './helpers/store-rows.js';
 import { startTestServer, type TestServer } from './helpers/server.js';

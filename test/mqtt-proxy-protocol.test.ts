@@ -5,7 +5,7 @@ import mqtt, { type MqttClient } from 'mqtt';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PROXY_V2_SIGNATURE } from '../src/mqtt/proxy-protocol.js';
 import { GatewayClients, connectGateway, provisionGateway, type TestGateway } from './helpers/mqtt.js';
-import { environmentSwitch } from '../src/cli/serve.js';
+import { environmentSwitch } from '../src/cli/serve/flags.js';
 import { runCli } from './helpers/cli.js';
 import { collectedLogs, startTestServer, type TestServer } from './helpers/server.js';
 import { countRows } from './helpers/store-rows.js';

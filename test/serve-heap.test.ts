@@ -1,11 +1,11 @@
-// `serve` tunes V8's collector at start (src/cli/serve-heap.ts, docs/operations.md "Tuning"): the
+// `serve` tunes V8's collector at start (src/cli/serve/heap.ts, docs/operations.md "Tuning"): the
 // flags are ones this node knows, serve applies them, and leaves one given on node's command line.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SERVE_HEAP_FLAGS } from '../src/cli/serve-heap.js';
+import { SERVE_HEAP_FLAGS } from '../src/cli/serve/heap.js';
 import { freePort, spawnServe, stop } from './helpers/serve-process.js';
 import { testDatabase, type TestDatabase } from './helpers/test-store.js';
 

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { humanMessage } from '../src/cli/serve-log.js';
+import { humanMessage } from '../src/cli/serve/log.js';
 import { runCli, runOnTerminal } from './helpers/cli.js';
 import { call } from './helpers/http.js';
 import { freePort, spawnServe, stop, type ServeProcess } from './helpers/serve-process.js';

@@ -3,7 +3,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startServer } from '../src/server/serve.js';
+import { startServer } from '../src/serve/start.js';
 import { call } from './helpers/http.js';
 import { freePort, spawnServe, stop, type ServeProcess } from './helpers/serve-process.js';
 

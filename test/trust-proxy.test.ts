@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from 'commander';
 import { afterEach, describe, expect, it } from 'vitest';
-import { trustedProxies } from '../src/cli/serve.js';
+import { trustedProxies } from '../src/cli/serve/flags.js';
 import { collectedLogs, startTestServer, type TestServer } from './helpers/server.js';
 
 describe('--trust-proxy values', () => {

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { applyMigrations as applyPostgresMigrations, migrations as postgresMigrations } from '../src/store/postgres/migrations/index.js';
 import { migrations as sqliteMigrations } from '../src/store/sqlite/migrations/index.js';
 import { openDatabase } from '../src/store/sqlite/open.js';
-import { startServer } from '../src/server/serve.js';
+import { startServer } from '../src/serve/start.js';
 import { runCli } from './helpers/cli.js';
 import { call } from './helpers/http.js';
 import { filesHoldingPrivateKeys, keyTracesIn, type KnownKey } from './helpers/key-traces.js';

@@ -10,7 +10,7 @@ import { registerJobCommands } from './jobs/index.js';
 import { registerLoginCommands } from './login/index.js';
 import { registerOperatorCommands } from './operator/index.js';
 import { registerRetentionCommands } from './retention/index.js';
-import { registerServeCommand } from './serve.js';
+import { registerServeCommand } from './serve/index.js';
 import { registerSimulateCommand } from './simulate/index.js';
 import { registerUserCommands } from './users/index.js';
 

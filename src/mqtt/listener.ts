@@ -1,17 +1,17 @@
-import { constants as cryptoConstants } from 'node:crypto';
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
-import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
-import { UnauthenticatedConnections, type AdmissionStats, type ConnectionLimits } from './admission.js';
+import type { TLSSocket } from 'node:tls';
+import { LOOPBACK_RANGES, addressMatcher } from '../domain/addresses.js';
+import { UnauthenticatedConnections, type ConnectionLimits } from './admission.js';
+import type { ListenerStats } from './broker-stats.js';
 import type { IngestLog } from './ingest.js';
 import { ThrottledLog } from './log-throttle.js';
-import { checkProtocolLevel } from './protocol-level.js';
-import { peerCertificateOf } from './peer-certificate.js';
-import { parseProxyHeader } from './proxy-protocol.js';
-import { LOOPBACK_RANGES, addressMatcher } from '../domain/addresses.js';
+import { readProxyHeader } from './proxy-header-reader.js';
+import { gatewayTlsServer } from './tls-handshake.js';
 
 // Everything a connection goes through before its MQTT is read: TCP accept within the caps on
-// unauthenticated connections, mutual TLS within its deadline, a CONNECT of a protocol level the
-// broker speaks. The MQTT decisions after that are broker.ts's.
+// unauthenticated connections (admission.ts), a PROXY header when a balancer sends one
+// (proxy-header-reader.ts), mutual TLS within its deadline and a CONNECT of a protocol level the
+// broker speaks (tls-handshake.ts). The MQTT decisions after that are connection-host.ts's.
 
 /**
  * Connections the kernel may hold for accept. Node's default of 511 overflows when thousands of
@@ -20,29 +20,6 @@ import { LOOPBACK_RANGES, addressMatcher } from '../domain/addresses.js';
  * saw. Linux caps it at net.core.somaxconn (4096 by default since 5.4).
  */
 const LISTEN_BACKLOG = 4096;
-
-/** The counters of the listener, part of BrokerStats. */
-export interface ListenerStats extends AdmissionStats {
-  /** TLS handshakes refused: no client certificate, one the deployment CA did not sign, or an expired one. */
-  handshakesRefused: number;
-  /** Of handshakesRefused: those of a certificate of the deployment CA past its not_after. */
-  expiredCertificatesRefused: number;
-  /** CONNECTs of a protocol level other than 3 (MQTT 3.1) or 4 (3.1.1): CONNACK 0x01, closed. */
-  protocolLevelsRefused: number;
-  /** With --mqtt-proxy-protocol: connections closed for a missing, malformed or late PROXY v2 header. */
-  proxyHeadersRefused: number;
-}
-
-/**
- * The client behind each connection: the PROXY v2 header's source address when the balancer sent
- * one, set on the TCP socket and, once the handshake is done, on the TLS socket that wraps it.
- */
-const proxiedClients = new WeakMap<Socket, string>();
-
-/** The address of the client behind a connection (TCP or TLS socket): the balancer's client when a PROXY header named one. */
-export function clientAddressOf(socket: Socket): string | undefined {
-  return proxiedClients.get(socket) ?? socket.remoteAddress;
-}
 
 export interface ListenerOptions {
   host: string;
@@ -82,136 +59,13 @@ export async function listenMqtt(options: ListenerOptions): Promise<MqttListener
   const refusals = new ThrottledLog(options.log);
   const unauthenticated = new UnauthenticatedConnections(limits, stats, refusals);
 
-  const tls = createTlsServer(
-    {
-      key: options.keyPem,
-      cert: options.certPem,
-      ca: [options.caPem],
-      // Mutual TLS: no certificate, or one the deployment CA did not sign, fails the handshake.
-      requestCert: true,
-      rejectUnauthorized: true,
-      minVersion: 'TLSv1.2',
-      // No session tickets: making and encrypting TLS 1.3's two tickets (the session with the client's
-      // certificate) cost ~300 of ~1,500 us of server CPU per handshake, and a reconnect storm follows a
-      // restart, whose new ticket keys would refuse every old ticket anyway (docs/gateways-mqtt.md).
-      secureOptions: cryptoConstants.SSL_OP_NO_TICKET,
-      // Node's own handshake timeout leaves the socket open (it only reports tlsClientError) and
-      // is not counted from accept. The deadline that closes is UnauthenticatedConnections'; this
-      // one is set beyond it, so that it never fires first.
-      handshakeTimeout: 2 * limits.handshakeTimeoutMs,
-    },
-    (socket) => {
-      // The identity is the first handshake's certificate (peer-certificate.ts), read once: a TLS 1.2
-      // client may not renegotiate another one in, nor make the server pay for handshakes again.
-      // Node only reports the attempt as an error (and lets it go on): the connection is closed.
-      socket.disableRenegotiation();
-      socket.on('error', (error: NodeJS.ErrnoException) => {
-        if (error.code === 'ERR_TLS_RENEGOTIATION_DISABLED') socket.destroy();
-      });
-      const client = unauthenticated.secured(socket);
-      if (client === undefined) return socket.destroy();
-      proxiedClients.set(socket, client);
-      checkProtocolLevel(
-        socket,
-        () => options.onConnection(socket),
-        (level) => {
-          stats.protocolLevelsRefused++;
-          const cn = peerCertificateOf(socket).cn;
-          refusals.warn(
-            'protocol level',
-            { remote: clientAddressOf(socket), certificate_cn: cn, protocol_level: level },
-            'MQTT CONNECT of an unsupported protocol level refused with CONNACK 0x01, connection closed',
-          );
-        },
-      );
-    },
-  );
-  // Node checks the client's chain and dates after the handshake and, when they fail, closes the
-  // socket without an alert and before 'secureConnection': tlsClientError then reports a hang-up,
-  // with the reason (e.g. CERT_HAS_EXPIRED) in authorizationError, and the peer already forgotten.
-  // 'keylog' is the one event that hands over the TLS socket during the handshake (once per
-  // connection, not per message): who it is and the certificate it showed are kept for that line.
-  const peers = new WeakMap<TLSSocket, { remote?: string; cn?: string; serial?: string; notAfter?: string }>();
-  tls.on('keylog', (_line: Buffer, socket: TLSSocket) => {
-    if (peers.has(socket)) return;
-    const peer: { remote?: string; cn?: string; serial?: string; notAfter?: string } = { remote: clientAddressOf(socket) };
-    peers.set(socket, peer);
-    socket.prependOnceListener('secure', () => {
-      const { cn, serial, notAfter } = peerCertificateOf(socket);
-      peer.cn = cn;
-      peer.serial = serial || undefined;
-      peer.notAfter = notAfter;
-    });
-  });
-  tls.on('tlsClientError', (error: NodeJS.ErrnoException, socket: TLSSocket) => {
-    const peer = peers.get(socket) ?? { remote: clientAddressOf(socket) };
-    // Closed whatever the error: after its handshake timeout Node would leave it open.
-    socket.destroy();
-    // (Typed as an Error, it is the OpenSSL code as a string.)
-    const verifyError = (socket.authorizationError as unknown as string | null | undefined) ?? undefined;
-    const fields = { remote: peer.remote, certificate_cn: peer.cn, serial: peer.serial };
-    if (verifyError === 'CERT_HAS_EXPIRED') {
-      stats.handshakesRefused++;
-      stats.expiredCertificatesRefused++;
-      refusals.warn('handshake expired', { ...fields, not_after: peer.notAfter, reason: verifyError }, 'MQTT TLS handshake refused: the client certificate expired');
-      return;
-    }
-    // A peer that hung up (or that a deadline closed) refused nothing.
-    if (error.code === 'ECONNRESET' && !verifyError) return;
-    const reason = verifyError ?? error.message;
-    stats.handshakesRefused++;
-    refusals.warn(`handshake ${reason}`, { ...fields, reason }, 'MQTT TLS handshake refused');
-  });
-
+  const { keyPem, certPem, caPem, onConnection } = options;
+  const tls = gatewayTlsServer({ keyPem, certPem, caPem, limits, stats, refusals, unauthenticated, onConnection });
   const admit = (socket: Socket, client: string | undefined) => {
     if (unauthenticated.admit(socket, client)) tls.emit('connection', socket);
   };
-
-  /**
-   * Reads the PROXY v2 header before anything else, within the handshake deadline, then hands the
-   * bytes after it to TLS (Node's TLS socket takes over what the TCP socket has buffered). The
-   * caps on unauthenticated connections then count the client's address, not the balancer's.
-   */
   const trustedBalancer = addressMatcher(options.proxyTrust ?? LOOPBACK_RANGES);
-  const readProxyHeader = (socket: Socket) => {
-    let received = Buffer.alloc(0);
-    const refuse = (reason: string) => {
-      stats.proxyHeadersRefused++;
-      refusals.warn('proxy header', { remote: socket.remoteAddress, reason }, 'MQTT connection refused: no valid PROXY protocol v2 header (--mqtt-proxy-protocol)');
-      socket.destroy();
-    };
-    // Whoever may send the header chooses the address that the caps count and the log names.
-    if (socket.remoteAddress === undefined || !trustedBalancer(socket.remoteAddress)) {
-      stats.proxyHeadersRefused++;
-      refusals.warn('proxy peer', { remote: socket.remoteAddress }, 'MQTT connection refused: the peer is not a balancer of --mqtt-proxy-trust');
-      socket.destroy();
-      return;
-    }
-    const timer = setTimeout(() => refuse(`no complete header within ${limits.handshakeTimeoutMs} ms`), limits.handshakeTimeoutMs);
-    const done = () => {
-      clearTimeout(timer);
-      socket.off('readable', onReadable);
-      socket.off('close', done);
-    };
-    const onReadable = () => {
-      let chunk: Buffer | null;
-      while ((chunk = socket.read() as Buffer | null) !== null) {
-        received = Buffer.concat([received, chunk]);
-        const header = parseProxyHeader(received);
-        if (header.kind === 'incomplete') continue;
-        done();
-        if (header.kind === 'refused') return refuse(header.reason);
-        const rest = received.subarray(header.headerBytes);
-        if (rest.length) socket.unshift(rest);
-        const client = header.kind === 'proxied' ? header.address : socket.remoteAddress;
-        if (client !== undefined) proxiedClients.set(socket, client);
-        return admit(socket, client);
-      }
-    };
-    socket.on('readable', onReadable);
-    // A balancer's TCP health check connects and closes without a byte: nothing to refuse or log.
-    socket.once('close', done);
-  };
+  const proxyHeaders = { trusted: trustedBalancer, timeoutMs: limits.handshakeTimeoutMs, stats, refusals, admit };
 
   // TCP is accepted here and handed to the TLS server only within the caps, so that a refused
   // connection costs no TLS state.
@@ -222,7 +76,7 @@ export async function listenMqtt(options: ListenerOptions): Promise<MqttListener
     socket.once('close', () => sockets.delete(socket));
     // A reset before anyone reads the socket would otherwise be an uncaught error.
     socket.on('error', () => socket.destroy());
-    if (options.proxyProtocol) readProxyHeader(socket);
+    if (options.proxyProtocol) readProxyHeader(socket, proxyHeaders);
     else admit(socket, socket.remoteAddress);
   });
   await new Promise<void>((resolve, reject) => {

@@ -193,7 +193,7 @@ export function readConnect(firstByte: number, body: Buffer): ConnectPacket {
   const willRetain = (flags & 0x20) !== 0;
   // [MQTT-3.1.2-13], [MQTT-3.1.2-15]: without a will, its QoS and retain are 0; [MQTT-3.1.2-14]: QoS 3 is malformed.
   if (willQos === 3 || (!willFlag && (willQos !== 0 || willRetain))) throw new ProtocolError('CONNECT with inconsistent will flags');
-  // The client identifier is read for its length only: the session is the certificate's (broker.ts).
+  // The client identifier is read for its length only: the session is the certificate's (connection-host.ts).
   [, at] = readBinary(body, at);
   let will: ConnectPacket['will'];
   if (willFlag) {

@@ -1,4 +1,4 @@
-import type { BrokerStats } from './broker.js';
+import type { BrokerStats } from './broker-stats.js';
 
 /**
  * Why a connection never became a gateway's (docs/gateways-mqtt.md "Who may connect"), in the

@@ -21,10 +21,12 @@ import { registerFeatureRoutes } from './routes/features.js';
 import { registerGatewayRoutes } from './routes/gateways.js';
 import { registerHealthRoutes, type Readiness } from './routes/health.js';
 import { registerProvisioningRoutes } from './routes/provisioning.js';
+import { registerPackageRoutes } from './routes/provisioning-packages.js';
 import { registerRetentionRoutes } from './routes/retention.js';
 import { registerJobAnalysisRoutes } from './routes/job-analysis.js';
 import { registerJobConfigRoutes } from './routes/job-configs.js';
 import { registerMetricsRoutes } from './routes/metrics.js';
+import { registerOpenApiRoutes } from './routes/openapi.js';
 import { ServiceMetrics, UNMATCHED_ROUTE } from './metrics.js';
 import { registerUserPasswordRoutes } from './routes/user-passwords.js';
 import { registerUserRoutes } from './routes/users.js';
@@ -113,6 +115,7 @@ export async function buildApp(ctx: ServerContext, options: AppOptions = {}): Pr
   registerExportRoutes(app, ctx);
   registerGatewayRoutes(app, ctx);
   registerProvisioningRoutes(app, ctx);
+  registerPackageRoutes(app, ctx);
   registerCertificateRoutes(app, ctx);
   registerJobConfigRoutes(app, ctx);
   registerJobAnalysisRoutes(app, ctx);
@@ -120,15 +123,8 @@ export async function buildApp(ctx: ServerContext, options: AppOptions = {}): Pr
   registerAuditLogRoutes(app, ctx);
   registerRetentionRoutes(app, ctx);
   registerMetricsRoutes(app, metrics, options.metricsToken);
-
-  app.get('/openapi.json', {
-    schema: {
-      summary: 'This OpenAPI document',
-      tags: ['operations'],
-      response: { 200: { type: 'object', additionalProperties: true, description: 'The document' } },
-    },
-    handler: async () => app.swagger(),
-  });
+  // Registered last: the document lists the paths in the order the routes were registered.
+  registerOpenApiRoutes(app);
 
   await app.ready();
   return app;

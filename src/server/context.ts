@@ -1,11 +1,10 @@
 import type { IdTokens } from '../auth/idtoken.js';
 import type { ScryptCost } from '../auth/passwords.js';
 import type { CertificateAuthority } from '../pki/ca.js';
-import { cursorKey } from '../domain/stream-cursor.js';
 import type { KeyType } from '../pki/keys.js';
-import { Exporter } from '../export/exporter.js';
-import { RetentionSweeper, type RetentionOptions } from '../retention/sweeper.js';
-import { LiveEvents, type LiveEventOptions } from './live-events.js';
+import type { Exporter } from '../export/exporter.js';
+import type { RetentionSweeper } from '../retention/sweeper.js';
+import type { LiveEvents } from './live-events/live-events.js';
 import type { Store } from '../store/ports.js';
 
 /** Where the deployment is reachable and keeps its files. */
@@ -27,7 +26,7 @@ export interface ServerConfig {
   passwordCost: ScryptCost;
 }
 
-/** Everything a route needs: the store, keys, the clock. Built once per server (or test). */
+/** Everything a route needs: the store, keys, the clock. Built once per server by `serve` (src/serve/context.ts). */
 export interface ServerContext {
   /** Every repository (src/store/ports.ts); the caller opened it and closes it. */
   store: Store;
@@ -45,32 +44,4 @@ export interface ServerContext {
   retention: RetentionSweeper;
   /** The live event streams and their hubs; ended with the app (routes/event-stream.ts). */
   liveEvents: LiveEvents;
-}
-
-/** What a context may differ in from the defaults (tests shorten timings, hold exports back). */
-export interface ContextOptions {
-  clock?: () => number;
-  liveEvents?: Partial<LiveEventOptions>;
-  retention?: RetentionOptions;
-  /** Exports this instance runs at once (default EXPORT_CONCURRENCY; 0 leaves every task PENDING). */
-  exportConcurrency?: number;
-}
-
-/** The context over an open store; the caller owns the store and keys. */
-export function createContext(
-  store: Store,
-  config: ServerConfig,
-  keys: { idTokens: IdTokens; linkKey: Buffer; ca: CertificateAuthority },
-  options: ContextOptions = {},
-): ServerContext {
-  const clock = options.clock ?? Date.now;
-  return {
-    store,
-    config,
-    ...keys,
-    clock,
-    exporter: new Exporter({ store, dataDir: config.blobDir, clock, ...(options.exportConcurrency !== undefined ? { concurrency: options.exportConcurrency } : {}) }),
-    liveEvents: new LiveEvents(store, cursorKey(keys.linkKey), options.liveEvents),
-    retention: new RetentionSweeper({ store, clock, ...options.retention }),
-  };
 }

@@ -2,7 +2,7 @@ import cors from '@fastify/cors';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { ALLOW_HEADERS, ALLOW_METHODS, EVERY_ANSWER_HEADERS, EXPOSE_HEADERS, PROTECTION_HEADERS, STRICT_TRANSPORT_SECURITY } from './cors.js';
 import { StorageFull, StoreUnavailable } from '../store/ports.js';
-import { HttpError, badRequest, insufficientStorage, internalError, methodNotAllowed, notFound, serviceUnavailable } from './errors.js';
+import { HttpError, badRequest, httpError, insufficientStorage, internalError, methodNotAllowed, notFound, serviceUnavailable, shuttingDown } from './errors.js';
 import { installServerRefusals } from './http-refusals.js';
 import { redactedUrl } from '../domain/log-redaction.js';
 
@@ -46,7 +46,7 @@ export async function installConventions(app: FastifyInstance, options: { https?
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const httpError = toHttpError(error);
     if (httpError.statusCode === 503) request.log.warn({ err: error }, 'request refused: database unavailable');
-    // The store logs the full disk once (serve.ts); each refused request is a line, without a stack.
+    // The store logs the full disk once (src/serve/start.ts); each refused request is a line, without a stack.
     else if (httpError.statusCode === 507) request.log.warn({ reason: (error as Error).message }, 'request refused: no space left for the database');
     else if (httpError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
     else request.log.info({ status: httpError.statusCode, details: httpError.details }, 'request refused');
@@ -133,7 +133,7 @@ function answer503WhileClosing(app: FastifyInstance): void {
   app.addHook('onRequest', async (_request, reply) => {
     if (!closing) return;
     reply.header('connection', 'close');
-    throw new HttpError(503, 'Service Unavailable', 'The server is shutting down: retry in a moment.');
+    throw shuttingDown();
   });
 }
 
@@ -159,20 +159,6 @@ export function sendError(reply: FastifyReply, error: HttpError): void {
   reply.code(error.statusCode).headers(error.headers).type('application/json; charset=utf-8').send(error.body());
 }
 
-const TITLES: Record<number, string> = {
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  406: 'Not Acceptable',
-  409: 'Conflict',
-  411: 'Length Required',
-  413: 'Payload Too Large',
-  415: 'Unsupported Media Type',
-  429: 'Too Many Requests',
-};
-
 const PLACES: Record<string, string> = {
   body: 'body field',
   querystring: 'query parameter',
@@ -196,7 +182,7 @@ function toHttpError(error: FastifyError): HttpError {
       FST_ERR_CTP_EMPTY_JSON_BODY: 'The request body is empty: send a JSON object.',
       FST_ERR_CTP_INVALID_JSON_BODY: 'The request body is not valid JSON.',
     };
-    return new HttpError(status, TITLES[status] ?? 'Bad Request', details[error.code] ?? `${error.message}.`);
+    return httpError(status, details[error.code] ?? `${error.message}.`);
   }
   return internalError();
 }

@@ -2,24 +2,55 @@ import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import type { ServerContext } from './context.js';
 import { BODY_METHODS } from './conventions.js';
-import { OPERATIONS, TAGS, type OperationDoc } from './operations.js';
-
-/** The route's key in OPERATIONS: method and fastify URL, e.g. `GET /:customer_id/events`. */
-const operationKey = (method: string, url: string) => `${method} ${url}`;
 
 /**
- * Refuses to register a route that OPERATIONS does not name, so that no operation reaches the
- * document without its operationId, description and refusals (like the access guard's check).
+ * What the OpenAPI document says of an operation beyond the usual schema, written in the route's
+ * schema beside its summary. operationIds are a contract: generated clients name their methods
+ * after them, and test/openapi.test.ts pins the full list, so a rename is a deliberate change.
+ */
+declare module 'fastify' {
+  interface FastifySchema {
+    /** Refusals particular to the operation, status -> when; rewords a shared one (refusalsOf) of the same status. */
+    refusals?: Record<number, string>;
+    /** The name and meaning of the route's `*` (OpenAPI has no wildcard parameter). */
+    wildcard?: { name: string; description: string };
+    /** A POST that only reads: no 507 (every other POST, PUT, PATCH and DELETE writes). */
+    readOnly?: true;
+  }
+}
+
+/** The tags the routes use, in the order a reader meets them. */
+const TAGS = [
+  { name: 'auth', description: 'Log in for an IdToken, accept an invitation, and the keys that verify IdTokens.' },
+  { name: 'users', description: 'Users of a customer, their roles, invitations and password resets.' },
+  { name: 'api keys', description: 'Long-lived keys for scripts and CI, used in the Authorization header like an IdToken.' },
+  { name: 'events', description: 'Scan and telemetry events the gateways sent, listed or exported as CSV.' },
+  { name: 'gateways', description: 'Gateways (the wearables\' base stations) of a customer.' },
+  { name: 'provisioning', description: 'Certificates and single-use tokens that bring a gateway onto the MQTT broker.' },
+  { name: 'job configurations', description: 'Job configurations (start and end barcodes over some gateways) and the job analysis over them.' },
+  { name: 'assets', description: 'Apps and firmware to download after agreeing to their EULA.' },
+  { name: 'features', description: 'Feature flags of a customer.' },
+  { name: 'downloads', description: 'Files handed out through signed, expiring links: exports, assets, provisioning packages.' },
+  { name: 'audit', description: 'Who did what: the audit log of security-relevant actions.' },
+  { name: 'retention', description: 'How long events are kept before they are deleted.' },
+  { name: 'operations', description: 'Health, metrics and this document, for operators and tools.' },
+];
+
+/**
+ * Refuses to register a route whose schema lacks an operationId or a description (or, for a `*`
+ * route, the name of its wildcard), so that no operation reaches the document without them (like
+ * the access guard's check).
  */
 export function requireOperationDocs(app: FastifyInstance): void {
   app.addHook('onRoute', (route: RouteOptions) => {
     if (route.url === '*') return; // the CORS plugin's OPTIONS catch-all, not an operation
-    for (const method of [route.method].flat()) {
-      if (method === 'HEAD' || method === 'OPTIONS') continue;
-      if (!OPERATIONS[operationKey(method, route.url)]) {
-        throw new Error(`route ${method} ${route.url} has no entry in OPERATIONS (src/server/operations.ts)`);
-      }
-    }
+    const methods = [route.method].flat().filter((method) => method !== 'HEAD' && method !== 'OPTIONS');
+    if (methods.length === 0) return;
+    const schema = route.schema ?? {};
+    const key = `${methods.join(',')} ${route.url}`;
+    if (!schema.operationId) throw new Error(`route ${key} has no operationId in its schema`);
+    if (!schema.description) throw new Error(`route ${key} has no description in its schema`);
+    if (route.url.includes('*') && !schema.wildcard) throw new Error(`route ${key} has a wildcard but its schema names no parameter for it`);
   });
 }
 
@@ -69,27 +100,19 @@ export function openApiOptions(ctx: ServerContext): FastifyDynamicSwaggerOptions
 /** Every response that is not a success carries the Error body; the ranges were for the serializer. */
 const RANGES = ['4xx', '5xx', '4XX', '5XX', 'default'];
 
-/** The route schema as the document shows it: operationId, description, security, each refusal by status. */
+/** The route schema as the document shows it: security, each refusal by status, the wildcard named. */
 function documentOperation(schema: FastifySchema | undefined, url: string, method: string | string[]) {
-  const key = operationKey([method].flat()[0]!, url);
-  const doc = OPERATIONS[key];
-  if (!doc) throw new Error(`route ${key} has no entry in OPERATIONS (src/server/operations.ts)`);
-  const routeSchema = (schema ?? {}) as FastifySchema & { description?: string; security?: unknown[]; response?: Record<string, unknown> };
-  const description = routeSchema.description ?? doc.description;
-  if (!description) throw new Error(`route ${key} has no description, neither in its schema nor in OPERATIONS`);
+  const { refusals: own, wildcard: named, readOnly, ...routeSchema } = (schema ?? {}) as FastifySchema & { response?: Record<string, unknown> };
   const successes = Object.entries(routeSchema.response ?? {}).filter(([status]) => !RANGES.includes(status));
-  const refusals = Object.entries(refusalsOf(doc, routeSchema, url, [method].flat())).map(([status, when]) => [
+  const refusals = Object.entries(refusalsOf({ refusals: own, readOnly }, routeSchema, url, [method].flat())).map(([status, when]) => [
     status,
     { $ref: 'Error#', description: when },
   ]);
-  const wildcard = url.endsWith('/*') ? doc.wildcard : undefined;
-  if (url.includes('*') && !wildcard) throw new Error(`route ${key} has a wildcard but OPERATIONS names no parameter for it`);
+  const wildcard = url.endsWith('/*') ? named : undefined;
   return {
     url: wildcard ? `${url.slice(0, -1)}:${wildcard.name}` : url,
     schema: {
       ...routeSchema,
-      operationId: doc.operationId,
-      description,
       // Stated on every operation, none included: a client generator need not guess.
       security: routeSchema.security ?? [],
       ...(wildcard
@@ -102,9 +125,9 @@ function documentOperation(schema: FastifySchema | undefined, url: string, metho
 
 /**
  * The statuses an operation can refuse with: those every route of its kind gives (conventions.ts,
- * access.ts, the validators), then its own from OPERATIONS, which may also reword a shared one.
+ * access.ts, the validators), then its own (`refusals`), which may also reword a shared one.
  */
-function refusalsOf(doc: OperationDoc, schema: FastifySchema & { security?: unknown[] }, url: string, methods: string[]): Record<string, string> {
+function refusalsOf(doc: Pick<FastifySchema, 'refusals' | 'readOnly'>, schema: FastifySchema, url: string, methods: string[]): Record<string, string> {
   const takesBody = methods.some((method) => BODY_METHODS.has(method));
   // Path parameters are checked too (length, and the numeric ones by the validators).
   const hasInput = takesBody || /[:*]/.test(url) || Boolean(schema.params ?? schema.querystring ?? schema.headers ?? schema.body);
@@ -118,7 +141,7 @@ function refusalsOf(doc: OperationDoc, schema: FastifySchema & { security?: unkn
     500: 'The server failed to handle the request; the cause is in its log.',
     503: 'The server is shutting down: retry in a moment.',
     ...(takesBody && !doc.readOnly ? { 507: 'The database has no space left for the write; details names the disk. Reads still work, and the call succeeds again once space is freed.' } : {}),
-    ...doc.errors,
+    ...doc.refusals,
   };
   return Object.fromEntries(Object.entries(refusals).sort(([a], [b]) => Number(a) - Number(b)));
 }

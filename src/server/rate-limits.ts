@@ -1,23 +1,25 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { RATE_LIMITS, type RateLimits } from '../domain/rate-limits.js';
-import { HttpError } from './errors.js';
-import { REGISTRATION_PATH } from './routes/preparation.js';
+import { tooManyRequests } from './errors.js';
 
 const WINDOW_MS = 60_000;
 
-/** 429 in our body, with Retry-After in whole seconds. */
-export function tooManyRequests(details: string, retryAfterSeconds: number): HttpError {
-  return new HttpError(429, 'Too Many Requests', details, { 'retry-after': String(retryAfterSeconds) });
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The per-address limit a route that takes secrets from anyone falls under (its POST): the
+     * routes of one group share their counter.
+     */
+    rateLimitGroup?: keyof RateLimits;
+  }
 }
 
 /** Which limit a route falls under, if any. */
 function groupOf(route: RouteOptions): keyof RateLimits | undefined {
   const methods = Array.isArray(route.method) ? route.method : [route.method];
   if (!methods.includes('POST')) return undefined;
-  if (route.url.startsWith('/auth/')) return 'auth';
-  if (route.url === REGISTRATION_PATH) return 'provisioning';
-  return undefined;
+  return (route.config as { rateLimitGroup?: keyof RateLimits } | undefined)?.rateLimitGroup;
 }
 
 /**

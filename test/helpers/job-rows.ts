@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ApiClient, ApiError } from '../../src/client/api.js';
-import type { RunningServer } from '../../src/server/serve.js';
+import type { RunningServer } from '../../src/serve/start.js';
 import type { EventRow } from '../../src/store/sqlite/event-rows.js';
 
 /** A test server, or its RunningServer: whose store the seeding helpers write through (either store). */

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { ScryptCost } from '../../src/auth/passwords.js';
 import { ApiClient } from '../../src/client/api.js';
-import { startServer, type RunningServer, type ServeOptions } from '../../src/server/serve.js';
+import type { ServeOptions } from '../../src/serve/options.js';
+import { startServer, type RunningServer } from '../../src/serve/start.js';
 import type { StoreLocator } from '../../src/store/ports.js';
 import { testDatabase, type TestDatabase } from './test-store.js';
 

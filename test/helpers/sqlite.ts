@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RunningServer } from '../../src/server/serve.js';
+import type { RunningServer } from '../../src/serve/start.js';
 import { sqliteLocator } from '../../src/store/open.js';
 import type { Db } from '../../src/store/sqlite/open.js';
 import { openSqliteStore, SqliteStore, type SqliteLocator } from '../../src/store/sqlite/store.js';

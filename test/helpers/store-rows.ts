@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import type { RunningServer } from '../../src/server/serve.js';
+import type { RunningServer } from '../../src/serve/start.js';
 import type { RawEvent } from '../../src/store/ports.js';
 import { dbOf } from './sqlite.js';
 

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { dbOf } from '../helpers/sqlite.js';
 import { ApiClient } from '../../src/client/api.js';
 import { sourceOf, type ConnectionLimits } from '../../src/mqtt/admission.js';
-import type { BrokerStats } from '../../src/mqtt/broker.js';
+import type { BrokerStats } from '../../src/mqtt/broker-stats.js';
 import { connectGateway, connectPacket, connectRawTls, mqttString, provisionGateway, readBytes, remainingLength, type TestGateway } from '../helpers/mqtt.js';
 import { freePort, spawnServe, stop, type ServeProcess } from '../helpers/serve-process.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, CUSTOMER, collectedLogs, startTestServer, type TestServer } from '../helpers/server.js';

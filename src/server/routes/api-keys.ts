@@ -78,13 +78,27 @@ const currentKeySchema = {
 
 /** API keys for scripts and CI (DESIGN.md "Trust"; docs/api-keys.md). */
 export function registerApiKeyRoutes(app: FastifyInstance, ctx: ServerContext): void {
+  getCurrentApiKey(app, ctx);
+  createApiKey(app, ctx);
+  listApiKeys(app, ctx);
+  revokeApiKey(app, ctx);
+}
+
+function getCurrentApiKey(app: FastifyInstance, ctx: ServerContext): void {
   // Outside the customer's paths: a client holding only a key learns its customer here (an IdToken
   // carries it in a claim). Authenticated as every call is, so it also checks a key in CI.
   app.get('/api-keys/current', {
     schema: {
+      operationId: 'getCurrentApiKey',
       summary: 'The API key in the Authorization header, with its customer',
+      description:
+        'For clients that hold only a key (CI): the key in the Authorization header, bare or as "Bearer <key>", and the customer it belongs to. Not for IdTokens, which name their customer in the claim customer_id.',
       tags: ['api keys'],
       response: { 200: currentKeySchema, ...errorResponses },
+      refusals: {
+        400: 'The Authorization header holds an IdToken, not an API key.',
+        401: 'No Authorization header, or a malformed, unknown, revoked or expired API key.',
+      },
     },
     handler: async (request) => {
       const caller = await authenticate(ctx, request.headers.authorization);
@@ -94,11 +108,16 @@ export function registerApiKeyRoutes(app: FastifyInstance, ctx: ServerContext): 
       return { ...toApiKey(caller.apiKey), customer_id: caller.apiKey.customer_id };
     },
   });
+}
 
+function createApiKey(app: FastifyInstance, ctx: ServerContext): void {
   app.post<{ Params: { customer_id: string }; Body: NewKeyBody }>('/:customer_id/api-keys', {
     config: { access: { permission: 'apikey.write' } },
     schema: {
+      operationId: 'createApiKey',
       summary: 'Create an API key (shown once)',
+      description:
+        'The key ("shk_" and 43 characters) is in this answer only; the deployment keeps its hash. Send it in the Authorization header like an IdToken, bare or as "Bearer <key>": it acts in this customer as its creator, with its permissions (by default the creator\'s; never more).',
       tags: ['api keys'],
       params: customerParams,
       body: {
@@ -117,6 +136,10 @@ export function registerApiKeyRoutes(app: FastifyInstance, ctx: ServerContext): 
         additionalProperties: false,
       },
       response: { 201: createdKeySchema, ...errorResponses },
+      refusals: {
+        400: 'An unknown permission, a permission the caller does not have, or expires_at not in the future.',
+        409: 'A key of this name exists and is not revoked.',
+      },
     },
     handler: async (request, reply) => {
       const { name } = request.body;
@@ -157,11 +180,15 @@ export function registerApiKeyRoutes(app: FastifyInstance, ctx: ServerContext): 
       return reply.code(201).send({ ...toApiKey(record), key });
     },
   });
+}
 
+function listApiKeys(app: FastifyInstance, ctx: ServerContext): void {
   app.get<{ Params: { customer_id: string }; Querystring: { next_token?: string; limit: number } }>('/:customer_id/api-keys', {
     config: { access: { permission: 'apikey.write' } },
     schema: {
+      operationId: 'listApiKeys',
       summary: 'API keys of the customer that are not revoked, oldest first, paginated',
+      description: 'The keys that are not revoked (expired ones included), without the keys themselves; up to limit per page, links.next continues the list.',
       tags: ['api keys'],
       params: customerParams,
       querystring: { type: 'object', properties: { next_token: { type: 'string' }, limit: limitParameter } },
@@ -174,11 +201,15 @@ export function registerApiKeyRoutes(app: FastifyInstance, ctx: ServerContext): 
       return listBody(page.map(toApiKey), 'API keys of the customer', next);
     },
   });
+}
 
+function revokeApiKey(app: FastifyInstance, ctx: ServerContext): void {
   app.delete<{ Params: { customer_id: string; api_key_id: string } }>('/:customer_id/api-keys/:api_key_id', {
     config: { access: { permission: 'apikey.write' } },
     schema: {
+      operationId: 'revokeApiKey',
       summary: 'Revoke an API key: refused from the next request on',
+      description: 'The key is refused (401) from the next request on, on every instance. A revoked key is no longer listed; revoking it again answers 404.',
       tags: ['api keys'],
       params: {
         type: 'object',
@@ -186,6 +217,7 @@ export function registerApiKeyRoutes(app: FastifyInstance, ctx: ServerContext): 
         required: ['customer_id', 'api_key_id'],
       },
       response: { 204: { type: 'null', description: 'Revoked' }, ...errorResponses },
+      refusals: { 404: 'No key with this id in the customer, or it was revoked already.' },
     },
     handler: async (request, reply) => {
       const { customer_id, api_key_id } = request.params;

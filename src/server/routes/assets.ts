@@ -39,10 +39,17 @@ const describeAsset = (asset: Asset) => `${asset.asset_type} ${asset.asset_versi
 
 /** Assets: the EULA-gated download link of spec 4.3 and, as an extension, the list with the EULAs to agree to. */
 export function registerAssetRoutes(app: FastifyInstance, ctx: ServerContext): void {
+  listAssets(app, ctx);
+  generateDownloadUrl(app, ctx);
+}
+
+function listAssets(app: FastifyInstance, ctx: ServerContext): void {
   app.get<{ Params: { customer_id: string }; Querystring: { asset_type?: AssetType } }>('/:customer_id/assets', {
     config: { access: { permission: 'asset.download' } },
     schema: {
+      operationId: 'listAssets',
       summary: 'Downloadable assets with the EULA text, version and checksum that govern each (extension)',
+      description: 'Agree to an asset\'s EULA (its version and checksum) with generate-download-url to download it.',
       tags: ['assets'],
       params: customerParams,
       querystring: { type: 'object', properties: { asset_type: { type: 'string', enum: [...ASSET_TYPES] } } },
@@ -54,11 +61,15 @@ export function registerAssetRoutes(app: FastifyInstance, ctx: ServerContext): v
       return listBody(await ctx.store.assets.list(asset_type), 'Assets of this deployment, newest version of each type first', undefined, filters);
     },
   });
+}
 
+function generateDownloadUrl(app: FastifyInstance, ctx: ServerContext): void {
   app.post<{ Params: { customer_id: string }; Body: DownloadBody }>('/:customer_id/generate-download-url', {
     config: { access: { permission: 'asset.download' } },
     schema: {
+      operationId: 'generateDownloadUrl',
       summary: "Agree to an asset's EULA and get a download link valid 10 minutes",
+      description: 'Records who agreed to which EULA; eula_version, and eula_checksum when sent, must be those of the asset.',
       tags: ['assets'],
       params: customerParams,
       body: {
@@ -79,6 +90,7 @@ export function registerAssetRoutes(app: FastifyInstance, ctx: ServerContext): v
         200: { type: 'object', properties: { download_url: { type: 'string' } }, required: ['download_url'] },
         ...errorResponses,
       },
+      refusals: { 404: 'No asset of this type, or of this version.' },
     },
     handler: async (request) => {
       const { eula_version, eula_checksum, asset_type, agreed_by, asset_version } = request.body;

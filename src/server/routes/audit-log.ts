@@ -40,7 +40,10 @@ export function registerAuditLogRoutes(app: FastifyInstance, ctx: ServerContext)
   app.get<{ Params: { customer_id: string }; Querystring: AuditLogParams }>('/:customer_id/audit-log', {
     config: { access: { permission: 'audit.read' } },
     schema: {
+      operationId: 'listAuditLog',
       summary: 'The audit log of the customer, newest first, in pages of up to 500',
+      description:
+        'Entries with start_time <= time < end_time (default: the last 24 hours), newest first; links.next continues the query. Log-ins, users, invitations, API keys, gateways and their provisioning, features, EULA agreements and exports (docs/audit.md).',
       tags: ['audit'],
       params: customerParams,
       querystring: {

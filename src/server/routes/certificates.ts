@@ -6,9 +6,8 @@ import { auditEntry } from '../audit.js';
 import type { ServerContext } from '../context.js';
 import { conflict, notFound } from '../errors.js';
 import { errorResponses } from '../schemas.js';
-import { gatewayParams } from './gateways.js';
-import { createPreparation, preparationBody } from './preparation.js';
-import { preparationSchema } from './provisioning.js';
+import { NO_GATEWAY, gatewayParams } from './gateways.js';
+import { createPreparation, preparationBody, preparationSchema } from '../preparation.js';
 
 const certificateSchema = {
   type: 'object',
@@ -37,21 +36,30 @@ function toApiCertificate(certificate: GatewayCertificate) {
 
 type GatewayParams = { customer_id: string; gateway_id: string };
 
+const access = { permission: 'gateway.provision' } as const;
+
 const missing = (gatewayId: string) => notFound(`Gateway "${gatewayId}" does not exist.`);
 const unprepared = (gatewayId: string) =>
   notFound(`Gateway "${gatewayId}" has no certificate: it was never prepared for provisioning (prepare-provisioning, or \`scanhub gateways provision\`).`);
 
 /** Gateway certificates (DESIGN.md "Trust"): the current one, revoke it, re-provision the gateway. */
 export function registerCertificateRoutes(app: FastifyInstance, ctx: ServerContext): void {
-  const access = { permission: 'gateway.provision' } as const;
+  getGatewayCertificate(app, ctx);
+  revokeGatewayCertificate(app, ctx);
+  reprovisionGateway(app, ctx);
+}
 
+function getGatewayCertificate(app: FastifyInstance, ctx: ServerContext): void {
   app.get<{ Params: GatewayParams }>('/:customer_id/gateways/:gateway_id/certificate', {
     config: { access },
     schema: {
+      operationId: 'getGatewayCertificate',
       summary: 'The current certificate of the gateway: serial, validity, status',
+      description: 'The current certificate: pending until the device fetched it, active, or revoked. After reprovision, the new one (pending until redeemed).',
       tags: ['provisioning'],
       params: gatewayParams,
       response: { 200: certificateSchema, ...errorResponses },
+      refusals: { 404: 'No gateway with this id or thing name in the customer, or it was never prepared for provisioning (no certificate).' },
     },
     handler: async (request) => {
       const { customer_id, gateway_id } = request.params;
@@ -61,14 +69,23 @@ export function registerCertificateRoutes(app: FastifyInstance, ctx: ServerConte
       return toApiCertificate(current);
     },
   });
+}
 
+function revokeGatewayCertificate(app: FastifyInstance, ctx: ServerContext): void {
   app.post<{ Params: GatewayParams }>('/:customer_id/gateways/:gateway_id/revoke-certificate', {
     config: { access },
     schema: {
+      operationId: 'revokeGatewayCertificate',
       summary: 'Revoke the certificates of the gateway: its connection is closed and every later one refused',
+      description:
+        'Revokes every certificate of the gateway: its MQTT connection is closed within a second on whichever instance holds it, and every later connection with them is refused. A pending reprovision token stops working. Answers the current certificate, now revoked.',
       tags: ['provisioning'],
       params: gatewayParams,
       response: { 200: certificateSchema, ...errorResponses },
+      refusals: {
+        404: 'No gateway with this id or thing name in the customer, or it was never prepared for provisioning (no certificate).',
+        409: 'The certificate was already revoked: reprovision gives the gateway a new one.',
+      },
     },
     handler: async (request) => {
       const { customer_id, gateway_id } = request.params;
@@ -88,14 +105,20 @@ export function registerCertificateRoutes(app: FastifyInstance, ctx: ServerConte
       return toApiCertificate(outcome);
     },
   });
+}
 
+function reprovisionGateway(app: FastifyInstance, ctx: ServerContext): void {
   app.post<{ Params: GatewayParams }>('/:customer_id/gateways/:gateway_id/reprovision', {
     config: { access },
     schema: {
+      operationId: 'reprovisionGateway',
       summary: 'A new key, certificate and single-use token for the same gateway (replaced or reset device); the old certificate works until the token is redeemed',
+      description:
+        'For a replaced or reset device: a new key, certificate and single-use token (24 hours) for the same gateway id, answered as by prepare-provisioning. The previous certificate keeps working until the device redeems the token, then it is revoked and its connection closed.',
       tags: ['provisioning'],
       params: gatewayParams,
       response: { 200: preparationSchema, ...errorResponses },
+      refusals: { 404: NO_GATEWAY, 409: 'The gateway was never prepared for provisioning: use prepare-provisioning.' },
     },
     handler: async (request) => {
       const { customer_id, gateway_id } = request.params;

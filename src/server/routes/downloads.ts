@@ -48,13 +48,18 @@ function isServable(path: string): boolean {
 export function registerDownloadRoutes(app: FastifyInstance, ctx: ServerContext): void {
   app.get<{ Params: { '*': string }; Querystring: { expires?: string; signature?: string } }>('/downloads/*', {
     schema: {
+      operationId: 'downloadFile',
       summary: 'Download a file through a signed, expiring link',
+      description:
+        'Follow the link as the API gave it: path, expires and signature belong together and any change invalidates it. Needs no IdToken: the signature authorizes the call.',
       tags: ['downloads'],
       querystring: {
         type: 'object',
         properties: { expires: { type: 'string' }, signature: { type: 'string' } },
       },
       response: { 200: { description: 'The file', content: fileContent }, ...errorResponses },
+      refusals: { 403: 'The link has expired, or was altered or is incomplete.', 404: 'The file of the link is no longer kept.' },
+      wildcard: { name: 'path', description: 'The file in the data directory, e.g. exports/<task>.csv; its "/" may be sent as is or as %2F.' },
     },
     handler: async (request, reply) => {
       const path = request.params['*'];

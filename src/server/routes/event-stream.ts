@@ -2,10 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import { comparePositions, decodeCursor, type StreamPosition } from '../../domain/stream-cursor.js';
 import { principalOf, refusalNow } from '../access.js';
 import { CONCURRENCY_LIMITS, CONCURRENCY_RETRY_AFTER_SECONDS } from '../../domain/rate-limits.js';
-import { TooManyStreams } from '../live-events.js';
-import { tooManyRequests } from '../rate-limits.js';
+import { TooManyStreams } from '../live-events/live-events.js';
 import type { ServerContext } from '../context.js';
-import { badRequest } from '../errors.js';
+import { badRequest, tooManyRequests } from '../errors.js';
 import { customerParams, errorResponses } from '../schemas.js';
 
 /** `Last-Event-ID` as the stream reads it: absent, or empty (what EventSource means by no id), is a start from now. */
@@ -29,7 +28,10 @@ export function registerEventStreamRoutes(app: FastifyInstance, ctx: ServerConte
   app.get<{ Params: { customer_id: string }; Querystring: { gateway_id?: string } }>('/:customer_id/events/stream', {
     config: { access: { permission: 'event.read' } },
     schema: {
+      operationId: 'streamEvents',
       summary: 'New events of the customer as they are stored: a Server-Sent Events stream in commit order, resumable with Last-Event-ID',
+      description:
+        'Server-Sent Events (text/event-stream), read with EventSource or fetch: each event as it is stored, in commit order, its cursor as `id:`. A client that reconnects with `Last-Event-ID` gets every event after that id, none twice. A client that does not read is cut off with a last comment naming the id to resume from.',
       tags: ['events'],
       params: customerParams,
       querystring: {
@@ -55,6 +57,10 @@ export function registerEventStreamRoutes(app: FastifyInstance, ctx: ServerConte
           content: { 'text/event-stream': { schema: { type: 'string' } } },
         },
         ...errorResponses,
+      },
+      refusals: {
+        400: 'gateway_id is malformed, or Last-Event-ID is not the id of an event of this customer\'s stream (or names a position past every stored event).',
+        429: `The user holds ${CONCURRENCY_LIMITS.liveStreamsPerUser} live streams on this instance already; Retry-After says when to try again.`,
       },
     },
     handler: async (request, reply) => {

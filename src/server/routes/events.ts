@@ -56,7 +56,10 @@ export function registerEventRoutes(app: FastifyInstance, ctx: ServerContext): v
   app.get<{ Params: { customer_id: string }; Querystring: EventListParams }>('/:customer_id/events', {
     config: { access: { permission: 'event.read' } },
     schema: {
+      operationId: 'listEvents',
       summary: 'Events of the customer, newest first; pages of up to 500, or all events of one gateway in one streamed response',
+      description:
+        'Events with start_time_millis <= created < end_time_millis (default: the last 24 hours); links.next continues the query. With gateway_id, all events of that gateway in the range come in one streamed response.',
       tags: ['events'],
       params: customerParams,
       querystring: {

@@ -17,7 +17,9 @@ export function registerFeatureRoutes(app: FastifyInstance, ctx: ServerContext):
   app.get<{ Params: { customer_id: string } }>('/:customer_id/features', {
     config: { access: { permission: 'feature.read' } },
     schema: {
+      operationId: 'listFeatures',
       summary: 'Feature flags of the customer',
+      description: 'Non-standard or pre-release features available to the customer, each enabled or not, with its additional properties.',
       tags: ['features'],
       params: customerParams,
       response: {

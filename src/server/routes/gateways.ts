@@ -6,9 +6,12 @@ import type { ServerContext } from '../context.js';
 import { createdIdPage, type CreatedIdList } from '../created-id-pages.js';
 import { badRequest, conflict, notFound } from '../errors.js';
 import { customerParams, errorResponses, limitParameter, listBody, listOf } from '../schemas.js';
-import { checkGatewayText, etagOf, gatewayFields, gatewaySchema, parseIfMatch, toApiGateway } from './gateway-view.js';
+import { checkGatewayText, etagOf, gatewayFields, gatewaySchema, parseIfMatch, toApiGateway } from '../gateway-view.js';
 
 const GATEWAY_LIST: CreatedIdList = { segment: 'gateways', noun: 'gateway' };
+
+/** The 404 of a gateway reference that names none, in the OpenAPI document. */
+export const NO_GATEWAY = 'No gateway with this id or thing name in the customer.';
 
 /** At most this many gateways per bulk-create call. */
 export const BULK_CREATE_MAX = 500;
@@ -49,18 +52,30 @@ export function duplicateNames(names: string[]): string[] {
   return [...new Set(names.filter((n, i) => names.indexOf(n) !== i))];
 }
 
+/** The customer's gateway (by id or thing name), or 404. */
+async function gatewayOf(ctx: ServerContext, customerId: string, gatewayId: string) {
+  const gateway = await ctx.store.gateways.byId(customerId, gatewayId);
+  if (!gateway) throw notFound(`Gateway "${gatewayId}" does not exist.`);
+  return gateway;
+}
+
 /** Gateways of spec 4.2: list, create, bulk-create, get, update, and delete (an addition). */
 export function registerGatewayRoutes(app: FastifyInstance, ctx: ServerContext): void {
-  const gatewayOf = async (customerId: string, gatewayId: string) => {
-    const gateway = await ctx.store.gateways.byId(customerId, gatewayId);
-    if (!gateway) throw notFound(`Gateway "${gatewayId}" does not exist.`);
-    return gateway;
-  };
+  listGateways(app, ctx);
+  createGateway(app, ctx);
+  bulkCreateGateways(app, ctx);
+  getGateway(app, ctx);
+  updateGateway(app, ctx);
+  deleteGateway(app, ctx);
+}
 
+function listGateways(app: FastifyInstance, ctx: ServerContext): void {
   app.get<{ Params: { customer_id: string }; Querystring: { next_token?: string; limit: number } }>('/:customer_id/gateways', {
     config: { access: { permission: 'gateway.read' } },
     schema: {
+      operationId: 'listGateways',
       summary: 'Gateways of the customer, oldest first, paginated',
+      description: 'Up to limit gateways per page, each with its connectivity status; links.next continues the list.',
       tags: ['gateways'],
       params: customerParams,
       querystring: { type: 'object', properties: { next_token: { type: 'string' }, limit: limitParameter } },
@@ -74,15 +89,20 @@ export function registerGatewayRoutes(app: FastifyInstance, ctx: ServerContext):
       return listBody(page.map((g) => toApiGateway(g, now)), 'Gateways of the customer', next);
     },
   });
+}
 
+function createGateway(app: FastifyInstance, ctx: ServerContext): void {
   app.post<{ Params: { customer_id: string }; Body: Omit<NewGateway, 'id'> }>('/:customer_id/gateways', {
     config: { access: { permission: 'gateway.write' } },
     schema: {
+      operationId: 'createGateway',
       summary: 'Create a gateway (name unique per customer)',
+      description: 'The ETag is its version, for If-Match on a later change. Bring the device on next with prepare-provisioning or create-provisioning-package.',
       tags: ['gateways'],
       params: customerParams,
       body: newGatewayBody,
       response: { 201: { ...gatewaySchema, headers: etagHeader }, ...errorResponses },
+      refusals: { 409: 'A gateway of this name already exists.' },
     },
     handler: async (request, reply) => {
       checkNewGateway(request.body);
@@ -98,11 +118,15 @@ export function registerGatewayRoutes(app: FastifyInstance, ctx: ServerContext):
       }
     },
   });
+}
 
+function bulkCreateGateways(app: FastifyInstance, ctx: ServerContext): void {
   app.post<{ Params: { customer_id: string }; Body: { gateways: Omit<NewGateway, 'id'>[] } }>('/:customer_id/gateways/bulk-create', {
     config: { access: { permission: 'gateway.write' } },
     schema: {
+      operationId: 'bulkCreateGateways',
       summary: `Create 1..${BULK_CREATE_MAX} gateways at once: all of them or none`,
+      description: 'In one transaction: when one gateway is refused, none is created.',
       tags: ['gateways'],
       params: customerParams,
       body: {
@@ -112,6 +136,7 @@ export function registerGatewayRoutes(app: FastifyInstance, ctx: ServerContext):
         additionalProperties: false,
       },
       response: { 201: { type: 'array', items: gatewaySchema }, ...errorResponses },
+      refusals: { 409: 'A name repeats in the list or belongs to an existing gateway.' },
     },
     handler: async (request, reply) => {
       const { gateways } = request.body;
@@ -132,30 +157,40 @@ export function registerGatewayRoutes(app: FastifyInstance, ctx: ServerContext):
       }
     },
   });
+}
 
+function getGateway(app: FastifyInstance, ctx: ServerContext): void {
   app.get<{ Params: GatewayParams }>('/:customer_id/gateways/:gateway_id', {
     config: { access: { permission: 'gateway.read' } },
     schema: {
+      operationId: 'getGateway',
       summary: 'One gateway, by id or thing name',
+      description: 'The ETag is its version, for If-Match on a later change.',
       tags: ['gateways'],
       params: gatewayParams,
       response: { 200: { ...gatewaySchema, headers: etagHeader }, ...errorResponses },
+      refusals: { 404: NO_GATEWAY },
     },
     handler: async (request, reply) => {
-      const gateway = await gatewayOf(request.params.customer_id, request.params.gateway_id);
+      const gateway = await gatewayOf(ctx, request.params.customer_id, request.params.gateway_id);
       return reply.header('etag', etagOf(gateway)).send(toApiGateway(gateway, ctx.clock()));
     },
   });
+}
 
+function updateGateway(app: FastifyInstance, ctx: ServerContext): void {
   app.patch<{ Params: GatewayParams; Body: GatewayChanges; Headers: { 'if-match'?: string } }>('/:customer_id/gateways/:gateway_id', {
     config: { access: { permission: 'gateway.write' } },
     schema: {
+      operationId: 'updateGateway',
       summary: 'Change name, usecase or station; with If-Match, only if nobody changed it meanwhile',
+      description: 'Changes the fields sent. With If-Match (the ETag last read) a change made meanwhile is not overwritten: 409. The ETag of the answer is the new version.',
       tags: ['gateways'],
       params: gatewayParams,
       headers: { type: 'object', properties: { 'if-match': { type: 'string' } } },
       body: { type: 'object', properties: gatewayFields, additionalProperties: false },
       response: { 200: { ...gatewaySchema, headers: etagHeader }, ...errorResponses },
+      refusals: { 404: NO_GATEWAY, 409: 'The gateway changed since the If-Match version, or the new name is taken.' },
     },
     handler: async (request, reply) => {
       const { customer_id, gateway_id } = request.params;
@@ -177,14 +212,19 @@ export function registerGatewayRoutes(app: FastifyInstance, ctx: ServerContext):
       return reply.header('etag', etagOf(outcome)).send(toApiGateway(outcome, ctx.clock()));
     },
   });
+}
 
+function deleteGateway(app: FastifyInstance, ctx: ServerContext): void {
   app.delete<{ Params: GatewayParams }>('/:customer_id/gateways/:gateway_id', {
     config: { access: { permission: 'gateway.write' } },
     schema: {
+      operationId: 'deleteGateway',
       summary: 'Delete a gateway: its certificate is refused from then on and its name is free again',
+      description: 'The MQTT broker refuses the gateway\'s certificate from the next connection on.',
       tags: ['gateways'],
       params: gatewayParams,
       response: { 204: { type: 'null', description: 'Deleted' }, ...errorResponses },
+      refusals: { 404: NO_GATEWAY },
     },
     handler: async (request, reply) => {
       const { customer_id, gateway_id } = request.params;

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ServerContext } from '../context.js';
+import { httpError } from '../errors.js';
 import { errorResponses } from '../schemas.js';
 import { metricsRefusal } from './metrics.js';
 
@@ -56,7 +57,10 @@ function describeThreads(threads: ReturnType<typeof threadsOf>): string {
 export function registerHealthRoutes(app: FastifyInstance, ctx: ServerContext, readiness: Readiness, metricsToken: string | undefined): void {
   app.get('/healthz', {
     schema: {
+      operationId: 'getHealth',
       summary: 'Readiness of HTTP, MQTT and the database',
+      description:
+        'For load balancers and monitoring: 200 when HTTP, MQTT and the database are all ready, else 503 naming the parts that are not. Why a part is not ready (its error text, a thread\'s last cause) is told only to callers that may read /metrics (its token, or loopback without one).',
       tags: ['operations'],
       response: {
         200: {
@@ -72,6 +76,7 @@ export function registerHealthRoutes(app: FastifyInstance, ctx: ServerContext, r
         },
         ...errorResponses,
       },
+      refusals: { 503: 'Not ready: details names the parts that are not (starting, or the MQTT writer restarting), or the server is shutting down.' },
     },
     handler: async (request, reply) => {
       const withReasons = metricsRefusal(metricsToken, { authorization: request.headers.authorization, peer: request.socket.remoteAddress, client: request.ip }) === undefined;
@@ -109,7 +114,7 @@ export function registerHealthRoutes(app: FastifyInstance, ctx: ServerContext, r
         });
       if (notReady.length > 0) {
         const shown = Object.keys(threads).length > 0 ? ` Threads: ${describeThreads(threads)}.` : '';
-        return reply.code(503).send({ title: 'Service Unavailable', details: `Not ready yet: ${notReady.join(', ')}.${shown}` });
+        return reply.code(503).send(httpError(503, `Not ready yet: ${notReady.join(', ')}.${shown}`).body());
       }
       return { status: 'ok', ...parts, threads };
     },

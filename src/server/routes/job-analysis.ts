@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ServerContext } from '../context.js';
 import { badRequest, notFound } from '../errors.js';
 import { customerParams, errorResponses } from '../schemas.js';
+import { NO_JOB_CONFIG } from './job-configs.js';
 
 const jobSchema = {
   type: 'object',
@@ -41,7 +42,9 @@ export function registerJobAnalysisRoutes(app: FastifyInstance, ctx: ServerConte
   app.post<{ Params: { customer_id: string }; Body: AnalysisBody }>('/:customer_id/job-analysis', {
     config: { access: { permission: 'jobanalysis.run' } },
     schema: {
+      operationId: 'runJobAnalysis',
       summary: 'The jobs of a job configuration between start_time (included) and end_time (excluded)',
+      description: 'For each gateway of the job configuration, the jobs its events show between the barcodes; computed in a worker thread.',
       tags: ['job configurations'],
       params: customerParams,
       body: {
@@ -55,6 +58,8 @@ export function registerJobAnalysisRoutes(app: FastifyInstance, ctx: ServerConte
         additionalProperties: false,
       },
       response: { 200: jobAnalysisSchema, ...errorResponses },
+      refusals: { 404: NO_JOB_CONFIG },
+      readOnly: true,
     },
     handler: async (request, reply) => {
       const { job_config_id, start_time, end_time } = request.body;

@@ -36,6 +36,11 @@ const jobConfigParams = {
 
 type Params = { customer_id: string; job_config_id: string };
 
+const tags = ['job configurations'];
+
+/** The 404 of a job configuration id that names none, in the OpenAPI document. */
+export const NO_JOB_CONFIG = 'No job configuration with this id in the customer.';
+
 /** Refuses a gateway listed twice; the store checks that each one exists. */
 function checkGatewayIds(gatewayIds: string[] | undefined): void {
   const seen = new Set<string>();
@@ -74,12 +79,20 @@ function sendConfig(reply: FastifyReply, config: JobConfig, status = 200) {
 
 /** Job configurations (spec 4.4) with PATCH as an extension. */
 export function registerJobConfigRoutes(app: FastifyInstance, ctx: ServerContext): void {
-  const tags = ['job configurations'];
+  listJobConfigs(app, ctx);
+  createJobConfig(app, ctx);
+  getJobConfig(app, ctx);
+  updateJobConfig(app, ctx);
+  deleteJobConfig(app, ctx);
+}
 
+function listJobConfigs(app: FastifyInstance, ctx: ServerContext): void {
   app.get<{ Params: { customer_id: string }; Headers: { 'if-none-match'?: string } }>('/:customer_id/job-configs', {
     config: { access: { permission: 'jobconfig.read' } },
     schema: {
+      operationId: 'listJobConfigs',
       summary: 'Job configurations of the customer, oldest first; ETag is a revision raised by every change',
+      description: 'All of them in one list. Send the ETag in If-None-Match for a 304 while nothing changed.',
       tags,
       params: customerParams,
       response: {
@@ -98,15 +111,20 @@ export function registerJobConfigRoutes(app: FastifyInstance, ctx: ServerContext
       return listBody(items, 'Job configurations of the customer', undefined);
     },
   });
+}
 
+function createJobConfig(app: FastifyInstance, ctx: ServerContext): void {
   app.post<{ Params: { customer_id: string }; Body: JobConfigFields }>('/:customer_id/job-configs', {
     config: { access: { permission: 'jobconfig.write' } },
     schema: {
+      operationId: 'createJobConfig',
       summary: 'Create a job configuration',
+      description: 'A job on one of gateway_ids begins with a scan starting with start_barcode and ends with one starting with end_barcode. The ETag is its version.',
       tags,
       params: customerParams,
       body: { type: 'object', properties: fieldSchemas, required: Object.keys(fieldSchemas), additionalProperties: false },
       response: { 201: jobConfigSchema, ...errorResponses },
+      refusals: { 409: 'A job configuration of this name already exists.' },
     },
     handler: async (request, reply) => {
       checkGatewayIds(request.body.gateway_ids);
@@ -115,14 +133,19 @@ export function registerJobConfigRoutes(app: FastifyInstance, ctx: ServerContext
       return sendConfig(reply, accepted(outcome, id, request.body.job_name), 201);
     },
   });
+}
 
+function getJobConfig(app: FastifyInstance, ctx: ServerContext): void {
   app.get<{ Params: Params }>('/:customer_id/job-configs/:job_config_id', {
     config: { access: { permission: 'jobconfig.read' } },
     schema: {
+      operationId: 'getJobConfig',
       summary: 'One job configuration; ETag is its version',
+      description: 'Send the ETag in If-Match on a later change.',
       tags,
       params: jobConfigParams,
       response: { 200: jobConfigSchema, ...errorResponses },
+      refusals: { 404: NO_JOB_CONFIG },
     },
     handler: async (request, reply) => {
       const { customer_id, job_config_id } = request.params;
@@ -131,16 +154,20 @@ export function registerJobConfigRoutes(app: FastifyInstance, ctx: ServerContext
       return sendConfig(reply, config);
     },
   });
+}
 
+function updateJobConfig(app: FastifyInstance, ctx: ServerContext): void {
   app.patch<{ Params: Params; Body: Partial<JobConfigFields>; Headers: { 'if-match'?: string } }>('/:customer_id/job-configs/:job_config_id', {
     config: { access: { permission: 'jobconfig.write' } },
     schema: {
+      operationId: 'updateJobConfig',
       summary: 'Change name, barcodes or gateways of a job configuration (extension); raises its version by one',
       description: 'Send If-Match with the version last read to refuse (409) a concurrent change.',
       tags,
       params: jobConfigParams,
       body: { type: 'object', properties: fieldSchemas, minProperties: 1, additionalProperties: false },
       response: { 200: jobConfigSchema, ...errorResponses },
+      refusals: { 404: NO_JOB_CONFIG, 409: 'The job configuration changed since the If-Match version, or the new name is taken.' },
     },
     handler: async (request, reply) => {
       const { customer_id, job_config_id } = request.params;
@@ -150,14 +177,19 @@ export function registerJobConfigRoutes(app: FastifyInstance, ctx: ServerContext
       return sendConfig(reply, accepted(outcome, job_config_id, request.body.job_name));
     },
   });
+}
 
+function deleteJobConfig(app: FastifyInstance, ctx: ServerContext): void {
   app.delete<{ Params: Params }>('/:customer_id/job-configs/:job_config_id', {
     config: { access: { permission: 'jobconfig.write' } },
     schema: {
+      operationId: 'deleteJobConfig',
       summary: 'Delete a job configuration',
+      description: 'Job analyses can no longer name it; the events stay.',
       tags,
       params: jobConfigParams,
       response: { 204: { type: 'null', description: 'Deleted' }, ...errorResponses },
+      refusals: { 404: NO_JOB_CONFIG },
     },
     handler: async (request, reply) => {
       const { customer_id, job_config_id } = request.params;

@@ -35,7 +35,10 @@ export function metricsRefusal(token: string | undefined, caller: MetricsCaller)
 export function registerMetricsRoutes(app: FastifyInstance, metrics: ServiceMetrics, token: string | undefined): void {
   app.get('/metrics', {
     schema: {
+      operationId: 'getMetrics',
       summary: 'Metrics in the Prometheus text format',
+      description:
+        'For Prometheus: ingest, MQTT, HTTP, export and database metrics and the process metrics, in the text format. With SCANHUB_METRICS_TOKEN set it needs that token as a Bearer token; unset, it answers clients on the server\'s own machine (loopback) only.',
       tags: ['operations'],
       security: [{ MetricsToken: [] }, {}],
       response: {
@@ -44,6 +47,10 @@ export function registerMetricsRoutes(app: FastifyInstance, metrics: ServiceMetr
           content: { 'text/plain': { schema: { type: 'string' } } },
         },
         ...errorResponses,
+      },
+      refusals: {
+        401: 'SCANHUB_METRICS_TOKEN is set and the Authorization header does not carry it.',
+        403: 'SCANHUB_METRICS_TOKEN is unset and the client is not on the server\'s machine (loopback), or a trusted balancer forwarded it for a client that is not.',
       },
     },
     onRequest: async (request: FastifyRequest) => {

@@ -9,8 +9,8 @@ import { badRequest, conflict, forbidden } from '../errors.js';
 import { customerParams, errorResponses } from '../schemas.js';
 import { signDownloadLink } from './downloads.js';
 import { duplicateNames } from './gateways.js';
-import { checkGatewayText, gatewayText } from './gateway-view.js';
-import { PROVISIONING_TOKEN_LIFETIME_MS, REGISTRATION_PATH, createPreparation } from './preparation.js';
+import { checkGatewayText, gatewayText } from '../gateway-view.js';
+import { PROVISIONING_TOKEN_LIFETIME_MS, REGISTRATION_PATH, createPreparation } from '../preparation.js';
 
 /** At most this many gateways per package call: each costs a key (EC ~1 ms with its signature; RSA 2048 ~0.1-0.2 s of CPU). */
 export const PACKAGE_MAX = 100;
@@ -33,6 +33,43 @@ interface Wifi {
 }
 
 const wifiText = { type: 'string', maxLength: 200 } as const;
+
+/** 1..PACKAGE_MAX elements, each an existing gateway or a new one, and the Wi-Fi settings every package carries. */
+const packageBody = {
+  type: 'object',
+  properties: {
+    gateways: {
+      type: 'array',
+      minItems: 1,
+      maxItems: PACKAGE_MAX,
+      items: {
+        type: 'object',
+        description: `Either gateway_id (an existing, not yet prepared gateway) or gateway_name (a new gateway; usecase defaults to "${DEFAULT_PACKAGE_USECASE}", station to the name).`,
+        properties: { gateway_id: { type: 'string', minLength: 1 }, gateway_name: gatewayText, usecase: gatewayText, station: gatewayText },
+        additionalProperties: false,
+      },
+    },
+    wifi: {
+      type: 'object',
+      properties: { ssid: wifiText, password: wifiText, authentication_type: wifiText },
+      additionalProperties: false,
+    },
+  },
+  required: ['gateways'],
+  additionalProperties: false,
+} as const;
+
+/** One signed package link per gateway, in request order. */
+const packageResponse = {
+  type: 'object',
+  properties: {
+    gateways: {
+      type: 'array',
+      items: { type: 'object', properties: { gateway_id: { type: 'string' }, package_url: { type: 'string' } }, required: ['gateway_id', 'package_url'] },
+    },
+  },
+  required: ['gateways'],
+} as const;
 
 /** Runs `task` over the items with at most `limit` running at once; results in item order. */
 async function mapConcurrently<T, R>(items: T[], limit: number, task: (item: T) => Promise<R>): Promise<R[]> {
@@ -111,45 +148,18 @@ export function registerPackageRoutes(app: FastifyInstance, ctx: ServerContext):
   app.post<{ Params: { customer_id: string }; Body: { gateways: PackageElement[]; wifi?: Wifi } }>('/:customer_id/create-provisioning-package', {
     config: { access: { permission: 'gateway.provision' } },
     schema: {
+      operationId: 'createProvisioningPackage',
       summary: `Prepare provisioning for 1..${PACKAGE_MAX} existing or new gateways; one signed package link (24 h) each`,
+      description:
+        'Each package is a document with the registration token and the optional Wi-Fi settings. New gateways (gateway_name) need gateway.write as well. All gateways or none.',
       tags: ['provisioning'],
       params: customerParams,
-      body: {
-        type: 'object',
-        properties: {
-          gateways: {
-            type: 'array',
-            minItems: 1,
-            maxItems: PACKAGE_MAX,
-            items: {
-              type: 'object',
-              description: `Either gateway_id (an existing, not yet prepared gateway) or gateway_name (a new gateway; usecase defaults to "${DEFAULT_PACKAGE_USECASE}", station to the name).`,
-              properties: { gateway_id: { type: 'string', minLength: 1 }, gateway_name: gatewayText, usecase: gatewayText, station: gatewayText },
-              additionalProperties: false,
-            },
-          },
-          wifi: {
-            type: 'object',
-            properties: { ssid: wifiText, password: wifiText, authentication_type: wifiText },
-            additionalProperties: false,
-          },
-        },
-        required: ['gateways'],
-        additionalProperties: false,
-      },
+      body: packageBody,
       response: {
-        200: {
-          type: 'object',
-          properties: {
-            gateways: {
-              type: 'array',
-              items: { type: 'object', properties: { gateway_id: { type: 'string' }, package_url: { type: 'string' } }, required: ['gateway_id', 'package_url'] },
-            },
-          },
-          required: ['gateways'],
-        },
+        200: packageResponse,
         ...errorResponses,
       },
+      refusals: { 409: 'A new gateway\'s name repeats in the list or is taken.' },
     },
     handler: async (request) => {
       const customerId = request.params.customer_id;

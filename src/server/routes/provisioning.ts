@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { topicPrefix } from '../../domain/mqtt-topics.js';
 import type { GatewayPublicKey } from '../../pki/ca.js';
 import { CSR_MAX_LENGTH, CsrRefused, readCertificateRequest } from '../../pki/csr.js';
 import { buildPkcs12 } from '../../pki/pkcs12.js';
@@ -7,18 +8,26 @@ import { auditEntry, auditEntryBy } from '../audit.js';
 import type { ServerContext } from '../context.js';
 import { badRequest, forbidden } from '../errors.js';
 import { errorResponses } from '../schemas.js';
-import { gatewaySchema, toApiGateway } from './gateway-view.js';
-import { REGISTRATION_PATH, createPreparation, createReplacement, deploymentCa, hashProvisioningToken, mqttEndpoint, type Replacement } from './preparation.js';
-import { registerPackageRoutes } from './provisioning-packages.js';
+import { gatewaySchema, toApiGateway } from '../gateway-view.js';
+import { RATE_LIMITS } from '../../domain/rate-limits.js';
+import { REGISTRATION_PATH, createPreparation, createReplacement, hashProvisioningToken, mqttEndpoint, preparationBody, preparationSchema, type Replacement } from '../preparation.js';
 
-export const preparationSchema = {
+/** What a device gets for its token: where to connect, its certificate and key (or only the certificates, with a csr). */
+const redemptionSchema = {
   type: 'object',
   properties: {
-    registration_path: { type: 'string', description: 'Path, relative to the base URL, where the device redeems the token.' },
-    token: { type: 'string', description: 'Single-use token, valid 24 hours: hand it to the device (e.g. as a QR code).' },
-    registration_url: { type: 'string', description: 'Addition to the spec: the public base URL joined with registration_path.' },
+    mqtt_endpoint: { type: 'string', description: 'mqtts://host:port of the broker.' },
+    mqtt_topic_prefix: { type: 'string', description: 'Publish to {mqtt_topic_prefix}/gateway/{gateway id}.' },
+    certificate_common_name: { type: 'string' },
+    gateway: gatewaySchema,
+    pkcs12: {
+      type: 'string',
+      description: 'Base64 of a PKCS#12 file, empty password: the key, the certificate and the CA certificate; with a csr, the two certificates only.',
+    },
+    certificate: { type: 'string', description: 'Addition to the spec: the gateway\'s client certificate, PEM.' },
+    ca_certificate: { type: 'string', description: 'Addition to the spec: the deployment CA certificate, PEM (it also signs the broker\'s certificate).' },
   },
-  required: ['registration_path', 'token'],
+  required: ['mqtt_endpoint', 'mqtt_topic_prefix', 'certificate_common_name', 'gateway', 'pkcs12', 'certificate', 'ca_certificate'],
 } as const;
 
 const refusedToken = () =>
@@ -35,12 +44,19 @@ function certificateRequest(csr: string): GatewayPublicKey {
   }
 }
 
-/** prepare-provisioning, POST /provisioning and create-provisioning-package (spec 4.2). */
+/** prepare-provisioning and POST /provisioning (spec 4.2); create-provisioning-package is provisioning-packages.ts's. */
 export function registerProvisioningRoutes(app: FastifyInstance, ctx: ServerContext): void {
+  prepareProvisioning(app, ctx);
+  redeemProvisioningToken(app, ctx);
+}
+
+function prepareProvisioning(app: FastifyInstance, ctx: ServerContext): void {
   app.post<{ Params: { customer_id: string; gateway_id: string } }>('/:customer_id/gateways/:gateway_id/prepare-provisioning', {
     config: { access: { permission: 'gateway.provision' } },
     schema: {
+      operationId: 'prepareProvisioning',
       summary: 'Issue the gateway certificate and a single-use token for the device (once per gateway)',
+      description: 'The device redeems the token, valid 24 hours, at registration_path (POST /provisioning). A gateway is prepared once.',
       tags: ['provisioning'],
       params: {
         type: 'object',
@@ -48,6 +64,7 @@ export function registerProvisioningRoutes(app: FastifyInstance, ctx: ServerCont
         required: ['customer_id', 'gateway_id'],
       },
       response: { 200: preparationSchema, ...errorResponses },
+      refusals: { 403: 'The caller lacks the permission or belongs to another customer, or the gateway does not exist or was already prepared.' },
     },
     handler: async (request) => {
       const { customer_id, gateway_id } = request.params;
@@ -68,13 +85,19 @@ export function registerProvisioningRoutes(app: FastifyInstance, ctx: ServerCont
       });
       const outcome = await ctx.store.provisioning.prepare(customer_id, preparation, ctx.clock(), audit);
       if (outcome !== 'prepared') throw refuse(outcome, (await ctx.store.gateways.byId(customer_id, gateway_id))?.provisioning_prepared);
-      return { registration_path: REGISTRATION_PATH, token, registration_url: ctx.config.publicUrl + REGISTRATION_PATH };
+      return preparationBody(ctx, token);
     },
   });
+}
 
+function redeemProvisioningToken(app: FastifyInstance, ctx: ServerContext): void {
   app.post<{ Body: { token: string; csr?: string } }>(REGISTRATION_PATH, {
+    config: { rateLimitGroup: 'provisioning' },
     schema: {
+      operationId: 'redeemProvisioningToken',
       summary: 'Device: trade the provisioning token for its certificate and MQTT details (once; no Authorization)',
+      description:
+        'Called by the device with the token of prepare-provisioning, once. Needs no IdToken: the token authorizes the call. With csr (a PEM PKCS#10 request of an EC P-256 or RSA 2048 key the device made), the certificate is of that key and the device keeps it: pkcs12 then holds the two certificates only. certificate and ca_certificate are the PEM certificates in both cases. The service keeps no private key of a gateway: docs/gateways.md "No gateway key at rest".',
       tags: ['provisioning'],
       body: {
         type: 'object',
@@ -92,23 +115,13 @@ export function registerProvisioningRoutes(app: FastifyInstance, ctx: ServerCont
         additionalProperties: false,
       },
       response: {
-        200: {
-          type: 'object',
-          properties: {
-            mqtt_endpoint: { type: 'string', description: 'mqtts://host:port of the broker.' },
-            mqtt_topic_prefix: { type: 'string', description: 'Publish to {mqtt_topic_prefix}/gateway/{gateway id}.' },
-            certificate_common_name: { type: 'string' },
-            gateway: gatewaySchema,
-            pkcs12: {
-              type: 'string',
-              description: 'Base64 of a PKCS#12 file, empty password: the key, the certificate and the CA certificate; with a csr, the two certificates only.',
-            },
-            certificate: { type: 'string', description: 'Addition to the spec: the gateway\'s client certificate, PEM.' },
-            ca_certificate: { type: 'string', description: 'Addition to the spec: the deployment CA certificate, PEM (it also signs the broker\'s certificate).' },
-          },
-          required: ['mqtt_endpoint', 'mqtt_topic_prefix', 'certificate_common_name', 'gateway', 'pkcs12', 'certificate', 'ca_certificate'],
-        },
+        200: redemptionSchema,
         ...errorResponses,
+      },
+      refusals: {
+        400: 'The csr is not a PEM certificate request, its signature does not verify, its key is neither EC P-256 nor RSA 2048, or it is longer than 16384 characters; the token stays unused.',
+        403: 'The token is unknown, already used or expired, or its gateway was deleted.',
+        429: `More calls a minute from this address than serve --provisioning-rate-limit allows (default ${RATE_LIMITS.provisioning}); Retry-After says when to try again.`,
       },
     },
     handler: async (request) => {
@@ -145,10 +158,10 @@ export function registerProvisioningRoutes(app: FastifyInstance, ctx: ServerCont
       if (outcome === 'gateway-gone') throw forbidden('The gateway of this provisioning token does not exist any more.');
       const { gateway, certificate } = outcome;
       const key = replacement ? replacement.keyPem : openGatewayKey(certificate.sealedKey!, token, certificate.serial);
-      const caCertPem = deploymentCa(ctx).certPem;
+      const caCertPem = ctx.ca.certPem;
       return {
         mqtt_endpoint: mqttEndpoint(ctx),
-        mqtt_topic_prefix: `scanhub/${gateway.customer_id}`,
+        mqtt_topic_prefix: topicPrefix(gateway.customer_id),
         certificate_common_name: certificate.commonName,
         gateway: toApiGateway(gateway, now),
         pkcs12: buildPkcs12(key, certificate.certPem, caCertPem, certificate.commonName).toString('base64'),
@@ -157,6 +170,4 @@ export function registerProvisioningRoutes(app: FastifyInstance, ctx: ServerCont
       };
     },
   });
-
-  registerPackageRoutes(app, ctx);
 }

@@ -35,22 +35,34 @@ export const retentionSchema = {
  */
 export function registerRetentionRoutes(app: FastifyInstance, ctx: ServerContext): void {
   app.addHook('onClose', async () => ctx.retention.close());
+  getRetention(app, ctx);
+  setRetention(app, ctx);
+}
 
+function getRetention(app: FastifyInstance, ctx: ServerContext): void {
   app.get<{ Params: { customer_id: string } }>('/:customer_id/retention', {
     config: { access: { permission: 'retention.read' } },
     schema: {
+      operationId: 'getRetention',
       summary: 'How long the customer\'s events are kept, and the last deletion',
+      description:
+        'events_days: how many days events are kept (null: for ever, the default); last_deletion: the last finished deletion pass, read-only (docs/retention.md).',
       tags: ['retention'],
       params: customerParams,
       response: { 200: retentionSchema, ...errorResponses },
     },
     handler: async (request) => ctx.store.retention.get(request.params.customer_id),
   });
+}
 
+function setRetention(app: FastifyInstance, ctx: ServerContext): void {
   app.put<{ Params: { customer_id: string }; Body: { events_days: number | null } }>('/:customer_id/retention', {
     config: { access: { permission: 'retention.write' } },
     schema: {
+      operationId: 'setRetention',
       summary: 'Set how long the customer\'s events are kept',
+      description:
+        'Events older than events_days days are deleted in small batches, soon after this call and every 10 minutes, while ingest and listing go on; null keeps them for ever. Answers the retention as stored. Recorded in the audit log (retention.set).',
       tags: ['retention'],
       params: customerParams,
       body: {

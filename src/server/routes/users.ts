@@ -12,6 +12,9 @@ import { checkHandOut } from '../user-admin.js';
 
 const USER_LIST: CreatedIdList = { segment: 'users', noun: 'user' };
 
+/** The 404 of a user id that names none, in the OpenAPI document. */
+export const NO_USER = 'No user with this id in the customer.';
+
 const consentSchema = {
   type: ['object', 'null'],
   properties: { version: { type: 'string' }, timestamp: { type: 'integer' } },
@@ -88,22 +91,39 @@ export async function userOf(ctx: ServerContext, customerId: string, userId: str
 
 /** Users of spec 4.6 and the invitations of DESIGN.md. */
 export function registerUserRoutes(app: FastifyInstance, ctx: ServerContext): void {
+  getCurrentUser(app, ctx);
+  createUser(app, ctx);
+  listUsers(app, ctx);
+  getUser(app, ctx);
+  updateUser(app, ctx);
+  deleteUser(app, ctx);
+}
+
+function getCurrentUser(app: FastifyInstance, ctx: ServerContext): void {
   app.get<{ Params: { customer_id: string } }>('/:customer_id/me', {
     config: { access: 'authenticated' },
     schema: {
+      operationId: 'getCurrentUser',
       summary: 'The calling user',
+      description: 'The user the IdToken belongs to, with their roles; any user of the customer may call it.',
       tags: ['users'],
       params: customerParams,
       response: { 200: userSchema, ...errorResponses },
+      refusals: { 403: 'The IdToken\'s user belongs to another customer.' },
     },
     // With an API key: its creator, with the permissions the key acts with.
     handler: async (request) => ({ ...toApiUser(request.principal!.user), permissions: request.principal!.permissions }),
   });
+}
 
+function createUser(app: FastifyInstance, ctx: ServerContext): void {
   app.post<{ Params: { customer_id: string }; Body: NewUserBody }>('/:customer_id/users', {
     config: { access: { permission: 'user.write' } },
     schema: {
+      operationId: 'createUser',
       summary: 'Create a user (no password: invite them to set one)',
+      description:
+        'The user has one role and no password: create an invitation next, with which they set one. Answers 200, as the spec says. The caller must hold every permission of the role (no one hands out more than it holds), and only an administrator signed in with an IdToken creates an ADMIN_ROLE user.',
       tags: ['users'],
       params: customerParams,
       body: {
@@ -118,6 +138,10 @@ export function registerUserRoutes(app: FastifyInstance, ctx: ServerContext): vo
         additionalProperties: false,
       },
       response: { 200: userSchema, ...errorResponses },
+      refusals: {
+        403: "The caller lacks user.write, or a permission of the role (details names it), or is an API key creating an ADMIN_ROLE user, or the IdToken's user belongs to another customer.",
+        409: 'A user with this e-mail address already exists.',
+      },
     },
     handler: async (request) => {
       const { first_name, last_name, role, email } = request.body;
@@ -131,11 +155,15 @@ export function registerUserRoutes(app: FastifyInstance, ctx: ServerContext): vo
       return toApiUser((await ctx.store.users.byId(id))!);
     },
   });
+}
 
+function listUsers(app: FastifyInstance, ctx: ServerContext): void {
   app.get<{ Params: { customer_id: string }; Querystring: { next_token?: string; limit: number } }>('/:customer_id/users', {
     config: { access: { permission: 'user.read' } },
     schema: {
+      operationId: 'listUsers',
       summary: 'Users of the customer, oldest first, paginated',
+      description: 'Up to limit users per page; links.next continues the list.',
       tags: ['users'],
       params: customerParams,
       querystring: {
@@ -151,22 +179,32 @@ export function registerUserRoutes(app: FastifyInstance, ctx: ServerContext): vo
       return listBody(page.map(toApiUser), 'Users of the customer', next);
     },
   });
+}
 
+function getUser(app: FastifyInstance, ctx: ServerContext): void {
   app.get<{ Params: { customer_id: string; user_id: string } }>('/:customer_id/users/:user_id', {
     config: { access: { permission: 'user.read', self: 'user_id' } },
     schema: {
+      operationId: 'getUser',
       summary: 'One user',
+      description: 'Needs user.read, except for the caller\'s own user.',
       tags: ['users'],
       params: userParams,
       response: { 200: userSchema, ...errorResponses },
+      refusals: { 404: NO_USER },
     },
     handler: async (request) => toApiUser(await userOf(ctx, request.params.customer_id, request.params.user_id)),
   });
+}
 
+function updateUser(app: FastifyInstance, ctx: ServerContext): void {
   app.patch<{ Params: { customer_id: string; user_id: string }; Body: UserChanges }>('/:customer_id/users/:user_id', {
     config: { access: { permission: 'user.write' } },
     schema: {
+      operationId: 'updateUser',
       summary: "Change a user's roles, names or language",
+      description:
+        "Send any of roles, first_name, last_name, language. A change of roles needs every permission of the user's roles before and after (no one hands out more than it holds); an API key never changes the roles of an administrator or makes one. The user's IdTokens issued before a change of roles are refused (401) from the next request on.",
       tags: ['users'],
       params: userParams,
       body: {
@@ -181,6 +219,11 @@ export function registerUserRoutes(app: FastifyInstance, ctx: ServerContext): vo
         additionalProperties: false,
       },
       response: { 200: userSchema, ...errorResponses },
+      refusals: {
+        403: "The caller lacks user.write, or a permission of the roles involved (details names it), or is an API key and ADMIN_ROLE is involved, or the IdToken's user belongs to another customer.",
+        404: NO_USER,
+        409: 'The change would leave the customer without an administrator (ADMIN_ROLE).',
+      },
     },
     handler: async (request) => {
       const { customer_id, user_id } = request.params;
@@ -199,14 +242,19 @@ export function registerUserRoutes(app: FastifyInstance, ctx: ServerContext): vo
       return toApiUser(outcome);
     },
   });
+}
 
+function deleteUser(app: FastifyInstance, ctx: ServerContext): void {
   app.delete<{ Params: { customer_id: string; user_id: string } }>('/:customer_id/users/:user_id', {
     config: { access: { permission: 'user.write' } },
     schema: {
+      operationId: 'deleteUser',
       summary: 'Delete a user; the last administrator of a customer cannot be deleted',
+      description: 'The user\'s IdTokens stop working at once.',
       tags: ['users'],
       params: userParams,
       response: { 204: { type: 'null', description: 'Deleted' }, ...errorResponses },
+      refusals: { 404: NO_USER, 409: 'The user is the last administrator of the customer.' },
     },
     handler: async (request, reply) => {
       const { customer_id, user_id } = request.params;

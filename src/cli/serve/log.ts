@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { pino } from 'pino';
-import { redactedUrl } from '../domain/log-redaction.js';
-import type { ServeOptions } from '../server/serve.js';
+import { redactedUrl } from '../../domain/log-redaction.js';
+import type { ServeOptions } from '../../serve/options.js';
 
 /** `serve --log-format`: short lines for a person, or pino's JSON lines for a machine. */
 export const LOG_FORMATS = ['pretty', 'json'] as const;

@@ -1,6 +1,6 @@
-import { connectivityStatus } from '../../domain/connectivity.js';
-import type { GatewayRecord } from '../../store/ports.js';
-import { badRequest } from '../errors.js';
+import { connectivityStatus } from '../domain/connectivity.js';
+import type { GatewayRecord } from '../store/ports.js';
+import { badRequest } from './errors.js';
 
 /** Spec 2.1, in its order. Unknown model, manufacturer and firmware are empty strings. */
 export const gatewaySchema = {

@@ -1,19 +1,14 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { issueClientCertificateAsync, issueClientCertificateForKeyAsync, randomSerialHex, type CertificateAuthority, type GatewayPublicKey } from '../../pki/ca.js';
-import type { KeyType } from '../../pki/keys.js';
-import { sealGatewayKey } from '../../pki/sealed-key.js';
-import type { IssuedGatewayCertificate, Preparation } from '../../store/ports.js';
-import type { ServerContext } from '../context.js';
+import { issueClientCertificateAsync, issueClientCertificateForKeyAsync, randomSerialHex, type GatewayPublicKey } from '../pki/ca.js';
+import type { KeyType } from '../pki/keys.js';
+import { sealGatewayKey } from '../pki/sealed-key.js';
+import type { IssuedGatewayCertificate, Preparation } from '../store/ports.js';
+import type { ServerContext } from './context.js';
 
 /** Where devices redeem their token (spec 4.2 `registration_path`). */
 export const REGISTRATION_PATH = '/provisioning';
 /** A provisioning token works this long after prepare-provisioning (DESIGN.md: 24 h). */
 export const PROVISIONING_TOKEN_LIFETIME_MS = 24 * 60 * 60 * 1000;
-
-/** The deployment CA (loaded, or created on a first start, by startServer). */
-export function deploymentCa(ctx: ServerContext): CertificateAuthority {
-  return ctx.ca;
-}
 
 /** Tokens are stored only as their SHA-256 (hex). */
 export function hashProvisioningToken(token: string): string {
@@ -28,7 +23,7 @@ export function hashProvisioningToken(token: string): string {
 export async function createPreparation(ctx: ServerContext, gatewayId: string): Promise<{ preparation: Preparation; token: string; keyType: KeyType }> {
   const serial = randomSerialHex();
   const keyType = ctx.config.gatewayKeyType;
-  const issued = await issueClientCertificateAsync(deploymentCa(ctx), gatewayId, serial, keyType);
+  const issued = await issueClientCertificateAsync(ctx.ca, gatewayId, serial, keyType);
   const token = randomBytes(32).toString('base64url');
   return {
     token,
@@ -63,8 +58,8 @@ export interface Replacement {
 export async function createReplacement(ctx: ServerContext, gatewayId: string, publicKey?: GatewayPublicKey): Promise<Replacement> {
   const serial = randomSerialHex();
   const issued: { certPem: string; notAfter: number; keyPem?: string } = publicKey
-    ? await issueClientCertificateForKeyAsync(deploymentCa(ctx), gatewayId, serial, publicKey)
-    : await issueClientCertificateAsync(deploymentCa(ctx), gatewayId, serial, ctx.config.gatewayKeyType);
+    ? await issueClientCertificateForKeyAsync(ctx.ca, gatewayId, serial, publicKey)
+    : await issueClientCertificateAsync(ctx.ca, gatewayId, serial, ctx.config.gatewayKeyType);
   return { certificate: { serial, commonName: gatewayId, certPem: issued.certPem, sealedKey: null, notAfter: issued.notAfter }, keyPem: issued.keyPem };
 }
 
@@ -73,6 +68,17 @@ export function mqttEndpoint(ctx: ServerContext): string {
   const host = ctx.config.mqttPublicHost.includes(':') ? `[${ctx.config.mqttPublicHost}]` : ctx.config.mqttPublicHost;
   return `mqtts://${host}:${ctx.config.mqttPort}`;
 }
+
+/** The answer of prepare-provisioning and reprovision (spec 4.2). */
+export const preparationSchema = {
+  type: 'object',
+  properties: {
+    registration_path: { type: 'string', description: 'Path, relative to the base URL, where the device redeems the token.' },
+    token: { type: 'string', description: 'Single-use token, valid 24 hours: hand it to the device (e.g. as a QR code).' },
+    registration_url: { type: 'string', description: 'Addition to the spec: the public base URL joined with registration_path.' },
+  },
+  required: ['registration_path', 'token'],
+} as const;
 
 /** The body of prepare-provisioning and reprovision: where and with what the device fetches its certificate. */
 export function preparationBody(ctx: ServerContext, token: string) {

@@ -1,0 +1,72 @@
+import type { AdmissionStats } from './admission.js';
+import type { IngestLog, IngestStats } from './ingest.js';
+
+/** The counters of the listener, part of BrokerStats. */
+export interface ListenerStats extends AdmissionStats {
+  /** TLS handshakes refused: no client certificate, one the deployment CA did not sign, or an expired one. */
+  handshakesRefused: number;
+  /** Of handshakesRefused: those of a certificate of the deployment CA past its not_after. */
+  expiredCertificatesRefused: number;
+  /** CONNECTs of a protocol level other than 3 (MQTT 3.1) or 4 (3.1.1): CONNACK 0x01, closed. */
+  protocolLevelsRefused: number;
+  /** With --mqtt-proxy-protocol: connections closed for a missing, malformed or late PROXY v2 header. */
+  proxyHeadersRefused: number;
+}
+
+/** Counters of the broker since start (connections and refusals); ingest has its own. */
+export interface BrokerStats extends ListenerStats {
+  /** Gateways connected now. */
+  connected: number;
+  /** CONNECTs accepted. */
+  connections: number;
+  /** CONNECTs refused with "not authorized": unknown or deleted gateway, or a revoked or pending certificate. */
+  connectsRefused: number;
+  /** Of connectsRefused: those of a certificate the store marks revoked. */
+  revokedCertificatesRefused: number;
+  /** Of connectsRefused: those of a certificate never handed out (its provisioning token not redeemed). */
+  pendingCertificatesRefused: number;
+  /** CONNECTs refused with "server unavailable" (return code 3): the store could not answer; the gateway retries. */
+  connectsUnavailable: number;
+  /** PUBLISHes refused (connection closed): foreign topic, payload over 256 KiB, or a packet declaring more than MAX_PACKET_BYTES. */
+  publishesRefused: number;
+  /** SUBSCRIBE topic filters refused with 0x80. */
+  subscriptionsRefused: number;
+  /** Connections closed for a protocol violation: a QoS 1 or 2 PUBLISH with packet identifier 0. */
+  protocolViolations: number;
+}
+
+/** Every counter at zero, in the order the log lines show them. */
+export function newBrokerStats(): BrokerStats {
+  return {
+    connected: 0,
+    connections: 0,
+    handshakesRefused: 0,
+    expiredCertificatesRefused: 0,
+    connectsRefused: 0,
+    revokedCertificatesRefused: 0,
+    pendingCertificatesRefused: 0,
+    connectsUnavailable: 0,
+    publishesRefused: 0,
+    subscriptionsRefused: 0,
+    protocolLevelsRefused: 0,
+    proxyHeadersRefused: 0,
+    protocolViolations: 0,
+    unauthenticated: 0,
+    connectionsOverCap: 0,
+    handshakeTimeouts: 0,
+    connectTimeouts: 0,
+  };
+}
+
+/**
+ * The counters once a minute while messages arrive: enough to follow ingest from the log. The
+ * timer does not keep the process alive; clear it at close.
+ */
+export function logCountersWhileBusy(ingest: IngestStats, stats: BrokerStats, log: IngestLog): NodeJS.Timeout {
+  let loggedMessages = 0;
+  return setInterval(() => {
+    if (ingest.messages === loggedMessages) return;
+    loggedMessages = ingest.messages;
+    log.info({ ingest, mqtt: stats }, 'ingest counters');
+  }, 60_000).unref();
+}
