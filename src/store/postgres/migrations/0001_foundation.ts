@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 // The schema of SQLite's migrations 0001-0006 in one step, plus the encrypted secrets.
 // Times are bigint milliseconds since the epoch. Text that is compared or ordered (ids, names,
