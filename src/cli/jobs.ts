@@ -7,7 +7,7 @@ import { rangeQuery } from './event-output.js';
 import { CliError, Exit, confirmAction, formatTime, printList, printObject, success, type Column, type Io } from './io.js';
 
 // The API returns job configurations in the store's shape (spec 2.4); a type-only import, nothing of the store loads.
-import type { JobConfig } from '../store/ports.js';
+import type { JobConfig } from '../store/ports/index.js';
 
 
 const columns = (io: Io): Column<JobConfig>[] => [

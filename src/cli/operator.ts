@@ -5,7 +5,7 @@ import { MIN_PASSWORD_LENGTH, hashPassword } from '../auth/passwords.js';
 import { operatorAuditEntry } from '../domain/audit.js';
 import { customerIdProblem, isCustomerId, isEmailAddress } from '../domain/identifiers.js';
 import { openStore } from '../store/open.js';
-import { StoreUnavailable, type Store } from '../store/ports.js';
+import { StoreUnavailable, type Store } from '../store/ports/index.js';
 import { globalsOf } from './connect.js';
 import { addDeploymentOptions, newMasterKey, resolveDeployment, type Deployment, type DeploymentOptions } from './deployment.js';
 import { CliError, Exit, createIo, printObject, promptSecret, readStdin, success, type Io } from './io.js';

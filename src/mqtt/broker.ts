@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { issueServerCertificate, type CertificateAuthority, type PregeneratedKeys } from '../pki/ca.js';
 import type { ServerConfig } from '../server/context.js';
 import { ingestMaintenance } from '../store/open.js';
-import { CUSTOMERS_PER_SIGNAL, type DeletedBatch, type Store } from '../store/ports.js';
+import { CUSTOMERS_PER_SIGNAL, type DeletedBatch, type Store } from '../store/ports/index.js';
 import type { DeletionJob, IngestThreads } from './ingest-thread.js';
 import { IngestWriter, type IngestLog, type IngestStats } from './ingest.js';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './admission.js';

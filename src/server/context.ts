@@ -6,7 +6,7 @@ import type { KeyType } from '../pki/keys.js';
 import { Exporter } from '../export/exporter.js';
 import { RetentionSweeper, type RetentionOptions } from '../retention/sweeper.js';
 import { LiveEvents, type LiveEventOptions } from './live-events.js';
-import type { Store } from '../store/ports.js';
+import type { Store } from '../store/ports/index.js';
 
 /** Where the deployment is reachable and keeps its files. */
 export interface ServerConfig {

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { Readable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import { comparePositions, encodeCursor, laterPosition, type StreamPosition } from '../domain/stream-cursor.js';
-import type { CommittedEvent, Signal, Store } from '../store/ports.js';
+import type { CommittedEvent, Signal, Store } from '../store/ports/index.js';
 
 /**
  * Live events (docs/events.md "Live events"): the Server-Sent Events of

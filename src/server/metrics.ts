@@ -2,7 +2,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { BrokerStats } from '../mqtt/broker.js';
 import type { IngestStats } from '../mqtt/ingest.js';
 import { HANDSHAKE_REFUSALS, refusedHandshakes } from '../mqtt/refusals.js';
-import type { ExportStatus, Store } from '../store/ports.js';
+import type { ExportStatus, Store } from '../store/ports/index.js';
 
 // What GET /metrics reports (docs/metrics.md has the table). Ingest and MQTT keep plain counters
 // that cost one increment per message; they are read here only when Prometheus scrapes. Per

@@ -16,7 +16,7 @@ import { operatorAuditEntry } from '../domain/audit.js';
 import { loadLinkKey } from '../auth/secrets.js';
 import { openStore, sqliteLocator } from '../store/open.js';
 import type { RetentionOptions } from '../retention/sweeper.js';
-import type { Store, StoreLocator } from '../store/ports.js';
+import type { Store, StoreLocator } from '../store/ports/index.js';
 import { buildApp } from './app.js';
 import { createContext, type ServerContext } from './context.js';
 import { ServiceMetrics } from './metrics.js';

@@ -1,6 +1,6 @@
 import { csvRecord, type CellMode } from '../domain/csv.js';
 import { EVENT_COLUMNS } from '../domain/events.js';
-import type { CsvChunk, RawEvent } from './ports.js';
+import type { CsvChunk, RawEvent } from './ports/index.js';
 
 /**
  * Export chunks written in JavaScript from raw rows, shared by both stores: the PostgreSQL store

@@ -1,5 +1,5 @@
 import type { CreatedIdKey } from '../domain/page-token.js';
-import type { EventItems } from './ports.js';
+import type { EventItems } from './ports/index.js';
 
 /**
  * The bytes of a page of events, shared by both stores: a store's read yields the prefix, the

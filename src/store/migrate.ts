@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { COPIED_TABLES, SQLITE_ONLY_TABLES } from './copied-tables.js';
 import { copyBlobFiles, planBlobCopy, removeFiles, type BlobCopyPlan } from './blob-copy.js';
-import { SECRET_NAMES, StoreUnavailable } from './ports.js';
+import { SECRET_NAMES, StoreUnavailable } from './ports/index.js';
 import { PgDeploymentWriter } from './postgres/deployment-writer.js';
 import { DataDirBusy, lockDataDir, type DataDirLock } from './sqlite/data-dir-lock.js';
 import { SqliteDeploymentReader } from './sqlite/deployment-reader.js';

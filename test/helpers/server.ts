@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import type { ScryptCost } from '../../src/auth/passwords.js';
 import { ApiClient } from '../../src/client/api.js';
 import { startServer, type RunningServer, type ServeOptions } from '../../src/server/serve.js';
-import type { StoreLocator } from '../../src/store/ports.js';
+import type { StoreLocator } from '../../src/store/ports/index.js';
 import { testDatabase, type TestDatabase } from './test-store.js';
 
 export const ADMIN_EMAIL = 'admin@example.com';

@@ -4,7 +4,7 @@ import { ID_TOKEN_LIFETIME_SECONDS } from '../../auth/idtoken.js';
 import { MIN_PASSWORD_LENGTH, dummyHash, hashPassword, isWeakerThan, verifyPassword } from '../../auth/passwords.js';
 import type { AuditAction } from '../../domain/audit.js';
 import { LOGIN_LOCKOUT, lockedForMs, lockoutKey, retryAfterSeconds } from '../../domain/lockout.js';
-import type { UserRecord } from '../../store/ports.js';
+import type { UserRecord } from '../../store/ports/index.js';
 import { auditEntryBy } from '../audit.js';
 import type { ServerContext } from '../context.js';
 import { unauthorized } from '../errors.js';

@@ -1,5 +1,5 @@
 import type { AuditAction, AuditEntry } from '../../domain/audit.js';
-import type { AuditKey, AuditPage, AuditRepository } from '../ports.js';
+import type { AuditKey, AuditPage, AuditRepository } from '../ports/index.js';
 import { AUDIT_COLUMNS, auditPageOf, auditRowValues, type AuditRow } from '../rows.js';
 import type { Database, Queryable } from './pool.js';
 

@@ -3,7 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { CopiedRow, CopiedTable, CopiedValue } from '../copied-tables.js';
-import type { SecretName } from '../ports.js';
+import type { SecretName } from '../ports/index.js';
 import { applyMigrations } from './migrations/index.js';
 import { Database, type Queryable } from './pool.js';
 import { INSERT_SECRET_SQL, cipherKey, openSecret, sealSecret, type SecretRow } from './secrets.js';

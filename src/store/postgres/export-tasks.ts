@@ -1,4 +1,4 @@
-import type { ClaimedExportTask, ExportStatus, ExportTaskRecord, ExportTaskRepository, NewExportTask } from '../ports.js';
+import type { ClaimedExportTask, ExportStatus, ExportTaskRecord, ExportTaskRepository, NewExportTask } from '../ports/index.js';
 import type { AuditEntry } from '../../domain/audit.js';
 import { audited } from './audit.js';
 import type { Database } from './pool.js';

@@ -1,4 +1,4 @@
-import type { JobConfig, JobConfigFields, JobConfigRefusal, JobConfigRepository } from '../ports.js';
+import type { JobConfig, JobConfigFields, JobConfigRefusal, JobConfigRepository } from '../ports/index.js';
 import { toJobConfig, type JobConfigRow } from '../rows.js';
 import { uniqueViolation, type Database, type Queryable } from './pool.js';
 

@@ -1,4 +1,4 @@
-import type { Store, StoreLocator, StorePurpose } from '../ports.js';
+import type { Store, StoreLocator, StorePurpose, StoreThread } from '../ports/index.js';
 import { PgAssets } from './assets.js';
 import { PgAudit } from './audit.js';
 import { PgCertificates } from './certificates.js';
@@ -110,6 +110,11 @@ class PostgresStore implements Store {
   async sizeBytes(): Promise<number> {
     const { rows } = await this.db.query<{ bytes: string }>('SELECT pg_database_size(current_database()) AS bytes');
     return Number(rows[0]!.bytes);
+  }
+
+  /** PostgreSQL checkpoints on its own. */
+  ingestMaintenance(): StoreThread[] {
+    return [];
   }
 
   close(): Promise<void> {

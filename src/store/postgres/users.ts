@@ -1,6 +1,6 @@
 import type { AuditEntry } from '../../domain/audit.js';
 import { sameRoles } from '../../domain/permissions.js';
-import type { AuditOf, CustomerRepository, InvitationKind, InvitationOutcome, NewInvitation, NewUser, Redeemed, UserChanges, UserRecord, UserRepository, UserUpdate } from '../ports.js';
+import type { AuditOf, CustomerRepository, InvitationKind, InvitationOutcome, NewInvitation, NewUser, Redeemed, UserChanges, UserRecord, UserRepository, UserUpdate } from '../ports/index.js';
 import { audited, insertAuditEntry } from './audit.js';
 import { toUserRecord, type UserRow } from '../rows.js';
 import type { Database, Queryable } from './pool.js';

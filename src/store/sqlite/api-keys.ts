@@ -1,4 +1,4 @@
-import type { ApiKeyRecord, NewApiKey, UserRecord } from '../ports.js';
+import type { ApiKeyRecord, NewApiKey, UserRecord } from '../ports/index.js';
 import { toApiKeyRecord, toUserRecord, type ApiKeyRow, type UserRow } from '../rows.js';
 import type { Db } from './open.js';
 import { LIMIT } from './statements.js';

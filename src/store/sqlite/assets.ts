@@ -1,6 +1,6 @@
 import type { AssetType } from '../../domain/assets.js';
 import type { Db } from './open.js';
-import type { Agreement, Asset, NewAsset } from '../ports.js';
+import type { Agreement, Asset, NewAsset } from '../ports/index.js';
 
 type AssetRow = Omit<Asset, 'default'> & { default: number };
 

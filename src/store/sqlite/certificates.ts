@@ -1,6 +1,6 @@
 import type { Db } from './open.js';
 import { prepared } from './statements.js';
-import type { CertificateLookup, GatewayCertificate, IssuedGatewayCertificate, Preparation, ReprovisionOutcome, RevokeOutcome } from '../ports.js';
+import type { CertificateLookup, GatewayCertificate, IssuedGatewayCertificate, Preparation, ReprovisionOutcome, RevokeOutcome } from '../ports/index.js';
 
 const CERTIFICATE_COLUMNS = 'serial, gateway_id, cert_pem, created, not_after, delivered_at, revoked, replaces';
 

@@ -1,5 +1,5 @@
 import type { Db } from './open.js';
-import type { DeadLetter, DeadLetterSummary } from '../ports.js';
+import type { DeadLetter, DeadLetterSummary } from '../ports/index.js';
 
 /** The dead_letters table (migration 0005): written by the ingest writer, read by the operator. */
 export class DeadLetterStore {

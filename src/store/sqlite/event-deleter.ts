@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { workerScript } from '../../threads/worker-script.js';
 import type { CreatedIdKey } from '../../domain/page-token.js';
-import type { DeletedBatch } from '../ports.js';
+import type { DeletedBatch } from '../ports/index.js';
 import { batchDeleter } from './event-deletion.js';
 import type { DeletionAnswer, DeletionTask } from './event-deletion-worker.js';
 import type { Db } from './open.js';

@@ -3,7 +3,7 @@
 // lock or on the deletion itself.
 import { parentPort, workerData } from 'node:worker_threads';
 import type { CreatedIdKey } from '../../domain/page-token.js';
-import type { DeletedBatch } from '../ports.js';
+import type { DeletedBatch } from '../ports/index.js';
 import { batchDeleter } from './event-deletion.js';
 import { openDatabase } from './open.js';
 

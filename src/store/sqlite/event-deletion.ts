@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { Statement } from 'better-sqlite3';
 import type { CreatedIdKey } from '../../domain/page-token.js';
 import { DELETION_START, newestKey } from '../../domain/retention.js';
-import type { DeletedBatch } from '../ports.js';
+import type { DeletedBatch } from '../ports/index.js';
 import type { Db } from './open.js';
 import { LIMIT } from './statements.js';
 

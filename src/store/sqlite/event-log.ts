@@ -1,5 +1,5 @@
 import type { Statement } from 'better-sqlite3';
-import type { CommittedEvent, EventLogRead, StreamPosition } from '../ports.js';
+import type { CommittedEvent, EventLogRead, StreamPosition } from '../ports/index.js';
 import { ITEM_JSON } from './event-json.js';
 import type { Db } from './open.js';
 import { LIMIT } from './statements.js';

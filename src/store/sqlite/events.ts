@@ -3,7 +3,7 @@ import type { CreatedIdKey } from '../../domain/page-token.js';
 import type { CellMode } from '../../domain/csv.js';
 import { csvChunkOfRows } from '../event-csv.js';
 import { itemsOf, TAIL_ROOM_TEXT } from '../event-items.js';
-import type { CsvChunk, EventItems, RawEvent } from '../ports.js';
+import type { CsvChunk, EventItems, RawEvent } from '../ports/index.js';
 import { CSV_RECORD, CSV_RECORDS, csvChunkOf } from './event-csv.js';
 import { ITEM_JSON, ITEMS_JSON } from './event-json.js';
 import { EVENT_SELECT } from './event-rows.js';

@@ -1,5 +1,5 @@
 import type { Db } from './open.js';
-import type { ClaimedExportTask, ExportStatus, ExportTaskRecord, NewExportTask } from '../ports.js';
+import type { ClaimedExportTask, ExportStatus, ExportTaskRecord, NewExportTask } from '../ports/index.js';
 
 /** The columns of an ExportTaskRecord (the lease columns are the repository's own). */
 const TASK_COLUMNS = 'id, customer_id, requested_by, start_time, end_time, status, requested, completed, rows, file, failure, cells';

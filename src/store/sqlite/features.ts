@@ -1,5 +1,5 @@
 import type { Db } from './open.js';
-import type { Feature } from '../ports.js';
+import type { Feature } from '../ports/index.js';
 
 /** Per-customer feature flags, set by the operator. */
 export class FeatureStore {

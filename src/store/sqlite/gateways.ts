@@ -1,5 +1,5 @@
 import type { Db } from './open.js';
-import { GatewayNameTaken, type GatewayChanges, type GatewayRecord, type NewGateway, type UpdateOutcome } from '../ports.js';
+import { GatewayNameTaken, type GatewayChanges, type GatewayRecord, type NewGateway, type UpdateOutcome } from '../ports/index.js';
 import { LIMIT, prepared } from './statements.js';
 
 function isNameClash(error: unknown): boolean {

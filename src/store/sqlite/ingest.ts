@@ -5,7 +5,7 @@ export type { IngestGateway } from '../batch-plan.js';
 import { DeadLetterStore } from './dead-letters.js';
 import { EventInserter } from './event-rows.js';
 import type { Db } from './open.js';
-import type { ConnectingGateway, DeadLetter } from '../ports.js';
+import type { ConnectingGateway, DeadLetter } from '../ports/index.js';
 
 /**
  * Settings of the connection that commits ingest batches. A batch of random event ids touches

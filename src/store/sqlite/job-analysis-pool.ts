@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { workerScript } from '../../threads/worker-script.js';
 import type { AnalysisAnswer, AnalysisTask } from './job-analysis-worker.js';
-import type { AnalysisRequest } from '../ports.js';
+import type { AnalysisRequest } from '../ports/index.js';
 import { analyzeStoredJobsToJson } from './job-events.js';
 import type { Db } from './open.js';
 

@@ -1,7 +1,7 @@
 // The body of a job-analysis worker thread: its own read-only connection to the deployment
 // database, one analysis at a time, so the main thread keeps serving requests and ingest.
 import { parentPort, workerData } from 'node:worker_threads';
-import type { AnalysisRequest } from '../ports.js';
+import type { AnalysisRequest } from '../ports/index.js';
 import { analyzeStoredJobsToJson } from './job-events.js';
 import { openDatabase } from './open.js';
 

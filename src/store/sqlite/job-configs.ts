@@ -1,5 +1,5 @@
 import type { Db } from './open.js';
-import type { JobConfig, JobConfigFields, JobConfigRefusal } from '../ports.js';
+import type { JobConfig, JobConfigFields, JobConfigRefusal } from '../ports/index.js';
 import { toJobConfig, type JobConfigRow } from '../rows.js';
 
 /**

@@ -9,7 +9,7 @@ import {
   type Preparation,
   type PrepareOutcome,
   type RedeemOutcome,
-} from '../ports.js';
+} from '../ports/index.js';
 
 /** A token that redeems now: unused, unexpired, and its certificate not revoked (@now). */
 const REDEEMABLE = `used_at IS NULL AND expires_at > @now

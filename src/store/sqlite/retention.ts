@@ -1,4 +1,4 @@
-import type { RetentionDeletion, RetentionRecord } from '../ports.js';
+import type { RetentionDeletion, RetentionRecord } from '../ports/index.js';
 import { RETENTION_COLUMNS, retentionDeletionValues, toRetentionRecord, type RetentionRow } from '../rows.js';
 import type { Db } from './open.js';
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { open, rm } from 'node:fs/promises';
 import { statfsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { StorageFull } from '../ports.js';
+import { StorageFull } from '../ports/index.js';
 
 /**
  * Below this many free bytes on the database's file system, an I/O error counts as the disk

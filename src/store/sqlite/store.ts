@@ -26,11 +26,13 @@ import {
   type SecretRepository,
   type Store,
   type StorePurpose,
+  type StoreThread,
   type UserRepository,
-} from '../ports.js';
+} from '../ports/index.js';
 import { LocalSignals } from '../local-signals.js';
 import { AssetStore } from './assets.js';
 import { AuditStore, audited, insertAuditEntry } from './audit.js';
+import { walCheckpointer } from './checkpointer.js';
 import { CertificateStore } from './certificates.js';
 import { CustomerStore } from './customers.js';
 import { DeadLetterStore } from './dead-letters.js';
@@ -399,6 +401,10 @@ export class SqliteStore implements Store {
 
   async sizeBytes(): Promise<number> {
     return fileSize(this.locator.file) + fileSize(`${this.locator.file}-wal`);
+  }
+
+  ingestMaintenance(): StoreThread[] {
+    return [walCheckpointer(this.db)];
   }
 
   async close(): Promise<void> {

@@ -2,7 +2,7 @@ import type { Statement } from 'better-sqlite3';
 import { sameRoles } from '../../domain/permissions.js';
 import type { Db } from './open.js';
 import { LIMIT, prepared } from './statements.js';
-import type { InvitationKind, InvitationOutcome, NewInvitation, NewUser, UserChanges, UserRecord, UserUpdate } from '../ports.js';
+import type { InvitationKind, InvitationOutcome, NewInvitation, NewUser, UserChanges, UserRecord, UserUpdate } from '../ports/index.js';
 import { toUserRecord, type UserRow } from '../rows.js';
 
 /**
