@@ -1,3 +1,4 @@
+import { fieldsToCheck, mergedFields, staleVersion } from '../../domain/job-configs.js';
 import type { Db } from './open.js';
 import type { JobConfig, JobConfigFields, JobConfigRefusal } from '../ports/index.js';
 import { toJobConfig, type JobConfigRow } from '../rows.js';
@@ -57,15 +58,10 @@ export class JobConfigStore {
       .transaction(() => {
         const current = this.byId(customerId, id);
         if (!current) return { refused: 'missing' } as const;
-        if (expectedVersion !== undefined && expectedVersion !== current.version) return { refused: 'stale', version: current.version } as const;
-        const fields: JobConfigFields = {
-          job_name: changes.job_name ?? current.job_name,
-          start_barcode: changes.start_barcode ?? current.start_barcode,
-          end_barcode: changes.end_barcode ?? current.end_barcode,
-          gateway_ids: changes.gateway_ids ?? current.gateway_ids,
-        };
-        // Only gateways being set are checked: a gateway deleted since must not block a rename.
-        const refusal = this.check(customerId, id, { ...fields, gateway_ids: changes.gateway_ids ?? [] });
+        const stale = staleVersion(current, expectedVersion);
+        if (stale) return stale;
+        const fields = mergedFields(current, changes);
+        const refusal = this.check(customerId, id, fieldsToCheck(fields, changes));
         if (refusal) return refusal;
         this.db
           .prepare(
