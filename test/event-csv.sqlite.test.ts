@@ -1,10 +1,10 @@
 // The CSV records SQLite writes for exports (src/store/sqlite/event-csv.ts) against the records
-// JavaScript writes from raw rows (src/store/event-csv.ts, the PostgreSQL store's and the
+// JavaScript writes from raw rows (src/store/shared/event-csv.ts, the PostgreSQL store's and the
 // fallback's): the same bytes and the same chunk keys, chunk by chunk, in both cell modes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CellMode } from '../src/domain/csv.js';
 import type { CreatedIdKey } from '../src/domain/page-token.js';
-import { csvChunkOfRows } from '../src/store/event-csv.js';
+import { csvChunkOfRows } from '../src/store/shared/event-csv.js';
 import { OLDEST_FIRST_CSV_SQL, EventStore } from '../src/store/sqlite/events.js';
 import { csvChunkOf } from '../src/store/sqlite/event-csv.js';
 import { insertEvents } from '../src/store/sqlite/event-rows.js';

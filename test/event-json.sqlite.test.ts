@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { EventListStream } from '../src/server/event-stream.js';
-import { itemsOf, TAIL_ROOM, withText } from '../src/store/event-items.js';
+import { withText } from '../src/server/event-text.js';
+import { itemsOf, TAIL_ROOM } from '../src/store/shared/event-items.js';
 import { insertEvents } from '../src/store/sqlite/event-rows.js';
 import { EventStore } from '../src/store/sqlite/events.js';
 import { openDatabase } from '../src/store/sqlite/open.js';
 import { EVENT_COLUMNS } from '../src/domain/events.js';
-import { eventJson } from '../src/store/postgres/sqlite-json.js';
+import { eventJson } from '../src/store/postgres/event-json.js';
 import { eventRow, newestFirst } from './helpers/events.js';
 
 /** A blob as better-sqlite3 returns it for a read: a buffer of its own, the items followed by the room. */

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { ASSET_TYPES, type AssetType } from '../domain/assets.js';
-import { registerAssetFile } from '../store/asset-files.js';
+import { registerAssetFile } from '../store/operator/asset-files.js';
 import type { Agreement, Asset } from '../store/ports/index.js';
 import { CliError, Exit, formatTime, printList, printObject, success, type Column, type Io } from './io.js';
 import { withOperatorStore } from './operator.js';

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { ArchiveDamaged } from '../store/backup-archive.js';
-import { BackupRefused, backupDataDir, type BackupManifest } from '../store/backup.js';
-import { restoreDataDir } from '../store/restore.js';
+import { ArchiveDamaged } from '../store/operator/backup-archive.js';
+import { BackupRefused, backupDataDir, type BackupManifest } from '../store/operator/backup.js';
+import { restoreDataDir } from '../store/operator/restore.js';
 import { lowerThreadPriority } from '../threads/priority.js';
 import { globalsOf } from './connect.js';
 import type { DeploymentOptions } from './deployment.js';

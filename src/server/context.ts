@@ -29,7 +29,7 @@ export interface ServerConfig {
 
 /** Everything a route needs: the store, keys, the clock. Built once per server (or test). */
 export interface ServerContext {
-  /** Every repository (src/store/ports.ts); the caller opened it and closes it. */
+  /** Every repository (src/store/ports/); the caller opened it and closes it. */
   store: Store;
   config: ServerConfig;
   idTokens: IdTokens;

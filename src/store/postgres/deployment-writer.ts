@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import type { CopiedRow, CopiedTable, CopiedValue } from '../copied-tables.js';
+import type { CopiedRow, CopiedTable, CopiedValue } from '../shared/copied-tables.js';
 import type { SecretName } from '../ports/index.js';
 import { applyMigrations } from './migrations/index.js';
 import { Database, type Queryable } from './pool.js';

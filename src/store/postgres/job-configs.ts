@@ -1,6 +1,6 @@
 import { fieldsToCheck, mergedFields, staleVersion } from '../../domain/job-configs.js';
 import type { JobConfig, JobConfigFields, JobConfigRefusal, JobConfigRepository } from '../ports/index.js';
-import { toJobConfig, type JobConfigRow } from '../rows.js';
+import { toJobConfig, type JobConfigRow } from '../shared/rows.js';
 import { uniqueViolation, type Database, type Queryable } from './pool.js';
 
 const COLUMNS = 'id, job_name, start_barcode, end_barcode, gateway_ids, version, created, last_updated';

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { LocalSignals } from '../local-signals.js';
+import { LocalSignals } from '../shared/local-signals.js';
 import type { Signal, SignalBus } from '../ports/index.js';
 import type { Database } from './pool.js';
 

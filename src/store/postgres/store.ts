@@ -14,7 +14,7 @@ import { PgJobConfigs } from './job-configs.js';
 import { PgLocks } from './locks.js';
 import { applyMigrations } from './migrations/index.js';
 import { Database, mapFailure } from './pool.js';
-import { StorageWatch } from '../storage-watch.js';
+import { StorageWatch } from '../shared/storage-watch.js';
 import { PgProvisioning } from './provisioning.js';
 import { PgRetention } from './retention.js';
 import { PgSecrets } from './secrets.js';

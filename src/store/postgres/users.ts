@@ -2,7 +2,7 @@ import type { AuditEntry } from '../../domain/audit.js';
 import { sameRoles } from '../../domain/permissions.js';
 import type { AuditOf, CustomerRepository, InvitationKind, InvitationOutcome, NewInvitation, NewUser, Redeemed, UserChanges, UserRecord, UserRepository, UserUpdate } from '../ports/index.js';
 import { audited, insertAuditEntry } from './audit.js';
-import { toUserRecord, type UserRow } from '../rows.js';
+import { toUserRecord, type UserRow } from '../shared/rows.js';
 import type { Database, Queryable } from './pool.js';
 import { ADVISORY_LOCKS } from './locks.js';
 

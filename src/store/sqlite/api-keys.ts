@@ -1,5 +1,5 @@
 import type { ApiKeyRecord, NewApiKey, UserRecord } from '../ports/index.js';
-import { toApiKeyRecord, toUserRecord, type ApiKeyRow, type UserRow } from '../rows.js';
+import { toApiKeyRecord, toUserRecord, type ApiKeyRow, type UserRow } from '../shared/rows.js';
 import type { Db } from './open.js';
 import { LIMIT } from './statements.js';
 

@@ -1,6 +1,6 @@
 import type { AuditAction, AuditEntry } from '../../domain/audit.js';
 import type { AuditKey, AuditPage } from '../ports/index.js';
-import { AUDIT_COLUMNS, auditPageOf, auditRowValues, type AuditRow } from '../rows.js';
+import { AUDIT_COLUMNS, auditPageOf, auditRowValues, type AuditRow } from '../shared/rows.js';
 import type { Db } from './open.js';
 import { LIMIT, prepared } from './statements.js';
 

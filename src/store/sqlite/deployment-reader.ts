@@ -1,4 +1,4 @@
-import type { CopiedRow, CopiedTable } from '../copied-tables.js';
+import type { CopiedRow, CopiedTable } from '../shared/copied-tables.js';
 import type { SecretName } from '../ports/index.js';
 import { openDatabase, type Db } from './open.js';
 import { FileSecrets } from './secrets.js';

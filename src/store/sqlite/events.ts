@@ -1,8 +1,8 @@
 import type { Statement } from 'better-sqlite3';
 import type { CreatedIdKey } from '../../domain/page-token.js';
 import type { CellMode } from '../../domain/csv.js';
-import { csvChunkOfRows } from '../event-csv.js';
-import { itemsOf, TAIL_ROOM_TEXT } from '../event-items.js';
+import { csvChunkOfRows } from '../shared/event-csv.js';
+import { itemsOf, TAIL_ROOM_TEXT } from '../shared/event-items.js';
 import type { CsvChunk, EventItems, RawEvent } from '../ports/index.js';
 import { CSV_RECORD, CSV_RECORDS, csvChunkOf } from './event-csv.js';
 import { ITEM_JSON, ITEMS_JSON } from './event-json.js';

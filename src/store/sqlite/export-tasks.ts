@@ -6,7 +6,7 @@ const TASK_COLUMNS = 'id, customer_id, requested_by, start_time, end_time, statu
 
 /**
  * Export tasks: one row each, from request to the deletion of their file. Claimed with a lease
- * (ports.ts ExportTaskRepository); a claim is one UPDATE ... RETURNING, atomic as every SQLite write.
+ * (ports/export-tasks.ts); a claim is one UPDATE ... RETURNING, atomic as every SQLite write.
  */
 export class ExportTaskStore {
   constructor(private readonly db: Db) {}

@@ -1,7 +1,7 @@
 import type { Transaction } from 'better-sqlite3';
 import { Outcome, type BatchResult, type IngestMessage } from '../../domain/ingest.js';
 import type { CreatedWindow } from '../../domain/payload-limits.js';
-import { customersOf, emptyBatchResult, mergeSingle, planBatch, planParsed, settleBatch, type BatchPlan, type IngestGateway } from '../batch-plan.js';
+import { customersOf, emptyBatchResult, mergeSingle, planBatch, planParsed, settleBatch, type BatchPlan, type IngestGateway } from '../../domain/ingest-batch-plan.js';
 import type { IngestStore } from './ingest.js';
 import { storageFullOf } from './storage.js';
 

@@ -1,7 +1,7 @@
 import { lastMessageDue } from '../../domain/connectivity.js';
 import type { GatewayReport, EventValues } from '../../domain/payload.js';
-import type { IngestGateway } from '../batch-plan.js';
-export type { IngestGateway } from '../batch-plan.js';
+import type { IngestGateway } from '../../domain/ingest-batch-plan.js';
+export type { IngestGateway } from '../../domain/ingest-batch-plan.js';
 import { DeadLetterStore } from './dead-letters.js';
 import { EventInserter } from './event-rows.js';
 import type { Db } from './open.js';

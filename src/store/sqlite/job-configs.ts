@@ -1,7 +1,7 @@
 import { fieldsToCheck, mergedFields, staleVersion } from '../../domain/job-configs.js';
 import type { Db } from './open.js';
 import type { JobConfig, JobConfigFields, JobConfigRefusal } from '../ports/index.js';
-import { toJobConfig, type JobConfigRow } from '../rows.js';
+import { toJobConfig, type JobConfigRow } from '../shared/rows.js';
 
 /**
  * Job configurations of each customer and the per-customer revision that is the list's ETag.

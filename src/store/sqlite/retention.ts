@@ -1,5 +1,5 @@
 import type { RetentionDeletion, RetentionRecord } from '../ports/index.js';
-import { RETENTION_COLUMNS, retentionDeletionValues, toRetentionRecord, type RetentionRow } from '../rows.js';
+import { RETENTION_COLUMNS, retentionDeletionValues, toRetentionRecord, type RetentionRow } from '../shared/rows.js';
 import type { Db } from './open.js';
 
 /** The retention table (migration 0012): each customer's period and its last finished deletion. */

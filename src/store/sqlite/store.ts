@@ -29,7 +29,7 @@ import {
   type StoreThread,
   type UserRepository,
 } from '../ports/index.js';
-import { LocalSignals } from '../local-signals.js';
+import { LocalSignals } from '../shared/local-signals.js';
 import { AssetStore } from './assets.js';
 import { AuditStore, audited, insertAuditEntry } from './audit.js';
 import { walCheckpointer } from './checkpointer.js';
@@ -56,7 +56,7 @@ import { ProvisioningStore } from './provisioning.js';
 import { RetentionStore } from './retention.js';
 import { FileSecrets } from './secrets.js';
 import { mapStorageFull, probeFileSystem } from './storage.js';
-import { StorageWatch } from '../storage-watch.js';
+import { StorageWatch } from '../shared/storage-watch.js';
 import { UserStore } from './users.js';
 
 /** Where a SQLite store lives. */

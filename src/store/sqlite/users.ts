@@ -3,7 +3,7 @@ import { sameRoles } from '../../domain/permissions.js';
 import type { Db } from './open.js';
 import { LIMIT, prepared } from './statements.js';
 import type { InvitationKind, InvitationOutcome, NewInvitation, NewUser, UserChanges, UserRecord, UserUpdate } from '../ports/index.js';
-import { toUserRecord, type UserRow } from '../rows.js';
+import { toUserRecord, type UserRow } from '../shared/rows.js';
 
 /**
  * Users and their invitations. E-mail addresses are unique per deployment, case-insensitively
