@@ -19,7 +19,8 @@ import { PgProvisioning } from './provisioning.js';
 import { PgRetention } from './retention.js';
 import { PgSecrets } from './secrets.js';
 import { PgSignals } from './signals.js';
-import { PgCustomers, PgUsers } from './users.js';
+import { PgCustomers } from './customers.js';
+import { PgUsers } from './users.js';
 import { PgLoginFailures } from './login-failures.js';
 import { PgApiKeys } from './api-keys.js';
 
