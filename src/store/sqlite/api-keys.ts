@@ -33,7 +33,8 @@ export class SqliteApiKeys implements ApiKeyRepository {
   }
 
   async create(key: NewApiKey, audit?: AuditEntry): Promise<boolean> {
-    return audited(this.db, () => this.insert.run({ ...key, permissions: JSON.stringify(key.permissions) }).changes === 1, (created) => (created ? audit : undefined));
+    const inserted = () => this.insert.run({ ...key, permissions: JSON.stringify(key.permissions) }).changes === 1;
+    return audited(this.db, inserted, (created) => (created ? audit : undefined));
   }
 
   async byHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
