@@ -3,7 +3,7 @@
 // keeps ingest below Mosquitto's rate?). Side by side in one run, each round on a fresh copy of
 // the same seeded database (BENCH_SEED events already stored, 200 gateways), with the real
 // checkpointer thread beside it:
-//   - committer: what the writer thread runs (createCommitter over IngestStore: payloads parsed,
+//   - committer: what the writer thread runs (createCommitter on its connection: payloads parsed,
 //     gateways read and touched, events inserted with their indexes, IMMEDIATE transaction);
 //   - inserts: the same rows, already built, inserted with the same statement (no parsing, no
 //     gateways): SQLite's own cost of storing them;
@@ -24,7 +24,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { openDatabase } from '../dist/store/sqlite/open.js';
-import { IngestStore, tuneForIngest } from '../dist/store/sqlite/ingest.js';
+import { tuneForIngest } from '../dist/store/sqlite/ingest.js';
 import { createCommitter } from '../dist/store/sqlite/ingest-commit.js';
 import { INSERT_EVENT_SQL } from '../dist/store/sqlite/event-rows.js';
 import { COLUMN, parsePayload } from '../dist/domain/payload.js';
@@ -129,7 +129,7 @@ async function round(name) {
   for (let i = 0; i < EVENTS; i += BATCH) batches.push(Array.from({ length: Math.min(BATCH, EVENTS - i) }, () => message(Date.now(), variants[name].stamped)));
   let work;
   if (name.startsWith('committer')) {
-    const commit = createCommitter(new IngestStore(db));
+    const commit = createCommitter(db);
     work = batches.map((batch) => () => {
       const result = commit(batch);
       if (result.events !== batch.length) throw new Error(`stored ${result.events} of ${batch.length}`);

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eulaChecksum } from '../src/domain/assets.js';
-import { registerAssetFile } from '../src/store/asset-files.js';
-import type { Asset } from '../src/store/ports.js';
+import { registerAssetFile } from '../src/store/operator/asset-files.js';
+import type { Asset } from '../src/store/ports/index.js';
 import { CUSTOMER, startTestServer, type TestServer } from './helpers/server.js';
 import { call, insertCustomer } from './helpers/job-rows.js';
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUDIT_ACTIONS } from '../src/domain/audit.js';
-import { registerAssetFile } from '../src/store/asset-files.js';
+import { registerAssetFile } from '../src/store/operator/asset-files.js';
 import { runCli } from './helpers/cli.js';
 import { call } from './helpers/http.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, CUSTOMER, startTestServer, type TestServer } from './helpers/server.js';

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { copyBlobFiles, planBlobCopy, removeFiles } from '../src/store/blob-copy.js';
+import { copyBlobFiles, planBlobCopy, removeFiles } from '../src/store/operator/blob-copy.js';
 
 const dirs: string[] = [];
 afterEach(() => {

@@ -1,11 +1,12 @@
 // The CSV records SQLite writes for exports (src/store/sqlite/event-csv.ts) against the records
-// JavaScript writes from raw rows (src/store/event-csv.ts, the PostgreSQL store's and the
+// JavaScript writes from raw rows (src/store/shared/event-csv.ts, the PostgreSQL store's and the
 // fallback's): the same bytes and the same chunk keys, chunk by chunk, in both cell modes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CellMode } from '../src/domain/csv.js';
 import type { CreatedIdKey } from '../src/domain/page-token.js';
-import { csvChunkOfRows } from '../src/store/event-csv.js';
-import { OLDEST_FIRST_CSV_SQL, EventStore } from '../src/store/sqlite/events.js';
+import { csvChunkOfRows } from '../src/store/shared/event-csv.js';
+import { LocalSignals } from '../src/store/shared/local-signals.js';
+import { OLDEST_FIRST_CSV_SQL, SqliteEvents } from '../src/store/sqlite/events.js';
 import { csvChunkOf } from '../src/store/sqlite/event-csv.js';
 import { insertEvents } from '../src/store/sqlite/event-rows.js';
 import { openDatabase, type Db } from '../src/store/sqlite/open.js';
@@ -45,23 +46,23 @@ function rows(count: number) {
 
 describe('CSV records written by SQLite', () => {
   let db: Db;
-  let store: EventStore;
+  let store: SqliteEvents;
   beforeAll(() => {
     db = openDatabase(':memory:');
     db.prepare("INSERT INTO customers (id, created) VALUES ('c', 0)").run();
     insertEvents(db, 'c', rows(600));
-    store = new EventStore(db);
+    store = new SqliteEvents(db, new LocalSignals());
   });
   afterAll(() => db.close());
 
   /** Every chunk of the customer's events, each as SQLite writes it and as JavaScript does from the raw rows. */
-  function chunksBothWays(customerId: string, cells: CellMode, limit: number) {
+  async function chunksBothWays(customerId: string, cells: CellMode, limit: number) {
     const chunks: { sqlite: string; javascript: string; last: CreatedIdKey | undefined; count: number; fast: boolean }[] = [];
     let after: CreatedIdKey = { created: 0, id: '' };
     for (;;) {
       const fast = csvChunkOf(db.prepare(OLDEST_FIRST_CSV_SQL).raw(true).get({ customerId, created: after.created, id: after.id, end: 1e15, limit }) as [Buffer | null, number], cells);
-      const sqlite = store.csvAfter(customerId, after, 1e15, limit, cells);
-      const javascript = csvChunkOfRows(store.oldestAfter(customerId, after, 1e15, limit), cells);
+      const sqlite = await store.csvAfter(customerId, after, 1e15, limit, cells);
+      const javascript = csvChunkOfRows(await store.oldestAfter(customerId, after, 1e15, limit), cells);
       chunks.push({ sqlite: sqlite.csv.toString(), javascript: javascript.csv.toString(), last: sqlite.last, count: sqlite.count, fast: fast !== undefined });
       expect(sqlite.last).toEqual(javascript.last);
       expect(sqlite.count).toBe(javascript.count);
@@ -70,25 +71,25 @@ describe('CSV records written by SQLite', () => {
     }
   }
 
-  it.each(['safe', 'raw'] as const)('are the bytes JavaScript writes from the raw rows, cells %s, chunk by chunk', (cells) => {
-    const chunks = chunksBothWays('c', cells, 64);
+  it.each(['safe', 'raw'] as const)('are the bytes JavaScript writes from the raw rows, cells %s, chunk by chunk', async (cells) => {
+    const chunks = await chunksBothWays('c', cells, 64);
     expect(chunks.map((chunk) => chunk.sqlite)).toEqual(chunks.map((chunk) => chunk.javascript));
     expect(chunks.reduce((sum, chunk) => sum + chunk.count, 0)).toBe(600);
     // None of these needed the raw rows: the awkward cells are rewritten within SQLite's chunks.
     expect(chunks.every((chunk) => chunk.fast)).toBe(true);
   });
 
-  it('defuses formulas only in safe cells, and never in numbers', () => {
-    const [chunk] = chunksBothWays('c', 'safe', 600);
+  it('defuses formulas only in safe cells, and never in numbers', async () => {
+    const [chunk] = await chunksBothWays('c', 'safe', 600);
     expect(chunk!.sqlite).toContain(`,'=SUM(A1),`);
     expect(chunk!.sqlite).toContain(`,"'=,""both""",`);
     expect(chunk!.sqlite).toContain(',-5,');
-    const [raw] = chunksBothWays('c', 'raw', 600);
+    const [raw] = await chunksBothWays('c', 'raw', 600);
     expect(raw!.sqlite).toContain(',=SUM(A1),');
     expect(raw!.sqlite).toContain(',"=,""both""",');
   });
 
-  it('leaves a chunk whose text is not UTF-8, or holds a byte it uses as a tag, to the raw rows, with the same bytes', () => {
+  it('leaves a chunk whose text is not UTF-8, or holds a byte it uses as a tag, to the raw rows, with the same bytes', async () => {
     const insert = db.prepare(
       "INSERT INTO events (customer_id, id, class, type, created, scan_code) VALUES ('odd', ?, 'event', 'scan', ?, CAST(? AS TEXT))",
     );
@@ -96,15 +97,15 @@ describe('CSV records written by SQLite', () => {
     insert.run('b', 2, Buffer.from([0xc3])); // a truncated UTF-8 sequence
     insert.run('c', 3, Buffer.from('fine'));
     for (const cells of ['safe', 'raw'] as const) {
-      const [chunk] = chunksBothWays('odd', cells, 10);
+      const [chunk] = await chunksBothWays('odd', cells, 10);
       expect(chunk!.fast).toBe(false);
       expect(chunk!.sqlite).toBe(chunk!.javascript);
       expect(chunk!.sqlite).toBe('a,event,scan,1,a\ufffdb,,,,,,,,,,\r\nb,event,scan,2,\ufffd,,,,,,,,,,\r\nc,event,scan,3,fine,,,,,,,,,,\r\n');
     }
   });
 
-  it('answers an empty chunk past the end', () => {
-    expect(store.csvAfter('c', { created: 1e12, id: '' }, 1e15, 10, 'safe')).toEqual({ csv: Buffer.alloc(0), count: 0 });
-    expect(store.csvAfter('nobody', { created: 0, id: '' }, 1e15, 10, 'raw')).toEqual({ csv: Buffer.alloc(0), count: 0 });
+  it('answers an empty chunk past the end', async () => {
+    expect(await store.csvAfter('c', { created: 1e12, id: '' }, 1e15, 10, 'safe')).toEqual({ csv: Buffer.alloc(0), count: 0 });
+    expect(await store.csvAfter('nobody', { created: 0, id: '' }, 1e15, 10, 'raw')).toEqual({ csv: Buffer.alloc(0), count: 0 });
   });
 });

@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { EventListStream } from '../src/server/event-stream.js';
-import { itemsOf, TAIL_ROOM, withText } from '../src/store/event-items.js';
+import { withText } from '../src/server/event-text.js';
+import { itemsOf, TAIL_ROOM } from '../src/store/shared/event-items.js';
 import { insertEvents } from '../src/store/sqlite/event-rows.js';
-import { EventStore } from '../src/store/sqlite/events.js';
+import { LocalSignals } from '../src/store/shared/local-signals.js';
+import { SqliteEvents } from '../src/store/sqlite/events.js';
 import { openDatabase } from '../src/store/sqlite/open.js';
 import { EVENT_COLUMNS } from '../src/domain/events.js';
-import { eventJson } from '../src/store/postgres/sqlite-json.js';
+import { eventJson } from '../src/store/postgres/event-json.js';
 import { eventRow, newestFirst } from './helpers/events.js';
 
 /** A blob as better-sqlite3 returns it for a read: a buffer of its own, the items followed by the room. */
@@ -80,19 +82,19 @@ describe('itemsOf', () => {
 });
 
 describe('the JSON SQLite writes for a page', () => {
-  it('writes numbers as JavaScript does (a whole REAL without .0) and leaves absent fields out', () => {
+  it('writes numbers as JavaScript does (a whole REAL without .0) and leaves absent fields out', async () => {
     const db = openDatabase(':memory:');
     db.prepare("INSERT INTO customers (id, created) VALUES ('c', 0)").run();
     const id = '00000000-0000-4000-8000-0000000000aa';
     insertEvents(db, 'c', [eventRow({ id, created: 1_700_000_000_123, device_battery: 87, device_temperature: -3.5, scan_duration: 0.1 + 0.2, metrics_worker_steps: 0 })]);
-    const items = new EventStore(db).newestBefore('c', 0, { created: 2_000_000_000_000, id: '' }, 5, '[');
+    const items = await new SqliteEvents(db, new LocalSignals()).newestBefore('c', 0, { created: 2_000_000_000_000, id: '' }, 5, '[');
     expect(items.json.toString()).toBe(
       `[{"id":"${id}","class":"event","type":"scan","created":1700000000123,"scan_duration":0.30000000000000004,"device_battery":87,"device_temperature":-3.5,"metrics_worker_steps":0}`,
     );
     db.close();
   });
 
-  it('writes every event as eventJson does: present fields only, awkward texts escaped, REALs as %!0.17g or whole', () => {
+  it('writes every event as eventJson does: present fields only, awkward texts escaped, REALs as %!0.17g or whole', async () => {
     const db = openDatabase(':memory:');
     db.prepare("INSERT INTO customers (id, created) VALUES ('c', 0)").run();
     const texts = ['":null', ',"device_id":null', '{"id":', 'quote " backslash \\ slash /', 'controls \u0000\u0001\b\t\n\f\r\u001f \u007f \u2028', 'é 中 😀', ''];
@@ -115,7 +117,7 @@ describe('the JSON SQLite writes for a page', () => {
       }),
     );
     insertEvents(db, 'c', rows);
-    const items = new EventStore(db).newestBefore('c', 0, { created: 2000, id: '' }, 100, '');
+    const items = await new SqliteEvents(db, new LocalSignals()).newestBefore('c', 0, { created: 2000, id: '' }, 100, '');
     const expected = newestFirst(rows).map((row) => eventJson(EVENT_COLUMNS.map((column) => row[column])));
     expect(items.json.toString()).toBe(expected.join(','));
     expect(items.count).toBe(40);

@@ -11,7 +11,7 @@ import { ApiClient, ApiError } from '../src/client/api.js';
 import { EXPORT_LINK_MS, Exporter } from '../src/export/exporter.js';
 import { splitRange } from '../src/export/parts.js';
 import { startServer } from '../src/serve/start.js';
-import { ExportTaskStore } from '../src/store/sqlite/export-tasks.js';
+import { SqliteExportTasks } from '../src/store/sqlite/export-tasks.js';
 import { applyMigrations, migrations } from '../src/store/sqlite/migrations/index.js';
 import { openStore, sqliteLocator } from '../src/store/open.js';
 import { eventRow, oldestFirst } from './helpers/events.js';
@@ -412,7 +412,7 @@ describe('export tasks across a restart (SQLite: one process per data directory)
 });
 
 describe('migration 0006_export_cells', () => {
-  it('says raw for the tasks of earlier versions (their files were written as stored) and keeps the mode of new ones', () => {
+  it('says raw for the tasks of earlier versions (their files were written as stored) and keeps the mode of new ones', async () => {
     const db = new Database(':memory:');
     try {
       db.exec('CREATE TABLE schema_migrations (name TEXT PRIMARY KEY, applied INTEGER NOT NULL)');
@@ -424,10 +424,10 @@ describe('migration 0006_export_cells', () => {
       db.exec(`INSERT INTO export_tasks (id, customer_id, requested_by, start_time, end_time, status, requested) VALUES ('old', 'c', 'u', 0, 1, 'SUCCESSFUL', 0)`);
       expect(applyMigrations(db)).toEqual(migrations.filter((m) => m.name >= '0006').map((m) => m.name));
       expect(db.prepare(`SELECT cells FROM export_tasks WHERE id = 'old'`).pluck().get()).toBe('raw');
-      const tasks = new ExportTaskStore(db);
+      const tasks = new SqliteExportTasks(db);
       const task = { customer_id: 'c', requested_by: 'u', start_time: 0, end_time: 1, requested: 0 };
-      expect(tasks.create({ ...task, id: 'new', cells: 'safe' })?.cells).toBe('safe');
-      expect(() => tasks.create({ ...task, id: 'bad', cells: 'unsafe' as 'safe' })).toThrow(/CHECK constraint failed/);
+      expect((await tasks.create({ ...task, id: 'new', cells: 'safe' }))?.cells).toBe('safe');
+      await expect(tasks.create({ ...task, id: 'bad', cells: 'unsafe' as 'safe' })).rejects.toThrow(/CHECK constraint failed/);
     } finally {
       db.close();
     }

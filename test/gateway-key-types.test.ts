@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyTypeOf, type KeyType } from '../src/pki/keys.js';
 import type { SimulationSummary } from '../src/simulator/run.js';
 import { openStore, sqliteLocator } from '../src/store/open.js';
-import type { Store } from '../src/store/ports.js';
+import type { Store } from '../src/store/ports/index.js';
 import { runCli } from './helpers/cli.js';
 import { call } from './helpers/http.js';
 import { connectGateway, provisionedGateway, type Provisioned, type TestGateway } from './helpers/mqtt.js';

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IngestWriter } from '../src/mqtt/ingest.js';
-import { CustomerStore } from '../src/store/sqlite/customers.js';
-import { GatewayStore } from '../src/store/sqlite/gateways.js';
+import { insertCustomer } from '../src/store/sqlite/customers.js';
+import { insertGateways } from '../src/store/sqlite/gateways.js';
 import { openDatabase } from '../src/store/sqlite/open.js';
 import { cannotMountSmallFs, mountSmallFs, type SmallFs } from './helpers/small-fs.js';
 
@@ -34,8 +34,8 @@ function scanOf(id: string, bytes: number): Buffer {
   it('keeps refused messages within the byte cap, refuses the ones beyond, and commits the kept ones once space returns', async () => {
     const file = join(small.dir, 'scanhub.db');
     const db = openDatabase(file);
-    new CustomerStore(db).create('acme', 1);
-    new GatewayStore(db).createAll('acme', [{ id: GATEWAY, name: 'g', usecase: 'picking', station: 'S1' }], 1);
+    insertCustomer(db, 'acme', 1);
+    insertGateways(db, 'acme', [{ id: GATEWAY, name: 'g', usecase: 'picking', station: 'S1' }], 1);
     const refusals: string[] = [];
     const writer = new IngestWriter({
       locator: { kind: 'sqlite', file, dataDir: small.dir },

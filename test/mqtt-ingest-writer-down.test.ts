@@ -4,8 +4,8 @@ import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { IngestWriter } from '../src/mqtt/ingest.js';
 import { crashThreadForTest } from '../src/threads/supervised-thread.js';
-import { CustomerStore } from '../src/store/sqlite/customers.js';
-import { GatewayStore } from '../src/store/sqlite/gateways.js';
+import { insertCustomer } from '../src/store/sqlite/customers.js';
+import { insertGateways } from '../src/store/sqlite/gateways.js';
 import { openDatabase } from '../src/store/sqlite/open.js';
 
 const GATEWAY = '5b0c4e1b-2d3f-4a5b-8c6d-9e0f1a2b3c44';
@@ -35,8 +35,8 @@ function deployment() {
   dirs.push(dir);
   const file = join(dir, 'scanhub.db');
   const db = openDatabase(file);
-  new CustomerStore(db).create('acme', 1);
-  new GatewayStore(db).createAll('acme', [{ id: GATEWAY, name: 'g', usecase: 'picking', station: 'S1' }], 1);
+  insertCustomer(db, 'acme', 1);
+  insertGateways(db, 'acme', [{ id: GATEWAY, name: 'g', usecase: 'picking', station: 'S1' }], 1);
   return { db, file };
 }
 

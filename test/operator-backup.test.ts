@@ -8,7 +8,7 @@ import type { MqttClient } from 'mqtt';
 import { list as listTar, extract as extractTar } from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../src/client/api.js';
-import { ArchiveWriter } from '../src/store/backup-archive.js';
+import { ArchiveWriter } from '../src/store/operator/backup-archive.js';
 import { BIN, runCli, type CliResult } from './helpers/cli.js';
 import { call } from './helpers/http.js';
 import { connectGateway, provisionGateway, type TestGateway } from './helpers/mqtt.js';

@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ApiClient } from '../src/client/api.js';
-import { COPIED_TABLES, SQLITE_ONLY_TABLES } from '../src/store/copied-tables.js';
+import { COPIED_TABLES, SQLITE_ONLY_TABLES } from '../src/store/shared/copied-tables.js';
 import { openStore } from '../src/store/open.js';
 import { runCli } from './helpers/cli.js';
 import { call, type HttpAnswer } from './helpers/http.js';

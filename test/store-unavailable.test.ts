@@ -1,7 +1,7 @@
 import Fastify from 'fastify';
 import { expect, it } from 'vitest';
 import { installConventions } from '../src/server/conventions.js';
-import { StoreUnavailable } from '../src/store/ports.js';
+import { StoreUnavailable } from '../src/store/ports/index.js';
 
 it('a route whose store is unavailable answers 503 {title, details} with Retry-After', async () => {
   const app = Fastify();

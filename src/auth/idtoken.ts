@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SignJWT, importJWK, jwtVerify, type JWK, type JWTPayload } from 'jose';
-import type { SecretRepository } from '../store/ports.js';
+import type { SecretRepository } from '../store/ports/index.js';
 import { SIGNING_ALG, SIGNING_KEY_SECRET, newSigningKey, parseSigningKeys, publicJwkOf, serialiseSigningKeys } from './signing-keys.js';
 
 export const ID_TOKEN_LIFETIME_SECONDS = 3600;

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { SecretRepository } from '../store/ports.js';
+import type { SecretRepository } from '../store/ports/index.js';
 
 /** The HMAC key that signs download links (the secret `keys/links.key`, hex), created on first use. */
 export async function loadLinkKey(secrets: SecretRepository): Promise<Buffer> {

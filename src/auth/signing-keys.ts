@@ -1,7 +1,7 @@
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import type { JWK } from 'jose';
 import type { AuditEntry } from '../domain/audit.js';
-import type { SecretRepository } from '../store/ports.js';
+import type { SecretRepository } from '../store/ports/index.js';
 
 /**
  * The deployment's IdToken signing keys, as the secret `keys/idtoken.jwk` keeps them

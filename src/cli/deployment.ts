@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
-import type { StoreLocator } from '../store/ports.js';
+import type { StoreLocator } from '../store/ports/index.js';
 import { CliError, Exit } from './io.js';
 
 /**

@@ -9,7 +9,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
  * A position in the commit order of events: SQLite `[seq]`, PostgreSQL `[tx, seq]` (the store
- * says which, src/store/ports.ts EventLogRepository). Compared element by element.
+ * says which, src/store/ports/event-log.ts). Compared element by element.
  */
 export type StreamPosition = readonly number[];
 

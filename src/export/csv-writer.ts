@@ -3,7 +3,7 @@ import { csvRecord, type CellMode } from '../domain/csv.js';
 import type { TimeRange } from '../domain/event-listing.js';
 import { EVENT_COLUMNS } from '../domain/events.js';
 import type { CreatedIdKey } from '../domain/page-token.js';
-import type { EventRepository } from '../store/ports.js';
+import type { EventRepository } from '../store/ports/index.js';
 
 /** Rows per read: one short read transaction each, so WAL checkpoints keep up with ingest meanwhile. */
 export const EXPORT_CHUNK_ROWS = 5000;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { AuditEntry } from '../domain/audit.js';
 import type { CellMode } from '../domain/csv.js';
 import type { TimeRange } from '../domain/event-listing.js';
-import type { ClaimedExportTask, ExportTaskRecord, Store } from '../store/ports.js';
+import type { ClaimedExportTask, ExportTaskRecord, Store } from '../store/ports/index.js';
 import { EXPORT_PARTS } from './parts.js';
 import { deleteTempFiles, ExportRun, type ExportLog } from './run.js';
 

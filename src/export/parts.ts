@@ -4,7 +4,7 @@ import { pipeline } from 'node:stream/promises';
 import { Worker } from 'node:worker_threads';
 import type { CellMode } from '../domain/csv.js';
 import type { TimeRange } from '../domain/event-listing.js';
-import type { StoreLocator } from '../store/ports.js';
+import type { StoreLocator } from '../store/ports/index.js';
 import { workerScript } from '../threads/worker-script.js';
 import type { ExportJob, ExportMessage } from './worker.js';
 

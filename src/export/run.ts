@@ -1,6 +1,6 @@
 import { mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ClaimedExportTask, Store } from '../store/ports.js';
+import type { ClaimedExportTask, Store } from '../store/ports/index.js';
 import { writeParts, type PartsWriting } from './parts.js';
 
 const TEMP_SUFFIX = '.csv.partial';

@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { CellMode } from '../domain/csv.js';
 import { openStore } from '../store/open.js';
-import type { StoreLocator } from '../store/ports.js';
+import type { StoreLocator } from '../store/ports/index.js';
 import { lowerThreadPriority } from '../threads/priority.js';
 import { writeEventsCsv } from './csv-writer.js';
 import { exportWriteFailure } from './write-failure.js';

@@ -1,6 +1,6 @@
 import { issueServerCertificate, type CertificateAuthority, type PregeneratedKeys } from '../pki/ca.js';
 import { ingestMaintenance } from '../store/open.js';
-import { CUSTOMERS_PER_SIGNAL, type DeletedBatch, type Store } from '../store/ports.js';
+import { CUSTOMERS_PER_SIGNAL, type DeletedBatch, type Store } from '../store/ports/index.js';
 import type { CreatedWindow } from '../domain/payload-limits.js';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './admission.js';
 import { logCountersWhileBusy, newBrokerStats, type BrokerStats } from './broker-stats.js';

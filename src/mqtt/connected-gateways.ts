@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Store } from '../store/ports.js';
+import type { Store } from '../store/ports/index.js';
 import { ConnectedSignals } from './connected-signals.js';
 import type { GatewayConnection } from './gateway-connection.js';
 import type { IngestLog } from './ingest.js';

@@ -1,4 +1,4 @@
-import type { Store } from '../store/ports.js';
+import type { Store } from '../store/ports/index.js';
 import type { IngestLog } from './ingest.js';
 
 /** Gateway ids per `gateways-connected` signal: 150 ids of 36 characters stay well within NOTIFY's 8,000 bytes. */

@@ -1,6 +1,6 @@
 import type { TLSSocket } from 'node:tls';
 import { gatewayTopic, topicPrefix } from '../domain/mqtt-topics.js';
-import type { Store } from '../store/ports.js';
+import type { Store } from '../store/ports/index.js';
 import type { BrokerStats } from './broker-stats.js';
 import { clientAddressOf } from './client-address.js';
 import type { ConnectedGateways } from './connected-gateways.js';

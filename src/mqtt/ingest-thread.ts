@@ -2,7 +2,7 @@ import { Outcome, type BatchResult, type IngestMessage, type Quarantine } from '
 import type { CreatedWindow } from '../domain/payload-limits.js';
 import type { StoreThread } from '../store/open.js';
 import type { CreatedIdKey } from '../domain/page-token.js';
-import type { DeletedBatch, StoreLocator } from '../store/ports.js';
+import type { DeletedBatch, StoreLocator } from '../store/ports/index.js';
 import { workerScript } from '../threads/worker-script.js';
 import { SupervisedThread, type ThreadLog, type ThreadStatus } from '../threads/supervised-thread.js';
 

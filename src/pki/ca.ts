@@ -1,7 +1,7 @@
 import { X509Certificate, createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SecretRepository } from '../store/ports.js';
+import type { SecretRepository } from '../store/ports/index.js';
 import { DEFAULT_GATEWAY_KEY_TYPE, generateKeys, generateKeysAsync, randomSerialHex, readIfExists, writeAtomically, type KeyPair, type KeyType } from './keys.js';
 import { distinguishedName, extensions, ipAddressBytes, issueCertificate, issueCertificateAsync, subjectName, type CertificateFields } from './x509.js';
 

@@ -10,7 +10,7 @@ import {
   retentionCutoff,
 } from '../domain/retention.js';
 import type { CreatedIdKey } from '../domain/page-token.js';
-import type { DeletedBatch, RetentionDeletion, Store } from '../store/ports.js';
+import type { DeletedBatch, RetentionDeletion, Store } from '../store/ports/index.js';
 
 /** How often every instance looks for events past their customer's period. */
 export const RETENTION_INTERVAL_MS = 10 * 60_000;

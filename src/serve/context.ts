@@ -8,7 +8,7 @@ import { DEFAULT_GATEWAY_KEY_TYPE } from '../pki/keys.js';
 import { RetentionSweeper } from '../retention/sweeper.js';
 import type { ServerConfig, ServerContext } from '../server/context.js';
 import { LiveEvents } from '../server/live-events/live-events.js';
-import type { Store } from '../store/ports.js';
+import type { Store } from '../store/ports/index.js';
 import type { ServeOptions } from './options.js';
 import { reachableHost } from './public-names.js';
 

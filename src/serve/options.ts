@@ -7,7 +7,7 @@ import type { KeyType } from '../pki/keys.js';
 import type { TlsPair } from '../pki/tls-pair.js';
 import type { RetentionOptions } from '../retention/sweeper.js';
 import type { LiveEventOptions } from '../server/live-events/live-events.js';
-import type { StoreLocator } from '../store/ports.js';
+import type { StoreLocator } from '../store/ports/index.js';
 
 /** What the service is started with: `scanhub serve` maps its flags and environment onto it; tests set it directly. */
 export interface ServeOptions {

@@ -11,7 +11,7 @@ import type { ServerContext } from '../server/context.js';
 import { ServiceMetrics } from '../server/metrics.js';
 import type { Readiness } from '../server/routes/health.js';
 import { openStore, sqliteLocator } from '../store/open.js';
-import type { Store } from '../store/ports.js';
+import type { Store } from '../store/ports/index.js';
 import { bootstrap, prepareBlobDir, prepareDataDir, type Bootstrap } from './bootstrap.js';
 import { serverContext } from './context.js';
 import type { ServeOptions } from './options.js';

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import type { AuditActor } from '../domain/audit.js';
 import { permissionsOf, type Permission } from '../domain/permissions.js';
 import { hashApiKey, isWellFormedApiKey, looksLikeApiKey } from '../auth/api-keys.js';
-import { StorageFull, StoreUnavailable, type ApiKeyRecord, type UserRecord } from '../store/ports.js';
+import { StorageFull, StoreUnavailable, type ApiKeyRecord, type UserRecord } from '../store/ports/index.js';
 import type { ServerContext } from './context.js';
 import { HttpError, forbidden, unauthorized } from './errors.js';
 

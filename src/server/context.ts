@@ -5,7 +5,7 @@ import type { KeyType } from '../pki/keys.js';
 import type { Exporter } from '../export/exporter.js';
 import type { RetentionSweeper } from '../retention/sweeper.js';
 import type { LiveEvents } from './live-events/live-events.js';
-import type { Store } from '../store/ports.js';
+import type { Store } from '../store/ports/index.js';
 
 /** Where the deployment is reachable and keeps its files. */
 export interface ServerConfig {
@@ -28,7 +28,7 @@ export interface ServerConfig {
 
 /** Everything a route needs: the store, keys, the clock. Built once per server by `serve` (src/serve/context.ts). */
 export interface ServerContext {
-  /** Every repository (src/store/ports.ts); the caller opened it and closes it. */
+  /** Every repository (src/store/ports/); the caller opened it and closes it. */
   store: Store;
   config: ServerConfig;
   idTokens: IdTokens;

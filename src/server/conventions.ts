@@ -1,7 +1,7 @@
 import cors from '@fastify/cors';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { ALLOW_HEADERS, ALLOW_METHODS, EVERY_ANSWER_HEADERS, EXPOSE_HEADERS, PROTECTION_HEADERS, STRICT_TRANSPORT_SECURITY } from './cors.js';
-import { StorageFull, StoreUnavailable } from '../store/ports.js';
+import { StorageFull, StoreUnavailable } from '../store/ports/index.js';
 import { HttpError, badRequest, httpError, insufficientStorage, internalError, methodNotAllowed, notFound, serviceUnavailable, shuttingDown } from './errors.js';
 import { installServerRefusals } from './http-refusals.js';
 import { redactedUrl } from '../domain/log-redaction.js';

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { CreatedIdKey } from '../domain/page-token.js';
-import { withText } from '../store/event-items.js';
-import type { EventItems } from '../store/ports.js';
+import { withText } from './event-text.js';
+import type { EventItems } from '../store/ports/index.js';
 
 /** Rows read per step of a streamed list: about 200 KB of JSON. */
 export const STREAM_CHUNK_ROWS = 500;

@@ -1,5 +1,5 @@
 import { connectivityStatus } from '../domain/connectivity.js';
-import type { GatewayRecord } from '../store/ports.js';
+import type { GatewayRecord } from '../store/ports/index.js';
 import { badRequest } from './errors.js';
 
 /** Spec 2.1, in its order. Unknown model, manufacturer and firmware are empty strings. */

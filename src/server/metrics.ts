@@ -1,5 +1,5 @@
 import { Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { ExportStatus, Store } from '../store/ports.js';
+import type { ExportStatus, Store } from '../store/ports/index.js';
 
 // What GET /metrics reports (docs/metrics.md has the table): the HTTP requests, export tasks and
 // database size here, after what the MQTT listener registered in the same registry

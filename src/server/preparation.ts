@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { issueClientCertificateAsync, issueClientCertificateForKeyAsync, randomSerialHex, type GatewayPublicKey } from '../pki/ca.js';
 import type { KeyType } from '../pki/keys.js';
 import { sealGatewayKey } from '../pki/sealed-key.js';
-import type { IssuedGatewayCertificate, Preparation } from '../store/ports.js';
+import type { IssuedGatewayCertificate, Preparation } from '../store/ports/index.js';
 import type { ServerContext } from './context.js';
 
 /** Where devices redeem their token (spec 4.2 `registration_path`). */

@@ -1,9 +1,8 @@
 import { join } from 'node:path';
-import type { Store, StoreLocator, StorePurpose } from './ports.js';
-import { walCheckpointer, type StoreThread } from './sqlite/checkpointer.js';
-import { openSqliteStore, SqliteStore } from './sqlite/store.js';
+import type { Store, StoreLocator, StorePurpose, StoreThread } from './ports/index.js';
+import { openSqliteStore } from './sqlite/store.js';
 
-export type { StoreThread } from './sqlite/checkpointer.js';
+export type { StoreThread } from './ports/index.js';
 export { DataDirBusy, dataDirHolder, lockDataDir, type DataDirLock } from './sqlite/data-dir-lock.js';
 
 /** The locator of the SQLite database of a data directory (`<dataDir>/scanhub.db`). */
@@ -27,10 +26,7 @@ export async function openStore(locator: StoreLocator, purpose: StorePurpose): P
   return module.openPostgresStore(locator, purpose);
 }
 
-/**
- * Threads the store needs beside an ingest writer (SQLite: the WAL checkpointer, with the
- * server's connection leaving checkpoints to it); none for other stores. The broker supervises them.
- */
+/** The threads the store needs beside an ingest writer (Store.ingestMaintenance), which the broker supervises. */
 export function ingestMaintenance(store: Store): StoreThread[] {
-  return store instanceof SqliteStore ? [walCheckpointer(store.db)] : [];
+  return store.ingestMaintenance();
 }

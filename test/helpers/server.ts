@@ -6,7 +6,7 @@ import type { ScryptCost } from '../../src/auth/passwords.js';
 import { ApiClient } from '../../src/client/api.js';
 import type { ServeOptions } from '../../src/serve/options.js';
 import { startServer, type RunningServer } from '../../src/serve/start.js';
-import type { StoreLocator } from '../../src/store/ports.js';
+import type { StoreLocator } from '../../src/store/ports/index.js';
 import { testDatabase, type TestDatabase } from './test-store.js';
 
 export const ADMIN_EMAIL = 'admin@example.com';

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import type { RunningServer } from '../../src/serve/start.js';
-import type { RawEvent } from '../../src/store/ports.js';
+import type { RawEvent } from '../../src/store/ports/index.js';
 import { dbOf } from './sqlite.js';
 
 type HasStore = RunningServer | { server: RunningServer };

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore, sqliteLocator } from '../../src/store/open.js';
-import type { Store, StoreLocator } from '../../src/store/ports.js';
+import type { Store, StoreLocator } from '../../src/store/ports/index.js';
 import { TEST_DATABASE_URL, withDatabase } from './postgres.js';
 
 /**

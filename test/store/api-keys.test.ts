@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, sqliteLocator } from '../../src/store/open.js';
-import type { ApiKeyRecord, NewApiKey, Store } from '../../src/store/ports.js';
+import type { ApiKeyRecord, NewApiKey, Store } from '../../src/store/ports/index.js';
 import { openPostgresStore } from '../../src/store/postgres/store.js';
 import { describePostgres, freshDatabase } from '../helpers/postgres.js';
 

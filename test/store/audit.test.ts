@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../src/domain/audit.js';
 import { openStore, sqliteLocator } from '../../src/store/open.js';
-import { GatewayNameTaken, PreparationRefused, type AuditKey, type Preparation, type Store } from '../../src/store/ports.js';
+import { GatewayNameTaken, PreparationRefused, type AuditKey, type Preparation, type Store } from '../../src/store/ports/index.js';
 import { openPostgresStore } from '../../src/store/postgres/store.js';
 import { describePostgres, freshDatabase } from '../helpers/postgres.js';
 

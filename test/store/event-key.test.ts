@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_COLUMNS } from '../../src/domain/events.js';
 import { Outcome, type IngestMessage } from '../../src/domain/ingest.js';
 import { openStore, sqliteLocator } from '../../src/store/open.js';
-import type { Store } from '../../src/store/ports.js';
+import type { Store } from '../../src/store/ports/index.js';
 import { migrations as postgresMigrations } from '../../src/store/postgres/migrations/index.js';
 import { openPostgresStore } from '../../src/store/postgres/store.js';
 import { migrations as sqliteMigrations } from '../../src/store/sqlite/migrations/index.js';

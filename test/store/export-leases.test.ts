@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EXPORT_MAX_ATTEMPTS, Exporter, type ExporterOptions, type ExportLog } from '../../src/export/exporter.js';
-import type { ExportTaskRepository, NewExportTask, Store } from '../../src/store/ports.js';
+import type { ExportTaskRepository, NewExportTask, Store } from '../../src/store/ports/index.js';
 import { exportFixture } from '../helpers/fixtures.js';
 import { describePostgres } from '../helpers/postgres.js';
 import { ownDatabase, type OwnDatabase } from '../helpers/test-store.js';

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { NewExportTask, Store } from '../../src/store/ports.js';
+import type { NewExportTask, Store } from '../../src/store/ports/index.js';
 import { describePostgres } from '../helpers/postgres.js';
 import { ownDatabase, type OwnDatabase } from '../helpers/test-store.js';
 

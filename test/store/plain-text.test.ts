@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toApiEvent, type EventRow } from '../../src/domain/events.js';
 import type { IngestMessage } from '../../src/domain/ingest.js';
 import { openStore, sqliteLocator } from '../../src/store/open.js';
-import type { Store } from '../../src/store/ports.js';
+import type { Store } from '../../src/store/ports/index.js';
 import { openPostgresStore } from '../../src/store/postgres/store.js';
 import { eventRow } from '../helpers/events.js';
 import { describePostgres, freshDatabase } from '../helpers/postgres.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Outcome } from '../../src/domain/ingest.js';
-import { StoreUnavailable, type Store } from '../../src/store/ports.js';
+import { StoreUnavailable, type Store } from '../../src/store/ports/index.js';
 import { openPostgresStore } from '../../src/store/postgres/store.js';
 import { startPgCluster, type PgCluster } from '../helpers/pg-cluster.js';
 import { describePostgres, freshDatabase } from '../helpers/postgres.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Signal, Store } from '../../src/store/ports.js';
+import type { Signal, Store } from '../../src/store/ports/index.js';
 import { openPostgresStore } from '../../src/store/postgres/store.js';
 import { startPgCluster, type PgCluster } from '../helpers/pg-cluster.js';
 import { describePostgres, freshDatabase } from '../helpers/postgres.js';

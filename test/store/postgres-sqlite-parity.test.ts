@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { EventRow } from '../../src/domain/events.js';
 import type { CreatedIdKey } from '../../src/domain/page-token.js';
 import { openStore, sqliteLocator } from '../../src/store/open.js';
-import type { EventItems, Store } from '../../src/store/ports.js';
+import type { EventItems, Store } from '../../src/store/ports/index.js';
 import { openPostgresStore } from '../../src/store/postgres/store.js';
 import { describePostgres, freshDatabase } from '../helpers/postgres.js';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Outcome, type IngestMessage } from '../../src/domain/ingest.js';
-import { GatewayNameTaken, PreparationRefused, type NewUser, type Preparation, type Store } from '../../src/store/ports.js';
+import { GatewayNameTaken, PreparationRefused, type NewUser, type Preparation, type Store } from '../../src/store/ports/index.js';
 import { migrations } from '../../src/store/postgres/migrations/index.js';
 import { openPostgresStore } from '../../src/store/postgres/store.js';
 import { describePostgres, freshDatabase } from '../helpers/postgres.js';

@@ -10,7 +10,7 @@ import type { AuditEntry } from '../../src/domain/audit.js';
 import { DAY_MS } from '../../src/domain/retention.js';
 import { RetentionSweeper } from '../../src/retention/sweeper.js';
 import { openStore, sqliteLocator } from '../../src/store/open.js';
-import type { Store } from '../../src/store/ports.js';
+import type { Store } from '../../src/store/ports/index.js';
 import { openPostgresStore } from '../../src/store/postgres/store.js';
 import { eventRow } from '../helpers/events.js';
 import { describePostgres, freshDatabase } from '../helpers/postgres.js';

@@ -10,7 +10,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../src/domain/audit.js';
 import { openStore, sqliteLocator } from '../../src/store/open.js';
-import type { NewInvitation, Store } from '../../src/store/ports.js';
+import type { NewInvitation, Store } from '../../src/store/ports/index.js';
 import { migrations as postgresMigrations } from '../../src/store/postgres/migrations/index.js';
 import { openPostgresStore } from '../../src/store/postgres/store.js';
 import { migrations as sqliteMigrations } from '../../src/store/sqlite/migrations/index.js';

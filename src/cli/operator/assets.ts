@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { ASSET_TYPES, type AssetType } from '../../domain/assets.js';
-import { registerAssetFile } from '../../store/asset-files.js';
-import type { Agreement, Asset } from '../../store/ports.js';
+import { registerAssetFile } from '../../store/operator/asset-files.js';
+import type { Agreement, Asset } from '../../store/ports/index.js';
 import { assetColumns } from '../assets/columns.js';
 import { CliError, Exit, formatTime, printList, printObject, success, type Column, type Io } from '../io.js';
 import { withOperatorStore } from './store.js';

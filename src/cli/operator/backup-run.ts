@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { BackupRefused, type BackupManifest } from '../../store/backup.js';
+import { BackupRefused, type BackupManifest } from '../../store/operator/backup.js';
 import type { DeploymentOptions } from '../deployment.js';
 import { CliError, Exit } from '../io.js';
 

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { backupDataDir } from '../../store/backup.js';
+import { backupDataDir } from '../../store/operator/backup.js';
 import { lowerThreadPriority } from '../../threads/priority.js';
 import { checkOutputFile, createIo, stderrIsTerminal, success, type Io } from '../io.js';
 import { globalsOf } from '../session.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { DeadLetterSummary } from '../../store/ports.js';
+import type { DeadLetterSummary } from '../../store/ports/index.js';
 import { CliError, Exit, formatTime, printList, type Column, type Io } from '../io.js';
 import { withOperatorStore } from './store.js';
 

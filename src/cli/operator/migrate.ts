@@ -20,7 +20,7 @@ export function registerMigrateCommand(operator: Command): void {
       if (locator.kind !== 'postgres') throw new CliError('operator migrate copies into PostgreSQL only', Exit.USAGE);
       const io = createIo(globalsOf(command));
       // Loaded here: node-postgres would slow the start of every other command.
-      const { MigrationRefused, migrateToPostgres } = await import('../../store/migrate.js');
+      const { MigrationRefused, migrateToPostgres } = await import('../../store/operator/migrate.js');
       let summary: Awaited<ReturnType<typeof migrateToPostgres>>;
       try {
         // Progress only for a person watching: a million events take about half a minute.

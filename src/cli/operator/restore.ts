@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { ArchiveDamaged } from '../../store/backup-archive.js';
-import { restoreDataDir } from '../../store/restore.js';
+import { ArchiveDamaged } from '../../store/operator/backup-archive.js';
+import { restoreDataDir } from '../../store/operator/restore.js';
 import { CliError, Exit, createIo, stderrIsTerminal, success } from '../io.js';
 import { globalsOf } from '../session.js';
 import { cancellable, failure, refusePostgres, summary } from './backup-run.js';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { openStore } from '../../store/open.js';
-import { StoreUnavailable, type Store } from '../../store/ports.js';
+import { StoreUnavailable, type Store } from '../../store/ports/index.js';
 import { resolveDeployment, type Deployment, type DeploymentOptions } from '../deployment.js';
 import { CliError, Exit, createIo, type Io } from '../io.js';
 import { globalsOf } from '../session.js';

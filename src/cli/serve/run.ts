@@ -1,7 +1,7 @@
 import type { ServeOptions } from '../../serve/options.js';
 import type { RunningServer } from '../../serve/start.js';
 import { DataDirBusy, lockDataDir, type DataDirLock } from '../../store/open.js';
-import type { StoreLocator } from '../../store/ports.js';
+import type { StoreLocator } from '../../store/ports/index.js';
 import { resolveDeployment } from '../deployment.js';
 import { CliError, Exit, createIo } from '../io.js';
 import { environmentSettings, environmentSwitch, type ServeFlags } from './flags.js';

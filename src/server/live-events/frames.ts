@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { encodeCursor, type StreamPosition } from '../../domain/stream-cursor.js';
-import type { CommittedEvent, Store } from '../../store/ports.js';
+import type { CommittedEvent, Store } from '../../store/ports/index.js';
 
 // What the hubs and streams of live events (live-events.ts) share: their options, what they read
 // with, and the Server-Sent Events frames they send.

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { FastifyBaseLogger } from 'fastify';
 import type { StreamPosition } from '../../domain/stream-cursor.js';
-import type { Signal, Store } from '../../store/ports.js';
+import type { Signal, Store } from '../../store/ports/index.js';
 import { CustomerHub } from './customer-hub.js';
 import { DEFAULT_LIVE_EVENT_OPTIONS, type LiveEventOptions } from './frames.js';
 import { LiveStream, type AccessCheck, type LiveStreamHost } from './live-stream.js';

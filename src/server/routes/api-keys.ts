@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { hashApiKey, newApiKey } from '../../auth/api-keys.js';
 import { PERMISSIONS, isPermission, type Permission } from '../../domain/permissions.js';
 import { MAX_TIME_MILLIS } from '../../domain/event-listing.js';
-import type { ApiKeyRecord } from '../../store/ports.js';
+import type { ApiKeyRecord } from '../../store/ports/index.js';
 import { authenticate, principalOf } from '../access.js';
 import { auditEntry } from '../audit.js';
 import type { ServerContext } from '../context.js';

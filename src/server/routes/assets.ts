@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { ASSET_LINK_LIFETIME_MS, ASSET_TYPES, assetPath, type AssetType } from '../../domain/assets.js';
-import type { Asset } from '../../store/ports.js';
+import type { Asset } from '../../store/ports/index.js';
 import { auditEntry } from '../audit.js';
 import type { ServerContext } from '../context.js';
 import { badRequest, notFound } from '../errors.js';

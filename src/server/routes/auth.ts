@@ -5,7 +5,7 @@ import { MIN_PASSWORD_LENGTH, dummyHash, hashPassword, isWeakerThan, verifyPassw
 import type { AuditAction } from '../../domain/audit.js';
 import { LOGIN_LOCKOUT, lockedForMs, lockoutKey, retryAfterSeconds } from '../../domain/lockout.js';
 import { RATE_LIMITS } from '../../domain/rate-limits.js';
-import type { UserRecord } from '../../store/ports.js';
+import type { UserRecord } from '../../store/ports/index.js';
 import { auditEntryBy } from '../audit.js';
 import type { ServerContext } from '../context.js';
 import { tooManyRequests, unauthorized } from '../errors.js';

@@ -1,7 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { certificateStatus } from '../../domain/gateway-certificates.js';
-import type { GatewayCertificate } from '../../store/ports.js';
+import type { GatewayCertificate } from '../../store/ports/index.js';
 import { auditEntry } from '../audit.js';
 import type { ServerContext } from '../context.js';
 import { conflict, notFound } from '../errors.js';

@@ -9,7 +9,7 @@ import {
 } from '../../domain/event-listing.js';
 import type { ServerContext } from '../context.js';
 import { badRequest } from '../errors.js';
-import { withText } from '../../store/event-items.js';
+import { withText } from '../event-text.js';
 import { EventListStream } from '../event-stream.js';
 import { customerParams, errorResponses, listOf } from '../schemas.js';
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { CELL_MODES, type CellMode } from '../../domain/csv.js';
 import { resolveTimeRange, type EventRangeParams } from '../../domain/event-listing.js';
-import type { ExportTaskRecord } from '../../store/ports.js';
+import type { ExportTaskRecord } from '../../store/ports/index.js';
 import { auditEntry } from '../audit.js';
 import type { ServerContext } from '../context.js';
 import { badRequest, insufficientStorage, internalError, notFound, tooManyRequests } from '../errors.js';

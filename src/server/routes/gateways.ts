@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { GatewayNameTaken, type GatewayChanges, type NewGateway } from '../../store/ports.js';
+import { GatewayNameTaken, type GatewayChanges, type NewGateway } from '../../store/ports/index.js';
 import { auditEntry } from '../audit.js';
 import type { ServerContext } from '../context.js';
 import { createdIdPage, type CreatedIdList } from '../created-id-pages.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { JobConfig, JobConfigFields, JobConfigRefusal } from '../../store/ports.js';
+import type { JobConfig, JobConfigFields, JobConfigRefusal } from '../../store/ports/index.js';
 import type { ServerContext } from '../context.js';
 import { badRequest, conflict, notFound } from '../errors.js';
 import { customerParams, errorResponses, listBody, listOf } from '../schemas.js';

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { GatewayNameTaken, PreparationRefused, type NewGateway, type Preparation } from '../../store/ports.js';
+import { GatewayNameTaken, PreparationRefused, type NewGateway, type Preparation } from '../../store/ports/index.js';
 import { auditEntry } from '../audit.js';
 import type { ServerContext } from '../context.js';
 import { badRequest, conflict, forbidden } from '../errors.js';

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { InvitationKind, UserRecord } from '../../store/ports.js';
+import type { InvitationKind, UserRecord } from '../../store/ports/index.js';
 import { principalOf } from '../access.js';
 import { auditEntry } from '../audit.js';
 import type { ServerContext } from '../context.js';

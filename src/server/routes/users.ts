@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { ROLES, permissionsOf, sameRoles } from '../../domain/permissions.js';
-import type { UserChanges, UserRecord, UserUpdate } from '../../store/ports.js';
+import type { UserChanges, UserRecord, UserUpdate } from '../../store/ports/index.js';
 import { principalOf } from '../access.js';
 import { auditEntry } from '../audit.js';
 import type { ServerContext } from '../context.js';

@@ -1,6 +1,6 @@
 import type { AuditEntry } from '../../domain/audit.js';
-import type { ApiKeyRecord, ApiKeyRepository, AuditOf, NewApiKey, UserRecord } from '../ports.js';
-import { toApiKeyRecord, toUserRecord, type ApiKeyRow, type UserRow } from '../rows.js';
+import type { ApiKeyRecord, ApiKeyRepository, AuditOf, NewApiKey, UserRecord } from '../ports/index.js';
+import { toApiKeyRecord, toUserRecord, type ApiKeyRow, type UserRow } from '../shared/rows.js';
 import { audited } from './audit.js';
 import type { Database } from './pool.js';
 

@@ -1,4 +1,4 @@
-import type { Agreement, Asset, AssetRepository, NewAsset } from '../ports.js';
+import type { Agreement, Asset, AssetRepository, NewAsset } from '../ports/index.js';
 import type { AuditEntry } from '../../domain/audit.js';
 import { audited } from './audit.js';
 import type { Database } from './pool.js';

@@ -1,6 +1,6 @@
 import type { AuditAction, AuditEntry } from '../../domain/audit.js';
-import type { AuditKey, AuditPage, AuditRepository } from '../ports.js';
-import { AUDIT_COLUMNS, auditPageOf, auditRowValues, type AuditRow } from '../rows.js';
+import type { AuditKey, AuditPage, AuditRepository } from '../ports/index.js';
+import { AUDIT_COLUMNS, auditPageOf, auditRowValues, type AuditRow } from '../shared/rows.js';
 import type { Database, Queryable } from './pool.js';
 
 const INSERT_SQL = `INSERT INTO audit_log (${AUDIT_COLUMNS.join(', ')}) VALUES (${AUDIT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`;

@@ -8,7 +8,7 @@ import type {
   Preparation,
   ReprovisionOutcome,
   RevokeOutcome,
-} from '../ports.js';
+} from '../ports/index.js';
 import { insertAuditEntry } from './audit.js';
 import type { Database, Queryable } from './pool.js';
 import { SIGNAL_CHANNEL } from './signals.js';

@@ -1,4 +1,4 @@
-import type { DeadLetterRepository, DeadLetterSummary } from '../ports.js';
+import type { DeadLetterRepository, DeadLetterSummary } from '../ports/index.js';
 import type { Database } from './pool.js';
 
 /** Quarantined messages, written by ingest, read by the operator. */

@@ -1,12 +1,12 @@
 import type { CreatedIdKey } from '../../domain/page-token.js';
 import type { CellMode } from '../../domain/csv.js';
 import { EVENT_COLUMNS, REAL_COLUMNS, STORED_EVENT_COLUMNS, storedValues, type EventRow } from '../../domain/events.js';
-import { csvChunkOfRows } from '../event-csv.js';
-import { ownBuffer, TAIL_ROOM } from '../event-items.js';
-import { CUSTOMERS_PER_SIGNAL, type CsvChunk, type EventItems, type EventRepository, type RawEvent } from '../ports.js';
+import { csvChunkOfRows } from '../shared/event-csv.js';
+import { ownBuffer, TAIL_ROOM } from '../shared/event-items.js';
+import { CUSTOMERS_PER_SIGNAL, type CsvChunk, type EventItems, type EventRepository, type RawEvent } from '../ports/index.js';
 import type { Database, Queryable } from './pool.js';
 import { SIGNAL_CHANNEL } from './signals.js';
-import { eventJson } from './sqlite-json.js';
+import { eventJson } from './event-json.js';
 
 export const EVENT_SELECT = EVENT_COLUMNS.join(', ');
 const CREATED = EVENT_COLUMNS.indexOf('created');

@@ -1,4 +1,4 @@
-import type { ClaimedExportTask, ExportStatus, ExportTaskRecord, ExportTaskRepository, NewExportTask } from '../ports.js';
+import type { ClaimedExportTask, ExportStatus, ExportTaskRecord, ExportTaskRepository, NewExportTask } from '../ports/index.js';
 import type { AuditEntry } from '../../domain/audit.js';
 import { audited } from './audit.js';
 import type { Database } from './pool.js';
@@ -7,7 +7,7 @@ const TASK_COLUMNS = 'id, customer_id, requested_by, start_time, end_time, statu
 
 /**
  * Export tasks: one row each, from request to the deletion of their file. Claimed with a lease
- * (ports.ts ExportTaskRepository) by whichever instance finds a free one first.
+ * (ports/export-tasks.ts) by whichever instance finds a free one first.
  */
 export class PgExportTasks implements ExportTaskRepository {
   constructor(private readonly db: Database) {}

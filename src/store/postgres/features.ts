@@ -1,5 +1,5 @@
 import type { AuditEntry } from '../../domain/audit.js';
-import type { Feature, FeatureRepository } from '../ports.js';
+import type { Feature, FeatureRepository } from '../ports/index.js';
 import { audited } from './audit.js';
 import type { Database } from './pool.js';
 

@@ -1,4 +1,4 @@
-import { GatewayNameTaken, type GatewayChanges, type GatewayRecord, type GatewayRepository, type NewGateway, type UpdateOutcome } from '../ports.js';
+import { GatewayNameTaken, type GatewayChanges, type GatewayRecord, type GatewayRepository, type NewGateway, type UpdateOutcome } from '../ports/index.js';
 import type { AuditEntry } from '../../domain/audit.js';
 import { audited } from './audit.js';
 import { uniqueViolation, type Database, type Queryable } from './pool.js';

@@ -1,8 +1,8 @@
 import { LAST_MESSAGE_RESOLUTION_MS } from '../../domain/connectivity.js';
 import { Outcome, type BatchResult, type IngestMessage } from '../../domain/ingest.js';
 import type { CreatedWindow } from '../../domain/payload-limits.js';
-import { customersOf, emptyBatchResult, mergeSingle, planBatch, planParsed, settleBatch, type BatchPlan, type IngestGateway } from '../batch-plan.js';
-import type { ConnectingGateway, IngestRepository } from '../ports.js';
+import { customersOf, emptyBatchResult, mergeSingle, planBatch, planParsed, settleBatch, type BatchPlan, type IngestGateway } from '../../domain/ingest-batch-plan.js';
+import type { ConnectingGateway, IngestRepository } from '../ports/index.js';
 import { insertAndAnnounce } from './events.js';
 import { isConnectionFailure, isStorageFull, mapFailure, SQLSTATE, type Database, type Queryable } from './pool.js';
 

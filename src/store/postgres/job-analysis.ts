@@ -1,5 +1,5 @@
 import { JobScanner, type GatewayJobs } from '../../domain/job-analysis.js';
-import type { AnalysisRequest, JobAnalysisRepository } from '../ports.js';
+import type { AnalysisRequest, JobAnalysisRepository } from '../ports/index.js';
 import { SHORT_CODE_BYTES } from './migrations/0001_foundation.js';
 import type { Database } from './pool.js';
 

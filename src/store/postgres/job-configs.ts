@@ -1,5 +1,6 @@
-import type { JobConfig, JobConfigFields, JobConfigRefusal, JobConfigRepository } from '../ports.js';
-import { toJobConfig, type JobConfigRow } from '../rows.js';
+import { fieldsToCheck, mergedFields, staleVersion } from '../../domain/job-configs.js';
+import type { JobConfig, JobConfigFields, JobConfigRefusal, JobConfigRepository } from '../ports/index.js';
+import { toJobConfig, type JobConfigRow } from '../shared/rows.js';
 import { uniqueViolation, type Database, type Queryable } from './pool.js';
 
 const COLUMNS = 'id, job_name, start_barcode, end_barcode, gateway_ids, version, created, last_updated';
@@ -48,15 +49,10 @@ export class PgJobConfigs implements JobConfigRepository {
       const row = (await client.query<JobConfigRow>(`SELECT ${COLUMNS} FROM job_configs WHERE customer_id = $1 AND id = $2 FOR UPDATE`, [customerId, id])).rows[0];
       if (!row) return { refused: 'missing' } as const;
       const current = toJobConfig(row);
-      if (expectedVersion !== undefined && expectedVersion !== current.version) return { refused: 'stale', version: current.version } as const;
-      const fields: JobConfigFields = {
-        job_name: changes.job_name ?? current.job_name,
-        start_barcode: changes.start_barcode ?? current.start_barcode,
-        end_barcode: changes.end_barcode ?? current.end_barcode,
-        gateway_ids: changes.gateway_ids ?? current.gateway_ids,
-      };
-      // Only gateways being set are checked: a gateway deleted since must not block a rename.
-      const refusal = await check(client, customerId, id, { ...fields, gateway_ids: changes.gateway_ids ?? [] });
+      const stale = staleVersion(current, expectedVersion);
+      if (stale) return stale;
+      const fields = mergedFields(current, changes);
+      const refusal = await check(client, customerId, id, fieldsToCheck(fields, changes));
       if (refusal) return refusal;
       const { rows } = await client.query<JobConfigRow>(
         `UPDATE job_configs SET job_name = $3, start_barcode = $4, end_barcode = $5, gateway_ids = $6, version = version + 1, last_updated = $7

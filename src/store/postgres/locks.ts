@@ -1,4 +1,4 @@
-import type { LockName, LockOutcome, LockRepository } from '../ports.js';
+import type { LockName, LockOutcome, LockRepository } from '../ports/index.js';
 import type { Database } from './pool.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { AuditEntry } from '../../domain/audit.js';
-import type { LoginFailureRepository } from '../ports.js';
+import type { LoginFailureRepository } from '../ports/index.js';
 import { insertAuditEntry } from './audit.js';
 import { ADVISORY_LOCKS } from './locks.js';
 import type { Database } from './pool.js';

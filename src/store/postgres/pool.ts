@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { StorageFull, StoreUnavailable, type StorePurpose } from '../ports.js';
+import { StorageFull, StoreUnavailable, type StorePurpose } from '../ports/index.js';
 
 /** Connections per pool: the server's main store serves HTTP; ingest writers and readers need few. */
 const POOL_SIZE: Record<StorePurpose, number> = { server: 8, ingest: 2, reader: 2 };

@@ -10,7 +10,7 @@ import {
   type ProvisioningRepository,
   type RedeemOutcome,
   type Redemption,
-} from '../ports.js';
+} from '../ports/index.js';
 import type { AuditEntry } from '../../domain/audit.js';
 import { insertAuditEntry } from './audit.js';
 import { handOut, insertCertificate } from './certificates.js';

@@ -1,8 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import type { CreatedIdKey } from '../../domain/page-token.js';
 import { DELETION_START, newestKey } from '../../domain/retention.js';
-import type { DeletedBatch, RetentionDeletion, RetentionRecord, RetentionRepository, AuditOf } from '../ports.js';
-import { RETENTION_COLUMNS, retentionDeletionValues, toRetentionRecord, type RetentionRow } from '../rows.js';
+import type { DeletedBatch, RetentionDeletion, RetentionRecord, RetentionRepository, AuditOf } from '../ports/index.js';
+import { RETENTION_COLUMNS, retentionDeletionValues, toRetentionRecord, type RetentionRow } from '../shared/rows.js';
 import { audited } from './audit.js';
 import type { Database } from './pool.js';
 

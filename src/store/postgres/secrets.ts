@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { AuditEntry } from '../../domain/audit.js';
-import type { SecretName, SecretRepository } from '../ports.js';
+import type { SecretName, SecretRepository } from '../ports/index.js';
 import { insertAuditEntry } from './audit.js';
 import { ADVISORY_LOCKS } from './locks.js';
 import type { Database } from './pool.js';

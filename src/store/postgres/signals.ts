@@ -1,6 +1,6 @@
 import pg from 'pg';
-import { LocalSignals } from '../local-signals.js';
-import type { Signal, SignalBus } from '../ports.js';
+import { LocalSignals } from '../shared/local-signals.js';
+import type { Signal, SignalBus } from '../ports/index.js';
 import type { Database } from './pool.js';
 
 /** The channel of every signal (DESIGN.md "Scale-out"). */

@@ -1,4 +1,4 @@
-import type { Store, StoreLocator, StorePurpose } from '../ports.js';
+import type { Store, StoreLocator, StorePurpose, StoreThread } from '../ports/index.js';
 import { PgAssets } from './assets.js';
 import { PgAudit } from './audit.js';
 import { PgCertificates } from './certificates.js';
@@ -14,12 +14,13 @@ import { PgJobConfigs } from './job-configs.js';
 import { PgLocks } from './locks.js';
 import { applyMigrations } from './migrations/index.js';
 import { Database, mapFailure } from './pool.js';
-import { StorageWatch } from '../storage-watch.js';
+import { StorageWatch } from '../shared/storage-watch.js';
 import { PgProvisioning } from './provisioning.js';
 import { PgRetention } from './retention.js';
 import { PgSecrets } from './secrets.js';
 import { PgSignals } from './signals.js';
-import { PgCustomers, PgUsers } from './users.js';
+import { PgCustomers } from './customers.js';
+import { PgUsers } from './users.js';
 import { PgLoginFailures } from './login-failures.js';
 import { PgApiKeys } from './api-keys.js';
 
@@ -110,6 +111,11 @@ class PostgresStore implements Store {
   async sizeBytes(): Promise<number> {
     const { rows } = await this.db.query<{ bytes: string }>('SELECT pg_database_size(current_database()) AS bytes');
     return Number(rows[0]!.bytes);
+  }
+
+  /** PostgreSQL checkpoints on its own. */
+  ingestMaintenance(): StoreThread[] {
+    return [];
   }
 
   close(): Promise<void> {

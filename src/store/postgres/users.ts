@@ -1,10 +1,9 @@
 import type { AuditEntry } from '../../domain/audit.js';
 import { sameRoles } from '../../domain/permissions.js';
-import type { AuditOf, CustomerRepository, InvitationKind, InvitationOutcome, NewInvitation, NewUser, Redeemed, UserChanges, UserRecord, UserRepository, UserUpdate } from '../ports.js';
+import type { AuditOf, InvitationKind, InvitationOutcome, NewInvitation, NewUser, Redeemed, UserChanges, UserRecord, UserRepository, UserUpdate } from '../ports/index.js';
 import { audited, insertAuditEntry } from './audit.js';
-import { toUserRecord, type UserRow } from '../rows.js';
+import { toUserRecord, type UserRow } from '../shared/rows.js';
 import type { Database, Queryable } from './pool.js';
-import { ADVISORY_LOCKS } from './locks.js';
 
 const USER_COLUMNS = `id, customer_id, email, first_name, last_name, language, roles, password_hash,
   consent_general_terms, consent_privacy_policy, created, last_updated, session_version`;
@@ -152,62 +151,4 @@ async function setPasswordOn(client: Queryable, id: string, passwordHash: string
   );
   await client.query('DELETE FROM invitations WHERE user_id = $1 AND used_at IS NULL', [id]);
   return toUserRecord(rows[0]!);
-}
-
-/** Customers: the tenants of a deployment. */
-export class PgCustomers implements CustomerRepository {
-  constructor(private readonly db: Database) {}
-
-  async exists(id: string): Promise<boolean> {
-    return (await this.db.query('SELECT 1 FROM customers WHERE id = $1', [id])).rowCount === 1;
-  }
-
-  async count(): Promise<number> {
-    return (await this.db.query<{ count: number }>('SELECT count(*) AS count FROM customers')).rows[0]!.count;
-  }
-
-  createWithAdmin(id: string, admin: NewUser, now: number, audit?: AuditEntry): Promise<'created' | 'customer-exists' | 'email-taken'> {
-    return this.db
-      .transaction(async (client) => {
-        const outcome = await createCustomer(client, id, admin, now);
-        if (outcome !== 'created') throw new Refused(outcome);
-        if (audit) await insertAuditEntry(client, audit);
-        return outcome;
-      })
-      .catch((error: unknown) => {
-        if (error instanceof Refused) return error.outcome;
-        throw error;
-      });
-  }
-
-  /** Under a transaction-level advisory lock: of two bootstraps racing on an empty deployment, one creates. */
-  bootstrap(id: string, admin: NewUser, now: number, audit?: AuditEntry): Promise<boolean> {
-    return this.db
-      .transaction(async (client) => {
-        await client.query('SELECT pg_advisory_xact_lock($1)', [BOOTSTRAP_LOCK]);
-        if ((await client.query('SELECT 1 FROM customers LIMIT 1')).rowCount !== 0) return false;
-        const outcome = await createCustomer(client, id, admin, now);
-        if (outcome !== 'created') throw new Refused(outcome);
-        if (audit) await insertAuditEntry(client, audit);
-        return true;
-      })
-      .catch((error: unknown) => {
-        if (error instanceof Refused) return false;
-        throw error;
-      });
-  }
-}
-
-const BOOTSTRAP_LOCK = ADVISORY_LOCKS.bootstrap;
-
-class Refused extends Error {
-  constructor(readonly outcome: 'customer-exists' | 'email-taken') {
-    super(outcome);
-  }
-}
-
-async function createCustomer(client: Queryable, id: string, admin: NewUser, now: number): Promise<'created' | 'customer-exists' | 'email-taken'> {
-  const created = await client.query('INSERT INTO customers (id, created) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING', [id, now]);
-  if (created.rowCount !== 1) return 'customer-exists';
-  return (await insertUser(client, { ...admin, customer_id: id })) ? 'created' : 'email-taken';
 }

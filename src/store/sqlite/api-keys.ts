@@ -1,10 +1,12 @@
-import type { ApiKeyRecord, NewApiKey, UserRecord } from '../ports.js';
-import { toApiKeyRecord, toUserRecord, type ApiKeyRow, type UserRow } from '../rows.js';
+import type { AuditEntry } from '../../domain/audit.js';
+import type { ApiKeyRecord, ApiKeyRepository, AuditOf, NewApiKey, UserRecord } from '../ports/index.js';
+import { toApiKeyRecord, toUserRecord, type ApiKeyRow, type UserRow } from '../shared/rows.js';
+import { audited } from './audit.js';
 import type { Db } from './open.js';
 import { LIMIT } from './statements.js';
 
 /** The api_keys table (migration 0010): keys by their hash; a name unique among the keys not revoked. */
-export class ApiKeyStore {
+export class SqliteApiKeys implements ApiKeyRepository {
   private readonly insert;
   private readonly selectByHash;
   private readonly selectCreator;
@@ -12,7 +14,7 @@ export class ApiKeyStore {
   private readonly markRevoked;
   private readonly markUsed;
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     this.insert = db.prepare(
       `INSERT INTO api_keys (id, customer_id, name, key_hash, permissions, created, created_by, expires_at)
        VALUES (@id, @customer_id, @name, @key_hash, @permissions, @created, @created_by, @expires_at)
@@ -30,33 +32,41 @@ export class ApiKeyStore {
     this.markUsed = db.prepare('UPDATE api_keys SET last_used = ? WHERE id = ? AND (last_used IS NULL OR last_used <= ?)');
   }
 
-  create(key: NewApiKey): boolean {
-    return this.insert.run({ ...key, permissions: JSON.stringify(key.permissions) }).changes === 1;
+  async create(key: NewApiKey, audit?: AuditEntry): Promise<boolean> {
+    const inserted = () => this.insert.run({ ...key, permissions: JSON.stringify(key.permissions) }).changes === 1;
+    return audited(this.db, inserted, (created) => (created ? audit : undefined));
   }
 
-  byHash(keyHash: string): ApiKeyRecord | undefined {
+  async byHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
     const row = this.selectByHash.get(keyHash);
     return row && toApiKeyRecord(row);
   }
 
-  withCreator(keyHash: string): { key: ApiKeyRecord; creator: UserRecord | undefined } | undefined {
+  async withCreator(keyHash: string): Promise<{ key: ApiKeyRecord; creator: UserRecord | undefined } | undefined> {
     const row = this.selectByHash.get(keyHash);
     if (!row) return undefined;
     const creator = this.selectCreator.get(row.created_by);
     return { key: toApiKeyRecord(row), creator: creator && toUserRecord(creator) };
   }
 
-  page(customerId: string, after: { created: number; id: string } | null, limit: number): ApiKeyRecord[] {
+  async page(customerId: string, after: { created: number; id: string } | null, limit: number): Promise<ApiKeyRecord[]> {
     return this.selectPage.all({ customerId, created: after?.created ?? -1, id: after?.id ?? '', limit }).map(toApiKeyRecord);
   }
 
-  /** The key as revoked, or undefined when there was none to revoke. */
-  revoke(customerId: string, id: string, now: number): ApiKeyRecord | undefined {
-    const row = this.markRevoked.get(now, customerId, id);
-    return row && toApiKeyRecord(row);
+  /** 'missing' when there was no key of the customer to revoke. */
+  async revoke(customerId: string, id: string, now: number, audit?: AuditOf<ApiKeyRecord>): Promise<'revoked' | 'missing'> {
+    const revoked = audited(
+      this.db,
+      () => {
+        const row = this.markRevoked.get(now, customerId, id);
+        return row && toApiKeyRecord(row);
+      },
+      (key) => (key && audit ? audit(key) : undefined),
+    );
+    return revoked ? 'revoked' : 'missing';
   }
 
-  touch(id: string, now: number, staleAt: number): void {
+  async touch(id: string, now: number, staleAt: number): Promise<void> {
     this.markUsed.run(now, id, staleAt);
   }
 }

@@ -1,6 +1,7 @@
-import type { AssetType } from '../../domain/assets.js';
+import type { AuditEntry } from '../../domain/audit.js';
+import type { Agreement, Asset, AssetRepository, NewAsset } from '../ports/index.js';
+import { audited } from './audit.js';
 import type { Db } from './open.js';
-import type { Agreement, Asset, NewAsset } from '../ports.js';
 
 type AssetRow = Omit<Asset, 'default'> & { default: number };
 
@@ -13,11 +14,11 @@ const SELECT_ASSETS = `
 const toAsset = (row: AssetRow): Asset => ({ ...row, default: row.default === 1 });
 
 /** Assets and the EULA agreements given to download them. */
-export class AssetStore {
+export class SqliteAssets implements AssetRepository {
   constructor(private readonly db: Db) {}
 
   /** Records the asset; false when its type already has that version. */
-  register(asset: NewAsset): boolean {
+  async register(asset: NewAsset): Promise<boolean> {
     const result = this.db
       .prepare(
         `INSERT INTO assets (id, asset_type, asset_version, file_name, file_size, file_sha256, eula_version, eula_text, eula_checksum, registered)
@@ -29,7 +30,7 @@ export class AssetStore {
   }
 
   /** All assets (or those of one type): by type, newest registration first. */
-  list(assetType?: string): Asset[] {
+  async list(assetType?: string): Promise<Asset[]> {
     const rows = this.db
       .prepare(`${SELECT_ASSETS} WHERE @type IS NULL OR asset_type = @type ORDER BY asset_type, seq DESC`)
       .all({ type: assetType ?? null }) as AssetRow[];
@@ -37,28 +38,27 @@ export class AssetStore {
   }
 
   /** The asset of the type with that version, or the type's default when no version is given. */
-  find(assetType: string, assetVersion?: string): Asset | undefined {
+  async find(assetType: string, assetVersion?: string): Promise<Asset | undefined> {
     const row = this.db
       .prepare(`${SELECT_ASSETS} WHERE asset_type = @type AND (@version IS NULL OR asset_version = @version) ORDER BY seq DESC LIMIT 1`)
       .get({ type: assetType, version: assetVersion ?? null }) as AssetRow | undefined;
     return row && toAsset(row);
   }
 
-  exists(assetType: string, assetVersion: string): boolean {
+  async exists(assetType: string, assetVersion: string): Promise<boolean> {
     return this.db.prepare('SELECT 1 FROM assets WHERE asset_type = ? AND asset_version = ?').get(assetType, assetVersion) !== undefined;
   }
 
-  recordAgreement(agreement: Agreement): void {
-    this.db
-      .prepare(
-        `INSERT INTO asset_agreements (agreed_at, customer_id, user_id, agreed_by, asset_id, asset_type, asset_version, eula_version, eula_checksum)
-         VALUES (@agreed_at, @customer_id, @user_id, @agreed_by, @asset_id, @asset_type, @asset_version, @eula_version, @eula_checksum)`,
-      )
-      .run(agreement);
+  async recordAgreement(agreement: Agreement, audit?: AuditEntry): Promise<void> {
+    const insert = this.db.prepare(
+      `INSERT INTO asset_agreements (agreed_at, customer_id, user_id, agreed_by, asset_id, asset_type, asset_version, eula_version, eula_checksum)
+       VALUES (@agreed_at, @customer_id, @user_id, @agreed_by, @asset_id, @asset_type, @asset_version, @eula_version, @eula_checksum)`,
+    );
+    audited(this.db, () => insert.run(agreement), () => audit);
   }
 
   /** Agreements, oldest first, of every customer or of one. */
-  agreements(customerId?: string): Agreement[] {
+  async agreements(customerId?: string): Promise<Agreement[]> {
     return this.db
       .prepare(
         `SELECT agreed_at, customer_id, user_id, agreed_by, asset_id, asset_type, asset_version, eula_version, eula_checksum

@@ -1,6 +1,6 @@
 import type { AuditAction, AuditEntry } from '../../domain/audit.js';
-import type { AuditKey, AuditPage } from '../ports.js';
-import { AUDIT_COLUMNS, auditPageOf, auditRowValues, type AuditRow } from '../rows.js';
+import type { AuditKey, AuditPage, AuditRepository } from '../ports/index.js';
+import { AUDIT_COLUMNS, auditPageOf, auditRowValues, type AuditRow } from '../shared/rows.js';
 import type { Db } from './open.js';
 import { LIMIT, prepared } from './statements.js';
 
@@ -38,7 +38,7 @@ export function audited<T>(db: Db, change: () => T, entriesOf: (result: T) => Au
 }
 
 /** The audit_log table (migration 0009). */
-export class AuditStore {
+export class SqliteAudit implements AuditRepository {
   private readonly page;
   private readonly actionPage;
 
@@ -47,11 +47,11 @@ export class AuditStore {
     this.actionPage = db.prepare<[Record<string, unknown>], AuditRow>(ACTION_PAGE_SQL);
   }
 
-  append(entry: AuditEntry): void {
+  async append(entry: AuditEntry): Promise<void> {
     insertAuditEntry(this.db, entry);
   }
 
-  newestBefore(customerId: string, start: number, before: AuditKey, limit: number, action?: AuditAction): AuditPage {
+  async newestBefore(customerId: string, start: number, before: AuditKey, limit: number, action?: AuditAction): Promise<AuditPage> {
     const params = { customerId, start, time: before.time, id: before.id, limit: limit + 1 };
     const rows = action === undefined ? this.page.all(params) : this.actionPage.all({ ...params, action });
     return auditPageOf(rows, limit);

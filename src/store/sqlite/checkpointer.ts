@@ -1,16 +1,6 @@
 import { workerScript } from '../../threads/worker-script.js';
+import type { StoreThread } from '../ports/index.js';
 import type { Db } from './open.js';
-
-/** A thread a store runs beside ingest, as the broker's supervisor needs it. */
-export interface StoreThread {
-  /** Its name in logs and /healthz. */
-  name: string;
-  /** The compiled entry; it posts THREAD_READY when ready and exits on the message 'close'. */
-  entry: URL;
-  workerData: unknown;
-  /** A message the thread posted: something to warn about, with its fields, and the reason when it says the disk is full. */
-  warning(message: unknown): { fields: object; message: string; storageFull?: string };
-}
 
 /** What the checkpointer posts: a checkpoint failed (told once per reason), or works again. */
 export type CheckpointReport = { checkpointError: string; storageFull: string | undefined } | { checkpointRecovered: string };

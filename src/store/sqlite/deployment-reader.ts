@@ -1,5 +1,5 @@
-import type { CopiedRow, CopiedTable } from '../copied-tables.js';
-import type { SecretName } from '../ports.js';
+import type { CopiedRow, CopiedTable } from '../shared/copied-tables.js';
+import type { SecretName } from '../ports/index.js';
 import { openDatabase, type Db } from './open.js';
 import { FileSecrets } from './secrets.js';
 

@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { csvField, FORMULA_START_CODES, QUOTED_CODES, type CellMode } from '../../domain/csv.js';
 import { EVENT_COLUMNS, REAL_COLUMNS, type EventColumn } from '../../domain/events.js';
-import type { CsvChunk } from '../ports.js';
+import type { CsvChunk } from '../ports/index.js';
 
 /**
  * Export chunks written by SQLite. On Node 20 better-sqlite3 hands a row's values to V8 one call

@@ -1,18 +1,51 @@
-import { Worker } from 'node:worker_threads';
-import { workerScript } from '../../threads/worker-script.js';
+import { performance } from 'node:perf_hooks';
+import type { Statement } from 'better-sqlite3';
 import type { CreatedIdKey } from '../../domain/page-token.js';
-import type { DeletedBatch } from '../ports.js';
-import { batchDeleter } from './event-deletion.js';
-import type { DeletionAnswer, DeletionTask } from './event-deletion-worker.js';
+import { DELETION_START, newestKey } from '../../domain/retention.js';
+import { TaskPool } from '../../threads/task-pool.js';
+import type { DeletedBatch } from '../ports/index.js';
 import type { Db } from './open.js';
+import { LIMIT } from './statements.js';
+
+/**
+ * One batch of old events of a customer, oldest first after a keyset position: the subquery reads
+ * the rowids from the index events_customer_created (customer_id, created, id) alone, the DELETE
+ * removes those rows and their entries in every index, and returns their keys.
+ */
+const DELETE_BATCH_SQL = `DELETE FROM events WHERE seq IN (
+  SELECT seq FROM events WHERE customer_id = @customerId AND created < @cutoff AND (created, id) > (@created, @id)
+  ORDER BY created, id ${LIMIT}) RETURNING created, id`;
 
 /** A thread left without work stops after this long; the next batch starts a new one. */
 const IDLE_MS = 30_000;
 
-interface Pending {
-  task: DeletionTask;
-  resolve: (batch: DeletedBatch) => void;
-  reject: (error: Error) => void;
+/** One batch as the thread is asked for it. */
+export interface DeletionTask {
+  customerId: string;
+  cutoff: number;
+  limit: number;
+  after?: CreatedIdKey;
+}
+
+/** Deletes one batch on a connection: up to `limit` of the customer's events with created < cutoff after `after`, oldest first. */
+export type BatchDeleter = (customerId: string, cutoff: number, limit: number, after?: CreatedIdKey) => DeletedBatch;
+
+/** A prepared batch deletion on one connection: one IMMEDIATE transaction per call, its hold timed. */
+export function batchDeleter(db: Db): BatchDeleter {
+  const statement: Statement<[Record<string, unknown>], CreatedIdKey> = db.prepare(DELETE_BATCH_SQL);
+  let locked = 0;
+  const transaction = db.transaction((customerId: string, cutoff: number, limit: number, after: CreatedIdKey) => {
+    // Runs once BEGIN IMMEDIATE holds the write lock (after any wait for another writer).
+    locked = performance.now();
+    return statement.all({ customerId, cutoff, limit, created: after.created, id: after.id });
+  });
+  return (customerId, cutoff, limit, after = DELETION_START) => {
+    const keys = transaction.immediate(customerId, cutoff, limit, after);
+    // COMMIT included: the lock is released when it returns.
+    const holdMs = performance.now() - locked;
+    const last = newestKey(keys);
+    return last ? { deleted: keys.length, holdMs, last } : { deleted: 0, holdMs };
+  };
 }
 
 /**
@@ -23,92 +56,34 @@ interface Pending {
  * order. An in-memory database cannot be shared with a thread: its batches run inline.
  */
 export class EventDeleter {
-  private worker: Worker | undefined;
-  private readonly queue: Pending[] = [];
-  private busy: Pending | undefined;
-  private idle: NodeJS.Timeout | undefined;
-  private nextTaskId = 1;
-  private closed = false;
+  private readonly pool: TaskPool<DeletionTask, DeletedBatch>;
   private readonly oldestBefore;
 
   constructor(private readonly db: Db) {
     this.oldestBefore = db.prepare<[string, number], 1>('SELECT 1 FROM events WHERE customer_id = ? AND created < ? LIMIT 1').pluck();
+    this.pool = new TaskPool({
+      script: { from: import.meta.url, relative: './event-deleter-worker.js' },
+      workerData: { file: db.name },
+      size: 1,
+      idleMs: IDLE_MS,
+      failed: 'deleting old events failed',
+      stopped: 'the event deletion thread stopped',
+      closed: 'the event deleter is closed',
+    });
   }
 
-  /** Deletes up to `limit` of the customer's events with created < cutoff after `after`, oldest first, in one transaction. */
+  /** One batch (BatchDeleter), off the caller's thread. */
   delete(customerId: string, cutoff: number, limit: number, after?: CreatedIdKey): Promise<DeletedBatch> {
-    if (this.closed) return Promise.reject(new Error('the event deleter is closed'));
+    // Refused by the pool before this connection, which may be closed by now, is used.
+    if (this.pool.closed) return this.pool.run({ customerId, cutoff, limit });
     // One index probe on this connection: a pass with nothing to delete starts no thread.
-    if (!this.worker && this.oldestBefore.get(customerId, cutoff) === undefined) return Promise.resolve({ deleted: 0, holdMs: 0 });
+    if (!this.pool.running && this.oldestBefore.get(customerId, cutoff) === undefined) return Promise.resolve({ deleted: 0, holdMs: 0 });
     if (this.db.memory) return Promise.resolve(batchDeleter(this.db)(customerId, cutoff, limit, after));
-    return new Promise((resolve, reject) => {
-      this.queue.push({ task: { taskId: this.nextTaskId++, customerId, cutoff, limit, ...(after ? { after } : {}) }, resolve, reject });
-      this.dispatch();
-    });
+    return this.pool.run({ customerId, cutoff, limit, ...(after ? { after } : {}) });
   }
 
   /** Stops the thread; a batch in flight is rolled back or committed whole (one transaction), and its caller told it stopped. */
-  async close(): Promise<void> {
-    this.closed = true;
-    clearTimeout(this.idle);
-    const error = new Error('the event deleter is closed');
-    for (const pending of this.queue.splice(0)) pending.reject(error);
-    this.busy?.reject(error);
-    this.busy = undefined;
-    const worker = this.worker;
-    this.worker = undefined;
-    await worker?.terminate();
-  }
-
-  private dispatch(): void {
-    if (this.busy || this.queue.length === 0) return;
-    clearTimeout(this.idle);
-    let worker: Worker;
-    try {
-      worker = this.worker ??= this.spawn();
-    } catch (error) {
-      // No thread can start (e.g. not built): fail what waits rather than keep it forever.
-      for (const pending of this.queue.splice(0)) pending.reject(error as Error);
-      return;
-    }
-    this.busy = this.queue.shift()!;
-    worker.ref();
-    worker.postMessage(this.busy.task);
-  }
-
-  private spawn(): Worker {
-    const worker = new Worker(workerScript(import.meta.url, './event-deletion-worker.js'), { workerData: { file: this.db.name } });
-    worker.on('message', (answer: DeletionAnswer) => {
-      const pending = this.busy;
-      this.busy = undefined;
-      worker.unref();
-      if (pending?.task.taskId === answer.taskId) {
-        if ('error' in answer) pending.reject(new Error(`deleting old events failed: ${answer.error}`));
-        else {
-          const { taskId: _taskId, ...batch } = answer;
-          pending.resolve(batch);
-        }
-      }
-      if (this.queue.length > 0) return this.dispatch();
-      this.idle = setTimeout(() => this.retire(worker), IDLE_MS).unref();
-    });
-    const died = (cause: Error) => {
-      if (this.worker !== worker) return;
-      this.worker = undefined;
-      const pending = this.busy;
-      this.busy = undefined;
-      pending?.reject(new Error(`the event deletion thread stopped: ${cause.message}`, { cause }));
-      if (!this.closed) this.dispatch();
-    };
-    worker.on('error', died);
-    worker.on('exit', (code) => died(new Error(`exit code ${code}`)));
-    worker.unref();
-    return worker;
-  }
-
-  private retire(worker: Worker): void {
-    if (this.worker !== worker || this.busy) return;
-    this.worker = undefined;
-    void worker.terminate();
+  close(): Promise<void> {
+    return this.pool.close();
   }
 }

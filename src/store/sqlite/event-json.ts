@@ -52,6 +52,6 @@ export const ITEM_JSON = `CASE WHEN plain_text = 1 THEN ${itemJson(true)} ELSE $
  * (spaces), and their count. The subquery's ORDER BY and LIMIT keep it from being flattened into
  * the aggregate, so the items arrive, and are joined, in its order (the list tests check the
  * order page by page). The prefix (such as `{"items":[`) saves copying the items into a response
- * afterwards, and the room behind them takes the rest of the body (see event-items.ts).
+ * afterwards, and the room behind them takes the rest of the body (src/store/shared/event-items.ts).
  */
 export const ITEMS_JSON = `CAST(concat(@prefix, group_concat(item, ','), @room) AS BLOB), count(*)`;

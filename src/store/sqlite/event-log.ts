@@ -1,5 +1,5 @@
 import type { Statement } from 'better-sqlite3';
-import type { CommittedEvent, EventLogRead, StreamPosition } from '../ports.js';
+import type { CommittedEvent, EventLogRead, EventLogRepository, StreamPosition } from '../ports/index.js';
 import { ITEM_JSON } from './event-json.js';
 import type { Db } from './open.js';
 import { LIMIT } from './statements.js';
@@ -24,7 +24,7 @@ const GATEWAY_AFTER_SQL = `SELECT seq, ${ITEM_JSON}, gateway_id FROM events
  * The events in commit order on SQLite: seq, which one writer at a time assigns inside its
  * transaction, so a later commit always has larger seqs. A position is `[seq]`.
  */
-export class EventLogStore {
+export class SqliteEventLog implements EventLogRepository {
   private readonly highWater: Statement<[], number>;
   private readonly afterStatement: Statement;
   private readonly gatewayAfterStatement: Statement;
@@ -35,11 +35,16 @@ export class EventLogStore {
     this.gatewayAfterStatement = db.prepare(GATEWAY_AFTER_SQL).raw(true);
   }
 
-  head(): StreamPosition {
+  async head(): Promise<StreamPosition> {
     return [this.highWater.get()!];
   }
 
-  after(customerId: string, after: StreamPosition, limit: number, gatewayId?: string): EventLogRead {
+  /** The head: one writer at a time numbers events in commit order, so nothing committed lies beyond it. */
+  frontier(): Promise<StreamPosition> {
+    return this.head();
+  }
+
+  async after(customerId: string, after: StreamPosition, limit: number, gatewayId?: string): Promise<EventLogRead> {
     // The high water first: an event committed after it has a larger seq, so the range below it
     // is complete whatever commits while it is read.
     const highWater = this.highWater.get()!;
@@ -52,9 +57,9 @@ export class EventLogStore {
     if (rows.length === limit) return { events, reached: events[events.length - 1]!.position, more: true };
     return { events, reached: [upto], more: upto < highWater };
   }
-}
 
-/** A SQLite position: `[seq]`. */
-export function isSqlitePosition(value: unknown): value is StreamPosition {
-  return Array.isArray(value) && value.length === 1 && Number.isSafeInteger(value[0]) && (value[0] as number) >= 0;
+  /** A SQLite position: `[seq]`. */
+  isPosition(value: unknown): value is StreamPosition {
+    return Array.isArray(value) && value.length === 1 && Number.isSafeInteger(value[0]) && (value[0] as number) >= 0;
+  }
 }

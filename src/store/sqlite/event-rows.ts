@@ -14,10 +14,10 @@ const STORED_PARAMETERS = STORED_EVENT_COLUMNS.map(() => '?').join(', ');
  * already stored ignored (idempotent ingest: the UNIQUE indexes of migration 0014, on the
  * customer's (created, id) and on a stamped event's id). One row per statement on purpose: a
  * multi-row INSERT needs a statement journal (to undo a half-done statement), which SQLite spills
- * to a temporary file; measured a third slower. Rows come from ingest (payload.ts, batch-plan.ts)
- * or storedValues, which set `plain_text`: a row marked plain must hold no text JSON escapes, or the
- * list would write that text into its JSON unescaped (event-json.ts; test/conventions.test.ts keeps
- * the writers of events to this file and PostgreSQL's events.ts).
+ * to a temporary file; measured a third slower. Rows come from ingest (domain/payload.ts,
+ * ingest-batch-plan.ts) or storedValues, which set `plain_text`: a row marked plain must hold no
+ * text JSON escapes, or the list would write that text into its JSON unescaped (event-json.ts;
+ * test/conventions.test.ts keeps the writers of events to this file and PostgreSQL's events.ts).
  */
 export const INSERT_EVENT_SQL = `INSERT INTO events (${STORED_SELECT}) VALUES (${STORED_PARAMETERS}) ON CONFLICT DO NOTHING`;
 

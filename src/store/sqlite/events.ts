@@ -1,12 +1,14 @@
 import type { Statement } from 'better-sqlite3';
-import type { CreatedIdKey } from '../../domain/page-token.js';
 import type { CellMode } from '../../domain/csv.js';
-import { csvChunkOfRows } from '../event-csv.js';
-import { itemsOf, TAIL_ROOM_TEXT } from '../event-items.js';
-import type { CsvChunk, EventItems, RawEvent } from '../ports.js';
+import type { EventRow } from '../../domain/events.js';
+import type { CreatedIdKey } from '../../domain/page-token.js';
+import type { CsvChunk, EventItems, EventRepository, RawEvent } from '../ports/index.js';
+import { csvChunkOfRows } from '../shared/event-csv.js';
+import { itemsOf, TAIL_ROOM_TEXT } from '../shared/event-items.js';
+import type { LocalSignals } from '../shared/local-signals.js';
 import { CSV_RECORD, CSV_RECORDS, csvChunkOf } from './event-csv.js';
 import { ITEM_JSON, ITEMS_JSON } from './event-json.js';
-import { EVENT_SELECT } from './event-rows.js';
+import { EVENT_SELECT, insertEvents } from './event-rows.js';
 import type { Db } from './open.js';
 import { LIMIT } from './statements.js';
 
@@ -38,45 +40,53 @@ export const OLDEST_FIRST_CSV_SQL = `SELECT ${CSV_RECORDS} FROM (SELECT ${CSV_RE
  * folded into it, see endKey), because SQLite uses only one upper bound per range and would
  * otherwise pick `created < end` and filter its way down to the cursor.
  */
-export class EventStore {
+export class SqliteEvents implements EventRepository {
   private readonly newestFirst: Statement;
   private readonly gatewayNewestFirst: Statement;
   private readonly oldestFirst: Statement;
   private readonly oldestFirstCsv: Statement;
 
-  constructor(db: Db) {
+  constructor(
+    private readonly db: Db,
+    private readonly signals: LocalSignals,
+  ) {
     this.newestFirst = db.prepare(NEWEST_FIRST_SQL).raw(true);
     this.gatewayNewestFirst = db.prepare(GATEWAY_NEWEST_FIRST_SQL).raw(true);
     this.oldestFirst = db.prepare(OLDEST_FIRST_SQL).raw(true);
     this.oldestFirstCsv = db.prepare(OLDEST_FIRST_CSV_SQL).raw(true);
   }
 
-  /**
-   * Up to `limit` events of the customer with `start <= created` and `(created, id) < before`,
-   * newest first, their JSON after `prefix`.
-   */
-  newestBefore(customerId: string, start: number, before: CreatedIdKey, limit: number, prefix = ''): EventItems {
+  async newestBefore(customerId: string, start: number, before: CreatedIdKey, limit: number, prefix = ''): Promise<EventItems> {
     const row = this.newestFirst.get({ customerId, start, created: before.created, id: before.id, limit: limit + 1, prefix, room: TAIL_ROOM_TEXT });
     return itemsOf(row as [Buffer | null, number], limit, prefix);
   }
 
-  /** As newestBefore, for the events one gateway transmitted. */
-  gatewayNewestBefore(customerId: string, gatewayId: string, start: number, before: CreatedIdKey, limit: number, prefix = ''): EventItems {
+  async gatewayNewestBefore(customerId: string, gatewayId: string, start: number, before: CreatedIdKey, limit: number, prefix = ''): Promise<EventItems> {
     const row = this.gatewayNewestFirst.get({ customerId, gatewayId, start, created: before.created, id: before.id, limit: limit + 1, prefix, room: TAIL_ROOM_TEXT });
     return itemsOf(row as [Buffer | null, number], limit, prefix);
   }
 
-  /** Up to `limit` raw events of the customer with `(created, id) > after` and `created < end`, oldest first. */
-  oldestAfter(customerId: string, after: CreatedIdKey, end: number, limit: number): RawEvent[] {
-    return this.oldestFirst.all({ customerId, created: after.created, id: after.id, end, limit }) as RawEvent[];
+  async oldestAfter(customerId: string, after: CreatedIdKey, end: number, limit: number): Promise<RawEvent[]> {
+    return this.rawAfter(customerId, after, end, limit);
   }
 
   /**
    * The events oldestAfter reads, as CSV records: written by SQLite, or from the raw rows when its
    * bytes hold what it cannot write as JavaScript would (see csvChunkOf).
    */
-  csvAfter(customerId: string, after: CreatedIdKey, end: number, limit: number, cells: CellMode): CsvChunk {
+  async csvAfter(customerId: string, after: CreatedIdKey, end: number, limit: number, cells: CellMode): Promise<CsvChunk> {
     const row = this.oldestFirstCsv.get({ customerId, created: after.created, id: after.id, end, limit }) as [Buffer | null, number];
-    return csvChunkOf(row, cells) ?? csvChunkOfRows(this.oldestAfter(customerId, after, end, limit), cells);
+    return csvChunkOf(row, cells) ?? csvChunkOfRows(this.rawAfter(customerId, after, end, limit), cells);
+  }
+
+  async insert(customerId: string, rows: EventRow[]): Promise<number> {
+    const inserted = insertEvents(this.db, customerId, rows);
+    // Committed: the live streams of this process read on.
+    if (inserted > 0) this.signals.deliver({ kind: 'events-committed', customers: [customerId] });
+    return inserted;
+  }
+
+  private rawAfter(customerId: string, after: CreatedIdKey, end: number, limit: number): RawEvent[] {
+    return this.oldestFirst.all({ customerId, created: after.created, id: after.id, end, limit }) as RawEvent[];
   }
 }

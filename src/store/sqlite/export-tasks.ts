@@ -1,37 +1,41 @@
+import type { AuditEntry } from '../../domain/audit.js';
+import type { ClaimedExportTask, ExportStatus, ExportTaskRecord, ExportTaskRepository, NewExportTask } from '../ports/index.js';
+import { audited } from './audit.js';
 import type { Db } from './open.js';
-import type { ClaimedExportTask, ExportStatus, ExportTaskRecord, NewExportTask } from '../ports.js';
 
 /** The columns of an ExportTaskRecord (the lease columns are the repository's own). */
 const TASK_COLUMNS = 'id, customer_id, requested_by, start_time, end_time, status, requested, completed, rows, file, failure, cells';
 
 /**
  * Export tasks: one row each, from request to the deletion of their file. Claimed with a lease
- * (ports.ts ExportTaskRepository); a claim is one UPDATE ... RETURNING, atomic as every SQLite write.
+ * (ports/export-tasks.ts); a claim is one UPDATE ... RETURNING, atomic as every SQLite write.
  */
-export class ExportTaskStore {
+export class SqliteExportTasks implements ExportTaskRepository {
   constructor(private readonly db: Db) {}
 
   /** The new task, or undefined when the customer has `maxPending` PENDING tasks already (one statement: SQLite writes one at a time). */
-  create(task: NewExportTask, maxPending = Number.MAX_SAFE_INTEGER): ExportTaskRecord | undefined {
-    return this.db
-      .prepare(
-        `INSERT INTO export_tasks (id, customer_id, requested_by, start_time, end_time, cells, status, requested)
-         SELECT @id, @customer_id, @requested_by, @start_time, @end_time, @cells, 'PENDING', @requested
-         WHERE (SELECT count(*) FROM export_tasks WHERE customer_id = @customer_id AND status = 'PENDING') < @maxPending
-         RETURNING ${TASK_COLUMNS}`,
-      )
-      .get({ ...task, maxPending }) as ExportTaskRecord | undefined;
+  async create(task: NewExportTask, audit?: AuditEntry, maxPending = Number.MAX_SAFE_INTEGER): Promise<ExportTaskRecord | undefined> {
+    const insert = () =>
+      this.db
+        .prepare(
+          `INSERT INTO export_tasks (id, customer_id, requested_by, start_time, end_time, cells, status, requested)
+           SELECT @id, @customer_id, @requested_by, @start_time, @end_time, @cells, 'PENDING', @requested
+           WHERE (SELECT count(*) FROM export_tasks WHERE customer_id = @customer_id AND status = 'PENDING') < @maxPending
+           RETURNING ${TASK_COLUMNS}`,
+        )
+        .get({ ...task, maxPending }) as ExportTaskRecord | undefined;
+    return audited(this.db, insert, (created) => (created ? audit : undefined));
   }
 
   /** The task if it belongs to the customer. */
-  byId(customerId: string, id: string): ExportTaskRecord | undefined {
+  async byId(customerId: string, id: string): Promise<ExportTaskRecord | undefined> {
     return this.db.prepare(`SELECT ${TASK_COLUMNS} FROM export_tasks WHERE id = ? AND customer_id = ?`).get(id, customerId) as
       | ExportTaskRecord
       | undefined;
   }
 
   /** The oldest free PENDING task, its lease now the owner's; undefined when none is free. */
-  claim(owner: string, now: number, leaseMs: number): ClaimedExportTask | undefined {
+  async claim(owner: string, now: number, leaseMs: number): Promise<ClaimedExportTask | undefined> {
     return this.db
       .prepare(
         `UPDATE export_tasks SET lease_owner = ?, lease_until = ?, attempts = attempts + 1
@@ -41,13 +45,13 @@ export class ExportTaskStore {
       .get(owner, now + leaseMs, now) as ClaimedExportTask | undefined;
   }
 
-  renew(id: string, owner: string, until: number): boolean {
+  async renew(id: string, owner: string, until: number): Promise<boolean> {
     return (
       this.db.prepare(`UPDATE export_tasks SET lease_until = ? WHERE id = ? AND lease_owner = ? AND status = 'PENDING'`).run(until, id, owner).changes === 1
     );
   }
 
-  release(id: string, owner: string): boolean {
+  async release(id: string, owner: string): Promise<boolean> {
     return (
       this.db
         .prepare(`UPDATE export_tasks SET lease_owner = NULL, lease_until = NULL, attempts = attempts - 1 WHERE id = ? AND lease_owner = ? AND status = 'PENDING'`)
@@ -56,12 +60,12 @@ export class ExportTaskStore {
   }
 
   /** Every lease of a PENDING task: only one process uses a SQLite data directory, so at its start none is alive. */
-  releaseOrphaned(): number {
+  async releaseOrphaned(): Promise<number> {
     return this.db.prepare(`UPDATE export_tasks SET lease_owner = NULL, lease_until = NULL WHERE status = 'PENDING' AND lease_owner IS NOT NULL`).run()
       .changes;
   }
 
-  succeed(id: string, owner: string, completed: number, rows: number, file: string): boolean {
+  async succeed(id: string, owner: string, completed: number, rows: number, file: string): Promise<boolean> {
     return (
       this.db
         .prepare(`UPDATE export_tasks SET status = 'SUCCESSFUL', completed = ?, rows = ?, file = ?, lease_until = NULL WHERE id = ? AND lease_owner = ? AND status = 'PENDING'`)
@@ -69,7 +73,7 @@ export class ExportTaskStore {
     );
   }
 
-  fail(id: string, owner: string, completed: number, failure: string): boolean {
+  async fail(id: string, owner: string, completed: number, failure: string): Promise<boolean> {
     return (
       this.db
         .prepare(`UPDATE export_tasks SET status = 'FAILED', completed = ?, failure = ?, lease_until = NULL WHERE id = ? AND lease_owner = ? AND status = 'PENDING'`)
@@ -78,24 +82,24 @@ export class ExportTaskStore {
   }
 
   /** Completed tasks (SUCCESSFUL or FAILED) completed at or before `cutoff`, with their file while kept. */
-  expiredBy(cutoff: number): { id: string; file: string | null }[] {
+  async expiredBy(cutoff: number): Promise<{ id: string; file: string | null }[]> {
     return this.db
       .prepare("SELECT id, file FROM export_tasks WHERE status <> 'PENDING' AND completed <= ? ORDER BY completed, id")
       .all(cutoff) as { id: string; file: string | null }[];
   }
 
   /** Deletes a completed task, once its file is deleted. */
-  delete(id: string): void {
+  async delete(id: string): Promise<void> {
     this.db.prepare("DELETE FROM export_tasks WHERE id = ? AND status <> 'PENDING'").run(id);
   }
 
   /** Files of the tasks still kept, for telling them from stray files. */
-  keptFiles(): Set<string> {
+  async keptFiles(): Promise<Set<string>> {
     return new Set(this.db.prepare('SELECT file FROM export_tasks WHERE file IS NOT NULL').pluck().all() as string[]);
   }
 
   /** Tasks per status; every status is named (0 when none). */
-  countByStatus(): Record<ExportStatus, number> {
+  async countByStatus(): Promise<Record<ExportStatus, number>> {
     const counts: Record<ExportStatus, number> = { PENDING: 0, SUCCESSFUL: 0, FAILED: 0 };
     const rows = this.db.prepare('SELECT status, count(*) AS n FROM export_tasks GROUP BY status').all() as { status: ExportStatus; n: number }[];
     for (const row of rows) counts[row.status] = row.n;

@@ -1,11 +1,21 @@
+import type { AuditEntry } from '../../domain/audit.js';
+import type { Feature, FeatureRepository } from '../ports/index.js';
+import { audited } from './audit.js';
 import type { Db } from './open.js';
-import type { Feature } from '../ports.js';
 
 /** Per-customer feature flags, set by the operator. */
-export class FeatureStore {
+export class SqliteFeatures implements FeatureRepository {
   constructor(private readonly db: Db) {}
 
-  list(customerId: string): Feature[] {
+  async list(customerId: string): Promise<Feature[]> {
+    return this.listNow(customerId);
+  }
+
+  async set(customerId: string, feature: string, enabled: boolean, properties: Record<string, unknown> | null | undefined, now: number, audit?: AuditEntry): Promise<Feature> {
+    return audited(this.db, () => this.setNow(customerId, feature, enabled, properties, now), () => audit);
+  }
+
+  private listNow(customerId: string): Feature[] {
     const rows = this.db
       .prepare('SELECT feature, enabled, additional_properties FROM features WHERE customer_id = ? ORDER BY feature')
       .all(customerId) as { feature: string; enabled: number; additional_properties: string | null }[];
@@ -16,8 +26,7 @@ export class FeatureStore {
     }));
   }
 
-  /** Sets the flag; properties undefined keeps the stored ones, null clears them. */
-  set(customerId: string, feature: string, enabled: boolean, properties: Record<string, unknown> | null | undefined, now: number): Feature {
+  private setNow(customerId: string, feature: string, enabled: boolean, properties: Record<string, unknown> | null | undefined, now: number): Feature {
     this.db
       .prepare(
         `INSERT INTO features (customer_id, feature, enabled, additional_properties, last_updated)
@@ -35,6 +44,6 @@ export class FeatureStore {
         keep: properties === undefined ? 1 : 0,
         now,
       });
-    return this.list(customerId).find((f) => f.feature === feature)!;
+    return this.listNow(customerId).find((f) => f.feature === feature)!;
   }
 }

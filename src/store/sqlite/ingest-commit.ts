@@ -1,8 +1,12 @@
 import type { Transaction } from 'better-sqlite3';
+import { lastMessageDue } from '../../domain/connectivity.js';
+import { customersOf, emptyBatchResult, mergeSingle, planBatch, planParsed, settleBatch, type BatchPlan, type IngestGateway } from '../../domain/ingest-batch-plan.js';
 import { Outcome, type BatchResult, type IngestMessage } from '../../domain/ingest.js';
+import type { GatewayReport } from '../../domain/payload.js';
 import type { CreatedWindow } from '../../domain/payload-limits.js';
-import { customersOf, emptyBatchResult, mergeSingle, planBatch, planParsed, settleBatch, type BatchPlan, type IngestGateway } from '../batch-plan.js';
-import type { IngestStore } from './ingest.js';
+import { insertDeadLetter } from './dead-letters.js';
+import { EventInserter } from './event-rows.js';
+import type { Db } from './open.js';
 import { storageFullOf } from './storage.js';
 
 // SQLite result codes that say the data of the message was at fault, not the database.
@@ -17,18 +21,62 @@ function isDatabaseFailure(error: unknown): boolean {
 /** A function that commits one batch; build it once per database connection. Never throws. */
 export type Committer = (batch: IngestMessage[], window?: CreatedWindow) => BatchResult;
 
-/**
- * Group commit over the store: parses the messages, stores them all in one transaction (per-message
- * fallback on failure). The transactions are IMMEDIATE: they begin by reading the gateways, and a
- * read transaction that then asks to write gets SQLITE_BUSY at once when another connection holds
- * the write lock (SQLite calls no busy handler for that), where BEGIN IMMEDIATE waits busy_timeout.
- */
-export function createCommitter(store: IngestStore): Committer {
-  const transaction = store.db.transaction(applyPlan);
-  return (batch, window) => commitBatch(store, transaction, planBatch(batch, window));
+/** The statements of a group commit, prepared once per connection (main thread or writer thread). */
+class CommitStatements {
+  private readonly current;
+  private readonly touch;
+  private readonly report;
+  readonly events;
+
+  constructor(readonly db: Db) {
+    // The gateway as it is now (an event is stamped with its current usecase and station), and
+    // its last message, which feeds connectivity_status: rewritten only when it is
+    // LAST_MESSAGE_RESOLUTION_MS old, since an UPDATE per gateway per batch wrote a page each.
+    this.current = db.prepare<[string], IngestGateway & { last_message: number | null }>(
+      'SELECT customer_id, usecase, station, last_message FROM gateways WHERE id = ? AND deleted IS NULL',
+    );
+    this.touch = db.prepare<[number, string]>('UPDATE gateways SET last_message = ? WHERE id = ?');
+    // A report that changes nothing must not bump the version (the ETag of the gateway).
+    this.report = db.prepare(
+      `UPDATE gateways SET
+         model = coalesce(@model, model), manufacturer = coalesce(@manufacturer, manufacturer),
+         firmware = coalesce(@firmware, firmware), type = coalesce(@type, type),
+         version = version + 1, last_updated = @at
+       WHERE id = @id AND deleted IS NULL AND (
+         model IS NOT coalesce(@model, model) OR manufacturer IS NOT coalesce(@manufacturer, manufacturer)
+         OR firmware IS NOT coalesce(@firmware, firmware) OR type IS NOT coalesce(@type, type))`,
+    );
+    this.events = new EventInserter(db);
+  }
+
+  /** Records a message of the gateway at `at` (lastMessageDue); undefined when the gateway is gone or deleted. */
+  touchGateway(id: string, at: number): IngestGateway | undefined {
+    const gateway = this.current.get(id);
+    if (gateway && lastMessageDue(gateway.last_message, at)) this.touch.run(at, id);
+    return gateway;
+  }
+
+  /** Applies a `class: "gateway"` report; true when the record changed (version bumped). */
+  applyReport(id: string, report: GatewayReport, at: number): boolean {
+    const { model = null, manufacturer = null, firmware = null, type = null } = report;
+    return this.report.run({ id, at, model, manufacturer, firmware, type }).changes === 1;
+  }
 }
 
-function commitBatch(store: IngestStore, transaction: Transaction<typeof applyPlan>, plan: BatchPlan): BatchResult {
+/**
+ * Group commit on a connection: parses the messages, stores them all in one transaction
+ * (per-message fallback on failure). The transactions are IMMEDIATE: they begin by reading the
+ * gateways, and a read transaction that then asks to write gets SQLITE_BUSY at once when another
+ * connection holds the write lock (SQLite calls no busy handler for that), where BEGIN IMMEDIATE
+ * waits busy_timeout.
+ */
+export function createCommitter(db: Db): Committer {
+  const statements = new CommitStatements(db);
+  const transaction = db.transaction(applyPlan);
+  return (batch, window) => commitBatch(statements, transaction, planBatch(batch, window));
+}
+
+function commitBatch(store: CommitStatements, transaction: Transaction<typeof applyPlan>, plan: BatchPlan): BatchResult {
   try {
     return transaction.immediate(store, plan);
   } catch (batchError) {
@@ -60,7 +108,7 @@ function commitBatch(store: IngestStore, transaction: Transaction<typeof applyPl
 }
 
 /** Messages `from` on failed with the database; a disk found full says so for the whole batch. */
-function failFrom(result: BatchResult, from: number, store: IngestStore, error: unknown): void {
+function failFrom(result: BatchResult, from: number, store: CommitStatements, error: unknown): void {
   const full = storageFullOf(error, store.db.name);
   result.outcomes.fill(Outcome.FAILED, from);
   result.reasons.fill(`commit failed: ${full?.message ?? (error as Error).message}`, from);
@@ -68,17 +116,17 @@ function failFrom(result: BatchResult, from: number, store: IngestStore, error: 
 }
 
 /** The body of the transaction: touch each gateway once, then keep dead letters, apply reports, insert the events. */
-function applyPlan(store: IngestStore, plan: BatchPlan): BatchResult {
+function applyPlan(store: CommitStatements, plan: BatchPlan): BatchResult {
   const gateways = new Map<string, IngestGateway | undefined>();
   for (const [id, at] of plan.lastMessage) gateways.set(id, store.touchGateway(id, at));
   const { result, events, reports, deadLetters } = settleBatch(plan, gateways);
   for (const i of deadLetters) {
     const { gatewayId, receivedAt, quarantine, payload } = plan.batch[i]!;
-    const seq = store.insertDeadLetter({ gatewayId, received: receivedAt, quarantined: quarantine!.at, reason: quarantine!.reason, payload });
+    const seq = insertDeadLetter(store.db, { gatewayId, received: receivedAt, quarantined: quarantine!.at, reason: quarantine!.reason, payload });
     result.reasons[i] = String(seq);
   }
   for (const { gatewayId, report, at } of reports) if (store.applyReport(gatewayId, report, at)) result.reports++;
-  const inserted = store.insertEvents(events);
+  const inserted = store.events.insertAll(events);
   result.events += inserted;
   result.duplicates += events.length - inserted;
   // The live streams of these customers read on once the server's thread hears of the commit.

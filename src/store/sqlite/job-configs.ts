@@ -1,34 +1,29 @@
+import { fieldsToCheck, mergedFields, staleVersion } from '../../domain/job-configs.js';
+import type { JobConfig, JobConfigFields, JobConfigRefusal, JobConfigRepository } from '../ports/index.js';
+import { toJobConfig, type JobConfigRow } from '../shared/rows.js';
 import type { Db } from './open.js';
-import type { JobConfig, JobConfigFields, JobConfigRefusal } from '../ports.js';
-import { toJobConfig, type JobConfigRow } from '../rows.js';
 
 /**
  * Job configurations of each customer and the per-customer revision that is the list's ETag.
  * Every write checks the gateways and raises the revision in the same transaction.
  */
-export class JobConfigStore {
+export class SqliteJobConfigs implements JobConfigRepository {
   constructor(private readonly db: Db) {}
 
-  list(customerId: string): JobConfig[] {
-    const rows = this.db
-      .prepare('SELECT * FROM job_configs WHERE customer_id = ? ORDER BY created, id')
-      .all(customerId) as JobConfigRow[];
-    return rows.map(toJobConfig);
+  /** One read transaction: the revision is the ETag of exactly this list. */
+  async list(customerId: string): Promise<{ revision: number; items: JobConfig[] }> {
+    return this.db.transaction(() => {
+      const revision = this.revision(customerId);
+      const rows = this.db.prepare('SELECT * FROM job_configs WHERE customer_id = ? ORDER BY created, id').all(customerId) as JobConfigRow[];
+      return { revision, items: rows.map(toJobConfig) };
+    })();
   }
 
-  byId(customerId: string, id: string): JobConfig | undefined {
-    const row = this.db.prepare('SELECT * FROM job_configs WHERE customer_id = ? AND id = ?').get(customerId, id) as
-      | JobConfigRow
-      | undefined;
-    return row && toJobConfig(row);
+  async byId(customerId: string, id: string): Promise<JobConfig | undefined> {
+    return this.byIdNow(customerId, id);
   }
 
-  /** The list's revision: 0 before the first write, then raised by every create, update and delete. */
-  revision(customerId: string): number {
-    return (this.db.prepare('SELECT revision FROM job_config_revisions WHERE customer_id = ?').pluck().get(customerId) as number | undefined) ?? 0;
-  }
-
-  create(customerId: string, id: string, fields: JobConfigFields, now: number): JobConfig | JobConfigRefusal {
+  async create(customerId: string, id: string, fields: JobConfigFields, now: number): Promise<JobConfig | JobConfigRefusal> {
     return this.db
       .transaction(() => {
         const refusal = this.check(customerId, id, fields);
@@ -40,32 +35,21 @@ export class JobConfigStore {
           )
           .run({ ...fields, id, customerId, gateway_ids: JSON.stringify(fields.gateway_ids), now });
         this.raiseRevision(customerId);
-        return this.byId(customerId, id)!;
+        return this.byIdNow(customerId, id)!;
       })
       .immediate();
   }
 
   /** Changes the given fields and raises `version`; `expectedVersion` (from If-Match) must be current when given. */
-  update(
-    customerId: string,
-    id: string,
-    changes: Partial<JobConfigFields>,
-    now: number,
-    expectedVersion?: number,
-  ): JobConfig | JobConfigRefusal {
+  async update(customerId: string, id: string, changes: Partial<JobConfigFields>, now: number, expectedVersion?: number): Promise<JobConfig | JobConfigRefusal> {
     return this.db
       .transaction(() => {
-        const current = this.byId(customerId, id);
+        const current = this.byIdNow(customerId, id);
         if (!current) return { refused: 'missing' } as const;
-        if (expectedVersion !== undefined && expectedVersion !== current.version) return { refused: 'stale', version: current.version } as const;
-        const fields: JobConfigFields = {
-          job_name: changes.job_name ?? current.job_name,
-          start_barcode: changes.start_barcode ?? current.start_barcode,
-          end_barcode: changes.end_barcode ?? current.end_barcode,
-          gateway_ids: changes.gateway_ids ?? current.gateway_ids,
-        };
-        // Only gateways being set are checked: a gateway deleted since must not block a rename.
-        const refusal = this.check(customerId, id, { ...fields, gateway_ids: changes.gateway_ids ?? [] });
+        const stale = staleVersion(current, expectedVersion);
+        if (stale) return stale;
+        const fields = mergedFields(current, changes);
+        const refusal = this.check(customerId, id, fieldsToCheck(fields, changes));
         if (refusal) return refusal;
         this.db
           .prepare(
@@ -75,13 +59,13 @@ export class JobConfigStore {
           )
           .run({ ...fields, gateway_ids: JSON.stringify(fields.gateway_ids), customerId, id, now });
         this.raiseRevision(customerId);
-        return this.byId(customerId, id)!;
+        return this.byIdNow(customerId, id)!;
       })
       .immediate();
   }
 
   /** Deletes the configuration; false when it does not exist. */
-  delete(customerId: string, id: string): boolean {
+  async delete(customerId: string, id: string): Promise<boolean> {
     return this.db
       .transaction(() => {
         const deleted = this.db.prepare('DELETE FROM job_configs WHERE customer_id = ? AND id = ?').run(customerId, id).changes === 1;
@@ -89,6 +73,18 @@ export class JobConfigStore {
         return deleted;
       })
       .immediate();
+  }
+
+  private byIdNow(customerId: string, id: string): JobConfig | undefined {
+    const row = this.db.prepare('SELECT * FROM job_configs WHERE customer_id = ? AND id = ?').get(customerId, id) as
+      | JobConfigRow
+      | undefined;
+    return row && toJobConfig(row);
+  }
+
+  /** The list's revision: 0 before the first write, then raised by every create, update and delete. */
+  private revision(customerId: string): number {
+    return (this.db.prepare('SELECT revision FROM job_config_revisions WHERE customer_id = ?').pluck().get(customerId) as number | undefined) ?? 0;
   }
 
   /** A name clash with another configuration, or the first gateway id that is not a live gateway of the customer. */

@@ -1,6 +1,6 @@
 import { JobScanner, type GatewayJobs, type JobBarcodes, type TimeRange } from '../../domain/job-analysis.js';
 import type { Db } from './open.js';
-import type { AnalysisRequest } from '../ports.js';
+import type { AnalysisRequest } from '../ports/index.js';
 
 const SELECT_SCANS = `
   SELECT id, created, scan_code FROM events

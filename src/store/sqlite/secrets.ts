@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { linkSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { AuditEntry } from '../../domain/audit.js';
-import type { SecretName, SecretRepository } from '../ports.js';
+import type { SecretName, SecretRepository } from '../ports/index.js';
 import { insertAuditEntry } from './audit.js';
 import type { Db } from './open.js';
 

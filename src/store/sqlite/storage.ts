@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { open, rm } from 'node:fs/promises';
 import { statfsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { StorageFull } from '../ports.js';
+import { StorageFull } from '../ports/index.js';
 
 /**
  * Below this many free bytes on the database's file system, an I/O error counts as the disk
@@ -57,21 +57,25 @@ export async function probeFileSystem(file: string): Promise<void> {
   }
 }
 
+const AsyncFunction = (async () => undefined).constructor;
+
 /**
- * The repository with every method's SQLite "disk full" failure turned into StorageFull, after
- * telling `refused`; other failures pass as they are. Its methods all return promises.
+ * The repository with every SQLite "disk full" failure of its async methods (the port's) turned
+ * into StorageFull, after telling `refused`; other failures pass as they are. Anything else is
+ * the repository's own.
  */
 export function mapStorageFull<T extends object>(repository: T, file: string, refused: (reason: string) => void): T {
-  const mapped = { ...repository } as Record<string, unknown>;
-  for (const [name, method] of Object.entries(repository)) {
-    if (typeof method !== 'function') continue;
-    mapped[name] = (...args: unknown[]) =>
-      (method as (...a: unknown[]) => Promise<unknown>)(...args).catch((error: unknown) => {
-        const full = storageFullOf(error, file);
-        if (!full) throw error;
-        refused(full.message);
-        throw full;
-      });
+  const fail = (error: unknown) => {
+    const full = storageFullOf(error, file);
+    if (!full) throw error;
+    refused(full.message);
+    throw full;
+  };
+  const mapped = Object.create(repository) as Record<string, unknown>;
+  for (const name of Object.getOwnPropertyNames(Object.getPrototypeOf(repository))) {
+    const method = (repository as Record<string, unknown>)[name];
+    if (!(method instanceof AsyncFunction)) continue;
+    mapped[name] = (...args: unknown[]) => (method as (...a: unknown[]) => Promise<unknown>).apply(repository, args).catch(fail);
   }
   return mapped as T;
 }

@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 // The schema of SQLite's migrations 0001-0006 in one step, plus the encrypted secrets.
 // Times are bigint milliseconds since the epoch. Text that is compared or ordered (ids, names,
@@ -9,10 +9,8 @@ const T = 'text COLLATE "C"';
 /** The longest scan code (in bytes) that the covering index of job analysis holds. */
 export const SHORT_CODE_BYTES = 2000;
 
-export const migration: Migration = {
-  name: '0001_foundation',
-  async up(client) {
-    await client.query(`
+/** Customers, their users and invitations, feature flags. */
+const ACCOUNTS = `
       CREATE TABLE customers (
         id ${T} PRIMARY KEY,
         created bigint NOT NULL
@@ -54,7 +52,10 @@ export const migration: Migration = {
         PRIMARY KEY (customer_id, feature)
       );
 
-      -- thing_name equals id; version feeds the ETag. A name is unique among the customer's live
+`;
+
+/** Gateways and their events. */
+const GATEWAYS_AND_EVENTS = `      -- thing_name equals id; version feeds the ETag. A name is unique among the customer's live
       -- gateways (SQLite renames a deleted gateway instead; PostgreSQL text cannot hold its NUL).
       CREATE TABLE gateways (
         id ${T} PRIMARY KEY,
@@ -108,7 +109,10 @@ export const migration: Migration = {
       CREATE INDEX events_gateway_long_scans ON events (gateway_id, created, id)
         WHERE type = 'scan' AND octet_length(scan_code) > ${SHORT_CODE_BYTES};
 
-      -- One row per client certificate; key_pem only until the token is redeemed.
+`;
+
+/** Gateway certificates and the provisioning tokens that hand them out. */
+const CERTIFICATES = `      -- One row per client certificate; key_pem only until the token is redeemed.
       CREATE TABLE gateway_certificates (
         serial ${T} PRIMARY KEY,
         gateway_id ${T} NOT NULL REFERENCES gateways(id) ON DELETE CASCADE,
@@ -133,7 +137,10 @@ export const migration: Migration = {
       CREATE INDEX provisioning_tokens_gateway ON provisioning_tokens (gateway_id);
       CREATE INDEX provisioning_tokens_serial ON provisioning_tokens (certificate_serial);
 
-      -- Columns in the order of SQLite's table (cells was added last there).
+`;
+
+/** Export tasks and job configurations. */
+const EXPORTS_AND_JOBS = `      -- Columns in the order of SQLite's table (cells was added last there).
       CREATE TABLE export_tasks (
         id ${T} PRIMARY KEY,
         customer_id ${T} NOT NULL REFERENCES customers(id) ON DELETE CASCADE,
@@ -171,7 +178,10 @@ export const migration: Migration = {
         revision bigint NOT NULL
       );
 
-      -- seq orders registrations: the latest of a type is its default.
+`;
+
+/** Assets and EULA agreements, dead letters, the deployment's secrets. */
+const ASSETS_AND_SECRETS = `      -- seq orders registrations: the latest of a type is its default.
       CREATE TABLE assets (
         seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
         id ${T} NOT NULL UNIQUE,
@@ -222,6 +232,11 @@ export const migration: Migration = {
         tag bytea NOT NULL,
         created bigint NOT NULL
       );
-    `);
+    `;
+
+export const migration: Migration = {
+  name: '0001_foundation',
+  async up(client) {
+    await client.query(ACCOUNTS + GATEWAYS_AND_EVENTS + CERTIFICATES + EXPORTS_AND_JOBS + ASSETS_AND_SECRETS);
   },
 };

@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 // Refused log-ins, for the per-e-mail lockout (DESIGN.md "Trust", "Brute force"; README.md
 // "Decisions", Lockout), shared by every instance on the database: the lower-cased address as typed

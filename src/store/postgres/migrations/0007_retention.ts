@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 // Retention of events (DESIGN.md "Operations on one box"; docs/retention.md), as SQLite's
 // 0012_retention: one row per customer that ever set it; events_days NULL keeps events for ever;

@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 // The live event stream (docs/events.md "Live events") in commit order. Instances commit
 // concurrently, so no sequence is commit order: a row with a smaller number may commit later, and

@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 // Idempotent ingest on the event's customer, `created` and id, as SQLite's migration 0014 (whose
 // comment says why): the listing's index becomes UNIQUE, stamped events (the device sent no

@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 // `plain_text`, as SQLite's migration 0015 (whose comment says why). This store writes the list's
 // JSON itself and does not read it; the column keeps the event's stored form the same in both

@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 // As SQLite's migration 0016 (whose comment says why). The addresses of login_failures are
 // matched as the store compares them: lower() in the C collation, ASCII letters only.

@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 // As SQLite's 0017_sealed_gateway_keys (whose comment says why): `key_pem` becomes `sealed_key`,
 // and keys stored in clear before are dropped. DROP COLUMN alone only hides a column, and an

@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 // Times are INTEGER milliseconds since the epoch throughout. JSON-valued columns are TEXT.
 export const migration: Migration = {

@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 // Provisioning: certificates issued to gateways and the single-use tokens that hand them out.
 export const migration: Migration = {

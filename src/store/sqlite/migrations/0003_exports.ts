@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 // Export tasks (spec 2.8, 3.1). A task is only a row: the work itself does not survive a restart,
 // so a task found PENDING at start-up is marked FAILED. `file` is the CSV under the data

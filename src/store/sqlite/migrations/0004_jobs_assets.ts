@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 // Job configurations (spec 2.4), the revision counter behind the list's ETag, assets and the
 // EULA agreements given to download them (DESIGN.md "Features and assets").

@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 // Messages quarantined because the ingest writer thread died with them alone in hand
 // (docs/gateways-mqtt.md "Quarantine"), kept for the operator. No foreign keys: a dead letter is

@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 // How an export task writes text cells (DESIGN.md "Events": `cells`, safe unless raw). Kept with
 // the task because its file is written after the request, by a worker. Tasks of earlier versions

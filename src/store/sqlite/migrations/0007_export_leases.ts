@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 // Export tasks are claimed with a lease (DESIGN.md "Scale-out", docs/events.md "Exports"): the
 // holder and the wall-clock millisecond its lease ends, and how many times the task was claimed.

@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 // Refused log-ins, for the per-e-mail lockout (DESIGN.md "Trust", "Brute force"; README.md
 // "Decisions", Lockout): the lower-cased address as typed (known or not) and when. Rows older than the

@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 // The audit log (DESIGN.md "Trust"): one row per recorded action, written in the transaction of
 // the change it records. Pages walk (time, id) downwards per customer, all actions or one.

@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 // API keys for scripts and CI (DESIGN.md "Trust"; docs/api-keys.md): the SHA-256 of the key, never
 // the key. A name is unique among the customer's keys that are not revoked; revoked rows stay, so

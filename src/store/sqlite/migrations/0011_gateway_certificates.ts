@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 // Revocation and re-provisioning of gateway certificates (DESIGN.md "Trust", "Gateway
 // certificates"): when a certificate was revoked, and which certificate a re-provisioned one

@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 // The live event stream (docs/events.md "Live events") reads events by seq, their commit order.
 // seq is the rowid without AUTOINCREMENT: SQLite gives a new row the largest rowid plus one, so

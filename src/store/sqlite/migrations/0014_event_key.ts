@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 // Idempotent ingest without a global index of random ids (docs/gateways-mqtt.md "Payloads"). The
 // UNIQUE index on the event id dirtied a page of its own for nearly every event (ids are random),

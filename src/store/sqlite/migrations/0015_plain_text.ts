@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 // `plain_text` (domain/events.ts): 1 when none of the event's texts holds a character that JSON
 // escapes, so that the list's JSON writes them between quotes without json_quote, about a fifth of

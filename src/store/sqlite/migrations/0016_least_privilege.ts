@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 // Least privilege (docs/users.md):
 // - users.session_version: raised by a password set and a change of roles; IdTokens issued with

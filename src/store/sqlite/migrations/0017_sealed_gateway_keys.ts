@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 // No gateway private key in clear (docs/gateways.md "No gateway key at rest"): `key_pem` becomes
 // `sealed_key`, the key encrypted under a key derived from the provisioning token

@@ -1,11 +1,11 @@
-import { csvRecord, type CellMode } from '../domain/csv.js';
-import { EVENT_COLUMNS } from '../domain/events.js';
-import type { CsvChunk, RawEvent } from './ports.js';
+import { csvRecord, type CellMode } from '../../domain/csv.js';
+import { EVENT_COLUMNS } from '../../domain/events.js';
+import type { CsvChunk, RawEvent } from '../ports/index.js';
 
 /**
  * Export chunks written in JavaScript from raw rows, shared by both stores: the PostgreSQL store
  * writes every chunk so, the SQLite store those its own writer leaves to it (see
- * sqlite/event-csv.ts).
+ * src/store/sqlite/event-csv.ts).
  */
 
 /** Positions of the keyset columns in a raw row. */

@@ -1,4 +1,4 @@
-import { STORED_EVENT_COLUMNS } from '../domain/events.js';
+import { STORED_EVENT_COLUMNS } from '../../domain/events.js';
 
 /**
  * What `scanhub operator migrate` copies from a SQLite deployment into PostgreSQL: every table

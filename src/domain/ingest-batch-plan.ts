@@ -1,7 +1,7 @@
-import { Outcome, type BatchResult, type IngestMessage } from '../domain/ingest.js';
-import { plainTexts } from '../domain/events.js';
-import type { CreatedWindow } from '../domain/payload-limits.js';
-import { COLUMN, parsePayload, type EventValues, type GatewayReport, type ParsedMessage } from '../domain/payload.js';
+import { Outcome, type BatchResult, type IngestMessage } from './ingest.js';
+import { plainTexts } from './events.js';
+import type { CreatedWindow } from './payload-limits.js';
+import { COLUMN, parsePayload, type EventValues, type GatewayReport, type ParsedMessage } from './payload.js';
 
 /**
  * The store-independent part of a group commit, shared by both stores: parse the messages, and,

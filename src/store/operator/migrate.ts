@@ -1,17 +1,17 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { COPIED_TABLES, SQLITE_ONLY_TABLES } from './copied-tables.js';
+import { COPIED_TABLES, SQLITE_ONLY_TABLES } from '../shared/copied-tables.js';
 import { copyBlobFiles, planBlobCopy, removeFiles, type BlobCopyPlan } from './blob-copy.js';
-import { SECRET_NAMES, StoreUnavailable } from './ports.js';
-import { PgDeploymentWriter } from './postgres/deployment-writer.js';
-import { DataDirBusy, lockDataDir, type DataDirLock } from './sqlite/data-dir-lock.js';
-import { SqliteDeploymentReader } from './sqlite/deployment-reader.js';
+import { SECRET_NAMES, StoreUnavailable } from '../ports/index.js';
+import { PgDeploymentWriter } from '../postgres/deployment-writer.js';
+import { DataDirBusy, lockDataDir, type DataDirLock } from '../sqlite/data-dir-lock.js';
+import { SqliteDeploymentReader } from '../sqlite/deployment-reader.js';
 
 /**
  * `scanhub operator migrate` (DESIGN.md "From one box to a cluster"): a stopped SQLite deployment
  * copied into an empty PostgreSQL database, counts verified, in one transaction. The SQL of each
- * side lives in its folder (sqlite/deployment-reader.ts, postgres/deployment-writer.ts); this
- * file only orders the steps.
+ * side lives in its folder (src/store/sqlite/deployment-reader.ts,
+ * src/store/postgres/deployment-writer.ts); this file only orders the steps.
  */
 
 /** Bad input, refused before anything was written (the CLI exits 2). */

@@ -1,4 +1,4 @@
-import type { StorageStatus } from './ports.js';
+import type { StorageStatus } from '../ports/index.js';
 
 /** How soon a full store probes again: soon at first, then every 2 s, so that space returning is seen within seconds. */
 export interface ProbeBackoff {

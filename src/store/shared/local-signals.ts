@@ -1,4 +1,4 @@
-import type { Signal, SignalBus } from './ports.js';
+import type { Signal, SignalBus } from '../ports/index.js';
 
 /**
  * Signals within one process: what a SQLite deployment (one process per data directory) needs,

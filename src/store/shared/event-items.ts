@@ -1,19 +1,19 @@
-import type { CreatedIdKey } from '../domain/page-token.js';
-import type { EventItems } from './ports.js';
+import type { CreatedIdKey } from '../../domain/page-token.js';
+import type { EventItems } from '../ports/index.js';
 
 /**
  * The bytes of a page of events, shared by both stores: a store's read yields the prefix, the
  * items' JSON texts joined by commas (each item starting `{"id":`, absent fields left out), written
- * by the database, and TAIL_ROOM bytes of room; these functions cut the extra item and write the
- * rest of the body into the room.
+ * by the database, and TAIL_ROOM bytes of room; these functions cut the extra item, and the server
+ * writes the rest of the body into the room (src/server/event-text.ts).
  */
 
 const ITEM_START = Buffer.from('{"id":');
 const ITEM_SEPARATOR = Buffer.from(',{"id":');
 
 /**
- * Bytes a read leaves behind the items for the rest of the body (withText): a page's links and
- * metadata take about 600 (a longer customer id or event id more; then withText copies once).
+ * Bytes a read leaves behind the items for the rest of the body (src/server/event-text.ts): a
+ * page's links and metadata take about 600 (a longer customer id or event id more; then it copies once).
  */
 export const TAIL_ROOM = 1024;
 /** The room as the text a store appends (spaces: should it ever be sent, it is still JSON). */
@@ -29,7 +29,7 @@ export function itemsOf(row: [Buffer | null, number], limit: number, prefix: str
   let [bytes, count] = row;
   if (bytes === null || count === 0) return { json: ownBuffer(prefix, TAIL_ROOM), count: 0, more: false };
   // better-sqlite3 gives each blob its own memory; should that ever change, copy once rather
-  // than let withText write into memory another buffer uses.
+  // than let the server's withText write into memory another buffer uses.
   if (bytes.byteOffset !== 0 || bytes.buffer.byteLength !== bytes.length) {
     const copy = Buffer.allocUnsafeSlow(bytes.length);
     bytes.copy(copy);
@@ -43,21 +43,6 @@ export function itemsOf(row: [Buffer | null, number], limit: number, prefix: str
   }
   const { created, id } = JSON.parse(json.toString('utf8', json.lastIndexOf(ITEM_START))) as CreatedIdKey;
   return { json, count, more, last: { created, id } };
-}
-
-/**
- * The items' JSON followed by `text`. The text goes into the room behind the JSON in its buffer
- * when it fits, so a page costs no second buffer of its size (each large buffer brings V8's next
- * full collection closer). Only for EventItems: another Buffer may share its memory with others
- * (Node's pool).
- */
-export function withText(items: EventItems, text: string): Buffer {
-  const { json } = items;
-  const length = Buffer.byteLength(text);
-  if (json.byteOffset + json.length + length > json.buffer.byteLength) return Buffer.concat([json, Buffer.from(text)]);
-  const whole = Buffer.from(json.buffer, json.byteOffset, json.length + length);
-  whole.write(text, json.length);
-  return whole;
 }
 
 /**

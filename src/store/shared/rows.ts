@@ -1,5 +1,5 @@
-import type { AuditAction, AuditEntry } from '../domain/audit.js';
-import type { ApiKeyRecord, AuditPage, Consent, JobConfig, RetentionDeletion, RetentionRecord, UserRecord } from './ports.js';
+import type { AuditAction, AuditEntry } from '../../domain/audit.js';
+import type { ApiKeyRecord, AuditPage, Consent, JobConfig, RetentionDeletion, RetentionRecord, UserRecord } from '../ports/index.js';
 
 /**
  * Rows as both stores keep them (lists and consents as JSON text) and the records they make: one

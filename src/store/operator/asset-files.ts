@@ -3,8 +3,8 @@ import { createReadStream, createWriteStream, mkdirSync, rmSync, statSync } from
 import { basename, join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { eulaChecksum, type AssetType } from '../domain/assets.js';
-import type { Asset, AssetRepository } from './ports.js';
+import { eulaChecksum, type AssetType } from '../../domain/assets.js';
+import type { Asset, AssetRepository } from '../ports/index.js';
 
 export interface AssetFile {
   assetType: AssetType;

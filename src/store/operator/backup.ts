@@ -4,7 +4,7 @@ import { open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { ArchiveWriter, type ArchivedFile } from './backup-archive.js';
 import { regularFiles } from './blob-copy.js';
-import { copyDatabase } from './sqlite/online-backup.js';
+import { copyDatabase } from '../sqlite/online-backup.js';
 
 /**
  * `scanhub operator backup` (DESIGN.md "Operations on one box"): one file holding a consistent
@@ -44,7 +44,7 @@ export class BackupRefused extends Error {
 }
 
 /** The version of this scanhub (package.json). */
-export const SCANHUB_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+export const SCANHUB_VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 /** Whether an archive path is one a backup holds: the database, or a file under one of the folders. */
 export function isBackupPath(path: string): boolean {

@@ -16,8 +16,8 @@ import {
   type BackupManifest,
 } from './backup.js';
 import { copyBlobFiles, planBlobCopy, removeFiles } from './blob-copy.js';
-import { DataDirBusy, dataDirHolder, lockDataDir, type DataDirLock } from './sqlite/data-dir-lock.js';
-import { integrityProblems } from './sqlite/online-backup.js';
+import { DataDirBusy, dataDirHolder, lockDataDir, type DataDirLock } from '../sqlite/data-dir-lock.js';
+import { integrityProblems } from '../sqlite/online-backup.js';
 
 /**
  * `scanhub operator restore`: a backup file (backup.ts) into an empty data directory. Everything
