@@ -1,5 +1,4 @@
 import { issueServerCertificate, type CertificateAuthority, type PregeneratedKeys } from '../pki/ca.js';
-import { ingestMaintenance } from '../store/open.js';
 import { CUSTOMERS_PER_SIGNAL, type DeletedBatch, type Store } from '../store/ports/index.js';
 import type { CreatedWindow } from '../domain/payload-limits.js';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './admission.js';
@@ -83,7 +82,7 @@ function startIngestWriter(ctx: BrokerContext, options: BrokerOptions): IngestWr
   const { store } = ctx;
   return new IngestWriter({
     locator: store.locator,
-    maintenance: ingestMaintenance(store),
+    maintenance: store.ingestMaintenance(),
     clock: ctx.clock,
     log: options.log,
     createdWindow: options.createdWindow,

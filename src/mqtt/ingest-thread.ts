@@ -1,6 +1,6 @@
 import { Outcome, type BatchResult, type IngestMessage, type Quarantine } from '../domain/ingest.js';
 import type { CreatedWindow } from '../domain/payload-limits.js';
-import type { StoreThread } from '../store/open.js';
+import type { StoreThread } from '../store/ports/index.js';
 import type { CreatedIdKey } from '../domain/page-token.js';
 import type { DeletedBatch, StoreLocator } from '../store/ports/index.js';
 import { workerScript } from '../threads/worker-script.js';

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { FastifyBaseLogger } from 'fastify';
 import { Outcome, type BatchResult, type IngestMessage } from '../domain/ingest.js';
-import type { StoreThread } from '../store/open.js';
+import type { StoreThread } from '../store/ports/index.js';
 import type { DeletedBatch, StorageStatus, StoreLocator } from '../store/ports/index.js';
 import { startIngestThread, type CommitBackend, type DeletionJob, type IngestThreads } from './ingest-thread.js';
 import type { CreatedWindow } from '../domain/payload-limits.js';

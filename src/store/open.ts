@@ -1,8 +1,7 @@
 import { join } from 'node:path';
-import type { Store, StoreLocator, StorePurpose, StoreThread } from './ports/index.js';
+import type { Store, StoreLocator, StorePurpose } from './ports/index.js';
 import { openSqliteStore } from './sqlite/store.js';
 
-export type { StoreThread } from './ports/index.js';
 export { DataDirBusy, dataDirHolder, lockDataDir, type DataDirLock } from './sqlite/data-dir-lock.js';
 
 /** The locator of the SQLite database of a data directory (`<dataDir>/scanhub.db`). */
@@ -24,9 +23,4 @@ export async function openStore(locator: StoreLocator, purpose: StorePurpose): P
     throw new Error('PostgreSQL support is not built into this scanhub', { cause: error });
   }
   return module.openPostgresStore(locator, purpose);
-}
-
-/** The threads the store needs beside an ingest writer (Store.ingestMaintenance), which the broker supervises. */
-export function ingestMaintenance(store: Store): StoreThread[] {
-  return store.ingestMaintenance();
 }

@@ -13,7 +13,7 @@ import { PgJobAnalysis } from './job-analysis.js';
 import { PgJobConfigs } from './job-configs.js';
 import { PgLocks } from './locks.js';
 import { applyMigrations } from './migrations/index.js';
-import { Database, mapFailure } from './pool.js';
+import { Database } from './pool.js';
 import { StorageWatch } from '../shared/storage-watch.js';
 import { PgProvisioning } from './provisioning.js';
 import { PgRetention } from './retention.js';
