@@ -16,9 +16,9 @@ export interface RateLimits {
 export const RATE_LIMITS: RateLimits = { auth: 30, provisioning: 600 };
 
 /**
- * What one authenticated caller may hold at once (DESIGN.md "Least privilege and secrets"): live
- * event streams per user on one instance (a stream is a connection held open), and export tasks
- * in flight per customer across the deployment (each is a file written by a worker).
+ * What one authenticated caller may hold at once (docs/security.md "Limits on what one caller may
+ * hold"): live event streams per user on one instance (a stream is a connection held open), and
+ * export tasks in flight per customer across the deployment (each is a file written by a worker).
  */
 export const CONCURRENCY_LIMITS = { liveStreamsPerUser: 10, exportsInFlightPerCustomer: 4 } as const;
 
