@@ -2,12 +2,11 @@ import { createCipheriv, createHash, createHmac, createPrivateKey, pbkdf2Sync, r
 import * as der from './der.js';
 
 /**
- * PKCS#12 (RFC 7292) as OpenSSL 3's `openssl pkcs12 -export` writes it, which OpenSSL 3 reads
- * without `-legacy` and Node's `tls` reads too: certificates in an encryptedData, the key in a
- * pkcs8ShroudedKeyBag, both PBES2 (PBKDF2-HMAC-SHA256, 2048 iterations, AES-256-CBC), and an
- * HMAC-SHA256 MAC keyed by the PKCS#12 KDF. The password is empty, so the derived keys protect
- * nothing (the token and HTTPS do): derived once per process (per-process salts), they spare each
- * redemption the KDF's hashes in JavaScript (bench/README.md "provisioning"). IVs stay per file.
+ * PKCS#12 (RFC 7292) as OpenSSL 3's `openssl pkcs12 -export` writes it, so that OpenSSL 3 reads it
+ * without `-legacy` and Node's `tls` too: PBES2 (PBKDF2-HMAC-SHA256, 2048 iterations, AES-256-CBC)
+ * bags and an HMAC-SHA256 MAC. The password is empty, so the derived keys protect nothing (the token
+ * and HTTPS do): derived once per process (per-process salts), they spare each redemption the
+ * PKCS#12 KDF's hashes in JavaScript (bench/README.md "provisioning"). IVs stay per file.
  */
 
 const OID = {

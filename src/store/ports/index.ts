@@ -1,13 +1,9 @@
 /**
- * The store seam (docs/postgresql.md "The seam"): what the rest of scanhub may ask of a store, one
- * file per aggregate, imported from this file only. One method is one unit of work: no transaction
- * handle crosses the seam, so work atomic across aggregates (a provisioning package) is one method.
- * Both stores answer byte for byte alike (the contract tests in test/store/).
- *
- * A method that makes a change the audit log records (docs/audit.md) takes a trailing `audit?:
- * AuditEntry` and writes it in the change's own transaction: no entry is lost, and a refused change
- * writes none. A change of several things takes one entry per thing; one whose actor or customer
- * the store learns only as it makes it (a redeemed token) takes `AuditOf<T>`.
+ * The store seam (docs/postgresql.md "The seam"), one file per aggregate, imported from here only;
+ * one method is one unit of work. A method that makes a change the audit log records (docs/audit.md)
+ * takes a trailing `audit?: AuditEntry` and writes it in the change's own transaction, so no entry is
+ * lost and a refused change writes none; a change of several things takes one entry per thing, and
+ * one whose actor the store learns only as it makes it (a redeemed token) takes `AuditOf<T>`.
  */
 export * from './store.js';
 export * from './users.js';

@@ -4,12 +4,11 @@ import { EVENT_COLUMNS, REAL_COLUMNS, type EventColumn } from '../../domain/even
 import type { CsvChunk } from '../ports/index.js';
 
 /**
- * Export chunks written by SQLite, one value per read: better-sqlite3 handing each of a row's
- * values to V8 was most of an export's time (bench/README.md "export"). Each cell sits behind a tag
- * byte that never occurs in UTF-8; csvChunkOf turns the tags into commas and CRLFs in place and
- * rewrites the cells SQL leaves to JavaScript (src/domain/csv.ts). Bytes it does not expect (text
- * that is not UTF-8) make it answer undefined, and the chunk is written from raw rows: the same
- * bytes either way.
+ * Export chunks written by SQLite, one value per read: handing each value to V8 was most of an
+ * export's time (bench/README.md "export"). Each cell sits behind a tag byte that never occurs in
+ * UTF-8; csvChunkOf turns the tags into commas and CRLFs in place and rewrites the cells SQL leaves
+ * to JavaScript. Unexpected bytes (text that is not UTF-8) make it answer undefined, and the chunk is
+ * written from raw rows: the same bytes either way.
  */
 
 /** Starts every cell after the first of a text column. */

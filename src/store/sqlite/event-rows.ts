@@ -10,12 +10,11 @@ const STORED_SELECT = STORED_EVENT_COLUMNS.join(', ');
 const STORED_PARAMETERS = STORED_EVENT_COLUMNS.map(() => '?').join(', ');
 
 /**
- * How an event is stored, an event already stored ignored (idempotent ingest: the UNIQUE indexes of
- * migration 0014). One row per statement: a multi-row INSERT needs a statement journal, which
- * SQLite spills to a temporary file (bench/README.md "ingest"). A row marked `plain_text` must hold
- * no text JSON escapes, or the list would write it unescaped (event-json.ts): rows come only from
- * ingest or storedValues, which set it (test/conventions.test.ts keeps the writers of events to
- * this file).
+ * How an event is stored, one already stored ignored (the UNIQUE indexes of migration 0014). One row
+ * per statement: a multi-row INSERT needs a statement journal, which SQLite spills to a temporary
+ * file (bench/README.md "ingest"). A row marked `plain_text` must hold no text JSON escapes, or the
+ * list would write it unescaped: rows come only from ingest or storedValues, which set it (a rule
+ * test/conventions.test.ts keeps).
  */
 export const INSERT_EVENT_SQL = `INSERT INTO events (${STORED_SELECT}) VALUES (${STORED_PARAMETERS}) ON CONFLICT DO NOTHING`;
 

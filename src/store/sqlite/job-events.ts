@@ -7,12 +7,10 @@ const SELECT_SCANS = `
   WHERE gateway_id = @gateway AND created >= @from AND created < @to AND type = 'scan'`;
 
 /**
- * Per gateway, the scans in the range whose code begins with either prefix (no other scan changes
- * the outcome), in (created, id) order, from the covering index events_gateway_created alone.
- * "Begins with P" is P <= code < prefixEnd(P) (BINARY orders UTF-8 by code point): cheaper than
- * substr and, unlike LIKE, case-sensitive. No customer_id condition, which would read each row:
- * gateway ids are deployment-wide, the configuration's gateways are the customer's, and ingest
- * takes an event's gateway from the certificate that sent it.
+ * Per gateway, the scans in range whose code begins with either prefix, in (created, id) order, from
+ * the covering index events_gateway_created alone. "Begins with P" is P <= code < prefixEnd(P):
+ * cheaper than substr and, unlike LIKE, case-sensitive. No customer_id condition, which would read
+ * each row: gateway ids are deployment-wide, and the configuration's gateways are the customer's.
  */
 export const JOB_MARKER_QUERY = `${SELECT_SCANS}
     AND ((scan_code >= @start AND scan_code < @startEnd) OR (scan_code >= @end AND scan_code < @endEnd))

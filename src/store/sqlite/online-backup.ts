@@ -15,12 +15,11 @@ export interface DatabaseCopy {
 }
 
 /**
- * Copies the live database `source` into the new file `destination` with SQLite's online backup
- * API while `serve` goes on writing it: one read transaction held across the steps, or every
- * commit between two steps would start the copy over (docs/backup.md "Backup"). The copy is one
- * self-contained file (`journal_mode = DELETE`; `serve` switches it back to WAL) without sealed
- * gateway keys. `onSnapshot` is told once the snapshot is fixed, `onProgress` after each step;
- * `shouldStop`, asked before each step, ends the copy with its error (the destination is removed).
+ * Copies the live database `source` into the new file `destination` with SQLite's online backup API
+ * while `serve` writes it: one read transaction is held across the steps, or every commit between
+ * two would start the copy over (docs/backup.md "Backup"). The copy is one self-contained file
+ * (`journal_mode = DELETE`) without sealed gateway keys. `shouldStop`, asked before each step, ends
+ * the copy with its error (the destination is removed).
  */
 export async function copyDatabase(
   source: string,
