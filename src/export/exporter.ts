@@ -70,11 +70,9 @@ interface Waiter {
 }
 
 /**
- * Runs export tasks in worker threads, at most `concurrency` at once per instance, and keeps their
- * files 24 hours. A task is PENDING from request to completion, then SUCCESSFUL with its file
- * (written under a temporary name and renamed when complete, so a half-written file is never
- * served) or FAILED. Every instance on a database claims tasks from it with a lease, whichever
- * instance received the request; a task whose instance died is taken over when its lease ends.
+ * Runs export tasks in worker threads, at most `concurrency` at once per instance (docs/events.md
+ * "Exports"). Every instance claims tasks with a lease, whichever received the request, so a task
+ * whose instance died is taken over when its lease ends.
  */
 export class Exporter {
   /** This process's name in leases. */
