@@ -1,11 +1,6 @@
-// Authentication cost (issue 15, item 8, first half): requests per second on a small page of
-// `GET /{customer}/events` authenticated with an API key against the same with an IdToken, on a
-// `serve` process started from the CLI over a fresh data directory. Runs alternate key and token
-// (so a slow moment of the machine hits both alike); the figures are the medians over the runs,
-// their spread (min..max) and the ratio key/token. Target: a key costs no more than a token
-// (ratio >= 0.95, the run-to-run noise of this machine).
-// Then the log-in cost at scrypt 2^17 against 2^14 (issue 27; login-cost.js). AUTH_PARTS
-// (`key,login`) chooses the parts.
+// Authentication cost (bench/README.md "auth"): requests/s on a small events page with an API key
+// against an IdToken (target: ratio >= 0.95), then the log-in cost at scrypt 2^17 (login-cost.js).
+// AUTH_PARTS (`key,login`) chooses the parts.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,17 +1,6 @@
-// Issue 16: `scanhub operator backup` while `serve` ingests. Over the 10-million-event data set
-// (bench/events-data.js, BENCH_EVENTS), `scanhub serve` runs as its own process started from the
-// CLI; GATEWAYS gateways publish QoS 1 over mutual TLS through the load generator of the ingest
-// benchmark (bench/mqtt-load.js, its own process), PUBACK after the commit. Per run: events/s
-// acknowledged for BENCH_SECONDS alone, then during an `operator backup` run as a process (from
-// its start to its exit), then alone again; the backup's duration, size and MB/s, the WAL's size
-// at its end (it grows while the backup holds its snapshot) and BENCH_SECONDS later, and `operator restore` of the file
-// into a new directory (every SHA-256 and PRAGMA integrity_check) with its duration. Reported:
-// min/median/max over the runs and the ratio of ingest during the backup to ingest alone (the
-// mean of the phases before and after it, in the same run).
-// The events and gateways it adds are deleted at the end, so the cached data set stays as seeded.
-// Env: BENCH_EVENTS (10,000,000), BENCH_RUNS (3), BENCH_GATEWAYS (200), BENCH_WINDOW (16),
-// BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (3), BENCH_BACKUP_DIR (the temp dir: needs twice the
-// database's size free during a backup, and once more for the restore).
+// `scanhub operator backup` while `serve` ingests over the 10 M-event data set (bench/README.md
+// "backup"): ingest alone, during the backup and after, the backup's size and time, the WAL's
+// growth, and the restore. What it adds is deleted at the end, so the cached data set stays as seeded.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';

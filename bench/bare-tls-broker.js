@@ -1,11 +1,7 @@
-// The floor of what Node's TLS costs, for the benchmarks' side-by-side runs (reconnect-storm): a
-// bare node:tls server with the deployment's CA and MQTT server pair (as bench/mosquitto.js has
-// them), client certificates required, the same listen backlog as scanhub's MQTT listener, that
-// answers CONNECT with CONNACK 0 and each QoS 1 PUBLISH with its PUBACK and does nothing else (no
-// broker, no store, no logging). What scanhub spends beyond it per connection is ours; what it
-// spends is Node's and OpenSSL's. Like scanhub's listener it sends no TLS session tickets
-// (SSL_OP_NO_TICKET, docs/gateways-mqtt.md). Run as its own process: `node bench/bare-tls-broker.js DATA_DIR`
-// prints its port on stdout once it listens.
+// The floor of what Node's TLS costs (node-tls in bench/README.md): a bare node:tls server with the
+// deployment's CA and MQTT server pair, client certificates required, scanhub's listen backlog and
+// no session tickets, that answers CONNACK 0 and PUBACKs and does nothing else. What scanhub spends
+// beyond it is ours. `node bench/bare-tls-broker.js DATA_DIR` prints its port once it listens.
 import { constants } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,22 +1,6 @@
-// Issue 14: two `scanhub serve` instances on one PostgreSQL behind HAProxy (deploy/haproxy.cfg as
-// shipped, addresses from its environment variables), everything on this machine, laid out as the
-// README's "Running several instances": the balancer on 127.0.0.1, the instances on 127.0.0.2 and
-// 127.0.0.3. Beside it in the same run, the reference: one instance on PostgreSQL without a
-// balancer, same load. Per run, a fresh database each.
-//
-// Ingest: 200 gateways (created through the store seam, certificates from the deployment CA)
-// publish QoS 1 over mutual TLS with the lean generator of bench/mqtt-load.js (its own process),
-// through the balancer; PUBACK after COMMIT. Figures: events/s, publish-to-PUBACK p50/p99, and the
-// CPU ms per 1,000 events of each process (each instance, PostgreSQL, HAProxy; /proc/<pid>/stat).
-// Every acknowledged message is counted back in the database.
-//
-// Failover: 100 mqtt.js gateways through the balancer, each publishing QoS 1 every 200 ms and
-// reconnecting 500 ms after a loss (BENCH_RECONNECT_MS); one instance is killed with SIGKILL; the
-// figure is the time from the kill until every gateway that was on it has a PUBACK again (from
-// the survivor), and no acknowledged event may be missing afterwards.
-//
-// Env: BENCH_RUNS (3), BENCH_GATEWAYS (200), BENCH_WINDOW (16), BENCH_SECONDS (10),
-// BENCH_WARMUP_SECONDS (3), BENCH_FAILOVER_GATEWAYS (100), BENCH_RECONNECT_MS (500).
+// Two `scanhub serve` instances on one PostgreSQL behind HAProxy (deploy/haproxy.cfg as shipped)
+// against one instance without a balancer, same load (bench/README.md "cluster"): ingest with each
+// process's CPU per event, then the failover time after a SIGKILL of one instance.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -1,6 +1,5 @@
-// Cold start of `scanhub serve`: milliseconds from spawning `node bin/scanhub.js serve` to the
-// first 200 from /healthz, on a fresh data directory (migrations, key generation, bootstrap of
-// the administrator with a generated password) and on an existing one. Target: under 1 s.
+// Cold start of `scanhub serve` (bench/README.md "coldstart"): milliseconds from the spawn to the
+// first 200 from /healthz, on a fresh data directory and on an existing one. Target: under 1 s.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';

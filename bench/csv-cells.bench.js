@@ -1,13 +1,6 @@
-// The CSV writer of exports in one thread, without a server: what the formula rule of
-// src/domain/csv.ts costs (DESIGN.md "Events": safe cells by default, cells=raw as stored).
-// 1. csvRecord alone over rows shaped as the export statement returns them (15 values, the
-//    bench data set's mix, one scan code in 1,000 planted with a formula), safe and raw.
-// 2. writeEventsCsv (SQLite chunks, cells, file) over one day of the bench data set, safe and raw.
-// The modes alternate round by round and the best round of each is reported, so that a busy
-// machine slows both alike; also rows per CPU second (process.cpuUsage: this thread and V8's
-// helper threads), which waiting for a core does not lower. Run against an older dist/ it measures the
-// code before the rule (its csvRecord ignores the mode).
-// Env: BENCH_CELLS_ROWS (500,000), BENCH_CELLS_ROUNDS (7).
+// The CSV writer of exports in one thread, without a server (bench/README.md "csv-cells"): what the
+// formula rule of src/domain/csv.ts costs, safe against raw cells alternating round by round. Run
+// against an older dist/ it measures the code before the rule (its csvRecord ignores the mode).
 import { randomUUID } from 'node:crypto';
 import { rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';

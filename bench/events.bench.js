@@ -1,15 +1,7 @@
-// GET /{customer}/events over 10 million stored events, through HTTP to a real `scanhub serve`
-// process: one client, sequential requests on one keep-alive connection, 500-event pages at
-// random places across the 30 days (two in three follow links.next of the previous page).
-// Latency is request sent to last body byte received, taken by a lean client (http-client.js)
-// that reads into one reused buffer, so that the client's own garbage collector stays out of the
-// figures. Then 600 pages as a client paging from the newest event takes them (links.next only).
-// Then one gateway's whole month as one streamed response, with the server's RSS sampled
-// meanwhile (memory must stay flat). For scale, the same client against a bare node:http process
-// that answers as many bytes from memory, in rounds that alternate with scanhub's pages (each
-// round: scanhub's pages, then the bare server's), so that both meet the same moments of a busy
-// machine; the target is on the ratio of the two p99s.
-// Env: BENCH_EVENTS (10,000,000), BENCH_SAMPLES (600), BENCH_WARMUP (100), BENCH_ROUNDS (3).
+// GET /{customer}/events over 10 M stored events, through HTTP to a real `scanhub serve`
+// (bench/README.md "events"): 500-event pages taken by a lean client, in rounds that alternate with
+// a bare node:http server answering as many bytes (the machine's floor: the target is on the ratio
+// of the two p99s), pages from the newest, and one gateway's month streamed with the RSS sampled.
 import { spawn } from 'node:child_process';
 import { Client } from 'undici';
 import { LeanHttpClient } from './http-client.js';

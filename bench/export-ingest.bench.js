@@ -1,11 +1,6 @@
-// Ingest while an export runs: over the 10-million-event data set (bench/events-data.js), GATEWAYS
-// gateways publish QoS 1 over mutual TLS through the load generator of the ingest benchmark
-// (bench/mqtt-load.js, its own process) to a server in this process, first alone (baseline), then
-// while an export task of 21 days (about 7 million rows) runs in its worker thread. Reports
-// events/s acknowledged (= committed) in both phases, the export's rate under ingest, and this
-// process's RSS (server, broker with its TLS connections, ingest writer, export worker) in both.
-// The events and gateways it adds are deleted at the end, so the cached data set stays as seeded.
-// Env: BENCH_EVENTS (10,000,000), BENCH_GATEWAYS (200), BENCH_WINDOW (16), BENCH_SECONDS (10).
+// Ingest while an export runs, over the 10 M-event data set (bench/README.md "export-ingest"):
+// events/s alone and during an export of 21 days, the export's rate under that ingest, and RSS.
+// What it adds is deleted at the end, so the cached data set stays as seeded.
 import { request } from 'undici';
 import { startServer } from '../dist/serve/start.js';
 import { report } from './lib.js';

@@ -1,13 +1,6 @@
-// CSV export over 10 million stored events, through a real `scanhub serve` process: export tasks
-// of 7 days (BENCH_EXPORT_DAYS; about 2.3 million rows), BENCH_EXPORT_RUNS of them, each polled
-// until done, while the server's RSS (/proc/<pid>/status VmRSS) is sampled every 25 ms and a second
-// client asks for a 500-event page every 10 ms (the API must keep answering while an export runs).
-// After each export the same client asks as long again with no export running, so that the
-// pages with and without an export meet the same stretch of a busy machine; the target is on
-// the ratio of their p99s. Pages are taken by the lean client of events.bench.js.
-// Rows/s from the server's own "export written" log line (worker time) and end to end (POST to
-// the poll that saw it done). Then the synchronous GET /events/export of one day.
-// Env: BENCH_EVENTS (10,000,000), BENCH_EXPORT_DAYS (7), BENCH_EXPORT_RUNS (3).
+// CSV export over 10 M stored events through a real `scanhub serve` (bench/README.md "export"):
+// export tasks with the server's RSS sampled and a second client asking for pages during and
+// without each export (the target is on the ratio of their p99s), then the synchronous export.
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'undici';

@@ -1,23 +1,6 @@
-// Issue 17 (item 1): MQTT ingest of the real `scanhub serve` process against Mosquitto, side by
-// side in one run, with the same lean load generator (bench/mqtt-load.js: raw MQTT 3.1.1 over
-// node:tls, packets prepared ahead with fresh event ids written in place).
-//
-// scanhub: `serve` started from the CLI as a user starts it (default logging: info, JSON lines to
-// a pipe this process drains), on a fresh SQLite data directory; the gateways are created,
-// prepared and provisioned through the API (POST /provisioning), and each connects with the
-// PKCS#12 it was given. Every QoS 1 PUBLISH is acknowledged after its event is committed.
-// Mosquitto (bench/mosquitto.js; skipped with a printed reason when it cannot run): TLS with client
-// certificates required, no persistence; it trusts the same CA and presents the same server
-// certificate as scanhub's MQTT listener, so the very same device credentials and handshakes are
-// used against both. It stores nothing. Between them, the same load against bench/bare-tls-broker.js,
-// a bare node:tls server that only answers CONNACK and PUBACK: what Node's own TLS allows.
-//
-// Each shape (BENCH_SHAPES, "<gateways>x<in flight>", default "200x20,2000x1") runs BENCH_RUNS
-// (3) times, alternating scanhub and Mosquitto, each for BENCH_SECONDS (10) after a
-// BENCH_WARMUP_SECONDS (3) warm-up. Reported per server: events/s acknowledged (scanhub: checked
-// against the events stored), PUBACK p50/p99, CPU ms per 1,000 events of the server and of the
-// generator; then the ratios of the medians (targets: events/s ratio >= 1.0, p99 ratio <= 1.0)
-// and each side's spread ((max - min) / median).
+// MQTT ingest of the real `scanhub serve` against Mosquitto and a bare node:tls responder, side by
+// side in one run with the same lean generator and the same device credentials (bench/README.md
+// "ingest-vs-mosquitto"; targets: events/s ratio >= 1.0, p99 ratio <= 1.0).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDatabase } from '../dist/store/sqlite/open.js';

@@ -1,10 +1,6 @@
-// MQTT ingest: GATEWAYS gateways publish QoS 1 over mutual TLS to `scanhub serve` (this process),
-// each keeping WINDOW messages in flight; the PUBACK comes only after the event's transaction
-// committed. The load generator (bench/mqtt-load.js) is a separate process on the same machine.
-// Reports events/s acknowledged (= stored: every message carries one new event id, verified in the
-// database at the end), p50/p99 publish-to-PUBACK latency, and CPU of both processes.
-// Env: BENCH_GATEWAYS (200), BENCH_WINDOW (16), BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (3),
-// BENCH_EVENTS_PER_MESSAGE (1).
+// MQTT ingest of `scanhub serve` (this process) over mutual TLS, PUBACK after commit
+// (bench/README.md "ingest"); the load generator (bench/mqtt-load.js) is a process of its own.
+// Every acknowledged message is checked to be one stored event.
 import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';

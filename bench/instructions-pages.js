@@ -1,13 +1,7 @@
 // Not a benchmark (no .bench.js): instructions per 500-event page of `scanhub serve`, counted by
-// callgrind (valgrind), which does not depend on the machine's load, so two builds can be compared
-// on a busy machine. serve runs under valgrind with instrumentation off over the events data set
-// (events-data.js); after the warm-up pages it is switched on for the measured pages (the mix of
-// events.bench.js), then off, and the counts of every thread are added up. User space only: the
-// kernel's share of a write is not counted. Slow: a page takes about 0.3 s under valgrind.
-// Also counted: what the process's own timers do meanwhile, over the slowed run (a 1-event page
-// is mostly that); compare builds with the same settings only.
-// Usage: node bench/instructions-pages.js [root of a build, default this checkout]
-// Env: BENCH_EVENTS (10,000,000), PAGES (300), WARMUP (300), LIMIT (500), CALLGRIND_DIR.
+// callgrind, which does not depend on the machine's load, so that two builds can be compared on a
+// busy machine; instrumentation is on only for the measured pages (bench/README.md, "Tools that are
+// not benchmarks"). Usage: node bench/instructions-pages.js [root of a build, default this checkout]
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';

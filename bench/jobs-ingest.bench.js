@@ -1,9 +1,5 @@
-// Ingest while job analyses run: over the 1,000,000-event data set of the jobs benchmark
-// (bench/jobs-seed.js), 200 gateways publish QoS 1 over mutual TLS through the load generator
-// (bench/load-run.js) to a server in this process, first alone, then while analyses of the whole
-// seeded range over the 50 seeded gateways run back to back through HTTP. Reports events/s
-// acknowledged (= committed) in both phases and the analyses' times under ingest. What it adds is
-// deleted at the end, so the cached data set stays as seeded.
+// MQTT ingest while job analyses run back to back, over the jobs data set (bench/README.md
+// "jobs-ingest"). What it adds is deleted at the end, so the cached data set stays as seeded.
 import { startServer } from '../dist/serve/start.js';
 import { SEED, gatewayId, seededDataDir, seededRange } from './jobs-seed.js';
 import { api, percentile, report } from './lib.js';

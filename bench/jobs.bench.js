@@ -1,6 +1,5 @@
-// Job analysis over 1,000,000 events on 50 gateways, through HTTP against a real `serve` process:
-// the analysis time (target <= 0.5 s) and how long other requests wait meanwhile. MQTT ingest
-// while analyses run is bench/jobs-ingest.bench.js.
+// Job analysis over 1,000,000 events on 50 gateways through HTTP against a real `serve`
+// (bench/README.md "jobs"): the analysis time (target <= 0.5 s) and how long other requests wait.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';

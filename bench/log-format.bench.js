@@ -1,11 +1,6 @@
-// Issue 16 (item 7): the cost of a log line in `serve --log-format pretty` against `json`, in the
-// server's thread, with the logger options `serve` builds (src/cli/serve/log.ts serveLogger) and
-// a line as ingest writes them (a gateway connecting, with its component binding). Both write
-// synchronously to /dev/null, so the figure is formatting and the write call, not a terminal's
-// speed. Runs alternate json, pretty, json, ...; reports µs per line (median of the runs) and the
-// ratio pretty/json. No target: ingest logs per connection and per refusal, never per message,
-// so the question is only whether a reconnect storm's lines cost a person's terminal much.
-// Env: BENCH_RUNS (5), BENCH_LINES (50000).
+// The cost of a log line of `serve --log-format pretty` against `json` in the server's thread, with
+// the logger `serve` builds (src/cli/serve/log.ts serveLogger) writing synchronously to /dev/null,
+// so the figure is formatting and the write call, not a terminal (bench/README.md "log-format").
 import { openSync, writeSync } from 'node:fs';
 import { pino } from 'pino';
 import { serveLogger } from '../dist/cli/serve/log.js';

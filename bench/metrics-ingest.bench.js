@@ -1,17 +1,6 @@
-// Issue 16 (item 3): MQTT ingest throughput with GET /metrics in place and scraped, against the
-// same ingest without it. `scanhub serve` of this build ("metrics", scraped every BENCH_SCRAPE_MS,
-// far more often than Prometheus' usual 15 s) and of a base build ("base", BENCH_BASE_BIN = that
-// build's bin/scanhub.js, e.g. a build of the commit before) are started from the CLI in pairs of
-// alternating order (base, metrics; metrics, base; ...; stores-lib.js againstBase) on fresh
-// deployments, with the load of stores-ingest.bench.js (200 gateways, mTLS, QoS 1, PUBACK after
-// commit). Ingest keeps the plain counters it kept before and
-// adds one histogram observation per batch, so the figure should not move: target metrics/base
-// >= 0.97. Each run's last scrape must count exactly the events acknowledged.
-// Reports min / median / max per build, the ratio of the medians, each build's spread and the
-// scrape's own duration. Without BENCH_BASE_BIN it says so and measures nothing.
-// Env: BENCH_BASE_BIN, BENCH_RUNS (3), BENCH_STORES (sqlite), BENCH_GATEWAYS (200), BENCH_WINDOW (16),
-// BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (3), BENCH_SCRAPE_MS (1000; 0: no scrape until the
-// load is over, which tells the build's own cost from the scrapes').
+// MQTT ingest with GET /metrics scraped against the same without (BENCH_BASE_BIN), in pairs of
+// alternating order (bench/README.md "metrics-ingest"; target >= 0.97). Each run's last scrape must
+// count exactly the events acknowledged.
 import { percentile, report } from './lib.js';
 import { againstBase, ingestRun } from './stores-lib.js';
 
@@ -56,7 +45,7 @@ await againstBase(
     scrapes.push(...measured.beside.durations);
     return measured.eventsPerSecond;
   },
-  'without /metrics (bench/README.md, "Issue 16")',
+  'without /metrics (bench/README.md "metrics-ingest")',
 );
 if (scrapes.length) {
   report(BENCH, 'scrape_ms_p50_under_load', percentile(scrapes, 50), 'ms');

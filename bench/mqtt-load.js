@@ -56,12 +56,9 @@ function publishTemplate(topic, gatewayIndex, eventsPerMessage) {
 
 /**
  * The first 8 hex digits of an event id: every bit depends on the gateway's message counter, the
- * gateway and the event's place in the message (murmur3's finalizer, a bijection of 32 bits, of the
- * counter, then again with the gateway and place mixed in), so that the ids of one batch fall all
- * over the id index, as devices' random v4 UUIDs do. (Until 2026-11-26 a multiplicative hash of the
- * counter alone set the top bits: the gateways' events with the same counter, sent at about the same
- * moment, shared them and landed on the same few index pages, which made the index far cheaper to
- * keep than with random ids.)
+ * gateway and the event's place in the message (murmur3's finalizer, a bijection of 32 bits), so
+ * that the ids of one batch fall all over an index of ids, as devices' random v4 UUIDs do; a hash
+ * of the counter alone flattered such an index (bench/README.md "ingest-vs-mosquitto").
  */
 function scatter(counter, index, r) {
   return fmix32((fmix32(counter >>> 0) ^ ((index << 6) | r)) >>> 0);

@@ -1,19 +1,6 @@
-// Provisioning at fleet scale (issue 17, item 4): a `serve` process started from the CLI per
-// gateway key type (SCANHUB_GATEWAY_KEY_TYPE, so a build without the flag runs it as RSA), in the
-// same run, over a fresh data directory each:
-//   - prepare-provisioning: gateways/s with CONCURRENCY calls in flight (target >= 300/s with EC);
-//   - POST /provisioning: redemptions/s of those tokens, CONCURRENCY in flight (target >= 300/s);
-//     with EC, also of as many more with a certificate request each (the device's own key, made
-//     before the clock starts), unless PROVISIONING_CSR=0 (a build without csr);
-//   - PACKAGE_GATEWAYS new gateways through create-provisioning-package (calls of at most the cap,
-//     100, two in flight), every package document fetched by its link and redeemed: seconds end to
-//     end (target < 5 s with EC).
-//   - where the time goes, in this process: CPU per key, per certificate (key and CA signature),
-//     per PKCS#12, and per key sealed under its token and opened again, each key type (all
-//     threads; the key and signature run on libuv's pool).
-// Each serve figure is measured RUNS times (a fresh server each run, key types alternating); the
-// median and the spread (min..max) are reported, with the ratio to the target. RSA is reported
-// beside EC. The figures of a busy machine are provisional: run it on a quiet one.
+// Provisioning at fleet scale (bench/README.md "provisioning"): prepare-provisioning and
+// POST /provisioning per second, 500 gateways through packages end to end, and in this process the
+// CPU of each part, per gateway key type, a fresh `serve` each run.
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

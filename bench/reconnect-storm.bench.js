@@ -1,21 +1,7 @@
-// Issue 17 (item 5): a reconnect storm. N provisioned gateways connect at once (mutual TLS,
-// CONNECT) and each publishes one QoS 1 message, as after a restart of `serve` or a network blip;
-// 20 gateways connected before it keep publishing meanwhile (bench/storm-client.js). Side by side
-// in one run, alternating: `scanhub serve` started from the CLI (the gateways provisioned through
-// the API, `--gateway-key-type` BENCH_KEY_TYPE when set) and Mosquitto with TLS client
-// certificates (bench/mosquitto.js), the same credentials against both, and a bare node:tls server
-// that only answers CONNACK and PUBACK (bench/bare-tls-broker.js: the floor of Node's own TLS).
-// Reported per server and size: seconds from the first connection attempt to the last PUBACK
-// (median of BENCH_RUNS storms), handshakes/s, server CPU ms per connection, RSS per 1,000 idle
-// connections (two readings at rest, BENCH_SETTLE_SECONDS before and after the storm), SYNs the
-// kernel dropped for a full accept queue (ListenOverflows), gateways that needed a retry and any
-// never back, and the steady gateways' longest PUBACK wait;
-// then the ratios scanhub / Mosquitto (targets: storm time <= 1.0, CPU per connection <= 1.5,
-// RSS per 1,000 idle <= 35 MiB, steady PUBACK <= 1,000 ms, nobody left out).
-// Env: BENCH_STORM_SIZES (1000,2000), BENCH_IDLE (10000: one more storm of that size, RSS and
-// time reported; 0 skips it), BENCH_RUNS (3), BENCH_SETTLE_SECONDS (25), BENCH_KEY_TYPE
-// (ec-p256 | rsa-2048; unset: serve's default), BENCH_BASE_BIN (another build's bin/scanhub.js:
-// its serve storms too, as `scanhub-base`, in each run).
+// A reconnect storm (bench/README.md "reconnect-storm"): N provisioned gateways connect at once and
+// publish once while 20 connected gateways keep publishing, against `scanhub serve`, Mosquitto and a
+// bare node:tls server in turn: storm time, CPU per connection, RSS per idle connection at rest, the
+// steady gateways' longest PUBACK.
 import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -78,9 +64,8 @@ async function stormRun(name, size, pid, port, caPem, steady, storm) {
   const ready = await client.next();
   if (ready.type !== 'ready') throw new Error(`${name}: storm client: ${JSON.stringify(ready)}`);
   // Memory at rest on both sides of the storm: V8's memory reducer shrinks a heap some seconds after
-  // its allocation rate falls, so a fresh serve holds its start-up garbage until then (measured:
-  // 133 MiB falling to 98 MiB with no connection, the last step 13 s after the clients were ready),
-  // and the storm's garbage as long after it (the last step 15 s after a storm of 2,000).
+  // its allocation rate falls, so a fresh serve holds its start-up garbage until then, and the
+  // storm's garbage as long after it (bench/README.md "reconnect-storm").
   await settle();
   const rssBefore = rssMiB(pid);
   const cpu = cpuSnapshot([pid]);

@@ -1,16 +1,6 @@
-// Issue 13: over the 10 M-event data set of events.bench.js (BENCH_EVENTS), on SQLite and on
-// PostgreSQL in one run, each served by `scanhub serve` started from the CLI:
-//  - 500-event pages of GET /{customer}/events (random one-day windows, two in three following
-//    links.next; the lean client of events.bench.js, one keep-alive connection): p50 / p99;
-//  - CSV export through the export task API (POST .../events/export/tasks, polled until done) of
-//    BENCH_EXPORT_DAYS (7) days: rows/s from the server's "export written" log line (target
-//    >= 150,000 rows/s) and end to end.
-// Each store: BENCH_RUNS (3) runs of each figure, alternating between the stores.
-// SQLite: the cached data directory of events-data.js. PostgreSQL: a fresh database seeded with the
-// same rows (same customer, gateways, times, shapes; random UUIDs) by one INSERT ... SELECT FROM
-// generate_series with the indexes dropped and rebuilt after, then VACUUM ANALYZE. Seeding is not timed.
-// Env: BENCH_EVENTS (10,000,000), BENCH_SAMPLES (600), BENCH_WARMUP (100), BENCH_EXPORT_DAYS (7),
-// BENCH_RUNS (3), BENCH_STORES (sqlite,postgres).
+// Event pages and CSV exports over 10 M events on SQLite and on PostgreSQL in one run, alternating
+// (bench/README.md "stores-ingest, stores-events, stores-jobs"). PostgreSQL is seeded with the same
+// rows by INSERT ... SELECT FROM generate_series, indexes rebuilt after; seeding is not timed.
 import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'undici';

@@ -1,13 +1,6 @@
-// Issue 13: MQTT ingest on SQLite and on PostgreSQL in one run. Each run is a fresh deployment
-// (a data directory, or a fresh PostgreSQL database) served by `scanhub serve` started from the
-// CLI; 200 gateways (created through the store seam, certificates from the deployment's CA)
-// publish QoS 1 over mutual TLS with the load generator of ingest.bench.js (bench/mqtt-load.js,
-// its own process); the PUBACK comes after the commit. Runs alternate SQLite, PostgreSQL, ... so
-// that both see the same machine. Per kind: events/s stored (every acknowledged message counted
-// back in the database), publish-to-PUBACK p50/p99, CPU ms per 1,000 events of the serve process
-// and of the PostgreSQL processes (/proc/<pid>/stat, warm-up and drain included).
-// Env: BENCH_RUNS (3), BENCH_GATEWAYS (200), BENCH_WINDOW (16), BENCH_SECONDS (10),
-// BENCH_WARMUP_SECONDS (3), BENCH_STORES (sqlite,postgres).
+// MQTT ingest on SQLite and on PostgreSQL in one run, alternating, each a fresh deployment
+// (bench/README.md "stores-ingest, stores-events, stores-jobs"): events/s stored, PUBACK latency and
+// the CPU per event of serve and of PostgreSQL.
 import { report } from './lib.js';
 import { RUNS, ingestRun, load, startPostgres, summarize } from './stores-lib.js';
 

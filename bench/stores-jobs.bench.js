@@ -1,10 +1,6 @@
-// Issue 13: job analysis of 1,000,000 events (50 gateways, the data set of jobs.bench.js) through
-// POST /{customer}/job-analysis, on SQLite and on PostgreSQL in one run, each served by
-// `scanhub serve` started from the CLI. SQLite: the cached data directory of bench/jobs-seed.js.
-// PostgreSQL: a fresh database, the same gateways and events written through the store seam
-// (`store.events.insert`, 50,000 rows a call), then ANALYZE. Per store: one warm-up analysis, then
-// BENCH_RUNS (3) timed ones, alternating between the stores; min / median / max and the ratio.
-// Target: <= 1 s. Env: BENCH_RUNS (3), BENCH_STORES (sqlite,postgres).
+// Job analysis of 1,000,000 events on SQLite and on PostgreSQL in one run, alternating
+// (bench/README.md "stores-ingest, stores-events, stores-jobs"; target <= 1 s). PostgreSQL gets the
+// jobs data set through the store seam.
 import { SEED, event, gatewayId, seededDataDir, timedAnalysis } from './jobs-seed.js';
 import { api, report } from './lib.js';
 import { RUNS, dropDeployment, load, login, newDeployment, psql, startPostgres, startServe, summarize, withStore } from './stores-lib.js';

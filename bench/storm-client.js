@@ -1,12 +1,7 @@
-// The client side of reconnect-storm.bench.js, in its own process: N gateways connect at once
-// (mutual TLS with their PKCS#12, MQTT 3.1.1 CONNECT), each publishes one QoS 1 message and stays
-// connected, idle; a gateway whose connection fails retries after 1 s, as a device would. Each
-// gateway's credentials are loaded (a TLS secure context) before the storm, as on a device. Alongside,
-// `steady` gateways that were connected before the storm keep publishing (one message every
-// 100 ms each), and the longest PUBACK wait among them during the storm is reported. The bench
-// runs the steady gateways in a process of their own (a config without storm gateways, which
-// publishes from 'storm' in until 'stop' in): in the storm's process, its own thousand handshakes
-// held their PUBACKs back too (bench/README.md, "Issue 17: reconnect storm"). Talks to the parent
+// The client side of reconnect-storm.bench.js, in its own process: N gateways connect at once and
+// each publishes one QoS 1 message, retrying after 1 s as a device would; or `steady` gateways that
+// keep publishing and report their longest PUBACK wait (run in a process of their own: the storm's
+// handshakes would hold their PUBACKs back; bench/README.md "reconnect-storm"). Talks to the parent
 // over IPC: config in, 'ready' out, 'storm' in, ('stop' in,) results out, 'close' in.
 import { connect, createSecureContext } from 'node:tls';
 import { connectPacket, publishPacket } from './mqtt-packets.js';
@@ -55,7 +50,7 @@ function open(config, gateway) {
 process.once('message', async (config) => {
   // A device has its key and certificate loaded before it reconnects: each gateway's PKCS#12 is
   // opened once here, before the storm, so that the storm's client CPU is the handshake and MQTT
-  // (opening a PKCS#12 per connection cost this process ~2 ms each and made it the bottleneck).
+  // (opened per connection, it made this process the bottleneck).
   // Each device connects from an address of its own (127.1.x.y on loopback), as a fleet does: from one
   // address, the server's cap on unauthenticated connections per source (1,000) would refuse the rest.
   for (const [i, gateway] of [...config.steady, ...config.storm].entries()) {

@@ -1,14 +1,6 @@
-// Issue 16 (live events): publish-to-stream latency of GET /{customer}/events/stream with
-// BENCH_STREAMS (100) concurrent streams while gateways publish BENCH_RATE (5,000) events/s over
-// MQTT with TLS, QoS 1, on SQLite and on PostgreSQL. `scanhub serve` is started from the CLI on a
-// fresh deployment; the publisher (bench/stream-publisher.js) and the readers
-// (bench/stream-readers.js) are processes of their own. Each event carries its publish time; each
-// reader takes, for every event on every stream, the time it arrived less that: p50/p99 over all
-// of them. The reference in the same run is the publish-to-PUBACK latency (the commit itself): the
-// stream adds the rest. Also: events each stream received (every stream must get every event),
-// the serve process's CPU per 1,000 events and its RSS before and after.
-// Env: BENCH_RUNS (1), BENCH_STREAMS (100), BENCH_RATE (5000), BENCH_GATEWAYS (50),
-// BENCH_EVENTS_PER_MESSAGE (1), BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2), BENCH_STORES (sqlite,postgres).
+// Publish-to-stream latency of GET /{customer}/events/stream with many streams while gateways
+// publish at a steady rate, on SQLite and on PostgreSQL (bench/README.md "stream"); the publisher
+// and the readers are processes of their own, and the PUBACK latency of the same run is the reference.
 import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { percentile, report } from './lib.js';

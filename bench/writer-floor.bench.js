@@ -1,22 +1,6 @@
-// The SQLite ingest writer alone, without MQTT, TLS or a network: how many events a second one
-// thread can commit into the events table as the writer thread does (issue 17: is the writer what
-// keeps ingest below Mosquitto's rate?). Side by side in one run, each round on a fresh copy of
-// the same seeded database (BENCH_SEED events already stored, 200 gateways), with the real
-// checkpointer thread beside it:
-//   - committer: what the writer thread runs (createCommitter on its connection: payloads parsed,
-//     gateways read and touched, events inserted with their indexes, IMMEDIATE transaction);
-//   - inserts: the same rows, already built, inserted with the same statement (no parsing, no
-//     gateways): SQLite's own cost of storing them;
-//   - committer, events without created: the same with payloads that leave `created` out, so
-//     that the service stamps it and each event's id goes into the UNIQUE (customer_id, id) of
-//     stamped events (migration 0014): what devices that send no `created` cost;
-//   - inserts with the global id index: the same rows with the UNIQUE index on the event id that
-//     kept ingest idempotent before migration 0014 put back (the reference this replaced);
-//   - table alone: every index of events dropped.
-// BENCH_SEED (1,000,000), BENCH_EVENTS per round (300,000), BENCH_BATCH events per transaction
-// (2,000; 200 gateways x 20 in flight give the writer up to 4,000), BENCH_RUNS rounds of each (3);
-// for trying things: BENCH_VARIANTS (some of the names above, comma-separated), BENCH_CACHE_MB
-// (the writer's page cache), BENCH_PAGE_SIZE (the database's page size).
+// The SQLite ingest writer alone, without MQTT, TLS or a network (bench/README.md "writer-floor"):
+// events/s one thread commits as the writer thread does, beside variants that tell SQLite's own cost
+// and each index's, each round on a fresh copy of one seeded database with the real checkpointer.
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

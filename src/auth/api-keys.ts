@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 
 /**
- * API keys for scripts and CI (DESIGN.md "Trust"; docs/api-keys.md): `shk_` and 43 base64url
- * characters (32 random bytes). Only the SHA-256 of a key is stored: a key is looked up by its hash.
+ * API keys for scripts and CI (docs/api-keys.md): `shk_` and 43 base64url characters (32 random
+ * bytes). Only the SHA-256 of a key is stored: a key is looked up by its hash.
  */
 export const API_KEY_PREFIX = 'shk_';
 

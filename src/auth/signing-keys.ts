@@ -4,11 +4,9 @@ import type { AuditEntry } from '../domain/audit.js';
 import type { SecretRepository } from '../store/ports/index.js';
 
 /**
- * The deployment's IdToken signing keys, as the secret `keys/idtoken.jwk` keeps them
- * (docs/users.md "Signing keys"): a JWK Set (RFC 7517, section 5) of private ES256 keys, oldest
- * first, each with `kid`, `alg` and our member `created` (milliseconds). The newest one signs;
- * every one verifies. A deployment from before rotation existed holds a single JWK: read as a set
- * of that one key.
+ * The deployment's IdToken signing keys (docs/users.md "Signing keys"): a JWK Set (RFC 7517, 5) of
+ * private ES256 keys, oldest first, each with our member `created`; the newest signs, every one
+ * verifies. A deployment from before rotation holds a single JWK: read as a set of that one key.
  */
 export const SIGNING_KEY_SECRET = 'keys/idtoken.jwk';
 export const SIGNING_ALG = 'ES256';

@@ -6,7 +6,7 @@ import type { StoreLocator } from '../store/ports/index.js';
 import { CliError, Exit } from './io.js';
 
 /**
- * Where a deployment keeps what it knows (DESIGN.md "Scale-out"): the SQLite file in `--data-dir`
+ * Where a deployment keeps what it knows (docs/postgresql.md): the SQLite file in `--data-dir`
  * (the default), or PostgreSQL with `--database URL`, whose secrets are encrypted under the master
  * key; files under `--blob-dir`. `serve` and every `operator` command take the same flags.
  */

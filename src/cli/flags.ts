@@ -5,8 +5,8 @@ import { parseDuration, parseTimeInput } from '../domain/time-input.js';
 import { CliError, Exit } from './io.js';
 
 /**
- * The flags several commands share: times and ranges (DESIGN.md "CLI conventions": a duration
- * back from now, an ISO 8601 date or date-time, or epoch milliseconds), durations and limits.
+ * The flags several commands share: times and ranges (each a duration back from now, an ISO 8601
+ * date or date-time, or epoch milliseconds: docs/events.md "CLI"), durations and limits.
  */
 
 /** The range flags of `events list` and `events export`. */

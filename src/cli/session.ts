@@ -18,7 +18,7 @@ export function globalsOf(command: Command): GlobalOptions {
 }
 
 /**
- * Resolves deployment, token and customer by flag > env > saved profile (DESIGN.md runtime contract).
+ * Resolves deployment, token and customer by flag > env (SCANHUB_URL, _TOKEN, _CUSTOMER) > saved profile.
  * The profile's token goes only to the profile's deployment: with another URL (flag or env) it
  * stays home. A customer not given explicitly is the one of the token in use: an IdToken's claim,
  * or for an API key (which names none) what the deployment says of it (GET /api-keys/current).

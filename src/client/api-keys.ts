@@ -1,6 +1,6 @@
 import { collectAll, seg, type ApiClient, type CustomerApi } from './api.js';
 
-/** An API key as the API lists it (DESIGN.md "Trust"); `key` only in the answer that created it. */
+/** An API key as the API lists it (docs/api-keys.md); `key` only in the answer that created it. */
 export interface ApiKey {
   id: string;
   name: string;

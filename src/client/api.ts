@@ -206,7 +206,7 @@ function safeJson(text: string): unknown {
 /** Percent-encodes one path segment. */
 export const seg = (value: string) => encodeURIComponent(value);
 
-/** A page of a list endpoint (spec 1.3): its items and the link to the next page. */
+/** A page of a list endpoint (docs/http.md "Lists"): its items and the link to the next page. */
 export interface List<T> {
   items: T[];
   links: { next?: string };

@@ -14,7 +14,7 @@ export interface AssetItem {
   registered: number;
 }
 
-/** The agreement to an asset's EULA that a download link is given for (spec 4.3). */
+/** The agreement to an asset's EULA that a download link is given for (docs/jobs-and-assets.md "Assets"). */
 export interface EulaAgreement {
   eula_version: string;
   eula_checksum: string;

@@ -1,7 +1,7 @@
 import type { CustomerApi } from './api.js';
 import { gatewayPath } from './gateways.js';
 
-/** A gateway's current certificate as the API returns it (DESIGN.md "Trust"). */
+/** A gateway's current certificate as the API returns it (docs/gateway-certificates.md). */
 export interface GatewayCertificate {
   serial: string;
   not_before: number;

@@ -2,10 +2,10 @@ import type { EVENT_COLUMNS } from '../domain/events.js';
 import type { CustomerApi, List } from './api.js';
 import { readEventStream, type StreamItem } from './event-stream.js';
 
-/** An event as the API returns it (spec 2.2). */
+/** An event as the API returns it; absent fields are left out. */
 export type ApiEvent = { id: string; created: number; type: string } & Partial<Record<(typeof EVENT_COLUMNS)[number], string | number>>;
 
-/** A list response of the events call (spec 2.3). */
+/** A list response of the events call (docs/http.md "Lists"). */
 export interface EventPage extends List<ApiEvent> {
   metadata: { description: string; size: number; filters: { name: string; value: unknown }[] };
 }

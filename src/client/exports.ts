@@ -2,7 +2,7 @@ import type { CellMode } from '../domain/csv.js';
 import { seg, type CustomerApi } from './api.js';
 import type { EventRange } from './events.js';
 
-/** An export task as the API returns it (spec 2.8). */
+/** An export task as the API returns it (docs/events.md "Exports"). */
 export interface ExportTask {
   task: string;
   completed: boolean;

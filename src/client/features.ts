@@ -1,6 +1,6 @@
 import type { CustomerApi } from './api.js';
 
-/** A feature flag as the API returns it (spec 2.7). */
+/** A feature flag as the API returns it. */
 export interface Feature {
   feature: string;
   enabled: boolean;

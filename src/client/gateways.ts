@@ -1,6 +1,6 @@
 import { collectAll, seg, type CustomerApi } from './api.js';
 
-/** A gateway as the API returns it (spec 2.1). */
+/** A gateway as the API returns it (docs/gateways.md "The gateway object"). */
 export interface Gateway {
   id: string;
   model: string;

@@ -1,6 +1,6 @@
 import { seg, type CustomerApi } from './api.js';
 
-/** A job configuration as the API returns it (spec 2.4). */
+/** A job configuration as the API returns it. */
 export interface JobConfig {
   job_config_id: string;
   job_name: string;
@@ -21,7 +21,7 @@ export interface JobConfigFields {
   gateway_ids: string[];
 }
 
-/** The answer of `POST /{customer_id}/job-analysis` (spec 2.5). */
+/** The answer of `POST /{customer_id}/job-analysis` (docs/jobs-and-assets.md "Job analysis"). */
 export interface JobAnalysis {
   results: { gateway_id: string; jobs: { start_time: number; end_time: number; start_event_id: string; end_event_id: string }[] }[];
 }

@@ -5,7 +5,7 @@ import { gatewayPath, type Gateway } from './gateways.js';
 export interface Preparation {
   registration_path: string;
   token: string;
-  /** The deployment's public URL joined with registration_path (an addition to the spec; older servers leave it out). */
+  /** The deployment's public URL joined with registration_path (an addition; older servers leave it out). */
   registration_url?: string;
 }
 

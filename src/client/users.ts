@@ -1,6 +1,6 @@
 import { collectAll, seg, type CustomerApi } from './api.js';
 
-/** A user as the API returns it (spec 2.6). */
+/** A user as the API returns it. */
 export interface User {
   id: string;
   first_name?: string;

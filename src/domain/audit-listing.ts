@@ -3,7 +3,7 @@ import { MAX_PAGE_SIZE, isTokenQuery, resolveRange, type Invalid, type TimeRange
 import { decodePageToken, encodePageToken } from './page-token.js';
 
 /**
- * The rules of `GET /{customer_id}/audit-log` (DESIGN.md "Trust"), those of the event list
+ * The rules of `GET /{customer_id}/audit-log` (docs/audit.md "Reading it"), those of the event list
  * (domain/event-listing.ts) over `(time, id)`: a half-open range `start_time <= time < end_time`
  * (default: the last day), pages newest first, a token that continues the query.
  */

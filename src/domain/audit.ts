@@ -1,5 +1,5 @@
 /**
- * The audit log's vocabulary (DESIGN.md, "Trust"): which actions are recorded, who can act, and
+ * The audit log's vocabulary (docs/audit.md): which actions are recorded, who can act, and
  * what one entry holds. The store writes an entry in the same transaction as the change it
  * records; routes build entries with src/server/audit.ts.
  */

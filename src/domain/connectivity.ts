@@ -1,7 +1,7 @@
-/** Spec 3.2: where a gateway stands between creation and regular traffic. */
+/** Where a gateway stands between creation and regular traffic (docs/gateways.md "connectivity_status"). */
 export type ConnectivityStatus = 'NOT_REGISTERED' | 'REGISTERING' | 'ACTIVE' | 'INACTIVE';
 
-/** A gateway with a message at most this old is ACTIVE (spec 8: two hours). */
+/** A gateway with a message at most this old is ACTIVE. */
 export const ACTIVE_WINDOW_MS = 2 * 60 * 60 * 1000;
 
 /**
@@ -28,11 +28,11 @@ export interface ConnectivityFacts {
 }
 
 /**
- * The status at `now` (DESIGN.md): NOT_REGISTERED after creation, REGISTERING once
- * prepare-provisioning ran and until the first message, ACTIVE while the last message is at most
- * two hours old, INACTIVE after that. A message time ahead of `now` (clock skew) counts as ACTIVE.
- * A gateway whose certificates were revoked is NOT_REGISTERED; a re-provisioned one REGISTERING
- * until its first message with the new certificate (redeeming the token clears its last message).
+ * The status at `now`: NOT_REGISTERED after creation, REGISTERING once prepare-provisioning ran and
+ * until the first message, ACTIVE while the last message is at most two hours old, INACTIVE after
+ * that. A message time ahead of `now` (clock skew) counts as ACTIVE. A gateway whose certificates
+ * were revoked is NOT_REGISTERED; a re-provisioned one REGISTERING until its first message with the
+ * new certificate (redeeming the token clears its last message).
  */
 export function connectivityStatus(gateway: ConnectivityFacts, now: number): ConnectivityStatus {
   if (gateway.certificate_revoked != null) return 'NOT_REGISTERED';

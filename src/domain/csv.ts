@@ -1,11 +1,9 @@
 /**
- * RFC 4180 CSV, the format of event exports: fields separated by commas, records ended by CRLF,
- * a field quoted when it holds a comma, a quote, CR or LF, quotes inside doubled. Null is an
- * empty field. Written by hand because the export must reach 250,000 rows/s and csv-stringify
- * manages about 150,000 (docs/events.md); a test checks both produce the same bytes.
- *
- * Text that a spreadsheet would take for a formula is defused unless the cells are `raw`
- * (DESIGN.md "Events", docs/events.md "CSV injection").
+ * RFC 4180 CSV, the format of event exports: records ended by CRLF, a field quoted when it holds a
+ * comma, a quote, CR or LF, quotes inside doubled, null an empty field. Written by hand because
+ * csv-stringify is too slow for the export's target (docs/events.md "Exports"); a test checks both
+ * write the same bytes. Text a spreadsheet would take for a formula is defused unless cells are
+ * `raw`.
  */
 
 /** How text cells are written: `safe` defuses formulas with a leading `'`, `raw` writes them as stored. */

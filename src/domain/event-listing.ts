@@ -1,12 +1,12 @@
 import { decodePageToken, encodePageToken, isCreatedIdKey, type CreatedIdKey } from './page-token.js';
 
 /**
- * The rules of the event list (spec 4.1, DESIGN.md "Events"): time range defaults, half-open
- * ranges, page sizes and the keyset token. Newest first means the list walks `(created, id)`
- * downwards, so a page is "the events of the range before a key".
+ * The rules of the event list (docs/events.md "GET /{customer_id}/events"): time range defaults,
+ * half-open ranges, page sizes and the keyset token. Newest first means the list walks `(created,
+ * id)` downwards, so a page is "the events of the range before a key".
  */
 
-/** Default length of the range: one day (spec 4.1). */
+/** Default length of the range: one day. */
 export const DEFAULT_RANGE_MS = 24 * 3600 * 1000;
 export const MAX_PAGE_SIZE = 500;
 /** The last millisecond JavaScript's Date can show (and so the last a range may name): 8.64e15. */
@@ -46,8 +46,8 @@ export interface Invalid {
 }
 
 /**
- * The range of a list or export: `end` defaults to now, `start` to one day before `end`
- * (one day before now when `end` is not given, as spec 4.1 says).
+ * The range of a list or export: `end` defaults to now, `start` to one day before `end` (which
+ * is one day before now when `end` is not given: docs/events.md says why not always before now).
  */
 export function resolveTimeRange(params: EventRangeParams, now: number): TimeRange | Invalid {
   return resolveRange(params.start_time_millis, params.end_time_millis, now, ['start_time_millis', 'end_time_millis']);
@@ -135,7 +135,7 @@ export function nextPageToken(customer: string, query: EventListQuery, last: Cre
   });
 }
 
-/** `metadata.filters` of the response: the applied range (and gateway), as spec 2.3 `{ name, value }`. */
+/** `metadata.filters` of the response: the applied range (and gateway), as `{ name, value }` (docs/http.md "Lists"). */
 export function appliedFilters(query: EventListQuery): { name: string; value: number | string }[] {
   const filters: { name: string; value: number | string }[] = [
     { name: 'start_time_millis', value: query.start },

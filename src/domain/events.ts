@@ -1,4 +1,4 @@
-/** The stored columns of an event (spec 2.2), in the order of the CSV export. */
+/** The stored columns of an event, in the order of the CSV export (docs/events.md "Exports"). */
 export const EVENT_COLUMNS = [
   'id',
   'class',
@@ -46,12 +46,9 @@ export const TEXT_COLUMNS: readonly EventColumn[] = EVENT_COLUMNS.filter((column
 
 /**
  * The columns an event is stored with, in INSERT order: its customer, EVENT_COLUMNS, then
- * - `created_stamped`, 1 when the service stamped `created` at receipt (the device sent none), else
- *   NULL. Ingest is idempotent on (customer_id, created, id), and on (customer_id, id) for stamped
- *   events, whose redelivery is stamped anew (docs/gateways-mqtt.md "Payloads").
- * - `plain_text`, 1 when none of its TEXT_COLUMNS holds a character that JSON escapes, else NULL
- *   (also for events stored before it existed): SQLite then writes the list's JSON of those texts
- *   without escaping them (store/sqlite/event-json.ts).
+ * `created_stamped` (1 when the service stamped `created`: such events are unique by id alone,
+ * docs/gateways-mqtt.md "Payloads") and `plain_text` (1 when no text holds a character JSON
+ * escapes, so the list writes them unescaped: store/sqlite/event-json.ts); else NULL.
  */
 export const STORED_EVENT_COLUMNS = ['customer_id', ...EVENT_COLUMNS, 'created_stamped', 'plain_text'] as const;
 
@@ -70,7 +67,7 @@ export function storedValues(customerId: string, row: EventRow): (string | numbe
   return [customerId, ...EVENT_COLUMNS.map((column) => row[column] ?? null), null, plain ? 1 : null];
 }
 
-/** The API form of a row: the fields of spec 2.2, null fields left out. */
+/** The API form of a row: null fields left out. */
 export function toApiEvent(row: EventRow): Record<string, string | number> {
   const event: Record<string, string | number> = {};
   for (const column of EVENT_COLUMNS) {

@@ -1,4 +1,4 @@
-/** What GET .../certificate says of a gateway's current certificate (DESIGN.md "Trust"). */
+/** What GET .../certificate says of a gateway's current certificate (docs/gateway-certificates.md). */
 export type CertificateStatus = 'pending' | 'active' | 'revoked';
 
 export interface CertificateFacts {

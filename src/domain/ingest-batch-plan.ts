@@ -10,7 +10,7 @@ import { COLUMN, parsePayload, type EventValues, type GatewayReport, type Parsed
  * dead letters and events, all in one transaction).
  */
 
-/** The gateway fields an event is stamped with at ingest (DESIGN.md "Events"). */
+/** The gateway fields an event is stamped with at ingest (docs/gateways-mqtt.md "Payloads"). */
 export interface IngestGateway {
   customer_id: string;
   usecase: string;

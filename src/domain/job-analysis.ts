@@ -1,5 +1,5 @@
 /**
- * Job analysis (DESIGN.md "Job configurations and job analysis"): per gateway, the scan events
+ * Job analysis (docs/jobs-and-assets.md "Job analysis"): per gateway, the scan events
  * in (created, id) order are read as a sequence of start and end barcodes; a start opens a job
  * (replacing one that never ended), an end closes the open job into one result.
  */
@@ -19,7 +19,7 @@ export interface AnalysisEvent {
   gateway_id: string | null;
 }
 
-/** One finished job (spec 2.5). */
+/** One finished job, as the analysis answers it. */
 export interface Job {
   start_time: number;
   end_time: number;

@@ -1,6 +1,6 @@
 /**
- * Job configurations (spec 2.4): what a write may change, and the checks both stores make before
- * it. Plain functions, no I/O.
+ * Job configurations (docs/jobs-and-assets.md "Job configurations"): what a write may change, and
+ * the checks both stores make before it. Plain functions, no I/O.
  */
 
 /** A job configuration as stored and as the API shows it. */

@@ -1,13 +1,6 @@
-/**
- * Log-in lockout (docs/users.md "Lockout"): after LOGIN_LOCKOUT.refusals refused log-ins of one
- * user (or, for an address that finds no user, of one normalised address) within
- * LOGIN_LOCKOUT.windowMs, the next log-in is answered 429 until the oldest of those refusals
- * leaves the window. Plain functions, no I/O.
- */
+/** Log-in lockout (docs/users.md "Lockout"): this many refusals within the sliding window lock the next log-in (429). */
 export const LOGIN_LOCKOUT = {
-  /** Refused log-ins a user (or unknown address) may have within the window; the next attempt is refused with 429. */
   refusals: 10,
-  /** The sliding window: 15 minutes. */
   windowMs: 15 * 60_000,
 } as const;
 

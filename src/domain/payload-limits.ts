@@ -54,18 +54,16 @@ export interface StructureLimits {
 const LIMITS: StructureLimits = { depth: MAX_NESTING, elements: MAX_EVENTS_PER_MESSAGE };
 
 /**
- * Why the JSON text is over the limits of nesting (arrays and objects deeper than `depth`) or of
- * elements in a top-level array, found by one pass over the bytes that skips strings (so `"[[["`
- * counts nothing); undefined when it is within them. Runs before JSON.parse: what recursion would
- * overflow (JSON.stringify, a validator, a logger) is refused before it exists, and an array of
- * 10,000 events is refused without building 10,000 objects. Text that is not JSON may count
- * wrongly; JSON.parse refuses it anyway.
+ * Why the JSON text is over the limits of nesting or of elements in a top-level array, found by
+ * one pass over the bytes that skips strings; undefined when within them. Runs before JSON.parse,
+ * so what would overflow a recursion (a validator, a logger) or build thousands of objects is
+ * refused before it exists. Text that is not JSON may count wrongly; JSON.parse refuses it anyway.
  */
 export function structureProblem(bytes: Buffer, limits: StructureLimits = LIMITS): string | undefined {
   // Most messages hold fewer brackets than the depth limit in all, so neither limit can bite:
   // counted natively (memchr), that settles it for a fraction of the byte-by-byte pass
-  // (measured: ~60 ns against ~500 ns for one event). A top-level array of more elements than
-  // that with few brackets (numbers, strings) is refused after parsing.
+  // (bench/README.md "ingest-poison"). A top-level array of more elements than that with few
+  // brackets (numbers, strings) is refused after parsing.
   if (countUpTo(bytes, 0x7b, limits.depth + 1) + countUpTo(bytes, OPEN_ARRAY, limits.depth + 1) <= limits.depth) return undefined;
   let depth = 0;
   let topArray = false;

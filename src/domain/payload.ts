@@ -12,10 +12,9 @@ import {
 } from './payload-limits.js';
 
 /**
- * What a gateway publishes (DESIGN.md "Events"): one event object or an array of them, each with
- * the fields of spec 2.2 except the gateway_* ones. A `class: "gateway"` object reports the
- * gateway's own model, manufacturer, firmware and type instead of being stored.
- * Pure functions: no SQL, so the same code runs in the broker thread or a writer thread.
+ * What a gateway publishes (docs/gateways-mqtt.md "Payloads"): one event object or an array of
+ * them, without the gateway_* fields; a `class: "gateway"` object reports the gateway's model,
+ * manufacturer, firmware and type instead of being stored. No SQL, so it runs in any thread.
  */
 
 /**
@@ -61,7 +60,7 @@ const STRING_FIELDS: [EventColumn, number][] = [
 const NUMBER_FIELDS: EventColumn[] = ['scan_duration', 'device_battery', 'device_temperature', 'metrics_worker_steps'];
 const STRING_SLOTS = STRING_FIELDS.map(([name, longest]) => [name, column(name), longest] as const);
 const NUMBER_SLOTS = NUMBER_FIELDS.map((name) => [name, column(name)] as const);
-// Spec 2.2 `class`; "gateway" is the report, never stored.
+// The stored values of `class`; "gateway" is the report, never stored.
 const EVENT_CLASSES = new Set(['device', 'event', 'job_config', 'device_config']);
 const EVENT_TYPES = new Set(['scan', 'telemetry']);
 const GATEWAY_TYPES = new Set(['stationary', 'mobile']);

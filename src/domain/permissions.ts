@@ -1,4 +1,4 @@
-/** Every permission a role can grant; values follow spec 2.6 (`event.read`). */
+/** Every permission a role can grant (docs/users.md "Who may do what"). */
 export const PERMISSIONS = [
   'event.read',
   'event.export',

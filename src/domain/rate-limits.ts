@@ -7,18 +7,17 @@ export interface RateLimits {
 }
 
 /**
- * The defaults: far above what a person or a device does, far below what guessing needs. Counted
- * per instance, in memory (a deployment of N instances behind a balancer admits up to N times
- * this); the per-e-mail lockout (lockout.ts) is the limit shared through the database.
- * Provisioning tokens are 256 random bits, so its limit guards the CPU, not the tokens: 600 a
- * minute lets a rollout behind one NAT address redeem 10 devices a second.
+ * The defaults: far above what a person or a device does, far below what guessing needs; counted
+ * per instance, so the lockout (lockout.ts) is the limit instances share. Provisioning tokens are
+ * 256 random bits: that limit guards the CPU, and lets a rollout behind one NAT address redeem 10
+ * devices a second.
  */
 export const RATE_LIMITS: RateLimits = { auth: 30, provisioning: 600 };
 
 /**
- * What one authenticated caller may hold at once (DESIGN.md "Least privilege and secrets"): live
- * event streams per user on one instance (a stream is a connection held open), and export tasks
- * in flight per customer across the deployment (each is a file written by a worker).
+ * What one authenticated caller may hold at once (docs/security.md "Limits on what one caller may
+ * hold"): live event streams per user on one instance (a stream is a connection held open), and
+ * export tasks in flight per customer across the deployment (each is a file written by a worker).
  */
 export const CONCURRENCY_LIMITS = { liveStreamsPerUser: 10, exportsInFlightPerCustomer: 4 } as const;
 

@@ -1,7 +1,7 @@
 /**
- * Retention of events (DESIGN.md "Operations on one box"; docs/retention.md): how long a customer
- * keeps its events, which events a deletion takes, and how big its next batch may be so that no
- * batch holds the database's writer for long. Plain functions, no I/O.
+ * Retention of events (docs/retention.md): how long a customer keeps its events, which events a
+ * deletion takes, and how big its next batch may be so that no batch holds the database's writer
+ * for long. Plain functions, no I/O.
  */
 
 import type { CreatedIdKey } from './page-token.js';
@@ -44,9 +44,9 @@ export function retentionCutoff(now: number, days: number): number {
  * arrives meanwhile waits for it, about this long.
  */
 export const TARGET_HOLD_MS = 5;
-/** The hold no batch may exceed: DESIGN.md's "about 50 ms". A batch over it is logged as a warning. */
+/** The hold no batch may exceed (docs/retention.md "When events are deleted"): a batch over it is logged as a warning. */
 export const MAX_HOLD_MS = 50;
-/** Rows of the first batch of a pass, before any hold was measured (about 5 ms on SQLite). */
+/** Rows of the first batch of a pass, before any hold was measured (about TARGET_HOLD_MS on SQLite). */
 export const FIRST_BATCH = 100;
 export const MIN_BATCH = 10;
 export const MAX_BATCH = 20_000;
@@ -74,11 +74,10 @@ export function newestKey(keys: readonly CreatedIdKey[]): CreatedIdKey | undefin
 }
 
 /**
- * Events a pass deletes per second at most. Deleting an event writes about one page of the index
- * of random event ids (to SQLite's WAL, then to the database file): unbounded, a pass writes
- * several times what ingest does, and the commits of ingest then stall on the disk. Measured in
- * bench/retention.bench.js: 5,000 a second left ingest's PUBACK p99 where it was, 15,000-20,000
- * tripled it. 5 million old events take about 17 minutes.
+ * Events a pass deletes per second at most: deleting an event writes about a page (to SQLite's
+ * WAL, then to the database file), and unbounded, a pass writes several times what ingest does,
+ * whose commits then stall on the disk (docs/retention.md "Small batches"; bench/README.md
+ * "retention").
  */
 export const MAX_DELETED_PER_SECOND = 5000;
 

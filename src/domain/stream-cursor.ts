@@ -1,10 +1,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
- * The `id:` of a live event (docs/events.md "Live events"): the event's position in commit order,
- * opaque to clients and signed, so that the server can trust a `Last-Event-ID` it is sent back.
- * Text: base64url of the position's JSON, `.`, and 16 bytes of HMAC-SHA256 over the customer and
- * that text. A cursor of another customer, or of another deployment, does not verify.
+ * The `id:` of a live event (docs/events.md "Live events"): its position in commit order, signed
+ * with the customer (HMAC-SHA256), so that the server can trust a `Last-Event-ID` sent back and a
+ * cursor of another customer or deployment does not verify.
  */
 
 /**

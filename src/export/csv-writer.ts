@@ -14,10 +14,9 @@ export function startKey(start: number): CreatedIdKey {
 }
 
 /**
- * Writes the customer's events of the range to `file` as CSV (the header unless `header` is
- * false, then oldest first, text cells as `cells` says), one chunk at a time, so memory stays
- * flat whatever the count: one read (one await) per chunk. Run it in a worker. Returns the
- * number of events written.
+ * Writes the customer's events of the range to `file` as CSV, oldest first, one chunk (one read) at
+ * a time so that memory stays flat whatever the count; run it in a worker. Returns the events
+ * written.
  */
 export async function writeEventsCsv(
   events: Pick<EventRepository, 'csvAfter'>,

@@ -9,7 +9,7 @@ import { EXPORT_PARTS } from './parts.js';
 import { deleteTempFiles, ExportRun, type ExportLog } from './run.js';
 
 
-/** The customer has as many exports in flight as it may (DESIGN.md "Least privilege and secrets"): nothing was stored. */
+/** The customer has as many exports in flight as it may (docs/security.md "Limits on what one caller may hold"): nothing was stored. */
 export class TooManyExports extends Error {
   constructor(
     readonly customerId: string,
@@ -22,20 +22,20 @@ export class TooManyExports extends Error {
 
 export type { ExportLog } from './run.js';
 
-/** How long after its completion a task hands out download links for its file (DESIGN.md "Events"). */
+/** How long after its completion a task hands out download links for its file (docs/events.md "Exports"). */
 export const EXPORT_KEPT_MS = 24 * 3600 * 1000;
-/** How long a download link of an export is valid (spec 4.1: about 5 minutes; a new one on every call). */
+/** How long a download link of an export is valid (a new one on every call). */
 export const EXPORT_LINK_MS = 5 * 60 * 1000;
 /**
- * When a completed task and its file are deleted: once its last link has expired (DESIGN.md
- * "Operations on one box"), i.e. EXPORT_LINK_MS after the last moment a link was handed out.
+ * When a completed task and its file are deleted: once its last link has expired
+ * (docs/retention.md "Export files and tasks"), EXPORT_LINK_MS after the last link was handed out.
  */
 export const EXPORT_REMOVED_MS = EXPORT_KEPT_MS + EXPORT_LINK_MS;
 /** How often the sweeper looks for files past that age. */
 export const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 /** Exports running at once on one instance; more wait PENDING. */
 export const EXPORT_CONCURRENCY = 2;
-/** How long a claimed task stays its instance's without a renewal (DESIGN.md "Scale-out"). */
+/** How long a claimed task stays its instance's without a renewal (docs/postgresql.md "Background work on several instances"). */
 export const EXPORT_LEASE_MS = 30_000;
 /** How often a running export renews its lease: two renewals may fail before it is lost. */
 export const EXPORT_RENEW_MS = 10_000;
@@ -70,11 +70,9 @@ interface Waiter {
 }
 
 /**
- * Runs export tasks in worker threads, at most `concurrency` at once per instance, and keeps their
- * files 24 hours. A task is PENDING from request to completion, then SUCCESSFUL with its file
- * (written under a temporary name and renamed when complete, so a half-written file is never
- * served) or FAILED. Every instance on a database claims tasks from it with a lease, whichever
- * instance received the request; a task whose instance died is taken over when its lease ends.
+ * Runs export tasks in worker threads, at most `concurrency` at once per instance (docs/events.md
+ * "Exports"). Every instance claims tasks with a lease, whichever received the request, so a task
+ * whose instance died is taken over when its lease ends.
  */
 export class Exporter {
   /** This process's name in leases. */

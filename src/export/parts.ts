@@ -10,10 +10,9 @@ import type { ExportJob, ExportMessage } from './worker.js';
 
 /**
  * Parts an export is split into by default, each written by its own worker thread (with its own
- * read connection). One: since SQLite writes the CSV (store/sqlite/event-csv.ts) one thread writes
- * 450,000-650,000 rows/s here, and a second part on the second core gained little and took that
- * core from ingest and requests (ingest during an export 11,000 against 15,000 events/s, page
- * p99 during an export further above its p99 without; bench/README.md "Issue 17: the read path").
+ * read connection). One: since SQLite writes the CSV (store/sqlite/event-csv.ts) a second part on
+ * the second core gained little and took that core from ingest and requests (bench/README.md
+ * "export").
  */
 export const EXPORT_PARTS = 1;
 /**

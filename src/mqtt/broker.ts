@@ -98,10 +98,9 @@ function startIngestWriter(ctx: BrokerContext, options: BrokerOptions): IngestWr
 }
 
 /**
- * Starts the embedded broker: a TLS listener that requires a client certificate signed by the
- * deployment CA, whose CN names the gateway, and for each connection the MQTT of a publishing
- * gateway (gateway-connection.ts). All decisions about gateways are in connection-host.ts;
- * durable ingest is in IngestWriter.
+ * Starts the embedded broker (docs/gateways-mqtt.md "The listener"): decisions about gateways are
+ * connection-host.ts's, each connection's MQTT gateway-connection.ts's, durable ingest
+ * IngestWriter's.
  */
 export async function startBroker(ctx: BrokerContext, options: BrokerOptions): Promise<MqttBroker> {
   const { log } = options;

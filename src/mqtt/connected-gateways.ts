@@ -9,9 +9,9 @@ const SIGNALS_START_WAIT_MS = 10_000;
 
 /**
  * The connection of each gateway connected to this instance, and the signals of every instance
- * (DESIGN.md "Scale-out"): a deleted gateway, or one whose certificate was revoked, is
- * disconnected wherever it is connected, and a gateway that connected to another instance loses
- * its older connection here.
+ * (docs/gateways-mqtt.md "Several instances: signals"): a deleted gateway, or one whose
+ * certificate was revoked, is disconnected wherever it is connected, and a gateway that connected
+ * to another instance loses its older connection here.
  */
 export class ConnectedGateways {
   private readonly instance = randomUUID();

@@ -28,7 +28,7 @@ parentPort!.on('message', (message: PackedBatch | 'close' | { testCrash: TestCra
   if ('deleteEvents' in message) {
     // One batch of old events (docs/retention.md), between two commits: on SQLite on this
     // connection, so it never competes with ingest for the write lock; a batch that arrives
-    // meanwhile waits for it (about 5 ms), as it waits for the batch before it.
+    // meanwhile waits for it (TARGET_HOLD_MS), as it waits for the batch before it.
     const { deletion, customerId, cutoff, limit, after } = message.deleteEvents;
     void store.retention.deleteEventsBefore(customerId, cutoff, limit, after).then(
       (batch) => parentPort!.postMessage({ deletion, batch } satisfies DeletionAnswer),

@@ -103,11 +103,9 @@ function crashedBatch(size: number, cause: Error, whileRunning: boolean): BatchR
 
 /**
  * Commits in a worker thread with its own connection to the store, so that TLS and MQTT (this
- * thread) and the database work (that one) run on two cores, with the store's maintenance
- * threads (SQLite: the checkpointer) beside it.
- * One batch is in the writer thread at a time; the next one fills up meanwhile. A thread that
- * dies is replaced (SupervisedThread); the batch it had is answered as crashed, and a batch handed
- * over while no writer thread runs waits for the replacement.
+ * thread) and the database work run on two cores, with the store's maintenance threads beside it.
+ * One batch is in the writer thread at a time; the next one fills up meanwhile. A thread that dies
+ * is replaced (SupervisedThread): its batch is answered as crashed, and the next waits for it.
  */
 export function startIngestThread(
   data: WriterThreadData,

@@ -92,11 +92,11 @@ export const STORAGE_FULL_RETRY = { firstMs: 250, maxMs: 2000 };
 const DROPPED_LOG_INTERVAL = 10_000;
 
 /**
- * The group-commit writer: messages queue up while the event loop reads sockets; at the next
- * turn (or as soon as the writer thread is free) the writer thread stores them in one
- * transaction, and only then are their callbacks (the PUBACKs) run. A failed commit calls back with an error, so
- * nothing unstored is acknowledged. When the writer thread dies with a batch, its messages are
- * committed again one by one; one that kills the thread alone is quarantined (docs/gateways-mqtt.md).
+ * The group-commit writer: messages queue up while the event loop reads sockets; at the next turn
+ * (or as soon as the writer thread is free) the writer thread stores them in one transaction, and
+ * only then are their callbacks (the PUBACKs) run; a failed commit calls back with an error. When
+ * the writer thread dies with a batch, its messages are committed again one by one; one that kills
+ * the thread alone is quarantined (docs/gateways-mqtt.md "Quarantine").
  */
 export class IngestWriter {
   readonly stats: IngestStats = { messages: 0, events: 0, duplicates: 0, invalid: 0, quarantined: 0, retriedAlone: 0, reports: 0, failed: 0, heldForSpace: 0, batches: 0 };
@@ -126,8 +126,8 @@ export class IngestWriter {
 
   constructor(private readonly options: IngestOptions) {
     this.maxBatch = options.maxBatch ?? 4096;
-    // Measured (bench/README.md): with SQLite in its own thread, TLS and MQTT in this one, the
-    // two run on two cores; in one thread the same load saturated one core well below target.
+    // With SQLite in its own thread, TLS and MQTT in this one, the two run on two cores; in one
+    // thread the same load saturated one core well below target (bench/README.md "ingest").
     const backend = startIngestThread({ locator: options.locator, createdWindow: options.createdWindow }, options.maintenance ?? [], options.log, (reason) =>
       options.storage?.refused(reason),
     );

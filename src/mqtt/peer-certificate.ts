@@ -14,9 +14,8 @@ const read = new WeakMap<TLSSocket, PeerCertificate>();
 
 /**
  * The client certificate of a connection, read once per connection: the handshake's log fields
- * and the MQTT session both need it. A connection's first `getPeerCertificate()` costs ~65 us
- * here and a second ~18 us; `getPeerX509Certificate()`, though lighter on the same socket later,
- * costs ~145 us the first time (measured on a TLS server with the deployment CA's certificates).
+ * and the MQTT session both need it, and each read costs; `getPeerX509Certificate()` costs more
+ * the first time than `getPeerCertificate()` (bench/README.md "reconnect-storm").
  */
 export function peerCertificateOf(socket: TLSSocket): PeerCertificate {
   let peer = read.get(socket);

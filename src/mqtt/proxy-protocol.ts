@@ -1,11 +1,8 @@
 /**
- * HAProxy's PROXY protocol, version 2 (the binary header `send-proxy-v2` writes before the first
- * byte of the client's connection): which client a balancer in TCP mode connected on behalf of.
- * Spec: https://www.haproxy.org/download/2.6/doc/proxy-protocol.txt, section 2.2.
- *
- * Pure: `parseProxyHeader` looks at the bytes received so far and says whether the header is
- * complete, what it names, and how many bytes it took; the listener (`--mqtt-proxy-protocol`)
- * feeds it and hands the rest of the stream to TLS.
+ * HAProxy's PROXY protocol, version 2 (the binary header `send-proxy-v2` writes before the client's
+ * first byte): which client a balancer in TCP mode connected on behalf of. Spec:
+ * https://www.haproxy.org/download/2.6/doc/proxy-protocol.txt, section 2.2. Pure: the listener
+ * (`--mqtt-proxy-protocol`) feeds `parseProxyHeader` the bytes so far and hands the rest to TLS.
  */
 
 /** The 12-byte signature that starts every v2 header. */

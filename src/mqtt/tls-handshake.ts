@@ -38,8 +38,8 @@ export function gatewayTlsServer(options: TlsHandshakeOptions): TlsServer {
       rejectUnauthorized: true,
       minVersion: 'TLSv1.2',
       // No session tickets: making and encrypting TLS 1.3's two tickets (the session with the client's
-      // certificate) cost ~300 of ~1,500 us of server CPU per handshake, and a reconnect storm follows a
-      // restart, whose new ticket keys would refuse every old ticket anyway (docs/gateways-mqtt.md).
+      // certificate) was a fifth of a handshake's server CPU (bench/README.md "reconnect-storm"), and a
+      // storm follows a restart, whose new ticket keys would refuse every old ticket anyway.
       secureOptions: cryptoConstants.SSL_OP_NO_TICKET,
       // Node's own handshake timeout leaves the socket open (it only reports tlsClientError) and
       // is not counted from accept. The deadline that closes is UnauthenticatedConnections'; this

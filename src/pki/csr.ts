@@ -4,10 +4,9 @@ import { keyTypeOf, type KeyType } from './keys.js';
 import { distinguishedName } from './x509.js';
 
 /**
- * PKCS#10 certificate requests (RFC 2986), as `openssl req -new` writes them: a device that makes
- * its own key sends one to POST /provisioning and keeps the key (docs/gateways.md). Only the public
- * key is taken from it; its subject and attributes (extension requests) are ignored, since the
- * certificate's name and extensions are the service's to choose. The simulator writes its own.
+ * PKCS#10 certificate requests (RFC 2986), as `openssl req -new` writes them (docs/gateways.md
+ * "Provisioning with the device's own key"). Only the public key is taken: the certificate's name
+ * and extensions are the service's to choose, so the subject and attributes are ignored.
  */
 
 /** The most characters a request may have in the API: an RSA 2048 request is about 1 KB of PEM. */

@@ -1,7 +1,7 @@
 /**
  * The little DER (ITU-T X.690) that src/pki writes and reads: certificates (RFC 5280), PKCS#12
- * files (RFC 7292) and certificate requests (PKCS#10, RFC 2986). node:crypto signs, hashes and encrypts natively but builds neither structure;
- * this writer is the part in JavaScript, a few microseconds per certificate.
+ * files (RFC 7292) and certificate requests (PKCS#10, RFC 2986). node:crypto signs, hashes and
+ * encrypts natively but builds none of these structures: this is the part in JavaScript.
  */
 
 function length(n: number): Buffer {

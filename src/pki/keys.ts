@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 /** The key types the service makes (`serve --gateway-key-type` chooses the gateways'; the CA's is RSA). */
 export const KEY_TYPES = ['ec-p256', 'rsa-2048'] as const;
 export type KeyType = (typeof KEY_TYPES)[number];
-/** EC P-256: about 0.1 ms a key against 100-250 ms for RSA 2048, and faster handshakes. */
+/** EC P-256: keys far cheaper to make than RSA 2048, and faster handshakes (bench/README.md "provisioning"). */
 export const DEFAULT_GATEWAY_KEY_TYPE: KeyType = 'ec-p256';
 
 export interface KeyPair {

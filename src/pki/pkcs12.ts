@@ -2,16 +2,11 @@ import { createCipheriv, createHash, createHmac, createPrivateKey, pbkdf2Sync, r
 import * as der from './der.js';
 
 /**
- * PKCS#12 (RFC 7292) as `openssl pkcs12 -export` of OpenSSL 3 writes it by default: the
- * certificates in an encryptedData and the key in a pkcs8ShroudedKeyBag, both PBES2 (PBKDF2 with
- * HMAC-SHA256, 2048 iterations, AES-256-CBC), and an HMAC-SHA256 MAC whose key comes from the
- * PKCS#12 KDF (2048 iterations). OpenSSL 3 reads it without `-legacy`, and so does Node's `tls`.
- *
- * The password is empty, so the derived keys protect nothing: anyone holding a file derives them
- * from the salts in it. They are derived once per process (salts random per process) instead of
- * once per file, which takes about 3 ms of CPU (the PKCS#12 KDF is 2048 hashes in JavaScript) off
- * every POST /provisioning; each encryption still gets its own random IV. What protects the key
- * is the single-use token and the transport (HTTPS).
+ * PKCS#12 (RFC 7292) as OpenSSL 3's `openssl pkcs12 -export` writes it, so that OpenSSL 3 reads it
+ * without `-legacy` and Node's `tls` too: PBES2 (PBKDF2-HMAC-SHA256, 2048 iterations, AES-256-CBC)
+ * bags and an HMAC-SHA256 MAC. The password is empty, so the derived keys protect nothing (the token
+ * and HTTPS do): derived once per process (per-process salts), they spare each redemption the
+ * PKCS#12 KDF's hashes in JavaScript (bench/README.md "provisioning"). IVs stay per file.
  */
 
 const OID = {

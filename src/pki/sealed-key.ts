@@ -2,11 +2,9 @@ import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:cr
 import { fromPem } from './der.js';
 
 /**
- * A gateway's private key at rest (docs/gateways.md "No gateway key at rest"): made at
- * prepare-provisioning, it waits for the device encrypted with AES-256-GCM under a key derived
- * (HKDF-SHA256, RFC 5869) from the provisioning token. The store keeps the token only as its
- * SHA-256, so neither the database, a backup nor `operator migrate`'s copy opens the key; the
- * device's token does, once, at POST /provisioning. The token's 256 random bits need no stretching.
+ * A gateway's private key at rest (docs/gateways.md "No gateway key at rest"): AES-256-GCM under a
+ * key derived (HKDF-SHA256, RFC 5869) from the provisioning token, which the store keeps only as a
+ * hash, so only the device's token opens it. The token's 256 random bits need no stretching.
  */
 
 /** The layout's version: the first byte, so another layout can follow. */

@@ -81,16 +81,11 @@ export interface CustomerDeletion {
 export type RetentionPass = { ran: true; customers: CustomerDeletion[]; erasedKeys: number } | { ran: false };
 
 /**
- * Deletes events past each customer's retention period (docs/retention.md), and first erases the
- * sealed keys of provisioning tokens that expired unused (docs/gateways.md "No gateway key at
- * rest"): a pass at start, every
- * RETENTION_INTERVAL_MS and soon after a period is set. A pass runs under the `retention` lock (on
- * PostgreSQL one instance at a time; the others skip the round) and deletes each customer's old
- * events in batches sized to hold the writer about TARGET_HOLD_MS (5 ms) each, pausing between batches at
- * least as long as the batch took (so ingest and HTTP writes get the writer in between) and long
- * enough to delete no more than MAX_DELETED_PER_SECOND events a second (so ingest keeps the disk). Each batch
- * starts after the last event the one before deleted. Passes of one instance run one after the
- * other.
+ * Deletes events past each customer's retention period (docs/retention.md), after erasing the sealed
+ * keys of provisioning tokens that expired unused: a pass at start, every RETENTION_INTERVAL_MS and
+ * soon after a period is set, under the `retention` lock (one instance at a time). Batches hold the
+ * writer about TARGET_HOLD_MS each, with pauses at least as long (ingest and HTTP writes get the
+ * writer in between) and long enough to stay under MAX_DELETED_PER_SECOND (ingest keeps the disk).
  */
 export class RetentionSweeper {
   private chain: Promise<unknown> = Promise.resolve();

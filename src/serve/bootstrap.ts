@@ -6,7 +6,7 @@ import { operatorAuditEntry } from '../domain/audit.js';
 import type { ServerContext } from '../server/context.js';
 import type { ServeOptions } from './options.js';
 
-/** The directories of the data directory (DESIGN.md "Data directory"), private to the service user. */
+/** The directories of the data directory, private to the service user: they hold the deployment's keys (docs/security.md "What is stored, and how"). */
 export function prepareDataDir(dataDir: string): void {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   chmodSync(dataDir, 0o700);

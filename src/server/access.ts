@@ -7,12 +7,10 @@ import type { ServerContext } from './context.js';
 import { HttpError, forbidden, unauthorized } from './errors.js';
 
 /**
- * Who may call a route. Every `/:customer_id/...` route must declare it: the tenant check and
- * the permission check below then run before anything else of the route.
- * - `{ permission }`: callers whose roles grant it;
- * - `{ permission, self }`: also the caller whose user id is the path parameter `self`;
- * - `'authenticated'`: any user of the customer.
- * The caller is a user by IdToken or an API key (acting as its creator with the key's permissions).
+ * Who may call a route; every `/:customer_id/...` route must declare it, and the tenant and
+ * permission checks below run before anything else of the route: `{ permission }` callers whose
+ * roles grant it, `{ permission, self }` also the user whose id is the path parameter `self`,
+ * `'authenticated'` any user of the customer. An API key acts as its creator with its permissions.
  */
 export type Access = { permission: Permission; self?: string } | 'authenticated';
 

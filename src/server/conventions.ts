@@ -7,8 +7,8 @@ import { installServerRefusals } from './http-refusals.js';
 import { redactedUrl } from '../domain/log-redaction.js';
 
 /**
- * The HTTP conventions of DESIGN.md "Errors and HTTP conventions": CORS on every response,
- * OPTIONS everywhere, one error body, 404 and 405, JSON parsing that names what is wrong.
+ * The HTTP conventions (docs/http.md): CORS on every response, OPTIONS everywhere, one error
+ * body, 404 and 405, JSON parsing that names what is wrong.
  */
 export async function installConventions(app: FastifyInstance, options: { https?: boolean } = {}): Promise<void> {
   await app.register(cors, {
@@ -21,7 +21,7 @@ export async function installConventions(app: FastifyInstance, options: { https?
     optionsSuccessStatus: 200,
     hook: 'onRequest',
   });
-  // @fastify/cors sets the Allow-Methods/-Headers only on preflights; the spec wants them everywhere.
+  // @fastify/cors sets the Allow-Methods/-Headers only on preflights; every answer must carry them.
   app.addHook('onRequest', async (_request, reply) => {
     reply.header('access-control-allow-methods', ALLOW_METHODS);
     reply.header('access-control-allow-headers', ALLOW_HEADERS);
@@ -53,9 +53,7 @@ export async function installConventions(app: FastifyInstance, options: { https?
     sendError(reply, httpError);
   });
 
-  // JSON bodies: an empty body is no body (clients send Content-Type on body-less POSTs);
-  // a parse error is a 400 that says so.
-  // Only JSON is accepted: anything else (text/plain included) is a 415.
+  // An empty body is no body: clients send Content-Type on body-less POSTs. Anything but JSON is a 415.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     const text = body as string;
@@ -102,7 +100,7 @@ export const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
  * A route without a body schema takes no body: fields sent to it are refused like unknown fields
- * anywhere else (DESIGN.md: no mass assignment). An empty body or `{}` is no body.
+ * anywhere else (docs/http.md "Request bodies": no mass assignment). An empty body or `{}` is no body.
  */
 function refuseBodiesOfBodilessRoutes(app: FastifyInstance): void {
   const refuse = async (request: FastifyRequest) => {

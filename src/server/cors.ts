@@ -1,4 +1,4 @@
-/** What every response allows a browser (DESIGN.md: CORS on every response, error or success). */
+/** What every response, error or success, allows a browser (docs/http.md "CORS and what every answer carries"). */
 export const ALLOW_METHODS = 'GET, POST, PUT, PATCH, DELETE, OPTIONS';
 export const ALLOW_HEADERS = 'Authorization, Content-Type, If-Match, If-None-Match, Last-Event-ID';
 export const EXPOSE_HEADERS = 'ETag, Content-Disposition, Location';

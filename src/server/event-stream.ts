@@ -3,19 +3,18 @@ import type { CreatedIdKey } from '../domain/page-token.js';
 import { withText } from './event-text.js';
 import type { EventItems } from '../store/ports/index.js';
 
-/** Rows read per step of a streamed list: about 200 KB of JSON. */
+/** Rows read per step of a streamed list: a page's worth of JSON held at a time. */
 export const STREAM_CHUNK_ROWS = 500;
 
 /** Reads up to `limit` events before the key, newest first, their JSON after `prefix`. */
 export type ReadBefore = (before: CreatedIdKey, limit: number, prefix: string) => Promise<EventItems>;
 
 /**
- * The list wrapper (spec 2.3) written incrementally: `{"items":[` then events a chunk at a
- * time, then `links` and `metadata`, where `metadata.size` is the number of items written.
- * Each chunk is its own keyset query rather than one open statement iterator: better-sqlite3
- * keeps the connection busy while an iterator is open, which would stall every other request
- * and ingest while a slow client reads. Backpressure: a chunk is read only when the socket
- * has taken the previous one, so memory stays flat whatever the count.
+ * The list wrapper (docs/http.md "Lists") written a chunk at a time, `metadata` last so that its
+ * `size` counts the items written. Each chunk is its own keyset query: an open better-sqlite3
+ * iterator would hold the connection, and with it every request and ingest, while a slow client
+ * reads. A chunk is read only when the socket took the previous one (docs/events.md "GET
+ * /{customer_id}/events").
  */
 export class EventListStream extends Readable {
   private before: CreatedIdKey;

@@ -2,7 +2,7 @@ import { connectivityStatus } from '../domain/connectivity.js';
 import type { GatewayRecord } from '../store/ports/index.js';
 import { badRequest } from './errors.js';
 
-/** Spec 2.1, in its order. Unknown model, manufacturer and firmware are empty strings. */
+/** A gateway as the API shows it (docs/gateways.md "The gateway object"). Unknown model, manufacturer and firmware are empty strings. */
 export const gatewaySchema = {
   type: 'object',
   properties: {

@@ -14,10 +14,9 @@ import {
 } from './errors.js';
 
 /**
- * Requests refused before they reach a route: by Node's HTTP parser (fastify's
- * `clientErrorHandler`), or by Node's server itself (CONNECT, an Expect it cannot meet, an
- * HTTP/1.1 request without Host). Node and fastify answer these with bodies of their own shape,
- * or none; here they get `{ title, details }` and the CORS headers like every other answer.
+ * Requests refused before they reach a route, by Node's HTTP parser or server (docs/http.md
+ * "Requests Node's parser refuses"): Node and fastify would answer them in bodies of their own
+ * shape, or none; here they get `{ title, details }` and the CORS headers like every other answer.
  */
 
 /** What Node's HTTP parser reports: llhttp's error code and reason, and the bytes it refused. */

@@ -5,9 +5,9 @@ import { sealGatewayKey } from '../pki/sealed-key.js';
 import type { IssuedGatewayCertificate, Preparation } from '../store/ports/index.js';
 import type { ServerContext } from './context.js';
 
-/** Where devices redeem their token (spec 4.2 `registration_path`). */
+/** Where devices redeem their token: the `registration_path` of prepare-provisioning's answer. */
 export const REGISTRATION_PATH = '/provisioning';
-/** A provisioning token works this long after prepare-provisioning (DESIGN.md: 24 h). */
+/** A provisioning token works this long after prepare-provisioning (docs/gateways.md "Provisioning"). */
 export const PROVISIONING_TOKEN_LIFETIME_MS = 24 * 60 * 60 * 1000;
 
 /** Tokens are stored only as their SHA-256 (hex). */
@@ -69,7 +69,7 @@ export function mqttEndpoint(ctx: ServerContext): string {
   return `mqtts://${host}:${ctx.config.mqttPort}`;
 }
 
-/** The answer of prepare-provisioning and reprovision (spec 4.2). */
+/** The answer of prepare-provisioning and reprovision. */
 export const preparationSchema = {
   type: 'object',
   properties: {

@@ -17,10 +17,10 @@ export const errorResponses = {
   '5xx': { $ref: 'Error#' },
 } as const;
 
-/** `limit` of list calls: 1..500, default 500 (spec 8). */
+/** `limit` of list calls (docs/http.md "Lists"). */
 export const limitParameter = { type: 'integer', minimum: 1, maximum: 500, default: 500 } as const;
 
-/** The list wrapper of spec 2.3 around the given item schema. */
+/** The list wrapper of every list (docs/http.md "Lists") around the given item schema. */
 export function listOf(item: object, description: string) {
   return {
     type: 'object',

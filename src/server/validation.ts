@@ -9,11 +9,10 @@ const requireFromFastify = createRequire(createRequire(import.meta.url).resolve(
 const { AjvCompiler } = requireFromFastify('@fastify/ajv-compiler') as { AjvCompiler: () => ValidatorFactory };
 
 /**
- * Validators that coerce query strings, path parameters and headers (they arrive as text) but
- * never a JSON body: fastify's default `coerceTypes` would turn `"first_name": 1` into "1" and a
- * numeric password into a string, where a client sent the wrong type and deserves a 400.
- * Every part's numbers must also be exact (exact-numbers.ts): ajv alone lets `limit=Infinity`,
- * `9e999` or `0x10` through its coercion, and a body's `1e400` or `2^63` through its type check.
+ * Validators that coerce query strings, path parameters and headers (they arrive as text) but never
+ * a JSON body: fastify's default `coerceTypes` would turn `"first_name": 1` into "1", where a
+ * client sent the wrong type and deserves a 400. Every number must also be exact
+ * (exact-numbers.ts).
  */
 export function strictBodyValidators(): FastifyServerOptions['schemaController'] {
   const pool = AjvCompiler();

@@ -15,10 +15,8 @@ interface TailOptions {
 }
 
 /**
- * `scanhub events tail`: prints events as they are stored, oldest first, from the live event
- * stream (GET /{customer}/events/stream), until interrupted. A dropped connection or a restarted
- * server is followed by a reconnect with the id of the last event printed, so nothing is missed
- * and nothing printed twice.
+ * `scanhub events tail`: events as they are stored, from the live event stream, until interrupted;
+ * it reconnects with the id of the last event printed, so nothing is missed or printed twice.
  */
 export function registerTailCommand(events: Command): void {
   events

@@ -9,7 +9,7 @@ import { createdAhead, earliestCreated, eventsPerSecond, gatewayKeyType, perMinu
 import { LOG_FORMATS } from './log.js';
 import { runServe } from './run.js';
 
-/** `scanhub serve`: the whole service in this process (DESIGN.md runtime contract). */
+/** `scanhub serve`: the whole service in this process. */
 export function registerServeCommand(program: Command): void {
   const serve = program.command('serve');
   addDeploymentOptions(serve)

@@ -9,11 +9,9 @@ import { LiveStream, type AccessCheck, type LiveStreamHost } from './live-stream
 export { DEFAULT_LIVE_EVENT_OPTIONS, type LiveEventOptions } from './frames.js';
 
 /**
- * Live events (docs/events.md "Live events"): the Server-Sent Events of
- * `GET /{customer_id}/events/stream`. One hub per customer with streams on this instance reads the
- * customer's new events once after each commit signal and hands them to all its streams; a stream
- * that starts behind (Last-Event-ID) reads its own way up to the hub first, then joins it
- * (customer-hub.ts, live-stream.ts).
+ * Live events (docs/events.md "Live events"): one hub per customer reads its new events once after
+ * each commit signal and hands them to all its streams on this instance; a stream that starts
+ * behind reads its own way up to the hub first (customer-hub.ts, live-stream.ts).
  */
 
 /** The holder has as many live streams open on this instance as it may: none was opened. */

@@ -76,7 +76,7 @@ const currentKeySchema = {
   required: [...API_KEY_FIELDS, 'customer_id'],
 } as const;
 
-/** API keys for scripts and CI (DESIGN.md "Trust"; docs/api-keys.md). */
+/** API keys for scripts and CI (docs/api-keys.md). */
 export function registerApiKeyRoutes(app: FastifyInstance, ctx: ServerContext): void {
   getCurrentApiKey(app, ctx);
   createApiKey(app, ctx);

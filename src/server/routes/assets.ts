@@ -37,7 +37,7 @@ interface DownloadBody {
 
 const describeAsset = (asset: Asset) => `${asset.asset_type} ${asset.asset_version}`;
 
-/** Assets: the EULA-gated download link of spec 4.3 and, as an extension, the list with the EULAs to agree to. */
+/** Assets (docs/jobs-and-assets.md "Assets"): the EULA-gated download link and, as an extension, the list with the EULAs to agree to. */
 export function registerAssetRoutes(app: FastifyInstance, ctx: ServerContext): void {
   listAssets(app, ctx);
   generateDownloadUrl(app, ctx);

@@ -6,7 +6,7 @@ import { badRequest } from '../errors.js';
 import { customerParams, errorResponses, listBody, listOf } from '../schemas.js';
 import { millisParameter } from './events.js';
 
-/** An audit entry as the API shows it (DESIGN.md "Trust"); absent fields are left out. */
+/** An audit entry as the API shows it (docs/audit.md "Reading it"); absent fields are left out. */
 const auditEntrySchema = {
   type: 'object',
   properties: {

@@ -42,7 +42,7 @@ const missing = (gatewayId: string) => notFound(`Gateway "${gatewayId}" does not
 const unprepared = (gatewayId: string) =>
   notFound(`Gateway "${gatewayId}" has no certificate: it was never prepared for provisioning (prepare-provisioning, or \`scanhub gateways provision\`).`);
 
-/** Gateway certificates (DESIGN.md "Trust"): the current one, revoke it, re-provision the gateway. */
+/** Gateway certificates (docs/gateway-certificates.md): the current one, revoke it, re-provision the gateway. */
 export function registerCertificateRoutes(app: FastifyInstance, ctx: ServerContext): void {
   getGatewayCertificate(app, ctx);
   revokeGatewayCertificate(app, ctx);

@@ -14,8 +14,8 @@ function lastEventId(header: string | string[] | undefined): string | undefined 
 }
 
 /**
- * `GET /{customer_id}/events/stream` (DESIGN.md "Operations", docs/events.md "Live events"): the
- * customer's events as Server-Sent Events in commit order, from now or after `Last-Event-ID`.
+ * `GET /{customer_id}/events/stream` (docs/events.md "Live events"): the customer's events as
+ * Server-Sent Events in commit order, from now or after `Last-Event-ID`.
  */
 export function registerEventStreamRoutes(app: FastifyInstance, ctx: ServerContext): void {
   const live = ctx.liveEvents;

@@ -13,7 +13,7 @@ import { withText } from '../event-text.js';
 import { EventListStream } from '../event-stream.js';
 import { customerParams, errorResponses, listOf } from '../schemas.js';
 
-/** An event as the API shows it (spec 2.2); absent fields are left out. Also the fast serializer's schema. */
+/** An event as the API shows it; absent fields are left out. Also the fast serializer's schema. */
 export const eventSchema = {
   type: 'object',
   properties: {
@@ -51,7 +51,7 @@ function describe(query: EventListQuery): string {
   return `Events${gateway} with ${new Date(query.start).toISOString()} <= created < ${new Date(query.end).toISOString()}, newest first`;
 }
 
-/** `GET /{customer_id}/events` (spec 4.1): keyset pages newest first, or one streamed response per gateway. */
+/** `GET /{customer_id}/events` (docs/events.md): keyset pages newest first, or one streamed response per gateway. */
 export function registerEventRoutes(app: FastifyInstance, ctx: ServerContext): void {
   app.get<{ Params: { customer_id: string }; Querystring: EventListParams }>('/:customer_id/events', {
     config: { access: { permission: 'event.read' } },

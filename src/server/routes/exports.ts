@@ -16,7 +16,7 @@ import { rangeProperties } from './events.js';
 
 const rangeQuery = { type: 'object', properties: rangeProperties, additionalProperties: false } as const;
 
-/** `cells` of DESIGN.md "Events": a query parameter of the synchronous export, a body field of a task. */
+/** `cells` (docs/events.md "Exports"): a query parameter of the synchronous export, a body field of a task. */
 const cellsProperty = {
   type: 'string',
   enum: CELL_MODES,
@@ -85,7 +85,7 @@ function linkOf(ctx: ServerContext, task: ExportTaskRecord): string | undefined 
     : undefined;
 }
 
-/** Exports of spec 4.1 (CSV, DESIGN.md "Events"); the exporter lives as long as the app. */
+/** CSV exports (docs/events.md "Exports"); the exporter lives as long as the app. */
 export function registerExportRoutes(app: FastifyInstance, ctx: ServerContext): void {
   app.addHook('onReady', async () => ctx.exporter.start(app.log));
   app.addHook('onClose', async () => ctx.exporter.close());

@@ -12,7 +12,7 @@ export const featureSchema = {
   required: ['feature', 'enabled'],
 } as const;
 
-/** `GET /{customer_id}/features` (spec 4.5). */
+/** `GET /{customer_id}/features`: the flags the operator set for the customer. */
 export function registerFeatureRoutes(app: FastifyInstance, ctx: ServerContext): void {
   app.get<{ Params: { customer_id: string } }>('/:customer_id/features', {
     config: { access: { permission: 'feature.read' } },

@@ -59,7 +59,7 @@ async function gatewayOf(ctx: ServerContext, customerId: string, gatewayId: stri
   return gateway;
 }
 
-/** Gateways of spec 4.2: list, create, bulk-create, get, update, and delete (an addition). */
+/** Gateways (docs/gateways.md): list, create, bulk-create, get, update, and delete (an addition). */
 export function registerGatewayRoutes(app: FastifyInstance, ctx: ServerContext): void {
   listGateways(app, ctx);
   createGateway(app, ctx);

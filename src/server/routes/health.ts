@@ -48,11 +48,10 @@ function describeThreads(threads: ReturnType<typeof threadsOf>): string {
 }
 
 /**
- * `GET /healthz`: 200 once HTTP, MQTT and the database are ready (and it has room to write) and
- * the instance hears the others' signals, else 503 naming what is not;
- * both show every supervised thread. A restarting checkpointer keeps the 200: it is not on the
- * PUBACK path (README "Runtime contract"). Why a part is not ready (a database's error text, a
- * thread's last cause) is told only to those who may read /metrics (docs/security.md).
+ * `GET /healthz` (docs/gateways-mqtt.md "`/healthz`"): 200 once HTTP, MQTT and the database are
+ * ready (and it has room to write) and the instance hears the others' signals, else 503 naming
+ * what is not; both show every supervised thread. Why a part is not ready (a database's error
+ * text, a thread's last cause) is told only to those who may read /metrics (docs/security.md).
  */
 export function registerHealthRoutes(app: FastifyInstance, ctx: ServerContext, readiness: Readiness, metricsToken: string | undefined): void {
   app.get('/healthz', {

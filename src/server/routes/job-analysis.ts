@@ -37,7 +37,7 @@ interface AnalysisBody {
   end_time: number;
 }
 
-/** `POST /{customer_id}/job-analysis` (spec 4.4): runs in a worker thread, never on the event loop. */
+/** `POST /{customer_id}/job-analysis` (docs/jobs-and-assets.md "Job analysis"): runs in a worker thread, never on the event loop. */
 export function registerJobAnalysisRoutes(app: FastifyInstance, ctx: ServerContext): void {
   app.post<{ Params: { customer_id: string }; Body: AnalysisBody }>('/:customer_id/job-analysis', {
     config: { access: { permission: 'jobanalysis.run' } },

@@ -77,7 +77,7 @@ function sendConfig(reply: FastifyReply, config: JobConfig, status = 200) {
   return reply.code(status).header('etag', String(config.version)).send(config);
 }
 
-/** Job configurations (spec 4.4) with PATCH as an extension. */
+/** Job configurations (docs/jobs-and-assets.md "Job configurations") with PATCH as an extension. */
 export function registerJobConfigRoutes(app: FastifyInstance, ctx: ServerContext): void {
   listJobConfigs(app, ctx);
   createJobConfig(app, ctx);

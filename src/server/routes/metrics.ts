@@ -14,9 +14,9 @@ export interface MetricsCaller {
 }
 
 /**
- * DESIGN.md "Metrics": with SCANHUB_METRICS_TOKEN set, its Bearer token from anywhere; unset, only
- * this machine. Behind a `--trust-proxy` balancer both the balancer and the client it names must
- * be on loopback, so that a balancer on this machine does not hand /metrics to everyone it serves.
+ * docs/metrics.md "Who may scrape": with SCANHUB_METRICS_TOKEN set, its Bearer token from anywhere;
+ * unset, only this machine. Behind a `--trust-proxy` balancer both the balancer and the client it
+ * names must be on loopback, so that a balancer on this machine does not hand /metrics to everyone.
  */
 export function metricsRefusal(token: string | undefined, caller: MetricsCaller): HttpError | undefined {
   if (token !== undefined) {

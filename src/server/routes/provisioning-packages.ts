@@ -12,7 +12,7 @@ import { duplicateNames } from './gateways.js';
 import { checkGatewayText, gatewayText } from '../gateway-view.js';
 import { PROVISIONING_TOKEN_LIFETIME_MS, REGISTRATION_PATH, createPreparation } from '../preparation.js';
 
-/** At most this many gateways per package call: each costs a key (EC ~1 ms with its signature; RSA 2048 ~0.1-0.2 s of CPU). */
+/** At most this many gateways per package call: each costs a key and a signature (docs/gateways.md "Provisioning packages"). */
 export const PACKAGE_MAX = 100;
 /** New gateways made by a package call get this use case unless the element names one. */
 export const DEFAULT_PACKAGE_USECASE = 'default';
@@ -140,7 +140,7 @@ async function resolveElements(ctx: ServerContext, customerId: string, elements:
   return { ids, fresh };
 }
 
-/** `POST /{customer_id}/create-provisioning-package` (spec 4.2, extended). */
+/** `POST /{customer_id}/create-provisioning-package` (docs/gateways.md "Provisioning packages"). */
 export function registerPackageRoutes(app: FastifyInstance, ctx: ServerContext): void {
   const packageDir = join(ctx.config.blobDir, 'packages');
   mkdirSync(packageDir, { recursive: true, mode: 0o700 });

@@ -44,7 +44,7 @@ function certificateRequest(csr: string): GatewayPublicKey {
   }
 }
 
-/** prepare-provisioning and POST /provisioning (spec 4.2); create-provisioning-package is provisioning-packages.ts's. */
+/** prepare-provisioning and POST /provisioning (docs/gateways.md "Provisioning"); create-provisioning-package is provisioning-packages.ts's. */
 export function registerProvisioningRoutes(app: FastifyInstance, ctx: ServerContext): void {
   prepareProvisioning(app, ctx);
   redeemProvisioningToken(app, ctx);

@@ -30,8 +30,8 @@ export const retentionSchema = {
 } as const;
 
 /**
- * Retention of events (DESIGN.md "Operations on one box"; docs/retention.md). `serve` starts the
- * sweeper once the broker runs (its batches run in the ingest writer thread); it stops with the app.
+ * Retention of events (docs/retention.md). `serve` starts the sweeper once the broker runs (its
+ * batches run in the ingest writer thread); it stops with the app.
  */
 export function registerRetentionRoutes(app: FastifyInstance, ctx: ServerContext): void {
   app.addHook('onClose', async () => ctx.retention.close());

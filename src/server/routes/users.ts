@@ -89,7 +89,7 @@ export async function userOf(ctx: ServerContext, customerId: string, userId: str
   return user;
 }
 
-/** Users of spec 4.6 and the invitations of DESIGN.md. */
+/** Users (docs/users.md); invitations and password resets are in user-passwords.ts. */
 export function registerUserRoutes(app: FastifyInstance, ctx: ServerContext): void {
   getCurrentUser(app, ctx);
   createUser(app, ctx);

@@ -5,10 +5,9 @@ import { dirname } from 'node:path';
 import { Header, Pax, Parser, type ReadEntry } from 'tar';
 
 /**
- * The container of a backup (docs/backup.md "The file"): a POSIX tar file (ustar headers, pax
- * headers for long or non-ASCII names), uncompressed, regular files only, mode 0600, owner 0.
- * node-tar encodes the headers and parses the file; the content goes through here, so that each
- * file is hashed in the one pass that writes or reads it.
+ * The container of a backup (docs/backup.md "The file"), a POSIX tar file: node-tar encodes the
+ * headers and parses the file, and the content goes through here, so that each file is hashed in
+ * the one pass that writes or reads it.
  */
 
 /** A file in the archive as its manifest lists it. */

@@ -7,10 +7,9 @@ import { regularFiles } from './blob-copy.js';
 import { copyDatabase } from '../sqlite/online-backup.js';
 
 /**
- * `scanhub operator backup` (DESIGN.md "Operations on one box"): one file holding a consistent
- * copy of a SQLite deployment while `serve` runs: the database from SQLite's online backup, the
- * keys, the CA and server certificates, the asset files and provisioning packages, and a manifest
- * with every file's SHA-256 (docs/backup.md). Restoring it is restore.ts.
+ * `scanhub operator backup` (docs/backup.md): one file holding a consistent copy of a SQLite
+ * deployment while `serve` runs, with a manifest of every file's SHA-256. Restoring it is
+ * restore.ts.
  */
 
 export const BACKUP_FORMAT = 'scanhub-backup';

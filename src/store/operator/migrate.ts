@@ -8,9 +8,9 @@ import { DataDirBusy, lockDataDir, type DataDirLock } from '../sqlite/data-dir-l
 import { SqliteDeploymentReader } from '../sqlite/deployment-reader.js';
 
 /**
- * `scanhub operator migrate` (DESIGN.md "From one box to a cluster"): a stopped SQLite deployment
- * copied into an empty PostgreSQL database, counts verified, in one transaction. The SQL of each
- * side lives in its folder (src/store/sqlite/deployment-reader.ts,
+ * `scanhub operator migrate` (docs/postgresql.md "From one box to a cluster"): a stopped SQLite
+ * deployment copied into an empty PostgreSQL database, counts verified, in one transaction. The SQL
+ * of each side lives in its folder (src/store/sqlite/deployment-reader.ts,
  * src/store/postgres/deployment-writer.ts); this file only orders the steps.
  */
 

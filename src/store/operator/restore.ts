@@ -20,10 +20,9 @@ import { DataDirBusy, dataDirHolder, lockDataDir, type DataDirLock } from '../sq
 import { integrityProblems } from '../sqlite/online-backup.js';
 
 /**
- * `scanhub operator restore`: a backup file (backup.ts) into an empty data directory. Everything
- * is unpacked into a temporary folder beside the target and checked there (every SHA-256 of the
- * manifest, then `PRAGMA integrity_check`); only a backup that passes is moved into place, by
- * renames. A refusal or a damaged file leaves the target as it was.
+ * `scanhub operator restore` (docs/backup.md "Restore"): everything is unpacked and checked in a
+ * folder beside the target, and only a backup that passes is moved into place, by renames, so a
+ * refusal or a damaged file leaves the target as it was.
  */
 
 /** The manifest may not be larger than this (a backup of a million asset files stays far below). */

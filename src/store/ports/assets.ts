@@ -12,7 +12,7 @@ export interface Asset {
   file_sha256: string;
   eula_version: string;
   eula_text: string;
-  /** SHA-256 of the EULA text, upper-case hex (spec 4.3). */
+  /** SHA-256 of the EULA text, upper-case hex (docs/jobs-and-assets.md "Assets"). */
   eula_checksum: string;
   registered: number;
   /** The latest registered version of its type: what a download without asset_version gets. */

@@ -11,7 +11,7 @@ export interface AuditPage {
   more: boolean;
 }
 
-/** The audit log (DESIGN.md "Trust"); entries of changes are written by the repositories that make them. */
+/** The audit log (docs/audit.md); entries of changes are written by the repositories that make them. */
 export interface AuditRepository {
   /** Records an action that changes nothing else (a log-in, a refused log-in). */
   append(entry: AuditEntry): Promise<void>;

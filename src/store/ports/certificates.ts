@@ -2,7 +2,7 @@ import type { AuditEntry } from '../../domain/audit.js';
 import type { AuditOf } from './audit.js';
 import type { Preparation } from './provisioning.js';
 
-/** A gateway's certificate as stored, without its key (DESIGN.md "Trust", "Gateway certificates"). */
+/** A gateway's certificate as stored, without its key (docs/gateway-certificates.md). */
 export interface GatewayCertificate {
   /** Lower-case hex, as the certificate carries it. */
   serial: string;

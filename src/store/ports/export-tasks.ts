@@ -30,9 +30,10 @@ export interface ClaimedExportTask extends ExportTaskRecord {
 export type NewExportTask = Pick<ExportTaskRecord, 'id' | 'customer_id' | 'requested_by' | 'start_time' | 'end_time' | 'cells' | 'requested'>;
 
 /**
- * Export tasks. A task is run by whoever holds its lease (DESIGN.md "Scale-out"): `claim` takes it,
- * `renew` keeps it, and only the holder records the outcome, so a task taken over after its lease
- * expired is completed exactly once. Lease times are wall-clock milliseconds.
+ * Export tasks. A task is run by whoever holds its lease (docs/postgresql.md "Background work on
+ * several instances"): `claim` takes it, `renew` keeps it, and only the holder records the outcome,
+ * so a task taken over after its lease expired is completed exactly once. Lease times are
+ * wall-clock milliseconds.
  */
 export interface ExportTaskRepository {
   /** A PENDING task, unless the customer has `maxPending` PENDING already (counted in the same transaction): then undefined. */

@@ -14,7 +14,7 @@ export interface DeletedBatch {
 }
 
 /**
- * Retention of events (DESIGN.md "Operations on one box"). A deletion is a series of batches
+ * Retention of events (docs/retention.md). A deletion is a series of batches
  * (src/retention/sweeper.ts sizes and paces them), each one short transaction.
  */
 export interface RetentionRepository {

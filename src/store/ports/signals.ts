@@ -1,9 +1,9 @@
 import type { StreamPosition } from '../../domain/stream-cursor.js';
 
 /**
- * What one instance tells every other (and itself): on PostgreSQL `NOTIFY scanhub` (DESIGN.md
- * "Scale-out"), on SQLite within the one process. Short field names: a NOTIFY payload is at most
- * 8,000 bytes.
+ * What one instance tells every other (and itself): on PostgreSQL `NOTIFY scanhub`
+ * (docs/gateways-mqtt.md "Several instances: signals"), on SQLite within the one process. Short
+ * field names: a NOTIFY payload is at most 8,000 bytes.
  */
 export type Signal =
   /** The gateway was deleted: whoever holds its MQTT connection closes it. Sent by the store with the deletion itself. */

@@ -101,7 +101,7 @@ export interface UserRepository {
 }
 
 /**
- * Refused log-ins (DESIGN.md "Trust", "Brute force"), in the database so that every instance
+ * Refused log-ins (docs/users.md "Lockout"), in the database so that every instance
  * counts the same. `key` is domain/lockout.ts lockoutKey: the user an address found, or the
  * normalised address.
  */

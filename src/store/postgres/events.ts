@@ -34,13 +34,10 @@ const UNNEST_TYPES = STORED_EVENT_COLUMNS.map(
 );
 
 /**
- * `INSERT INTO events ... SELECT * FROM unnest(...) ON CONFLICT DO NOTHING`: many events in
- * one statement, which also announces them when any was new: one `events-committed` signal per
- * chunk of customers (the last parameter, a JSON array of arrays), sent by PostgreSQL when the
- * transaction commits. `through` is the position after this transaction's rows (event-log.ts).
- * The count of new events comes back as `inserted`. Rows come from ingest or storedValues, which
- * set `plain_text` (domain/events.ts). This store does not read it (its list writes JSON in
- * JavaScript); it is kept right so that an event's stored form is the same in both stores.
+ * Many events in one statement, which also announces them when any was new: one `events-committed`
+ * signal per chunk of customers (the last parameter), sent by PostgreSQL when the transaction
+ * commits, `through` the position after its rows (event-log.ts). Returns the count of new events.
+ * `plain_text` is not read by this store, and kept right so that both stores store the same event.
  */
 export const INSERT_EVENTS_SQL = `WITH inserted AS (
     INSERT INTO events (${INSERT_COLUMNS})

@@ -7,12 +7,10 @@ import { audited } from './audit.js';
 import type { Database } from './pool.js';
 
 /**
- * One batch of old events of a customer, oldest first after a keyset position: the ids come from
- * the index events_customer_created (read backwards from the position, so the entries of rows the
- * previous batches deleted, which stay until VACUUM, are not walked again), the DELETE finds the
- * rows by the event key (customer_id, created, id) in the same index (the id alone names no
- * event: migration 0009) and returns their keys. Rows another statement deletes meanwhile are not
- * counted.
+ * One batch of old events of a customer, oldest first after a keyset position, found and deleted
+ * by the event key in events_customer_created (the id alone names no event: migration 0009). The
+ * position keeps a batch from walking the entries of rows earlier batches deleted, which stay until
+ * VACUUM. Rows another statement deletes meanwhile are not counted.
  */
 const DELETE_BATCH_SQL = `DELETE FROM events WHERE customer_id = $1 AND (created, id) IN (
   SELECT created, id FROM events WHERE customer_id = $1 AND created < $2 AND (created, id) > ($3, $4)

@@ -3,7 +3,7 @@ import { LocalSignals } from '../shared/local-signals.js';
 import type { Signal, SignalBus } from '../ports/index.js';
 import type { Database } from './pool.js';
 
-/** The channel of every signal (DESIGN.md "Scale-out"). */
+/** The channel of every signal (docs/postgresql.md "Several instances"). */
 export const SIGNAL_CHANNEL = 'scanhub';
 /** How often the listening connection is checked: a peer that vanished without a FIN is noticed within this. */
 const CHECK_INTERVAL_MS = 5_000;
@@ -13,10 +13,9 @@ const RETRY_DELAYS_MS = [100, 250, 500, 1_000, 2_000, 5_000];
 /**
  * Signals over PostgreSQL `LISTEN/NOTIFY`: `publish` is a `pg_notify` on the pool (the store also
  * sends from inside transactions, so a signal goes out exactly when its change commits), and one
- * dedicated connection, opened at the first subscription, listens. When that connection is lost
- * (the server restarted, the network failed) it is opened again, with growing waits; meanwhile
- * `fault()` says why, and once listening again the resume handlers run, since signals sent in the
- * gap were not heard.
+ * dedicated connection, opened at the first subscription, listens. A lost connection is opened
+ * again with growing waits; meanwhile `fault()` says why, and once listening again the resume
+ * handlers run, since signals sent in the gap were not heard.
  */
 export class PgSignals implements SignalBus {
   private readonly local = new LocalSignals();

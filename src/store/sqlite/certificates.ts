@@ -45,12 +45,10 @@ function revokeWhere(db: Db, gatewayId: string, now: number, condition: string, 
 }
 
 /**
- * Inside the transaction that redeems the token of the pending certificate `serial`: it is
- * handed out and its sealed key erased, or, given a `replacement`, that one is stored as handed
- * out, replacing it, and the pending one is revoked. When the pending certificate replaces
- * another (reprovision), every other certificate of the gateway is revoked too, and the gateway
- * is registering again until its first message (with the new certificate, the old ones now
- * refused). Returns the serials revoked.
+ * Inside the transaction that redeems the token of the pending certificate `serial`: it is handed
+ * out and its sealed key erased, or a `replacement` is stored as handed out and the pending one
+ * revoked. After a reprovision every other certificate of the gateway is revoked too, and the
+ * gateway is registering again until its first message. Returns the serials revoked.
  */
 export function handOut(db: Db, gatewayId: string, serial: string, replacement: IssuedGatewayCertificate | undefined, now: number): string[] {
   const replaces = prepared(db, 'SELECT replaces FROM gateway_certificates WHERE serial = ?').pluck().get(serial) as string | null | undefined;

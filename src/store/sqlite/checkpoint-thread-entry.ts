@@ -9,12 +9,11 @@ import { THREAD_READY, type TestCrash } from '../../threads/supervised-thread.js
 // syncing between two batches. PASSIVE never blocks the writer or readers.
 const CHECKPOINT_INTERVAL_MS = 200;
 // The WAL starts over from its beginning only when the writer begins a transaction with every
-// frame already copied back. A checkpoint takes 20-30 ms here (two syncs), and under steady
-// ingest a commit nearly always lands in that time, so the WAL would grow until the writer's own
-// checkpoint at its limit (20,000 pages, tuneForIngest), which holds ingest 50-90 ms
-// (bench/README.md, retention). Past RESTART_PAGES frames this thread checkpoints again at once,
-// up to RESTART_TRIES times: those rounds copy only the few frames committed meanwhile, are short,
-// and one of them ends between two commits, so the writer starts the WAL over without a stall.
+// frame copied back; under steady ingest a commit nearly always lands during a checkpoint, so the
+// WAL would grow to the writer's own checkpoint at its limit (tuneForIngest), a stall of ingest
+// (bench/README.md "retention"). Past RESTART_PAGES frames this thread checkpoints again at once,
+// up to RESTART_TRIES times: those short rounds copy only the frames committed meanwhile, and one
+// of them ends between two commits, so the writer starts the WAL over without a stall.
 const RESTART_PAGES = 4000;
 const RESTART_TRIES = 5;
 

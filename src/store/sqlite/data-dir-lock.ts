@@ -4,14 +4,11 @@ import { join } from 'node:path';
 import { readIfExists } from './secrets.js';
 
 /**
- * The lock of a SQLite data directory: `scanhub.pid`, holding the pid of the one process that has
- * the directory to itself (`serve`, `operator migrate`), what it is, and the boot it runs in.
- * Two processes on one SQLite data directory are never right (each would run its own broker and
- * ingest writer over one file); operator commands that only read or add rows do not take it.
- *
- * Correct after a crash: a lock whose process is gone is stale and taken over. A process is gone
- * when signal 0 does not reach it, when the machine has rebooted since (another boot id), or when
- * its pid is this process's own (a container restarted with the same pid).
+ * The lock of a SQLite data directory, `scanhub.pid`: the pid, command and boot of the one process
+ * that has the directory to itself (`serve`, `operator migrate`; two would each run an ingest
+ * writer over one file). A lock whose process is gone is stale and taken over: signal 0 does not
+ * reach it, the machine rebooted since (another boot id), or its pid is this process's own (a
+ * container restarted with the same pid). Operator commands that only read or add rows take none.
  */
 export const LOCK_FILE = 'scanhub.pid';
 

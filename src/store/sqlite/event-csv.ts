@@ -4,15 +4,11 @@ import { EVENT_COLUMNS, REAL_COLUMNS, type EventColumn } from '../../domain/even
 import type { CsvChunk } from '../ports/index.js';
 
 /**
- * Export chunks written by SQLite. On Node 20 better-sqlite3 hands a row's values to V8 one call
- * at a time, and that was most of an export's time (about 2 µs of 3 per row). Here a chunk's
- * read returns one value: its records, each cell behind a tag byte (a byte that never occurs in
- * UTF-8, so that no text can be mistaken for one), joined. csvChunkOf then turns the tags into
- * commas and CRLFs in place and rewrites the few cells SQL leaves to JavaScript: text that
- * starts a formula or must be quoted (src/domain/csv.ts) and numbers JavaScript writes in a way
- * SQL cannot. Anything unexpected in the bytes (text that is not UTF-8, a cell too many) makes it
- * answer undefined, and the store writes that chunk from raw rows instead: the bytes are the same
- * either way (test/event-csv.sqlite.test.ts compares them).
+ * Export chunks written by SQLite, one value per read: handing each value to V8 was most of an
+ * export's time (bench/README.md "export"). Each cell sits behind a tag byte that never occurs in
+ * UTF-8; csvChunkOf turns the tags into commas and CRLFs in place and rewrites the cells SQL leaves
+ * to JavaScript. Unexpected bytes (text that is not UTF-8) make it answer undefined, and the chunk is
+ * written from raw rows: the same bytes either way.
  */
 
 /** Starts every cell after the first of a text column. */

@@ -7,9 +7,9 @@ import { batchDeleter, type DeletionTask } from './event-deleter.js';
 import { openDatabase } from './open.js';
 
 const db = openDatabase((workerData as { file: string }).file, { migrate: false });
-// Deleting random event ids touches about one page of the id index per event: a larger cache
-// spares re-reading them. The checkpointer thread copies the WAL back; this connection does it
-// itself only past 20,000 pages (80 MiB), as the ingest writer, so a commit here never checkpoints.
+// A deletion touches pages all over the indexes: a larger cache spares re-reading them. The
+// checkpointer thread copies the WAL back; this connection does it itself only past 20,000 pages
+// (80 MiB), as the ingest writer, so a commit here never checkpoints.
 db.pragma('cache_size = -32768');
 db.pragma('wal_autocheckpoint = 20000');
 const deleteBatch = batchDeleter(db);

@@ -1,25 +1,21 @@
 import { EVENT_COLUMNS, REAL_COLUMNS, type EventColumn } from '../../domain/events.js';
 
 /**
- * Events as the list shows them (spec 2.2), written as JSON by SQLite. A list read selects
- * ITEMS_JSON over an ordered, limited subquery that yields one `item` per event and gets one
- * value back: the items joined by commas, as UTF-8 bytes. On Node 20 better-sqlite3 hands a
- * row's columns over one V8 call at a time, and a page of 500 rows with 15 columns cost about
- * 1.2 ms before any serializing; one value per page allocates next to nothing on the JavaScript
- * heap and is sent as it is (bench/README.md).
+ * Events as the list shows them, written as JSON by SQLite. A list read selects ITEMS_JSON over an
+ * ordered, limited subquery of one `item` per event and gets back one value, the items joined by
+ * commas as UTF-8 bytes: better-sqlite3 hands a row's columns to V8 one call at a time, which cost
+ * more than the serializing (docs/events.md "GET /{customer_id}/events"; bench/README.md "events").
  */
 
 /** The columns the table declares NOT NULL: their members need no test. */
 const REQUIRED_COLUMNS = new Set<string>(['id', 'class', 'type', 'created']);
 
 /**
- * One member `,"name":value` of an event (`{"name":value` for the first), NULL when the column is
- * NULL: concat() skips NULL arguments, so an absent field leaves no member (the API leaves it out).
- * The table is STRICT, so a column holds its declared type: text goes through json_quote (the
- * escaping json_object applies) or, when `plain` (the row's `plain_text`: no text of the event
- * holds a character JSON escapes), between quotes as it is; `created` is an INTEGER written as it
- * is, and a REAL is written as an integer when it is whole (as JavaScript writes it; SQLite writes
- * `74.0`), else as json_quote writes it (json_object's `%!0.17g`).
+ * One member `,"name":value` of an event (`{"name":value` for the first), or NULL for a NULL
+ * column, which concat() skips, so an absent field leaves no member. Text goes through json_quote,
+ * or between quotes as it is when `plain` (no text of the event holds a character JSON escapes);
+ * a whole REAL is written as an integer, as JavaScript writes it (SQLite writes `74.0`), any other
+ * as json_quote writes it. The table is STRICT, so each column holds its declared type.
  */
 function member(column: EventColumn, first: boolean, plain: boolean): string {
   const start = `${first ? '{' : ','}"${column}":`;
@@ -37,21 +33,17 @@ function member(column: EventColumn, first: boolean, plain: boolean): string {
 const itemJson = (plain: boolean) => `concat(${EVENT_COLUMNS.map((column, i) => member(column, i === 0, plain)).join(', ')}, '}')`;
 
 /**
- * An event's JSON text: its members in EVENT_COLUMNS order, absent fields left out. One concat()
- * per event rather than json_object: json_object writes `"name":null` for every absent field,
- * which then had to be cut out of the page's bytes, and concat() builds the text in one
- * allocation (`||` allocates per operand); together about 0.25 ms less per 500-event page. Texts
- * of a `plain_text` event skip json_quote: about a fifth of the statement less (bench/README.md,
- * "Issue 17: the read path"); both ways write the same bytes (test/store/plain-text.test.ts,
- * test/event-json.sqlite.test.ts).
+ * An event's JSON text. One concat() rather than json_object, which writes `"name":null` for every
+ * absent field, and concat() builds the text in one allocation where `||` allocates per operand;
+ * a `plain_text` event's texts skip json_quote (bench/README.md "events"). Both ways write the same
+ * bytes (test/store/plain-text.test.ts, test/event-json.sqlite.test.ts).
  */
 export const ITEM_JSON = `CASE WHEN plain_text = 1 THEN ${itemJson(true)} ELSE ${itemJson(false)} END`;
 
 /**
  * The select list over a subquery of `item`s: `@prefix`, their JSON joined by commas and `@room`
  * (spaces), and their count. The subquery's ORDER BY and LIMIT keep it from being flattened into
- * the aggregate, so the items arrive, and are joined, in its order (the list tests check the
- * order page by page). The prefix (such as `{"items":[`) saves copying the items into a response
- * afterwards, and the room behind them takes the rest of the body (src/store/shared/event-items.ts).
+ * the aggregate, so the items are joined in its order. The prefix (`{"items":[`) and the room
+ * behind them spare copying the items into a response afterwards (src/store/shared/event-items.ts).
  */
 export const ITEMS_JSON = `CAST(concat(@prefix, group_concat(item, ','), @room) AS BLOB), count(*)`;

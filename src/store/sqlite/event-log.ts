@@ -7,7 +7,7 @@ import { LIMIT } from './statements.js';
 /**
  * Rows of the events table one read walks at most (by seq, of every customer): the reads run on
  * the server's thread, and a customer whose events are sparse among others' must not make one
- * read walk millions of rows. 20,000 rowids take about a millisecond.
+ * read walk millions of rows.
  */
 export const SCAN_WINDOW = 20_000;
 

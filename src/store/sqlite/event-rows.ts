@@ -10,14 +10,11 @@ const STORED_SELECT = STORED_EVENT_COLUMNS.join(', ');
 const STORED_PARAMETERS = STORED_EVENT_COLUMNS.map(() => '?').join(', ');
 
 /**
- * How an event is stored: one row per statement (values in STORED_EVENT_COLUMNS order), an event
- * already stored ignored (idempotent ingest: the UNIQUE indexes of migration 0014, on the
- * customer's (created, id) and on a stamped event's id). One row per statement on purpose: a
- * multi-row INSERT needs a statement journal (to undo a half-done statement), which SQLite spills
- * to a temporary file; measured a third slower. Rows come from ingest (domain/payload.ts,
- * ingest-batch-plan.ts) or storedValues, which set `plain_text`: a row marked plain must hold no
- * text JSON escapes, or the list would write that text into its JSON unescaped (event-json.ts;
- * test/conventions.test.ts keeps the writers of events to this file and PostgreSQL's events.ts).
+ * How an event is stored, one already stored ignored (the UNIQUE indexes of migration 0014). One row
+ * per statement: a multi-row INSERT needs a statement journal, which SQLite spills to a temporary
+ * file (bench/README.md "ingest"). A row marked `plain_text` must hold no text JSON escapes, or the
+ * list would write it unescaped: rows come only from ingest or storedValues, which set it (a rule
+ * test/conventions.test.ts keeps).
  */
 export const INSERT_EVENT_SQL = `INSERT INTO events (${STORED_SELECT}) VALUES (${STORED_PARAMETERS}) ON CONFLICT DO NOTHING`;
 

@@ -33,12 +33,10 @@ export const OLDEST_FIRST_SQL = `SELECT ${EVENT_SELECT} ${OLDEST_FIRST_RANGE}`;
 export const OLDEST_FIRST_CSV_SQL = `SELECT ${CSV_RECORDS} FROM (SELECT ${CSV_RECORD} AS record ${OLDEST_FIRST_RANGE})`;
 
 /**
- * Reads of the events table for listing and export. The list reads a page as one JSON value
- * that SQLite writes (see event-json.ts), the export a chunk as one value of CSV records (see
- * event-csv.ts). Every read is one range of an index:
- * the upper bound is the row value `(created, id) < (?, ?)` alone (the end of the range is
- * folded into it, see endKey), because SQLite uses only one upper bound per range and would
- * otherwise pick `created < end` and filter its way down to the cursor.
+ * Reads of the events table for listing (one JSON value per page, event-json.ts) and export (one
+ * value of CSV records per chunk, event-csv.ts). Every read is one index range whose upper bound is
+ * the row value `(created, id) < (?, ?)` alone (endKey folds the range's end into it): SQLite uses
+ * one upper bound per range and would otherwise pick `created < end` and filter down to the cursor.
  */
 export class SqliteEvents implements EventRepository {
   private readonly newestFirst: Statement;

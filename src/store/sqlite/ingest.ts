@@ -5,10 +5,10 @@ import { createCommitter, type Committer } from './ingest-commit.js';
 import type { Db } from './open.js';
 
 /**
- * Settings of the connection that commits ingest batches. A batch of random event ids touches
- * about one page of the id index per event: a bigger page cache spares re-reading them. The
- * checkpointer thread copies the WAL back into the database; this connection checkpoints itself
- * only when the WAL grows past `walLimitPages` anyway (so that it is restarted and stays bounded).
+ * Settings of the connection that commits ingest batches. A batch touches pages all over the
+ * indexes (many gateways, random ids): a bigger page cache spares re-reading them. The checkpointer
+ * thread copies the WAL back; this connection checkpoints itself only past `walLimitPages`, so that
+ * the WAL stays bounded.
  */
 export function tuneForIngest(db: Db, walLimitPages: number): void {
   db.pragma('cache_size = -65536');

@@ -7,15 +7,10 @@ const SELECT_SCANS = `
   WHERE gateway_id = @gateway AND created >= @from AND created < @to AND type = 'scan'`;
 
 /**
- * Per gateway, the scans in the range whose code begins with either prefix, in (created, id)
- * order, read from the covering index events_gateway_created (gateway_id, created, id, type, scan_code):
- * no table row is read. Other scans cannot change the outcome, so SQLite
- * drops them. "Begins with P" is the range P <= code < prefixEnd(P) (BINARY collation orders
- * UTF-8 by code point), cheaper per row than substr and, unlike LIKE, case-sensitive.
- *
- * There is no customer_id condition (it would cost a row lookup per event): gateway ids are
- * deployment-wide, the job configuration's gateways were checked to be the customer's, and ingest
- * takes an event's gateway from the certificate that sent it.
+ * Per gateway, the scans in range whose code begins with either prefix, in (created, id) order, from
+ * the covering index events_gateway_created alone. "Begins with P" is P <= code < prefixEnd(P):
+ * cheaper than substr and, unlike LIKE, case-sensitive. No customer_id condition, which would read
+ * each row: gateway ids are deployment-wide, and the configuration's gateways are the customer's.
  */
 export const JOB_MARKER_QUERY = `${SELECT_SCANS}
     AND ((scan_code >= @start AND scan_code < @startEnd) OR (scan_code >= @end AND scan_code < @endEnd))

@@ -15,22 +15,11 @@ export interface DatabaseCopy {
 }
 
 /**
- * Copies the live database `source` into the new file `destination` with SQLite's online backup
- * API while other processes (`serve`'s ingest writer) go on writing it.
- *
- * SQLite restarts a stepped backup whenever another connection writes the source between two
- * steps, so under constant ingest a backup in small steps never ends (measured: 739 restarts in
- * 20 s, 2 % copied). Here the source connection holds one read transaction across all steps:
- * the steps then copy that one snapshot and never restart, and in WAL mode a reader does not
- * block the writer, which goes on committing to the WAL (which grows until the reader ends, as
- * the checkpointer cannot copy frames past the snapshot meanwhile). The copy is then switched
- * to the rollback journal (`journal_mode = DELETE`): one self-contained file, readable without
- * its `-wal`; `serve` switches it back to WAL when it opens it. Last, the copy's sealed gateway
- * keys are erased (eraseSealedKeys).
- *
- * `onSnapshot` is told once the snapshot is fixed (everything committed before is in the copy,
- * nothing committed after); `onProgress` after each step; `shouldStop` is asked before each
- * step and ends the copy with its error (the destination is then removed).
+ * Copies the live database `source` into the new file `destination` with SQLite's online backup API
+ * while `serve` writes it: one read transaction is held across the steps, or every commit between
+ * two would start the copy over (docs/backup.md "Backup"). The copy is one self-contained file
+ * (`journal_mode = DELETE`) without sealed gateway keys. `shouldStop`, asked before each step, ends
+ * the copy with its error (the destination is removed).
  */
 export async function copyDatabase(
   source: string,

@@ -7,12 +7,11 @@ import { insertAuditEntry } from './audit.js';
 import type { Db } from './open.js';
 
 /**
- * The secrets of a SQLite deployment: files under the data directory (`pki/ca.key`,
- * `keys/idtoken.jwk`, ...), mode 0600, their text exactly as created. A missing one is written to
- * a temporary file and published with a hard link, which never replaces: of two processes that
- * start together only one publishes, both read its value, and nobody reads a half-written file.
- * A replacement is renamed over the file, inside a write transaction of the database (`db`): that
- * orders replacements across processes and writes their audit entries.
+ * The secrets of a SQLite deployment: files under the data directory, mode 0600. A missing one is
+ * written to a temporary file and published with a hard link, which never replaces: of two processes
+ * starting together one publishes, both read its value, nobody reads a half-written file. A
+ * replacement is renamed over the file inside a write transaction of `db`, which orders replacements
+ * across processes and writes their audit entries.
  */
 export class FileSecrets implements SecretRepository {
   constructor(

@@ -16,11 +16,10 @@ export function prepared(db: Db, sql: string): Statement {
 }
 
 /**
- * The LIMIT of a keyset read, a bound parameter that SQLite does not read while planning. A bare
- * `LIMIT @limit` is: SQLite (3.53 here; sqlite3ExprIsInteger) reads its bound value for the
- * planner and marks the statement to be prepared again whenever that parameter is bound, i.e. on
- * every read: about 0.4 M instructions (40 µs), more than reading a 10-event page. Every read
- * that uses it walks one index range in order, so its plan does not depend on the limit
- * (test/events-list.test.ts checks the events').
+ * The LIMIT of a keyset read, a bound parameter that SQLite does not read while planning. SQLite
+ * (3.53; sqlite3ExprIsInteger) reads a bare `LIMIT @limit` for the planner and prepares the
+ * statement again whenever that parameter is bound, i.e. on every read, which cost more than
+ * reading a small page (bench/README.md "events"). Every read that uses it walks one index range in
+ * order, so its plan does not depend on the limit (test/events-list.test.ts checks the events').
  */
 export const LIMIT = 'LIMIT CAST(@limit AS INTEGER)';

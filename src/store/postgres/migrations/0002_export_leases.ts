@@ -1,8 +1,9 @@
 import type { Migration } from './migration.js';
 
-// Export tasks are claimed with a lease (DESIGN.md "Scale-out", docs/events.md "Exports"): the
-// holder (an instance's id) and the wall-clock millisecond its lease ends, and how many times the
-// task was claimed. The partial index serves the claim's `status = 'PENDING' ORDER BY requested, id`.
+// Export tasks are claimed with a lease (docs/postgresql.md "Background work on several
+// instances"): the holder (an instance's id) and the wall-clock millisecond its lease ends, and how
+// many times the task was claimed. The partial index serves the claim's `status = 'PENDING' ORDER
+// BY requested, id`.
 export const migration: Migration = {
   name: '0002_export_leases',
   async up(client) {

@@ -1,8 +1,8 @@
 import type { Migration } from './migration.js';
 
-// Refused log-ins, for the per-e-mail lockout (DESIGN.md "Trust", "Brute force"; README.md
-// "Decisions", Lockout), shared by every instance on the database: the lower-cased address as typed
-// (known or not) and when. Rows older than the window are deleted as new ones arrive (index on `at`).
+// Refused log-ins, for the per-e-mail lockout (docs/users.md "Lockout"), shared by every instance
+// on the database: the lower-cased address as typed (known or not) and when. Rows older than the
+// window are deleted as new ones arrive (index on `at`).
 export const migration: Migration = {
   name: '0003_login_failures',
   async up(client) {

@@ -2,7 +2,7 @@ import type { Migration } from './migration.js';
 
 const T = 'text COLLATE "C"';
 
-// The audit log (DESIGN.md "Trust"), as SQLite's migration 0009: one row per recorded action,
+// The audit log (docs/audit.md), as SQLite's migration 0009: one row per recorded action,
 // written in the transaction of the change it records. Pages walk (time, id) downwards per
 // customer, all actions or one (ids in byte order, as SQLite). `details` is JSON text as written.
 export const migration: Migration = {

@@ -1,9 +1,9 @@
 import type { Migration } from './migration.js';
 
-// API keys for scripts and CI (DESIGN.md "Trust"; docs/api-keys.md): the SHA-256 of the key, never
-// the key. A name is unique among the customer's keys that are not revoked; revoked rows stay, so
-// that a revoked key is refused as revoked. created_by names no foreign key: a key whose creator
-// was deleted stays listed (to be revoked) and is refused at authentication. As SQLite's 0010.
+// API keys for scripts and CI (docs/api-keys.md): the SHA-256 of the key, never the key. A name is
+// unique among the customer's keys that are not revoked; revoked rows stay, so that a revoked key
+// is refused as revoked. created_by names no foreign key: a key whose creator was deleted stays
+// listed (to be revoked) and is refused at authentication. As SQLite's 0010.
 const T = 'text COLLATE "C"';
 
 export const migration: Migration = {

@@ -1,9 +1,8 @@
 import type { Migration } from './migration.js';
 
-// Revocation and re-provisioning of gateway certificates (DESIGN.md "Trust", "Gateway
-// certificates"), as SQLite's 0011_gateway_certificates: when a certificate was revoked, which one
-// a re-provisioned certificate replaces (one chain per gateway), and on the gateway what
-// connectivity_status needs.
+// Revocation and re-provisioning of gateway certificates (docs/gateway-certificates.md), as
+// SQLite's 0011_gateway_certificates: when a certificate was revoked, which one a re-provisioned
+// certificate replaces (one chain per gateway), and on the gateway what connectivity_status needs.
 export const migration: Migration = {
   name: '0006_gateway_certificates',
   async up(client) {

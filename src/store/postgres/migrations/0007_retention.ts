@@ -1,8 +1,8 @@
 import type { Migration } from './migration.js';
 
-// Retention of events (DESIGN.md "Operations on one box"; docs/retention.md), as SQLite's
-// 0012_retention: one row per customer that ever set it; events_days NULL keeps events for ever;
-// the deletion_* columns describe the last finished deletion pass.
+// Retention of events (docs/retention.md), as SQLite's 0012_retention: one row per customer that
+// ever set it; events_days NULL keeps events for ever; the deletion_* columns describe the last
+// finished deletion pass.
 const T = 'text COLLATE "C"';
 
 export const migration: Migration = {

@@ -1,14 +1,11 @@
 import type { Migration } from './migration.js';
 
-// The live event stream (docs/events.md "Live events") in commit order. Instances commit
-// concurrently, so no sequence is commit order: a row with a smaller number may commit later, and
-// a reader that went past it would never send it. Each row records the id of the transaction that
-// wrote it (tx, pg_current_xact_id()) and its number in that transaction (seq); readers take only
-// rows whose transaction is older than the oldest one still running (pg_snapshot_xmin), which can
-// never gain a row again, in (tx, seq) order. Rows written before this migration have no tx: they
-// are history and never streamed. The columns are added without a default first and the default
-// set after, so no existing row is rewritten; the index is partial, so it is built empty and holds
-// only streamed rows.
+// The live event stream reads events in commit order (docs/events.md "Live events"). Instances
+// commit concurrently, so no sequence is commit order: each row records its transaction's id (tx)
+// and its number in it (seq), and readers take only rows of transactions older than the oldest one
+// still running (pg_snapshot_xmin), in (tx, seq) order. Rows written before have no tx and are
+// never streamed. The default is set after the columns are added, so no row is rewritten; the index
+// is partial, so it is built empty.
 export const migration: Migration = {
   name: '0008_event_stream',
   async up(client) {

@@ -1,7 +1,7 @@
 import type { Migration } from './migration.js';
 
-// Export tasks (spec 2.8, 3.1). A task is only a row: the work itself does not survive a restart,
-// so a task found PENDING at start-up is marked FAILED. `file` is the CSV under the data
+// Export tasks (docs/events.md "Exports"). A task is only a row: the work itself does not survive a
+// restart, so a task found PENDING at start-up is marked FAILED. `file` is the CSV under the data
 // directory while it is kept (24 h after completion), NULL before and after.
 export const migration: Migration = {
   name: '0003_exports',

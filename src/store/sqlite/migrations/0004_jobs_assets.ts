@@ -1,7 +1,7 @@
 import type { Migration } from './migration.js';
 
-// Job configurations (spec 2.4), the revision counter behind the list's ETag, assets and the
-// EULA agreements given to download them (DESIGN.md "Features and assets").
+// Job configurations, the revision counter behind the list's ETag, assets and the EULA agreements
+// given to download them (docs/jobs-and-assets.md).
 export const migration: Migration = {
   name: '0004_jobs_assets',
   up(db) {

@@ -1,8 +1,9 @@
 import type { Migration } from './migration.js';
 
-// Export tasks are claimed with a lease (DESIGN.md "Scale-out", docs/events.md "Exports"): the
-// holder and the wall-clock millisecond its lease ends, and how many times the task was claimed.
-// Tasks left PENDING by an earlier version have no lease: they are claimed and run at start-up.
+// Export tasks are claimed with a lease (docs/postgresql.md "Background work on several
+// instances"): the holder and the wall-clock millisecond its lease ends, and how many times the
+// task was claimed. Tasks left PENDING by an earlier version have no lease: they are claimed and
+// run at start-up.
 export const migration: Migration = {
   name: '0007_export_leases',
   up(db) {

@@ -1,8 +1,8 @@
 import type { Migration } from './migration.js';
 
-// Refused log-ins, for the per-e-mail lockout (DESIGN.md "Trust", "Brute force"; README.md
-// "Decisions", Lockout): the lower-cased address as typed (known or not) and when. Rows older than the
-// window are deleted as new ones arrive; the index on `at` serves that delete.
+// Refused log-ins, for the per-e-mail lockout (docs/users.md "Lockout"): the lower-cased address as
+// typed (known or not) and when. Rows older than the window are deleted as new ones arrive; the
+// index on `at` serves that delete.
 export const migration: Migration = {
   name: '0008_login_failures',
   up(db) {

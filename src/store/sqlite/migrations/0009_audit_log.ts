@@ -1,6 +1,6 @@
 import type { Migration } from './migration.js';
 
-// The audit log (DESIGN.md "Trust"): one row per recorded action, written in the transaction of
+// The audit log (docs/audit.md): one row per recorded action, written in the transaction of
 // the change it records. Pages walk (time, id) downwards per customer, all actions or one.
 // `details` is JSON text as written.
 export const migration: Migration = {

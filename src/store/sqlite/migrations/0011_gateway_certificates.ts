@@ -1,7 +1,7 @@
 import type { Migration } from './migration.js';
 
-// Revocation and re-provisioning of gateway certificates (DESIGN.md "Trust", "Gateway
-// certificates"): when a certificate was revoked, and which certificate a re-provisioned one
+// Revocation and re-provisioning of gateway certificates (docs/gateway-certificates.md): when a
+// certificate was revoked, and which certificate a re-provisioned one
 // replaces (the current certificate is the one nothing replaces; the unique index keeps one chain
 // per gateway). On the gateway, what connectivity_status needs without reading its certificates.
 export const migration: Migration = {

@@ -1,6 +1,6 @@
 import type { Migration } from './migration.js';
 
-// Retention of events (DESIGN.md "Operations on one box"; docs/retention.md): one row per customer
+// Retention of events (docs/retention.md): one row per customer
 // that ever set it. events_days NULL keeps events for ever (also what a customer without a row
 // gets). The deletion_* columns describe the last finished deletion pass, NULL before the first.
 export const migration: Migration = {

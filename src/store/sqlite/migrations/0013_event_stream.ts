@@ -1,14 +1,11 @@
 import type { Migration } from './migration.js';
 
 // The live event stream (docs/events.md "Live events") reads events by seq, their commit order.
-// seq is the rowid without AUTOINCREMENT: SQLite gives a new row the largest rowid plus one, so
-// once the event with the largest seq is deleted (retention deletes by `created`, and an event
-// with an old `created` may be the newest), its seq would be given again, and a stream that had
-// passed it would never send the new event. event_seq_mark keeps the largest seq ever deleted as
-// the largest: the trigger runs only when the deleted row was the largest left (a rowid max is
-// one look at the end of the table), and writers (event-rows.ts EventSeqFloor) number the next
-// event above the mark. AUTOINCREMENT would do the same at the cost of a write of
-// sqlite_sequence per inserted row, and of rebuilding the events table to add it.
+// seq is the rowid without AUTOINCREMENT, so SQLite would give the largest seq again once that
+// event is deleted (retention deletes by `created`, which need not follow seq), and a stream past
+// it would never send the new event. event_seq_mark keeps the largest seq ever deleted (the
+// trigger runs only when the deleted row was the largest left), and writers number the next event
+// above it (event-rows.ts EventInserter). AUTOINCREMENT would write sqlite_sequence per row.
 export const migration: Migration = {
   name: '0013_event_stream',
   up(db) {

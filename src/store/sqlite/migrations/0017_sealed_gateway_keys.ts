@@ -1,18 +1,12 @@
 import type { Migration } from './migration.js';
 
 // No gateway private key in clear (docs/gateways.md "No gateway key at rest"): `key_pem` becomes
-// `sealed_key`, the key encrypted under a key derived from the provisioning token
-// (src/pki/sealed-key.ts). Keys stored in clear before are dropped, not sealed (their tokens are
-// known only as hashes): such a token, still pending, gets a fresh key and certificate at
-// redemption (routes/provisioning.ts).
-//
-// Setting the column to NULL would leave the keys' bytes in the file: in the free space of the
-// table's pages (where every redemption of the old version left one) and in the WAL. So the
-// table is rebuilt and the old one dropped with secure_delete = ON, which overwrites every page it
-// had with zeros. No free page holds a key: rows of this table are never deleted, and an UPDATE
-// that shrinks a row frees no page (SQLite rebalances only an overfull page on insert). After the
-// commit a TRUNCATE checkpoint moves the zeroed pages into the file and empties the WAL, frames
-// of before the upgrade included.
+// `sealed_key`. Keys stored in clear before are dropped, not sealed (their tokens are known only as
+// hashes): such a pending token gets a fresh key and certificate at redemption.
+// Setting the column to NULL would leave the keys' bytes in free space of the table's pages and in
+// the WAL, so the table is rebuilt and the old one dropped with secure_delete = ON, which zeroes
+// its pages (an UPDATE that shrinks a row frees no page, and rows here are never deleted); after
+// the commit a TRUNCATE checkpoint moves the zeroed pages into the file and empties the WAL.
 
 const COLUMNS = 'serial, gateway_id, common_name, cert_pem, created, not_after, delivered_at, revoked, replaces';
 
