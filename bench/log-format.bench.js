@@ -1,7 +1,7 @@
 // The cost of a log line of `serve --log-format pretty` against `json` in the server's thread, with
 // the logger `serve` builds (src/cli/serve/log.ts serveLogger) writing synchronously to /dev/null,
 // so the figure is formatting and the write call, not a terminal (bench/README.md "log-format").
-import { openSync, writeSync } from 'node:fs';
+import { openSync } from 'node:fs';
 import { pino } from 'pino';
 import { serveLogger } from '../dist/cli/serve/log.js';
 import { percentile, report } from './lib.js';
@@ -11,23 +11,10 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const LINES = Number(process.env.BENCH_LINES ?? 50_000);
 const devNull = openSync('/dev/null', 'w');
 
-/** serve's logger options for the format, with its stream (stdout) pointed at /dev/null. */
+/** serve's logger for the format, its destination (stdout in serve) /dev/null, written synchronously. */
 async function logger(format) {
-  const options = await serveLogger(format, 'info', false);
-  if (format === 'json') return pino(options, pino.destination({ dest: devNull, sync: true }));
-  // serve's pretty stream writes pino-pretty's line to stdout: the same line goes to /dev/null here.
-  const original = process.stdout.write;
-  const { stream, ...rest } = options;
-  return pino(rest, {
-    write(line) {
-      process.stdout.write = (text) => (writeSync(devNull, text), true);
-      try {
-        stream.write(line);
-      } finally {
-        process.stdout.write = original;
-      }
-    },
-  });
+  const { options } = await serveLogger(format, 'info', false, { fd: devNull, sync: true });
+  return pino(options, options.stream);
 }
 
 /** µs per line of LINES "gateway connected" lines. */

@@ -73,8 +73,8 @@ export interface ServeLog {
  * thread on each line: one line per request (when it completes, with method, path, status and
  * duration), not fastify's two. Both go through one asynchronous stdout destination.
  */
-export async function serveLogger(format: LogFormat, level: string, colour: boolean): Promise<ServeLog> {
-  const destination = pino.destination({ dest: 1, sync: false });
+export async function serveLogger(format: LogFormat, level: string, colour: boolean, to: { fd: number; sync: boolean } = { fd: 1, sync: false }): Promise<ServeLog> {
+  const destination = pino.destination({ dest: to.fd, sync: to.sync });
   const abandon = () => {
     destination.flushSync = () => {};
   };
