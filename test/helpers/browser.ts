@@ -2,9 +2,9 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PNG } from 'pngjs';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { expect } from 'vitest';
+import { decodeQrPng } from './qr.js';
 
 /** Debian's chromium (`.ci/run` installs it): playwright-core brings no browser of its own. */
 export const CHROMIUM = process.env.SCANHUB_TEST_CHROMIUM ?? '/usr/bin/chromium';
@@ -20,8 +20,7 @@ export const NARROW = { width: 360, height: 740 };
 
 const require = createRequire(import.meta.url);
 const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-// jsqr is CommonJS whose types declare an ES default export: required, it is the function itself.
-const jsQR = require('jsqr') as typeof import('jsqr').default;
+
 
 /** One chromium per test file (it takes a second to start); each test opens its own page. */
 export function launchBrowser(): Promise<Browser> {
@@ -107,8 +106,7 @@ export async function expectAccessible(page: Page): Promise<void> {
   expect(found).toEqual([]);
 }
 
-/** The text of the QR code in a screenshot of `image` (jsQR on the PNG), or undefined when none is read. */
+/** The text of the QR code in a screenshot of `image` as the page shows it, or undefined when none is read. */
 export async function decodeQrCode(image: Locator): Promise<string | undefined> {
-  const png = PNG.sync.read(await image.screenshot());
-  return jsQR(new Uint8ClampedArray(png.data.buffer, png.data.byteOffset, png.data.length), png.width, png.height)?.data;
+  return decodeQrPng(await image.screenshot());
 }
