@@ -12,7 +12,9 @@ interface Matrix {
 /** The dark modules as one SVG path of unit squares. */
 async function matrixOf(text: string): Promise<Matrix> {
   // Loaded with the first code shown: pages without one never fetch the encoder.
-  const { create } = await import('qrcode');
+  const loaded = await import('qrcode');
+  // qrcode is CommonJS: bundled, its exports are the namespace's default.
+  const { create } = (loaded as unknown as { default?: typeof loaded }).default ?? loaded;
   const { modules } = create(text, { errorCorrectionLevel: 'M' });
   let path = '';
   for (let row = 0; row < modules.size; row++) {

@@ -38,6 +38,8 @@ export interface ConsolePage {
 /** Opens the console of the server at `url` (the `hash` route, the board by default) in a fresh context. */
 export async function openConsole(browser: Browser, url: string, hash = '#/gateways'): Promise<ConsolePage> {
   const context = await browser.newContext({ viewport: WIDE, colorScheme: 'light' });
+  // Well within the test's own timeout, so that a missing control fails naming its locator.
+  context.setDefaultTimeout(10_000);
   const page = await context.newPage();
   const problems: string[] = [];
   page.on('console', (message) => {
