@@ -43,7 +43,7 @@ export function GatewayActions({ gateway, busy, onAction }: Props) {
       {actionsFor(gateway).map((action) => (
         <Button
           key={action}
-          kind={action === 'provision' ? 'primary' : action === 'delete' || action === 'revoke' ? 'danger' : 'secondary'}
+          kind={action === 'delete' || action === 'revoke' ? 'danger' : 'secondary'}
           busy={busy === action}
           disabled={busy !== undefined}
           onClick={() => onAction(action, gateway)}
