@@ -1,5 +1,6 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CONSOLE_CSP } from '../../src/server/routes/console.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, CUSTOMER, startTestServer, type TestServer } from '../helpers/server.js';
 import { expectAccessible, launchBrowser, openConsole, saveScreenshots, signIn } from '../helpers/browser.js';
 
@@ -19,7 +20,8 @@ afterAll(async () => {
 
 describe('the console shell', () => {
   it('asks a signed-out visitor to sign in, shows a wrong password\'s details, then leads to the page asked for', async () => {
-    const { page, problems, close } = await openConsole(browser, t.url, '#/scanners');
+    const { page, problems, response, close } = await openConsole(browser, t.url, '#/scanners');
+    expect(response?.headers()['content-security-policy']).toBe(CONSOLE_CSP);
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     expect(new URL(page.url()).hash).toBe(`#/sign-in?next=${encodeURIComponent('#/scanners')}`);
     await expectAccessible(page);

@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page, type Response } from 'playwright-core';
 import { expect } from 'vitest';
 import { decodeQrPng } from './qr.js';
 
@@ -32,6 +32,8 @@ export interface ConsolePage {
   page: Page;
   /** `console.error` lines and uncaught exceptions, in order: a page that works shows none. */
   problems: string[];
+  /** The answer to the page's own request (`GET /`): its headers carry the CSP. */
+  response: Response | null;
   close(): Promise<void>;
 }
 
@@ -46,8 +48,8 @@ export async function openConsole(browser: Browser, url: string, hash = '#/gatew
     if (message.type() === 'error') problems.push(message.text());
   });
   page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
-  await page.goto(`${url}/${hash}`);
-  return { page, problems, close: () => context.close() };
+  const response = await page.goto(`${url}/${hash}`);
+  return { page, problems, response, close: () => context.close() };
 }
 
 /** Signs in on the sign-in page the console is showing, and waits for the page it leads to. */
