@@ -37,14 +37,16 @@ const sqlite: TestProjectInlineConfiguration = {
  * - test/store/**: the store tests choose their store themselves (and already run PostgreSQL);
  * - test/hostile/**: CPU-heavy fuzzing of the HTTP and MQTT layers, which sit above the store
  *   seam; running them twice would add minutes on two cores and test nothing new;
- * - BOTH_STORES: tests that choose both stores themselves.
+ * - BOTH_STORES: tests that choose both stores themselves;
+ * - test/console/**: a browser drives the console, which only calls the HTTP API (tested on both
+ *   stores already); a second chromium run would add a minute and test nothing new.
  */
 const postgres: TestProjectInlineConfiguration = {
   test: {
     ...shared,
     name: 'postgres',
     include: ['test/**/*.test.ts'],
-    exclude: ['**/node_modules/**', 'test/**/*.sqlite.test.ts', 'test/store/**', 'test/hostile/**', ...BOTH_STORES],
+    exclude: ['**/node_modules/**', 'test/**/*.sqlite.test.ts', 'test/store/**', 'test/hostile/**', 'test/console/**', ...BOTH_STORES],
     env: { SCANHUB_TEST_STORE: 'postgres' },
   },
 };

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './helpers/cli.js';
 import { call } from './helpers/gateways.js';
 import { CUSTOMER, startTestServer, type TestServer } from './helpers/server.js';
+import { decodeTerminalQr } from './helpers/qr.js';
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -141,6 +142,8 @@ describe('scanhub gateways', () => {
     expect(code.length).toBeGreaterThan(10);
     expect(code.join('')).toMatch(/^[ ▀▄█]+$/);
     expect(new Set(code.map((line) => line.length)).size).toBe(1);
+    // The provisioning code, as the console shows it too (DESIGN.md "CLI conventions").
+    expect(JSON.parse(decodeTerminalQr(code) ?? 'null')).toEqual({ registration_url: `${t.url}/provisioning`, token: token!.split('\t')[1] });
   });
 
   it('bulk-create --file reads a CSV with a header row (quoted fields included)', async () => {

@@ -118,6 +118,7 @@ describe('gateway reports', () => {
   it('updates model, manufacturer, firmware and type from a class "gateway" message, bumping the version once', async () => {
     const gateway = await provisionGateway(t, { name: 'dock-gw', usecase: 'inbound', station: 'dock-4' });
     const before = await t.admin.request<Record<string, unknown>>('GET', `/${CUSTOMER}/gateways/${gateway.id}`);
+    expect(before.body.last_seen).toBe(null);
     const client = await connect(gateway);
     clock.now = T0 + 5_000;
     const report = { class: 'gateway', model: 'GW-500', manufacturer: 'Acme Devices', firmware: '3.1.0', type: 'mobile' };
@@ -131,6 +132,8 @@ describe('gateway reports', () => {
       type: 'mobile',
       last_updated: T0 + 5_000,
       connectivity_status: 'ACTIVE',
+      // Its first message: the time it arrived.
+      last_seen: T0 + 5_000,
     });
     expect(Number(JSON.parse(after.headers.etag as string))).toBe(Number(JSON.parse(before.headers.etag as string)) + 1);
 

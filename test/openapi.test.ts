@@ -111,6 +111,8 @@ describe('GET /openapi.json', () => {
       'POST /{customer_id}/generate-download-url': 'generateDownloadUrl',
       'GET /openapi.json': 'getOpenApiDocument',
       'GET /metrics': 'getMetrics',
+      'GET /': 'getConsole',
+      'GET /assets/{path}': 'getConsoleAsset',
     });
   });
 
@@ -129,6 +131,9 @@ describe('GET /openapi.json', () => {
       'GET /metrics': [{ MetricsToken: [] }, {}],
       // Authenticated by the key in its Authorization header, in the handler: it has no customer to guard.
       'GET /api-keys/current': [],
+      // The console's page and files: the page signs in by itself.
+      'GET /': [],
+      'GET /assets/{path}': [],
     });
     // The IdToken exactly on the customer-scoped ones.
     expect(Object.keys(security).filter((key) => key.includes(' /{customer_id}/') !== (JSON.stringify(security[key]) === '[{"IdToken":[]}]'))).toEqual([]);
@@ -198,6 +203,8 @@ describe('GET /openapi.json', () => {
       'POST /{customer_id}/generate-download-url': '400 401 403 404 413 415 500 503 507',
       'GET /openapi.json': '500 503',
       'GET /metrics': '401 403 500 503',
+      'GET /': '404 500 503',
+      'GET /assets/{path}': '400 404 500 503',
     });
     const errorBody = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
     const otherwise = operationsOf(doc).flatMap(([key, operation]) =>

@@ -15,6 +15,8 @@ export interface Gateway {
   thing_name: string;
   name: string;
   connectivity_status: string;
+  /** When the gateway's last MQTT message arrived (to 10 seconds), or null: an addition to the spec. */
+  last_seen: number | null;
 }
 
 /** One gateway to create, as the create and bulk-create bodies want it. */

@@ -13,6 +13,7 @@ import { registerAssetRoutes } from './routes/assets.js';
 import { registerAuditLogRoutes } from './routes/audit-log.js';
 import { registerAuthRoutes } from './routes/auth.js';
 import { registerCertificateRoutes } from './routes/certificates.js';
+import { registerConsoleRoutes } from './routes/console.js';
 import { registerDownloadRoutes } from './routes/downloads.js';
 import { registerEventRoutes } from './routes/events.js';
 import { registerEventStreamRoutes } from './routes/event-stream.js';
@@ -123,6 +124,7 @@ export async function buildApp(ctx: ServerContext, options: AppOptions = {}): Pr
   registerAuditLogRoutes(app, ctx);
   registerRetentionRoutes(app, ctx);
   registerMetricsRoutes(app, metrics, options.metricsToken);
+  registerConsoleRoutes(app);
   // Registered last: the document lists the paths in the order the routes were registered.
   registerOpenApiRoutes(app);
 

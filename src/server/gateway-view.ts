@@ -19,8 +19,12 @@ export const gatewaySchema = {
     thing_name: { type: 'string', description: 'The IoT thing name: equal to id.' },
     name: { type: 'string' },
     connectivity_status: { type: 'string', enum: ['NOT_REGISTERED', 'REGISTERING', 'ACTIVE', 'INACTIVE'] },
+    last_seen: {
+      type: ['integer', 'null'],
+      description: "Addition to the spec: when the gateway's last MQTT message arrived (milliseconds since the epoch, to 10 seconds); null: never.",
+    },
   },
-  required: ['id', 'model', 'manufacturer', 'class', 'type', 'firmware', 'created', 'last_updated', 'usecase', 'station', 'thing_name', 'name', 'connectivity_status'],
+  required: ['id', 'model', 'manufacturer', 'class', 'type', 'firmware', 'created', 'last_updated', 'usecase', 'station', 'thing_name', 'name', 'connectivity_status', 'last_seen'],
 } as const;
 
 /** The gateway as the API shows it at `now` (connectivity_status depends on the time). */
@@ -39,6 +43,7 @@ export function toApiGateway(gateway: GatewayRecord, now: number) {
     thing_name: gateway.id,
     name: gateway.name,
     connectivity_status: connectivityStatus(gateway, now),
+    last_seen: gateway.last_message,
   };
 }
 

@@ -34,6 +34,7 @@ const TAGS = [
   { name: 'audit', description: 'Who did what: the audit log of security-relevant actions.' },
   { name: 'retention', description: 'How long events are kept before they are deleted.' },
   { name: 'operations', description: 'Health, metrics and this document, for operators and tools.' },
+  { name: 'console', description: 'The web console served on the API\'s own origin: its page and the files the page loads.' },
 ];
 
 /**

@@ -162,6 +162,7 @@ export function fresh(id: string, name: string, usecase: string, station: string
     thing_name: id,
     name,
     connectivity_status: 'NOT_REGISTERED',
+    last_seen: null,
   };
 }
 

@@ -1,14 +1,15 @@
 import qrcode from 'qrcode-terminal';
 import type { Preparation } from '../../client/provisioning.js';
+import { provisioningCode } from '../../domain/provisioning-code.js';
 import { printObject, success } from '../io.js';
 import type { Session } from '../session.js';
 
-/** The token as a QR code (small mode: two rows per line), for the device's camera. */
+/** The provisioning code as a QR code (small mode: two rows per line), for the device's camera. */
 function renderQr(text: string): Promise<string> {
   return new Promise((resolve) => qrcode.generate(text, { small: true }, resolve));
 }
 
-/** Prints a preparation: the registration URL and token (--json: the API's object), the token as a QR code on a terminal or with --qr. */
+/** Prints a preparation: the registration URL and token (--json: the API's object), the provisioning code as a QR code on a terminal or with --qr. */
 export async function showPreparation(session: Session, preparation: Preparation, qr: boolean | undefined, done: (registrationUrl: string) => string): Promise<void> {
   const { io } = session;
   if (io.json) return io.out(JSON.stringify(preparation, null, 2));
@@ -18,6 +19,6 @@ export async function showPreparation(session: Session, preparation: Preparation
     { header: 'registration_url', value: (p) => p.registrationUrl },
     { header: 'token', value: (p) => p.token },
   ]);
-  if (io.tty || qr) io.out(await renderQr(preparation.token));
+  if (io.tty || qr) io.out(await renderQr(provisioningCode(registrationUrl, preparation.token)));
   success(io, done(registrationUrl));
 }
