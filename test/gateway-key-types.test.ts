@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { X509Certificate, createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSecureContext } from 'node:tls';
@@ -10,6 +10,7 @@ import type { SimulationSummary } from '../src/simulator/run.js';
 import { openStore, sqliteLocator } from '../src/store/open.js';
 import type { Store } from '../src/store/ports/index.js';
 import { runCli } from './helpers/cli.js';
+import { readFixture } from './helpers/fixtures.js';
 import { call } from './helpers/http.js';
 import { connectGateway, provisionedGateway, type Provisioned, type TestGateway } from './helpers/mqtt.js';
 import { openPkcs12 } from './helpers/pkcs12.js';
@@ -23,7 +24,7 @@ import { testDatabase, type TestDatabase } from './helpers/test-store.js';
 
 const CUSTOMER = 'default';
 const PASSWORD = 'key-types-password';
-const fixture = (name: string) => readFileSync(join(import.meta.dirname, 'fixtures', 'forge-ca', name), 'utf8');
+const fixture = (name: string) => readFixture(`forge-ca/${name}`);
 /** The gateway whose certificate (fixtures/forge-ca/gateway.crt) node-forge issued before this version. */
 const FORGE_ERA_GATEWAY = 'c0ffee00-0000-4000-8000-000000000001';
 const FORGE_ERA_TOKEN = 'forge-era-token-0123456789abcdefghijklmnopq';

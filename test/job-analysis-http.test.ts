@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CUSTOMER, startTestServer, type TestServer } from './helpers/server.js';
 import { call, eventRow, insertCustomer, insertEvents, insertGateway } from './helpers/job-rows.js';
-import { DEFAULT_RANGE, G1, G2, G3, JOB, cases } from './fixtures/job-analysis-cases.js';
+import { DEFAULT_RANGE, G1, G2, G3, JOB, cases } from '../fixtures/job-analysis-cases.js';
 
 const MISSING = '00000000-0000-4000-8000-000000000000';
 

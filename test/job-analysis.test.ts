@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeJobs, classifyCode } from '../src/domain/job-analysis.js';
-import { DEFAULT_RANGE, G1, JOB, cases } from './fixtures/job-analysis-cases.js';
+import { DEFAULT_RANGE, G1, JOB, cases } from '../fixtures/job-analysis-cases.js';
 
 describe('analyzeJobs', () => {
   for (const c of cases) {

@@ -13,6 +13,7 @@ import { KEY_TYPES, generateKeys, keyTypeOf } from '../src/pki/keys.js';
 import { buildPkcs12 } from '../src/pki/pkcs12.js';
 import { openGatewayKey, sealGatewayKey } from '../src/pki/sealed-key.js';
 import { FileSecrets } from '../src/store/sqlite/secrets.js';
+import { readFixture } from './helpers/fixtures.js';
 import { openPkcs12 } from './helpers/pkcs12.js';
 
 /** The CA of a data directory (SQLite mode keeps it in pki/). */
@@ -96,7 +97,7 @@ describe('serials', () => {
 });
 
 describe('a CA made before this version (node-forge)', () => {
-  const fixture = (name: string) => readFileSync(join(import.meta.dirname, 'fixtures', 'forge-ca', name), 'utf8');
+  const fixture = (name: string) => readFixture(`forge-ca/${name}`);
 
   it('signs new EC and RSA certificates that chain to it', async () => {
     mkdirSync(join(dir, 'pki'));

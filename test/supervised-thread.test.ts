@@ -2,8 +2,9 @@ import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SupervisedThread, crashThreadForTest, type RestartPolicy, type ThreadLog } from '../src/threads/supervised-thread.js';
+import { FIXTURES } from './helpers/fixtures.js';
 
-// Real worker threads (test/fixtures/threads/*.mjs) dying for real: the supervisor replaces them,
+// Real worker threads (fixtures/threads/*.mjs) dying for real: the supervisor replaces them,
 // backs off when they keep dying, and never restarts one it closed.
 
 interface LogLine {
@@ -31,7 +32,7 @@ function supervise(fixture: string, policy: RestartPolicy) {
     });
   const thread = new SupervisedThread({
     name: 'test',
-    entry: new URL(`./fixtures/threads/${fixture}`, import.meta.url),
+    entry: new URL(`threads/${fixture}`, FIXTURES),
     workerData: {},
     log: { info: sink('info'), warn: sink('warn'), error: sink('error') } as unknown as ThreadLog,
     onMessage: (message) => {

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { TaskPool, type TaskPoolOptions } from '../src/threads/task-pool.js';
+import { FIXTURES } from './helpers/fixtures.js';
 
-// Real worker threads (test/fixtures/threads/tasks.mjs): the pool the event deleter and the job
+// Real worker threads (fixtures/threads/tasks.mjs): the pool the event deleter and the job
 // analyses run on.
 
 interface Task {
@@ -17,7 +18,7 @@ afterEach(async () => {
 
 function pool(options: Partial<TaskPoolOptions> = {}) {
   const made = new TaskPool<Task, { n: number; thread: number }>({
-    script: { from: new URL('./fixtures/threads/', import.meta.url).href, relative: './tasks.mjs' },
+    script: { from: new URL('threads/', FIXTURES).href, relative: './tasks.mjs' },
     workerData: {},
     size: 1,
     failed: 'the task failed',
