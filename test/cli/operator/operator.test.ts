@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, type CliResult } from '../../helpers/cli.js';
+import { outcome, runCli } from '../../helpers/cli.js';
 import { call } from '../../helpers/http.js';
 import { ADMIN_EMAIL, CUSTOMER, startTestServer, type TestServer } from '../../helpers/server.js';
 
@@ -12,7 +12,6 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const outcome = (result: CliResult) => ({ code: result.code, stdout: result.stdout, stderr: result.stderr });
 /** `scanhub operator ...` on the test server's store (its data directory, and its database on PostgreSQL). */
 const operator = (args: string[], input?: string, env: Record<string, string> = {}) =>
   runCli(['operator', ...args, ...(env.SCANHUB_DATA_DIR ? t.operatorArgs.slice(2) : t.operatorArgs)], { input, env: { ...t.operatorEnv, ...env } });

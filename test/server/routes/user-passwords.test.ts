@@ -110,6 +110,63 @@ const resets: Scenario<Foundation>[] = [
 let invitee = '';
 let key = '';
 
+let frozenAt = 0;
+let invitePath = '';
+const invitation: Scenario<Foundation>[] = [
+  {
+    name: 'a single-use token valid 24 h: 201 with expires_at in ms',
+    method: 'POST',
+    path: async (w) => {
+      const { id } = await w.newInvitee();
+      frozenAt = Date.now();
+      w.clock.freeze(frozenAt);
+      return `/${CUSTOMER}/users/${id}/invitation`;
+    },
+    auth: asAdmin,
+    status: 201,
+    body: () => ({ invitation_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), expires_at: frozenAt + 24 * 3600_000 }),
+    after: (w) => w.clock.reset(),
+  },
+  {
+    name: 'each call makes a new token',
+    method: 'POST',
+    path: async (w) => (invitePath = `/${CUSTOMER}/users/${(await w.newInvitee()).id}/invitation`),
+    auth: asAdmin,
+    status: 201,
+    check: async (answer, w) => {
+      const second = await call(w.url, 'POST', invitePath, { token: w.admin.token });
+      expect((second.body as { invitation_token: string }).invitation_token).not.toBe(
+        (answer.body as { invitation_token: string }).invitation_token,
+      );
+    },
+  },
+  {
+    name: 'an unknown user: 404',
+    method: 'POST',
+    path: `/${CUSTOMER}/users/nobody/invitation`,
+    auth: asAdmin,
+    status: 404,
+    body: error('Not Found', 'User "nobody" does not exist.'),
+  },
+  {
+    name: "another customer's user through one's own path: 404",
+    method: 'POST',
+    path: (w) => `/${CUSTOMER}/users/${w.otherAdmin.id}/invitation`,
+    auth: asAdmin,
+    status: 404,
+    body: (w) => error('Not Found', `User "${w.otherAdmin.id}" does not exist.`),
+  },
+  {
+    name: 'USER_ROLE inviting themselves: 403',
+    method: 'POST',
+    path: (w) => `/${CUSTOMER}/users/${w.user.id}/invitation`,
+    auth: asUser,
+    status: 403,
+    body: lacks('user.write'),
+  },
+];
+
+scenarioTable('POST /{c}/users/{id}/invitation', startFoundation, invitation);
 scenarioTable('POST /{c}/users/{id}/invitation: only for users without a password', startFoundation, invitations);
 scenarioTable('POST /{c}/users/{id}/password-reset', startFoundation, resets);
 

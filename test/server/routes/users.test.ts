@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { encodePageToken } from '../../../src/domain/page-token.js';
 import { call } from '../../helpers/http.js';
 import { error, runScenario, scenarioTable, type Scenario } from '../../helpers/scenarios.js';
-import { ADMIN_PERMISSIONS, UUID, USER_PERMISSIONS, asAdmin, asUser, lacks } from '../../helpers/users.js';
+import { ADMIN_PERMISSIONS, UUID, USER_PERMISSIONS, asAdmin, asUser, bearer, lacks } from '../../helpers/users.js';
 import { ADMIN_EMAIL, CUSTOMER } from '../../helpers/server.js';
 import { OTHER_ADMIN_EMAIL, OTHER_CUSTOMER, startFoundation, type Foundation } from '../../helpers/world.js';
 
@@ -230,9 +230,135 @@ const listUsers: Scenario<Foundation>[] = [
   },
 ];
 
+const readUser: Scenario<Foundation>[] = [
+  {
+    name: 'the administrator reads another user',
+    method: 'GET',
+    path: (w) => `/${CUSTOMER}/users/${w.user.id}`,
+    auth: asAdmin,
+    status: 200,
+    fields: (w) => ({ id: w.user.id, email: w.user.email, roles: ['USER_ROLE'], permissions: USER_PERMISSIONS }),
+  },
+  {
+    name: 'a USER_ROLE user reads themselves',
+    method: 'GET',
+    path: (w) => `/${CUSTOMER}/users/${w.user.id}`,
+    auth: asUser,
+    status: 200,
+    fields: (w) => ({ id: w.user.id, email: w.user.email }),
+  },
+  {
+    name: 'a USER_ROLE user reading another user: 403',
+    method: 'GET',
+    path: (w) => `/${CUSTOMER}/users/${w.admin.id}`,
+    auth: asUser,
+    status: 403,
+    body: lacks('user.read'),
+  },
+  {
+    name: 'an unknown id: 404',
+    method: 'GET',
+    path: `/${CUSTOMER}/users/4b0c3c4e-0000-4000-8000-000000000000`,
+    auth: asAdmin,
+    status: 404,
+    body: error('Not Found', 'User "4b0c3c4e-0000-4000-8000-000000000000" does not exist.'),
+  },
+  {
+    name: "the id of another customer's user on one's own path: 404, nothing leaks",
+    method: 'GET',
+    path: (w) => `/${CUSTOMER}/users/${w.otherAdmin.id}`,
+    auth: asAdmin,
+    status: 404,
+    body: (w) => error('Not Found', `User "${w.otherAdmin.id}" does not exist.`),
+  },
+];
+
+const deleteUser: Scenario<Foundation>[] = [
+  {
+    name: 'a user: 204 with no body; reading them afterwards is 404',
+    method: 'DELETE',
+    path: async (w) => `/${CUSTOMER}/users/${(await w.newUser()).id}`,
+    auth: asAdmin,
+    status: 204,
+    check: async (answer, w) => {
+      expect(answer.text).toBe('');
+      const users = await w.t.admin.get<{ items: { id: string }[] }>(`/${CUSTOMER}/users`);
+      expect(users.items.map((u) => u.id)).toEqual([w.admin.id, w.user.id]);
+    },
+  },
+  {
+    name: 'deleting again: 404',
+    method: 'DELETE',
+    path: async (w) => {
+      const { id } = await w.newUser();
+      await w.t.admin.delete(`/${CUSTOMER}/users/${id}`);
+      return `/${CUSTOMER}/users/${id}`;
+    },
+    auth: asAdmin,
+    status: 404,
+    body: expect.objectContaining({ title: 'Not Found' }),
+  },
+  {
+    name: 'the last administrator of a customer: 409',
+    method: 'DELETE',
+    path: (w) => `/${OTHER_CUSTOMER}/users/${w.otherAdmin.id}`,
+    auth: (w) => bearer(w.otherAdmin.token),
+    status: 409,
+    body: (w) =>
+      error(
+        'Conflict',
+        `User "${w.otherAdmin.id}" is the last administrator of customer "${OTHER_CUSTOMER}": make another user an administrator first.`,
+      ),
+  },
+  {
+    name: 'an administrator while another one remains: 204, and their token stops working',
+    method: 'DELETE',
+    path: async (w) => {
+      const second = await w.newUser('ADMIN_ROLE');
+      (w as Foundation & { second?: string }).second = second.token;
+      return `/${CUSTOMER}/users/${second.id}`;
+    },
+    auth: (w) => bearer((w as Foundation & { second?: string }).second!),
+    status: 204,
+    check: async (_answer, w) => {
+      const after = await call(w.url, 'GET', `/${CUSTOMER}/me`, { token: (w as Foundation & { second?: string }).second });
+      expect({ status: after.status, body: after.body }).toEqual({
+        status: 401,
+        body: error('Unauthorized', 'The user of this token no longer exists.'),
+      });
+    },
+  },
+  {
+    name: "another customer's user through one's own path: 404",
+    method: 'DELETE',
+    path: (w) => `/${CUSTOMER}/users/${w.otherAdmin.id}`,
+    auth: asAdmin,
+    status: 404,
+    body: (w) => error('Not Found', `User "${w.otherAdmin.id}" does not exist.`),
+  },
+  {
+    name: 'USER_ROLE deleting another user: 403',
+    method: 'DELETE',
+    path: (w) => `/${CUSTOMER}/users/${w.admin.id}`,
+    auth: asUser,
+    status: 403,
+    body: lacks('user.write'),
+  },
+  {
+    name: 'USER_ROLE deleting themselves: 403 (self access is for reading)',
+    method: 'DELETE',
+    path: (w) => `/${CUSTOMER}/users/${w.user.id}`,
+    auth: asUser,
+    status: 403,
+    body: lacks('user.write'),
+  },
+];
+
 scenarioTable('GET /{c}/me', startFoundation, me);
 scenarioTable('POST /{c}/users', startFoundation, createUser);
 scenarioTable('GET /{c}/users', startFoundation, listUsers);
+scenarioTable('GET /{c}/users/{id}', startFoundation, readUser);
+scenarioTable('DELETE /{c}/users/{id}', startFoundation, deleteUser);
 
 describe('GET /{c}/users pagination', () => {
   it('walks more than two pages by links.next, in (created, id) order, ties broken by id, none skipped or repeated', async () => {
