@@ -48,6 +48,9 @@ export async function loggedIn(url: string, email: string, password: string): Pr
   return env;
 }
 
+/** runCli with the environment first: for tests that switch homes, URLs and tokens per run. */
+export const cli = (env: NodeJS.ProcessEnv, args: string[], input?: string): Promise<CliResult> => runCli(args, { env, input });
+
 /** A run's exit code and output, to compare whole with toEqual. */
 export const outcome = (result: CliResult) => ({ code: result.code, stdout: result.stdout, stderr: result.stderr });
 

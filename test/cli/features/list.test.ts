@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loggedIn, outcome, runCli } from '../../helpers/cli.js';
+import { cli, loggedIn, outcome } from '../../helpers/cli.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, CUSTOMER } from '../../helpers/server.js';
 import { startFoundation, type Foundation } from '../../helpers/world.js';
 
@@ -9,7 +9,6 @@ beforeAll(async () => {
 });
 afterAll(() => w.close());
 
-const cli = (env: Record<string, string>, args: string[], input?: string) => runCli(args, { env, input });
 
 describe('scanhub features list', () => {
   it('prints the flags as rows when piped, and the API items with --json', async () => {

@@ -3,7 +3,7 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../../src/client/api.js';
-import { freshHome, loggedIn, outcome, runCli } from '../../helpers/cli.js';
+import { cli, freshHome, loggedIn, outcome } from '../../helpers/cli.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, CUSTOMER } from '../../helpers/server.js';
 import { OTHER_CUSTOMER, startFoundation, type Foundation } from '../../helpers/world.js';
 
@@ -15,7 +15,6 @@ beforeAll(async () => {
 });
 afterAll(() => w.close());
 
-const cli = (env: Record<string, string>, args: string[], input?: string) => runCli(args, { env, input });
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** GET /me with a token (checks a token works). */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshHome, loggedIn, outcome, runCli } from '../../helpers/cli.js';
+import { cli, freshHome, loggedIn, outcome } from '../../helpers/cli.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, CUSTOMER } from '../../helpers/server.js';
 import { USER_PASSWORD, startFoundation, type Foundation } from '../../helpers/world.js';
 
@@ -18,7 +18,6 @@ beforeAll(async () => {
 });
 afterAll(() => w.close());
 
-const cli = (env: Record<string, string>, args: string[], input?: string) => runCli(args, { env, input });
 const iso = (ms: number) => new Date(ms).toISOString();
 const userRow = (u: User) => [u.id, u.email, [u.first_name, u.last_name].filter(Boolean).join(' '), u.roles.join(','), iso(u.created)].join('\t');
 const allUsers = async () => (await w.t.admin.get<{ items: User[] }>(`/${CUSTOMER}/users`)).items;
