@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { selectRows } from '../helpers/store-rows.js';
 import { ACTIVE_WINDOW_MS, connectivityStatus, type ConnectivityFacts } from '../../src/domain/connectivity.js';
-import { T0, call, useFixture } from '../helpers/gateways.js';
+import { T0, useFixture } from '../helpers/gateways.js';
+import { call } from '../helpers/http.js';
 
 const HOUR = 60 * 60 * 1000;
 
@@ -37,14 +38,14 @@ describe('connectivity_status through the API, with an injected clock', () => {
     // Ingest (the MQTT side) records message times in gateways.last_message; here it is set directly.
     const messageAt = (at: number) => selectRows(f.t, 'UPDATE gateways SET last_message = ? WHERE id = ?', at, id);
 
-    const created = await call(f.t.url, 'POST', '/acme/gateways', { token: f.tokens.admin, body: { name: 'G', usecase: 'u', station: 's' } });
+    const created = await call(f.t.url, 'POST', '/acme/gateways', { token: f.tokens.admin, json: { name: 'G', usecase: 'u', station: 's' } });
     const id = (created.body as { id: string }).id;
     expect((created.body as { connectivity_status: string }).connectivity_status).toBe('NOT_REGISTERED');
     expect(await status()).toBe('NOT_REGISTERED');
 
     const prepared = await call(f.t.url, 'POST', `/acme/gateways/${id}/prepare-provisioning`, { token: f.tokens.admin });
     expect(await status()).toBe('REGISTERING');
-    const device = await call(f.t.url, 'POST', '/provisioning', { body: { token: (prepared.body as { token: string }).token } });
+    const device = await call(f.t.url, 'POST', '/provisioning', { json: { token: (prepared.body as { token: string }).token } });
     expect((device.body as { gateway: { connectivity_status: string } }).gateway.connectivity_status).toBe('REGISTERING');
     clock.now = T0 + 5 * HOUR;
     expect(await status()).toBe('REGISTERING');

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, expect } from 'vitest';
+import { CUSTOMER, type TestServer } from './server.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/scanhub.js', import.meta.url));
 
@@ -47,6 +48,9 @@ export async function loggedIn(url: string, email: string, password: string): Pr
   expect(outcome(result)).toMatchObject({ code: 0 });
   return env;
 }
+
+/** The environment of a CLI run as the test server's administrator (URL, IdToken, customer), plus `extra`. */
+export const adminEnv = (t: TestServer, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({ SCANHUB_URL: t.url, SCANHUB_TOKEN: t.adminToken, SCANHUB_CUSTOMER: CUSTOMER, ...extra });
 
 /** runCli with the environment first: for tests that switch homes, URLs and tokens per run. */
 export const cli = (env: NodeJS.ProcessEnv, args: string[], input?: string): Promise<CliResult> => runCli(args, { env, input });

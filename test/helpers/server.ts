@@ -62,6 +62,14 @@ export function testServeOptions(dataDir: string, locator: StoreLocator | undefi
 }
 
 /**
+ * Another instance of `a`'s deployment: the same PostgreSQL database and public URL (the audience
+ * of its IdTokens), listeners and a store of its own (vitest.config.ts runs such files on PostgreSQL).
+ */
+export function secondInstance(a: TestServer, options: Partial<ServeOptions> = {}): Promise<TestServer> {
+  return startTestServer({ ...options, locator: a.server.ctx.store.locator, publicUrl: a.server.publicUrl.url });
+}
+
+/**
  * A real `serve` (HTTP on port 0, MQTT on port 0) over a fresh data directory and, when the tests
  * run on PostgreSQL (TEST_STORE), a fresh PostgreSQL database (or `database`, a testDatabase()).
  */

@@ -2,18 +2,18 @@ import { randomUUID } from 'node:crypto';
 import type { MqttClient } from 'mqtt';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { GatewayClients, provisionGateway, type TestGateway } from '../helpers/mqtt.js';
-import { CUSTOMER, startTestServer, type TestServer } from '../helpers/server.js';
+import { GatewayClients, atInstance, provisionGateway, type TestGateway } from '../helpers/mqtt.js';
+import { CUSTOMER, secondInstance, startTestServer, type TestServer } from '../helpers/server.js';
 import { openSse, type SseConnection, type StreamEvent } from '../helpers/sse.js';
 import { selectColumn } from '../helpers/store-rows.js';
-import { TEST_STORE } from '../helpers/test-store.js';
+import { requirePostgresProject } from '../helpers/test-store.js';
 
 // The live event stream on a scale-out deployment (DESIGN.md "Scale-out"): two instances on one
 // PostgreSQL database, each with its own MQTT listener, hub and LISTEN connection. An event
 // ingested by one reaches the streams of the other over NOTIFY, in the one commit order both read.
 // (PostgreSQL only: a .postgres.test.ts file, test/README.md.)
 
-if (TEST_STORE !== 'postgres') throw new Error('test/instances/event-stream.postgres.test.ts runs in the postgres project only (its name ends in .postgres.test.ts: test/README.md)');
+requirePostgresProject(import.meta.url);
 
 const STREAM = `/${CUSTOMER}/events/stream`;
 let a: TestServer;
@@ -26,8 +26,7 @@ const open: SseConnection[] = [];
 
 beforeAll(async () => {
   a = await startTestServer({ liveEvents: { heartbeatMs: 1000 } });
-  // Instances of one deployment share its public URL: the IdTokens' audience.
-  b = await startTestServer({ locator: a.server.ctx.store.locator, publicUrl: a.server.publicUrl.url, liveEvents: { heartbeatMs: 1000 } });
+  b = await secondInstance(a, { liveEvents: { heartbeatMs: 1000 } });
   gateway = await provisionGateway(a);
   second = await provisionGateway(a);
 });
@@ -40,8 +39,6 @@ afterAll(async () => {
   await a?.close();
 });
 
-/** The gateway's endpoint on instance `t` (each instance listens on its own MQTT port). */
-const on = (t: TestServer, device = gateway): TestGateway => ({ ...device, endpoint: `mqtts://localhost:${t.server.mqttPort}` });
 
 async function stream(t: TestServer, lastEventId?: string): Promise<SseConnection> {
   const connection = await openSse(t.url, STREAM, { token: a.adminToken, lastEventId });
@@ -63,8 +60,8 @@ describe('the live event stream on two instances', () => {
   it('an event published to A reaches a stream served by B; both instances stream one commit order', async () => {
     const fromB = await stream(b);
     const fromA = await stream(a);
-    const onA = await clients.connect(on(a));
-    const onB = await clients.connect(on(b, second));
+    const onA = await clients.connect(atInstance(a, gateway));
+    const onB = await clients.connect(atInstance(b, second));
     const published: string[] = [];
     published.push(...(await publish(onA, 3)));
     expect((await fromB.eventCount(3)).map(idOf)).toEqual(published);
@@ -81,7 +78,7 @@ describe('the live event stream on two instances', () => {
 
   it('holds back an event while an older transaction is open, and sends it once that ends, without another signal', async () => {
     const s = await stream(b);
-    const onA = await clients.connect(on(a, second));
+    const onA = await clients.connect(atInstance(a, second));
     const blocker = new pg.Client({ connectionString: (a.server.ctx.store.locator as { url: string }).url });
     await blocker.connect();
     try {

@@ -3,14 +3,14 @@ import { DAY_MS } from '../../src/domain/retention.js';
 import { eventRow } from '../helpers/events.js';
 import { countRows } from '../helpers/store-rows.js';
 import { CUSTOMER, collectedLogs, startTestServer, type TestServer } from '../helpers/server.js';
-import { TEST_STORE } from '../helpers/test-store.js';
+import { requirePostgresProject } from '../helpers/test-store.js';
 
 // Two instances of the service on one PostgreSQL database (docs/postgresql.md "Deleting old
 // events"): a deletion pass runs under the advisory lock `retention`, so while one instance
 // deletes, a pass of the other skips the round instead of deleting beside it. (PostgreSQL only:
 // a .postgres.test.ts file, test/README.md.)
 
-if (TEST_STORE !== 'postgres') throw new Error('test/instances/retention.postgres.test.ts runs in the postgres project only (its name ends in .postgres.test.ts: test/README.md)');
+requirePostgresProject(import.meta.url);
 
 const OLD = 3000;
 

@@ -1,17 +1,16 @@
-import type { MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/client/api.js';
 import { call } from '../helpers/http.js';
-import { GatewayClients, provisionGateway, type TestGateway } from '../helpers/mqtt.js';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, CUSTOMER, startTestServer, type TestServer } from '../helpers/server.js';
-import { TEST_STORE } from '../helpers/test-store.js';
+import { GatewayClients, atInstance, closedAt, provisionGateway } from '../helpers/mqtt.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, CUSTOMER, secondInstance, startTestServer, type TestServer } from '../helpers/server.js';
+import { requirePostgresProject } from '../helpers/test-store.js';
 
 // Two instances of the service on one PostgreSQL database, in this process but each with its own
 // HTTP and MQTT listeners and its own store (pool and LISTEN connection): the cross-instance
 // signals of DESIGN.md "Scale-out" over real sockets and a real server. (PostgreSQL only:
 // vitest.config.ts; test/cluster/haproxy.postgres.test.ts does the same with processes behind HAProxy.)
 
-if (TEST_STORE !== 'postgres') throw new Error('test/instances/shared-database.postgres.test.ts runs in the postgres project only (its name ends in .postgres.test.ts: test/README.md)');
+requirePostgresProject(import.meta.url);
 
 let a: TestServer;
 let b: TestServer;
@@ -19,8 +18,7 @@ const clients = new GatewayClients();
 
 beforeAll(async () => {
   a = await startTestServer();
-  // Instances of one deployment share its public URL: the IdTokens' audience.
-  b = await startTestServer({ locator: a.server.ctx.store.locator, publicUrl: a.server.publicUrl.url });
+  b = await secondInstance(a);
 });
 afterAll(async () => {
   await clients.endAll();
@@ -28,9 +26,6 @@ afterAll(async () => {
   await a?.close();
 });
 
-/** The gateway's endpoint on instance `t` (each instance listens on its own MQTT port). */
-const on = (t: TestServer, gateway: TestGateway): TestGateway => ({ ...gateway, endpoint: `mqtts://localhost:${t.server.mqttPort}` });
-const closed = (client: MqttClient) => new Promise<number>((resolve) => client.once('close', () => resolve(Date.now())));
 const scan = (id: string) => JSON.stringify({ id, type: 'scan', scan_code: 'A-1', created: 1_700_000_000_000 });
 
 describe('two instances on one database', () => {
@@ -42,9 +37,9 @@ describe('two instances on one database', () => {
 
   it('a gateway connecting to B closes its older connection on A', async () => {
     const gateway = await provisionGateway(a);
-    const onA = await clients.connect(on(a, gateway));
-    const closedOnA = closed(onA);
-    const onB = await clients.connect(on(b, gateway));
+    const onA = await clients.connect(atInstance(a, gateway));
+    const closedOnA = closedAt(onA);
+    const onB = await clients.connect(atInstance(b, gateway));
     await closedOnA;
     // The newer connection stays and is acknowledged.
     await onB.publishAsync(gateway.topic, scan('5b0c3c52-1f0e-4a7d-9c61-3b1f2d4e5a01'), { qos: 1 });
@@ -54,13 +49,13 @@ describe('two instances on one database', () => {
 
   it('a gateway deleted through A is disconnected from B within one second and refused on reconnect', async () => {
     const gateway = await provisionGateway(a);
-    const onB = await clients.connect(on(b, gateway));
-    const closedOnB = closed(onB);
+    const onB = await clients.connect(atInstance(b, gateway));
+    const closedOnB = closedAt(onB);
     const deleting = Date.now();
     await a.admin.delete(`/${CUSTOMER}/gateways/${gateway.id}`);
     expect((await closedOnB) - deleting).toBeLessThan(1000);
-    await expect(clients.connect(on(b, gateway))).rejects.toMatchObject({ code: 5 });
-    await expect(clients.connect(on(a, gateway))).rejects.toMatchObject({ code: 5 });
+    await expect(clients.connect(atInstance(b, gateway))).rejects.toMatchObject({ code: 5 });
+    await expect(clients.connect(atInstance(a, gateway))).rejects.toMatchObject({ code: 5 });
   });
 
   it('count refused log-ins together: 5 on A and 5 on B lock the address on both', async () => {

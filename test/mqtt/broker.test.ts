@@ -8,7 +8,7 @@ import { countRows, selectColumn, selectRows } from '../helpers/store-rows.js';
 import { issueClientCertificate, loadOrCreateCa, randomSerialHex } from '../../src/pki/ca.js';
 import { EVENT_COLUMNS } from '../../src/domain/events.js';
 import { FileSecrets } from '../../src/store/sqlite/secrets.js';
-import { connectGateway, connectPacket, connectRawTls, mqttString, provisionGateway, readBytes, remainingLength, type TestGateway, GatewayClients } from '../helpers/mqtt.js';
+import { closedAt, connectGateway, connectPacket, connectRawTls, mqttString, provisionGateway, readBytes, remainingLength, type TestGateway, GatewayClients } from '../helpers/mqtt.js';
 import { CUSTOMER, collectedLogs, startTestServer, type TestServer } from '../helpers/server.js';
 
 // The broker as a gateway meets it: TLS with the certificate the service issued, real sockets.
@@ -28,7 +28,6 @@ afterEach(async () => {
 
 const connect = (gateway: TestGateway, options: Parameters<typeof connectGateway>[1] = {}) => clients.connect(gateway, options);
 
-const closed = (client: MqttClient) => new Promise<void>((resolve) => client.once('close', () => resolve()));
 const eventCount = () => countRows(t, 'events');
 const scan = (id: string, extra: Record<string, unknown> = {}) => JSON.stringify({ id, type: 'scan', scan_code: 'A-1', created: 1_700_000_000_000, ...extra });
 const ID = ['0b7e3a52-5f0e-4a7d-9c61-3b1f2d4e5a01', '0b7e3a52-5f0e-4a7d-9c61-3b1f2d4e5a02', '0b7e3a52-5f0e-4a7d-9c61-3b1f2d4e5a03'];
@@ -290,7 +289,7 @@ describe('connecting', () => {
     const gateway = await provisionGateway(t);
     const client = await connect(gateway);
     await client.publishAsync(gateway.topic, scan(ID[0]), { qos: 1 });
-    const disconnected = closed(client);
+    const disconnected = closedAt(client);
     await t.admin.delete(`/${CUSTOMER}/gateways/${gateway.id}`);
     // No message needed: the deletion's signal closes the connection.
     await disconnected;
@@ -309,7 +308,7 @@ describe('connecting', () => {
   it('identifies the session by the certificate: a second connection of a gateway takes over, another gateway cannot', async () => {
     const [gateway, other] = [await provisionGateway(t), await provisionGateway(t)];
     const first = await connect(gateway, { clientId: 'scanner-gateway' });
-    const firstClosed = closed(first);
+    const firstClosed = closedAt(first);
     // Same client identifier, other certificate: a separate session, the first stays connected.
     const stranger = await connect(other, { clientId: 'scanner-gateway' });
     await stranger.publishAsync(other.topic, scan(ID[0]), { qos: 1 });

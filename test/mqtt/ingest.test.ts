@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LAST_MESSAGE_RESOLUTION_MS } from '../../src/domain/connectivity.js';
 import { countRowsOfClosed, selectRows } from '../helpers/store-rows.js';
 import { provisionGateway, type TestGateway, GatewayClients } from '../helpers/mqtt.js';
+import { UUID } from '../helpers/patterns.js';
 import { CUSTOMER, startTestServer, type TestServer } from '../helpers/server.js';
 
 // What ingest makes of payloads: defaults, arrays, gateway reports, invalid messages, durability.
@@ -22,7 +23,6 @@ afterEach(async () => {
 const connect = (gateway: TestGateway) => clients.connect(gateway);
 
 const events = async () => (await selectRows(t.server, 'SELECT id, class, type, created, scan_code, gateway_id FROM events ORDER BY id'));
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const ID = ['5d1c2f0e-8a4b-4c3d-9e2f-1a2b3c4d5e01', '5d1c2f0e-8a4b-4c3d-9e2f-1a2b3c4d5e02'];
 
 describe('payloads', () => {

@@ -3,9 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../helpers/cli.js';
 import { eventRow } from '../../helpers/events.js';
+import { API_KEY } from '../../helpers/patterns.js';
 import { CUSTOMER, startTestServer, type TestServer } from '../../helpers/server.js';
 
-const KEY = /^shk_[A-Za-z0-9_-]{43}$/;
 
 let t: TestServer;
 let admin: NodeJS.ProcessEnv;
@@ -51,7 +51,7 @@ describe('scanhub api-keys', () => {
     expect(created.code).toBe(0);
     const body = JSON.parse(created.stdout) as { key: string; expires_at: number; permissions: string[]; last_used: null };
     expect(Object.keys(body)).toEqual(['id', 'name', 'key', 'permissions', 'created', 'expires_at', 'last_used']);
-    expect(body.key).toMatch(KEY);
+    expect(body.key).toMatch(API_KEY);
     expect(body.expires_at - before).toBeGreaterThanOrEqual(90 * 86_400_000);
     expect(body.expires_at - Date.now()).toBeLessThanOrEqual(90 * 86_400_000);
     expect(body.permissions).toContain('apikey.write');

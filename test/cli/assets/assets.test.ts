@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eulaChecksum } from '../../../src/domain/assets.js';
-import { runCli } from '../../helpers/cli.js';
+import { adminEnv, runCli } from '../../helpers/cli.js';
 import { ADMIN_EMAIL, CUSTOMER, startTestServer, type TestServer } from '../../helpers/server.js';
 
 const EULA = 'Licence for the scanner firmware.\nDo not reverse-engineer.\n';
@@ -21,7 +21,7 @@ beforeEach(async () => {
   work = mkdtempSync(join(tmpdir(), 'scanhub-assets-cli-'));
   writeFileSync(join(work, 'eula.txt'), EULA);
   writeFileSync(join(work, 'mark-fw-2.0.bin'), FIRMWARE);
-  env = { SCANHUB_URL: ts.url, SCANHUB_TOKEN: ts.adminToken, SCANHUB_CUSTOMER: CUSTOMER, XDG_CONFIG_HOME: work, SCANHUB_DATA_DIR: ts.dataDir, ...ts.operatorEnv };
+  env = adminEnv(ts, { XDG_CONFIG_HOME: work, SCANHUB_DATA_DIR: ts.dataDir, ...ts.operatorEnv });
 });
 
 afterEach(async () => {

@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertEvents } from '../../helpers/job-rows.js';
-import { runCli, spawnCli } from '../../helpers/cli.js';
+import { insertEvents } from '../../helpers/store-rows.js';
+import { adminEnv, runCli, spawnCli } from '../../helpers/cli.js';
 import { eventRow, newestFirst } from '../../helpers/events.js';
 import { exportFixture } from '../../helpers/fixtures.js';
 import { CUSTOMER, startTestServer, type TestServer } from '../../helpers/server.js';
@@ -21,7 +21,7 @@ let workDir: string;
 beforeAll(async () => {
   t = await startTestServer();
   await insertEvents(t.server, CUSTOMER, fixture.rows);
-  env = { SCANHUB_URL: t.url, SCANHUB_TOKEN: t.adminToken, SCANHUB_CUSTOMER: CUSTOMER };
+  env = adminEnv(t);
   workDir = mkdtempSync(join(tmpdir(), 'scanhub-cli-'));
 });
 afterAll(async () => {

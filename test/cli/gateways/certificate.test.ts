@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../helpers/cli.js';
-import { call } from '../../helpers/gateways.js';
+import { adminEnv, runCli } from '../../helpers/cli.js';
+import { call } from '../../helpers/http.js';
 import { CUSTOMER, startTestServer, type TestServer } from '../../helpers/server.js';
 
 // `scanhub gateways certificate|revoke|reprovision` run as processes (no TTY), as a script runs them.
@@ -10,7 +10,7 @@ let env: NodeJS.ProcessEnv;
 let id: string;
 beforeAll(async () => {
   t = await startTestServer();
-  env = { SCANHUB_URL: t.url, SCANHUB_TOKEN: t.adminToken, SCANHUB_CUSTOMER: CUSTOMER };
+  env = adminEnv(t);
   id = (await t.admin.post<{ id: string }>(`/${CUSTOMER}/gateways`, { name: 'Dock 7', usecase: 'inbound', station: 'dock-7' })).id;
 });
 afterAll(() => t?.close());
@@ -62,8 +62,8 @@ describe('scanhub gateways certificate|revoke|reprovision', () => {
       `Gateway ${id} is re-provisioned: the device sends the token to ${t.url}/provisioning within 24 hours; its previous certificate works until then.\n`,
     );
     const token = lines[1]!.split('\t')[1]!;
-    expect((await call(t.url, 'POST', '/provisioning', { body: { token } })).status).toBe(200);
-    expect((await call(t.url, 'POST', '/provisioning', { body: { token } })).status).toBe(403);
+    expect((await call(t.url, 'POST', '/provisioning', { json: { token } })).status).toBe(200);
+    expect((await call(t.url, 'POST', '/provisioning', { json: { token } })).status).toBe(403);
     const after = await t.admin.get<Certificate>(`/${CUSTOMER}/gateways/${id}/certificate`);
     expect(after.status).toBe('active');
     expect(after.serial).not.toBe(before.serial);

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../helpers/cli.js';
+import { adminEnv, runCli } from '../../helpers/cli.js';
 import { fixturePath } from '../../helpers/fixtures.js';
-import { call } from '../../helpers/gateways.js';
+import { call } from '../../helpers/http.js';
+import { UUID } from '../../helpers/patterns.js';
 import { CUSTOMER, startTestServer, type TestServer } from '../../helpers/server.js';
 
 const fixture = fixturePath;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 interface Gateway {
   id: string;
@@ -21,7 +21,7 @@ let t: TestServer;
 let env: NodeJS.ProcessEnv;
 beforeAll(async () => {
   t = await startTestServer();
-  env = { SCANHUB_URL: t.url, SCANHUB_TOKEN: t.adminToken, SCANHUB_CUSTOMER: CUSTOMER };
+  env = adminEnv(t);
 });
 afterAll(() => t.close());
 
@@ -114,7 +114,7 @@ describe('scanhub gateways', () => {
     const answer = JSON.parse(result.stdout) as { registration_path: string; token: string; registration_url: string };
     expect(answer).toEqual({ registration_path: '/provisioning', token: answer.token, registration_url: `${t.url}/provisioning` });
     expect(answer.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    const device = await call(t.url, 'POST', '/provisioning', { body: { token: answer.token } });
+    const device = await call(t.url, 'POST', '/provisioning', { json: { token: answer.token } });
     expect(device.status).toBe(200);
 
     const again = await cli(['gateways', 'provision', id]);
@@ -124,7 +124,7 @@ describe('scanhub gateways', () => {
 
   it('provision piped prints URL and token without a QR code; --qr adds it', async () => {
     const make = async (name: string) =>
-      ((await call(t.url, 'POST', '/acme/gateways', { token: t.adminToken, body: { name, usecase: 'u', station: 's' } })).body as Gateway).id;
+      ((await call(t.url, 'POST', '/acme/gateways', { token: t.adminToken, json: { name, usecase: 'u', station: 's' } })).body as Gateway).id;
     const plain = await cli(['gateways', 'provision', await make('QR 1')]);
     expect(plain.code).toBe(0);
     const lines = plain.stdout.trimEnd().split('\n');
@@ -182,7 +182,7 @@ describe('scanhub gateways', () => {
   });
 
   it('delete without --yes when not interactive is a usage error; with --yes it deletes', async () => {
-    const gateway = (await call(t.url, 'POST', '/acme/gateways', { token: t.adminToken, body: { name: 'Gone', usecase: 'u', station: 's' } })).body as Gateway;
+    const gateway = (await call(t.url, 'POST', '/acme/gateways', { token: t.adminToken, json: { name: 'Gone', usecase: 'u', station: 's' } })).body as Gateway;
     expect(await cli(['gateways', 'delete', gateway.id])).toEqual({ code: 2, stdout: '', stderr: 'scanhub: --yes required when not running interactively\n' });
     const deleted = await cli(['gateways', 'delete', gateway.id, '--yes']);
     expect(deleted).toEqual({ code: 0, stdout: '', stderr: `Deleted gateway ${gateway.id}.\n` });

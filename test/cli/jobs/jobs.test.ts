@@ -2,8 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli } from '../../helpers/cli.js';
-import { eventId, eventRow, insertEvents, insertGateway } from '../../helpers/job-rows.js';
+import { adminEnv, runCli } from '../../helpers/cli.js';
+import { eventId, scanRow } from '../../helpers/events.js';
+import { insertEvents, insertGateway } from '../../helpers/store-rows.js';
 import { CUSTOMER, startTestServer, type TestServer } from '../../helpers/server.js';
 
 const T0 = Date.UTC(2025, 5, 1, 8);
@@ -18,19 +19,19 @@ let env: NodeJS.ProcessEnv;
 beforeEach(async () => {
   ts = await startTestServer();
   config = mkdtempSync(join(tmpdir(), 'scanhub-cli-config-'));
-  env = { SCANHUB_URL: ts.url, SCANHUB_TOKEN: ts.adminToken, SCANHUB_CUSTOMER: CUSTOMER, XDG_CONFIG_HOME: config };
+  env = adminEnv(ts, { XDG_CONFIG_HOME: config });
   await insertGateway(ts, CUSTOMER, 'gw-1', G1);
   await insertGateway(ts, CUSTOMER, 'gw-2', G2);
   // G1: jobs of 2 and 4 minutes with a product scan between; G2: one job of 30 s, then one left open.
   await insertEvents(ts, CUSTOMER, [
-    eventRow(eventId(1), G1, T0, 'PACK-S-1'),
-    eventRow(eventId(2), G1, T0 + MINUTE, '4006381333931'),
-    eventRow(eventId(3), G1, T0 + 2 * MINUTE, 'PACK-E-1'),
-    eventRow(eventId(4), G2, T0 + 3 * MINUTE, 'PACK-S-2'),
-    eventRow(eventId(5), G2, T0 + 3 * MINUTE + 30_000, 'PACK-E-2'),
-    eventRow(eventId(6), G1, T0 + 10 * MINUTE, 'PACK-S-3'),
-    eventRow(eventId(7), G1, T0 + 14 * MINUTE, 'PACK-E-3'),
-    eventRow(eventId(8), G2, T0 + 20 * MINUTE, 'PACK-S-4'),
+    scanRow(eventId(1), G1, T0, 'PACK-S-1'),
+    scanRow(eventId(2), G1, T0 + MINUTE, '4006381333931'),
+    scanRow(eventId(3), G1, T0 + 2 * MINUTE, 'PACK-E-1'),
+    scanRow(eventId(4), G2, T0 + 3 * MINUTE, 'PACK-S-2'),
+    scanRow(eventId(5), G2, T0 + 3 * MINUTE + 30_000, 'PACK-E-2'),
+    scanRow(eventId(6), G1, T0 + 10 * MINUTE, 'PACK-S-3'),
+    scanRow(eventId(7), G1, T0 + 14 * MINUTE, 'PACK-E-3'),
+    scanRow(eventId(8), G2, T0 + 20 * MINUTE, 'PACK-S-4'),
   ]);
 });
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countRows, selectColumn, selectRows } from '../../helpers/store-rows.js';
-import { runCli } from '../../helpers/cli.js';
+import { adminEnv, runCli } from '../../helpers/cli.js';
 import { CUSTOMER, startTestServer, type TestServer } from '../../helpers/server.js';
 import { saveCredentials } from '../../../src/simulator/credentials.js';
 import type { SimulationSummary } from '../../../src/simulator/run.js';
@@ -18,7 +18,7 @@ let env: NodeJS.ProcessEnv;
 beforeAll(async () => {
   t = await startTestServer();
   config = mkdtempSync(join(tmpdir(), 'scanhub-sim-config-'));
-  env = { SCANHUB_URL: t.url, SCANHUB_TOKEN: t.adminToken, SCANHUB_CUSTOMER: CUSTOMER, XDG_CONFIG_HOME: config };
+  env = adminEnv(t, { XDG_CONFIG_HOME: config });
 });
 afterAll(async () => {
   await t.close();

@@ -8,10 +8,10 @@ import { eventRow } from '../../helpers/events.js';
 import { call } from '../../helpers/http.js';
 import { NO_HEADER, error, scenarioTable, type Scenario } from '../../helpers/scenarios.js';
 import { CUSTOMER } from '../../helpers/server.js';
-import { ADMIN_PERMISSIONS, UUID, asAdmin, asUser, bearer } from '../../helpers/users.js';
+import { ADMIN_PERMISSIONS, asAdmin, asUser, bearer } from '../../helpers/users.js';
+import { API_KEY, UUID } from '../../helpers/patterns.js';
 import { OTHER_CUSTOMER, startFoundation, type Foundation } from '../../helpers/world.js';
 
-const KEY = /^shk_[A-Za-z0-9_-]{43}$/;
 const MINUTE = 60_000;
 
 interface CreatedKey {
@@ -52,7 +52,7 @@ const creation: Scenario<Foundation>[] = [
       expect(answer.body).toEqual({
         id: expect.stringMatching(UUID),
         name: 'ci-default',
-        key: expect.stringMatching(KEY),
+        key: expect.stringMatching(API_KEY),
         permissions: ADMIN_PERMISSIONS,
         created: expect.any(Number),
         expires_at: null,

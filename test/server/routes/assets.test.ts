@@ -8,7 +8,8 @@ import { eulaChecksum } from '../../../src/domain/assets.js';
 import { registerAssetFile } from '../../../src/store/operator/asset-files.js';
 import type { Asset } from '../../../src/store/ports/index.js';
 import { CUSTOMER, startTestServer, type TestServer } from '../../helpers/server.js';
-import { call, insertCustomer } from '../../helpers/job-rows.js';
+import { call } from '../../helpers/http.js';
+import { insertCustomer } from '../../helpers/store-rows.js';
 
 const T0 = Date.UTC(2025, 5, 1, 8);
 const EULA_1 = 'Firmware licence, version 1.\nUse it well.\n';
@@ -112,7 +113,7 @@ describe('generate-download-url refusals', () => {
   ];
   for (const r of refusals) {
     it(`${r.name} is ${r.status} and records no agreement`, async () => {
-      const answer = await call(ts.admin, 'POST', path, { ...agreement, ...r.body });
+      const answer = await call(ts.url, 'POST', path, { token: ts.adminToken, json: { ...agreement, ...r.body } });
       expect(answer).toMatchObject({ status: r.status, body: { title: r.status === 404 ? 'Not Found' : 'Bad Request', details: r.details } });
       expect(await agreements()).toEqual([]);
     });
@@ -120,14 +121,14 @@ describe('generate-download-url refusals', () => {
 
   it('no Authorization header is 401, another customer 403', async () => {
     await insertCustomer(ts.server, 'other');
-    expect((await call(ts.anonymous, 'POST', path, agreement)).status).toBe(401);
-    expect((await call(ts.admin, 'POST', '/other/generate-download-url', agreement)).status).toBe(403);
+    expect((await call(ts.url, 'POST', path, { json: agreement })).status).toBe(401);
+    expect((await call(ts.url, 'POST', '/other/generate-download-url', { token: ts.adminToken, json: agreement })).status).toBe(403);
   });
 });
 
 describe('generate-download-url', () => {
   it('accepts an address without a dot in its domain, like the default administrator admin@localhost', async () => {
-    const answer = await call(ts.admin, 'POST', path, { ...agreement, agreed_by: 'admin@localhost' });
+    const answer = await call(ts.url, 'POST', path, { token: ts.adminToken, json: { ...agreement, agreed_by: 'admin@localhost' } });
     expect(answer.status).toBe(200);
     expect((await agreements()).map((a) => a.agreed_by)).toEqual(['admin@localhost']);
   });
@@ -211,7 +212,7 @@ describe('GET /assets', () => {
         filters: [{ name: 'asset_type', value: 'CONNECT_ANDROID_APP' }],
       },
     });
-    expect((await call(ts.admin, 'GET', `/${CUSTOMER}/assets?asset_type=TOASTER`)).body).toEqual({
+    expect((await call(ts.url, 'GET', `/${CUSTOMER}/assets?asset_type=TOASTER`, { token: ts.adminToken })).body).toEqual({
       title: 'Bad Request',
       details: 'Query parameter "asset_type" must be one of CONNECT_ANDROID_APP, TRADE_FAIR_DEMO_APP, PLATFORM_MOBILE_APP, MARK_FIRMWARE.',
     });

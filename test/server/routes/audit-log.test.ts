@@ -7,16 +7,16 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUDIT_ACTIONS } from '../../../src/domain/audit.js';
 import { registerAssetFile } from '../../../src/store/operator/asset-files.js';
-import { runCli } from '../../helpers/cli.js';
+import { adminEnv, runCli } from '../../helpers/cli.js';
 import { call } from '../../helpers/http.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, CUSTOMER, startTestServer, type TestServer } from '../../helpers/server.js';
 import { lacks } from '../../helpers/users.js';
+import { UUID } from '../../helpers/patterns.js';
 import { TestClock } from '../../helpers/world.js';
 
 const T0 = 1_800_000_000_000;
 const SECOND = 1000;
 const at = (seconds: number) => T0 + seconds * SECOND;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const IP = '127.0.0.1';
 const USER_EMAIL = 'tech@example.com';
 const USER_PASSWORD = 'tech-password-123';
@@ -354,7 +354,7 @@ describe('changes of the operator', () => {
 });
 
 describe('scanhub audit', () => {
-  const env = () => ({ SCANHUB_URL: t.url, SCANHUB_TOKEN: t.adminToken, SCANHUB_CUSTOMER: CUSTOMER });
+  const env = () => adminEnv(t);
 
   it('prints the entries of the range as tab-separated rows, newest first, and --json the API items', async () => {
     const range = ['--since', String(at(7)), '--until', String(at(9))];

@@ -3,13 +3,15 @@ import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import mqtt, { type MqttClient } from 'mqtt';
+import mqtt from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refusedHandshakes } from '../../../src/mqtt/refusals.js';
 import { issueClientCertificate, randomSerialHex } from '../../../src/pki/ca.js';
 import { buildPkcs12 } from '../../../src/pki/pkcs12.js';
-import { call, lacks, otherCustomerToken, OTHER_CUSTOMER } from '../../helpers/gateways.js';
-import { GatewayClients, connectGateway, provisionGateway, provisionedGateway, type Provisioned, type TestGateway } from '../../helpers/mqtt.js';
+import { OTHER_CUSTOMER_REFUSED, otherCustomerToken } from '../../helpers/gateways.js';
+import { call } from '../../helpers/http.js';
+import { lacks } from '../../helpers/users.js';
+import { GatewayClients, closedAt, connectGateway, provisionGateway, provisionedGateway, type Provisioned, type TestGateway } from '../../helpers/mqtt.js';
 import { openPkcs12 } from '../../helpers/pkcs12.js';
 import { selectRows } from '../../helpers/store-rows.js';
 import { ADMIN_EMAIL, CUSTOMER, collectedLogs, startTestServer, type TestServer } from '../../helpers/server.js';
@@ -35,7 +37,6 @@ type Certificate = { serial: string; not_before: number; not_after: number; stat
 
 const path = (id: string, resource: string) => `/${CUSTOMER}/gateways/${id}/${resource}`;
 const admin = (method: string, url: string) => call(t.url, method, url, { token: t.adminToken });
-const closed = (client: MqttClient) => new Promise<number>((resolve) => client.once('close', () => resolve(Date.now())));
 const scan = (id: string) => JSON.stringify({ id, type: 'scan', scan_code: 'A-1', created: 1_700_000_000_000 });
 const connectivity = async (id: string) => (await t.admin.get<{ connectivity_status: string }>(`/${CUSTOMER}/gateways/${id}`)).connectivity_status;
 
@@ -103,7 +104,7 @@ describe('revoke-certificate', () => {
     await client.publishAsync(gateway.topic, scan('0c7e3a52-5f0e-4a7d-9c61-3b1f2d4e5a01'), { qos: 1 });
     expect(await connectivity(gateway.id)).toBe('ACTIVE');
 
-    const disconnected = closed(client);
+    const disconnected = closedAt(client);
     const revoking = Date.now();
     const answer = await admin('POST', path(gateway.id, 'revoke-certificate'));
     expect(answer).toMatchObject({ status: 200, body: described(certificate, 'revoked') });
@@ -137,7 +138,7 @@ describe('revoke-certificate', () => {
     const { token } = await t.admin.post<{ token: string }>(path(created.id, 'prepare-provisioning'));
     expect(await connectivity(created.id)).toBe('REGISTERING');
     expect((await admin('POST', path(created.id, 'revoke-certificate'))).status).toBe(200);
-    expect(await call(t.url, 'POST', '/provisioning', { body: { token } })).toMatchObject({ status: 403, body: { title: 'Forbidden' } });
+    expect(await call(t.url, 'POST', '/provisioning', { json: { token } })).toMatchObject({ status: 403, body: { title: 'Forbidden' } });
     expect(await selectRows(t, 'SELECT sealed_key FROM gateway_certificates WHERE gateway_id = ?', created.id)).toEqual([{ sealed_key: null }]);
     expect(await connectivity(created.id)).toBe('NOT_REGISTERED');
   });
@@ -192,7 +193,7 @@ describe('reprovision', () => {
     expect(second.connected).toBe(true);
     expect(await connectivity(gateway.id)).toBe('REGISTERING');
 
-    const disconnected = closed(second);
+    const disconnected = closedAt(second);
     const redeeming = Date.now();
     const device = await redeem(token);
     expect((await disconnected) - redeeming).toBeLessThan(1000);
@@ -232,7 +233,7 @@ describe('reprovision', () => {
     const gateway = await provisionGateway(t);
     const first = await reprovision(gateway.id);
     const second = await reprovision(gateway.id);
-    expect(await call(t.url, 'POST', '/provisioning', { body: { token: first } })).toMatchObject({ status: 403 });
+    expect(await call(t.url, 'POST', '/provisioning', { json: { token: first } })).toMatchObject({ status: 403 });
     const device = await redeem(second);
     expect(await t.admin.get<Certificate>(path(gateway.id, 'certificate'))).toEqual(described(certificateIn(device.pkcs12, gateway.id), 'active'));
     // The first certificate (revoked by the redemption), the first reprovision's (revoked by the second), the one in use.
@@ -293,7 +294,7 @@ describe('refusals', () => {
     rows.push(
       { name: `${method} ${resource} of a deleted gateway`, method, resource, gateway: () => deleted, status: 404, body: () => ({ title: 'Not Found', details: `Gateway "${deleted}" does not exist.` }) },
       { name: `${method} ${resource} by a USER_ROLE`, method, resource, gateway: () => unprepared, token: () => userToken, status: 403, body: () => lacks('gateway.provision') },
-      { name: `${method} ${resource} by another customer`, method, resource, gateway: () => unprepared, token: () => otherToken, status: 403, body: () => OTHER_CUSTOMER },
+      { name: `${method} ${resource} by another customer`, method, resource, gateway: () => unprepared, token: () => otherToken, status: 403, body: () => OTHER_CUSTOMER_REFUSED },
     );
   }
   rows.push({

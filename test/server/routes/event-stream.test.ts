@@ -3,7 +3,9 @@ import type { MqttClient } from 'mqtt';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { comparePositions, decodeCursor, encodeCursor } from '../../../src/domain/stream-cursor.js';
 import { startServer } from '../../../src/serve/start.js';
-import { OTHER_CUSTOMER, UNAUTHORIZED, call, otherCustomerToken } from '../../helpers/gateways.js';
+import { OTHER_CUSTOMER_REFUSED, otherCustomerToken } from '../../helpers/gateways.js';
+import { call } from '../../helpers/http.js';
+import { NO_HEADER } from '../../helpers/scenarios.js';
 import { GatewayClients, provisionGateway, type TestGateway } from '../../helpers/mqtt.js';
 import { CUSTOMER, startTestServer, testServeOptions, type TestServer } from '../../helpers/server.js';
 import { openSse, type SseConnection, type StreamEvent } from '../../helpers/sse.js';
@@ -225,9 +227,9 @@ describe('refusals of GET /{customer_id}/events/stream', () => {
   };
 
   it('401 without a token, 403 for another customer or a key without event.read, 400 for a bad query', async () => {
-    expect(await refused(STREAM, {})).toEqual({ status: 401, body: UNAUTHORIZED });
+    expect(await refused(STREAM, {})).toEqual({ status: 401, body: NO_HEADER });
     const other = await otherCustomerToken(t);
-    expect(await refused(STREAM, { token: other })).toEqual({ status: 403, body: OTHER_CUSTOMER });
+    expect(await refused(STREAM, { token: other })).toEqual({ status: 403, body: OTHER_CUSTOMER_REFUSED });
     const { key } = await t.admin.post<{ key: string }>(`/${CUSTOMER}/api-keys`, { name: 'gateways-only', permissions: ['gateway.read'] });
     expect(await refused(STREAM, { token: key })).toEqual({
       status: 403,

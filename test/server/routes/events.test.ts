@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertEvents } from '../../helpers/job-rows.js';
+import { insertEvents } from '../../helpers/store-rows.js';
 import { ApiClient, ApiError } from '../../../src/client/api.js';
 import { encodePageToken } from '../../../src/domain/page-token.js';
 import { toApiEvent, type EventRow } from '../../../src/store/sqlite/event-rows.js';

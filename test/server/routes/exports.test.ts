@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { countRows } from '../../helpers/store-rows.js';
+import { countRows, insertEvents } from '../../helpers/store-rows.js';
 import { call } from '../../helpers/http.js';
 import { hashPassword } from '../../../src/auth/passwords.js';
 import { ApiClient, ApiError } from '../../../src/client/api.js';
@@ -17,7 +17,6 @@ import { openStore, sqliteLocator } from '../../../src/store/open.js';
 import { eventRow, oldestFirst } from '../../helpers/events.js';
 import { exportFixture } from '../../helpers/fixtures.js';
 import { CUSTOMER, TEST_PASSWORD_COST, startTestServer, type TestServer } from '../../helpers/server.js';
-import { insertEvents } from '../../helpers/job-rows.js';
 import { ownDatabase } from '../../helpers/test-store.js';
 
 const START = Date.UTC(2024, 4, 2, 0, 0, 0);

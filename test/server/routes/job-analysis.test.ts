@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CUSTOMER, startTestServer, type TestServer } from '../../helpers/server.js';
-import { call, eventRow, insertCustomer, insertEvents, insertGateway } from '../../helpers/job-rows.js';
+import { scanRow } from '../../helpers/events.js';
+import { call } from '../../helpers/http.js';
+import { insertCustomer, insertEvents, insertGateway } from '../../helpers/store-rows.js';
 import { DEFAULT_RANGE, G1, G2, G3, JOB, cases } from '../../../fixtures/job-analysis-cases.js';
 
 const MISSING = '00000000-0000-4000-8000-000000000000';
@@ -28,7 +30,7 @@ async function createConfig(gatewayIds: string[], barcodes = JOB): Promise<strin
 describe('job analysis through HTTP, over seeded events', () => {
   for (const c of cases) {
     it(c.name, async () => {
-      const rows = c.events.map((e) => eventRow(e.id, e.gateway_id!, e.created, e.scan_code, e.type));
+      const rows = c.events.map((e) => scanRow(e.id, e.gateway_id!, e.created, e.scan_code, e.type));
       await insertEvents(ts.server, CUSTOMER, rows);
       const id = await createConfig(c.gateways ?? [G1], c.barcodes);
       const answer = await ts.admin.post(`/${CUSTOMER}/job-analysis`, { job_config_id: id, ...(c.range ?? DEFAULT_RANGE) });
@@ -67,7 +69,7 @@ describe('job analysis refusals', () => {
   for (const r of refusals) {
     it(`${r.name} is ${r.status}`, async () => {
       const id = await createConfig([G1]);
-      const answer = await call(ts.admin, 'POST', path, { job_config_id: id, start_time: 0, end_time: 1_000, ...r.body });
+      const answer = await call(ts.url, 'POST', path, { token: ts.adminToken, json: { job_config_id: id, start_time: 0, end_time: 1_000, ...r.body } });
       expect(answer.status).toBe(r.status);
       expect(answer.body).toEqual({ title: r.status === 404 ? 'Not Found' : 'Bad Request', details: r.details });
     });
@@ -77,11 +79,11 @@ describe('job analysis refusals', () => {
     await insertCustomer(ts.server, 'other');
     await insertGateway(ts.server, 'other', 'theirs', 'gw-other');
     await ts.server.ctx.store.jobConfigs.create('other', MISSING, { job_name: 'Theirs', start_barcode: 'S', end_barcode: 'E', gateway_ids: ['gw-other'] }, 0);
-    expect((await call(ts.admin, 'POST', path, { job_config_id: MISSING, start_time: 0, end_time: 1 })).status).toBe(404);
-    expect((await call(ts.admin, 'POST', '/other/job-analysis', { job_config_id: MISSING, start_time: 0, end_time: 1 })).status).toBe(403);
+    expect((await call(ts.url, 'POST', path, { token: ts.adminToken, json: { job_config_id: MISSING, start_time: 0, end_time: 1 } })).status).toBe(404);
+    expect((await call(ts.url, 'POST', '/other/job-analysis', { token: ts.adminToken, json: { job_config_id: MISSING, start_time: 0, end_time: 1 } })).status).toBe(403);
   });
 
   it('no Authorization header is 401', async () => {
-    expect((await call(ts.anonymous, 'POST', path, { job_config_id: MISSING, start_time: 0, end_time: 1 })).status).toBe(401);
+    expect((await call(ts.url, 'POST', path, { json: { job_config_id: MISSING, start_time: 0, end_time: 1 } })).status).toBe(401);
   });
 });

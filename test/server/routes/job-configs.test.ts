@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../../src/client/api.js';
 import { CUSTOMER, startTestServer, type TestServer } from '../../helpers/server.js';
-import { call, insertCustomer, insertGateway } from '../../helpers/job-rows.js';
+import { call } from '../../helpers/http.js';
+import { insertCustomer, insertGateway } from '../../helpers/store-rows.js';
 
 const T0 = Date.UTC(2025, 5, 1, 8);
 const G1 = '11111111-1111-4111-8111-111111111111';
@@ -13,6 +14,7 @@ const base = `/${CUSTOMER}/job-configs`;
 let ts: TestServer;
 let now: number;
 let user: ApiClient;
+let userToken: string;
 /** A configuration that exists before every scenario. */
 let packing: { job_config_id: string };
 
@@ -23,7 +25,7 @@ beforeEach(async () => {
   await insertGateway(ts, CUSTOMER, 'gw-2', G2);
   await insertCustomer(ts, 'other');
   await insertGateway(ts, 'other', 'theirs', OTHER_GATEWAY);
-  user = (await ts.createUser('USER_ROLE')).client;
+  ({ client: user, token: userToken } = await ts.createUser('USER_ROLE'));
   packing = await ts.admin.post(base, { job_name: 'Packing', start_barcode: 'PACK-S', end_barcode: 'PACK-E', gateway_ids: [G1] });
 });
 
@@ -187,9 +189,9 @@ const scenarios: Scenario[] = [
 describe('job configuration scenarios', () => {
   for (const s of scenarios) {
     it(s.name, async () => {
-      const client = s.as === 'anonymous' ? ts.anonymous : s.as === 'user' ? user : ts.admin;
+      const token = s.as === 'anonymous' ? undefined : s.as === 'user' ? userToken : ts.adminToken;
       const fill = (text: string) => text.replaceAll('{packing}', packing.job_config_id);
-      const answer = await call(client, s.method, fill(s.path), s.body, s.headers);
+      const answer = await call(ts.url, s.method, fill(s.path), { token, json: s.body, headers: s.headers });
       expect({ status: answer.status, body: answer.body }).toEqual(JSON.parse(fill(JSON.stringify(s.expected))));
     });
   }
@@ -241,7 +243,7 @@ describe('job configuration lifecycle', () => {
 
   it('PATCH to the name of another configuration is 409; to its own name is fine', async () => {
     await ts.admin.post(base, body);
-    expect(await call(ts.admin, 'PATCH', `${base}/${packing.job_config_id}`, { job_name: 'Picking' })).toMatchObject(
+    expect(await call(ts.url, 'PATCH', `${base}/${packing.job_config_id}`, { token: ts.adminToken, json: { job_name: 'Picking' } })).toMatchObject(
       error(409, 'A job configuration named "Picking" already exists: choose another job_name.'),
     );
     expect(await ts.admin.patch(`${base}/${packing.job_config_id}`, { job_name: 'Packing' })).toMatchObject({ version: 2 });
@@ -252,13 +254,13 @@ describe('job configuration lifecycle', () => {
     expect(await etag()).toBe('1');
     const picking = await ts.admin.post<{ job_config_id: string }>(base, body);
     expect(await etag()).toBe('2');
-    await call(ts.admin, 'POST', base, body);
+    await call(ts.url, 'POST', base, { token: ts.adminToken, json: body });
     expect(await etag()).toBe('2');
     await ts.admin.patch(`${base}/${picking.job_config_id}`, { start_barcode: 'P-S' });
     expect(await etag()).toBe('3');
     await ts.admin.delete(`${base}/${picking.job_config_id}`);
     expect(await etag()).toBe('4');
-    await call(ts.admin, 'DELETE', `${base}/${picking.job_config_id}`);
+    await call(ts.url, 'DELETE', `${base}/${picking.job_config_id}`, { token: ts.adminToken });
     expect(await etag()).toBe('4');
   });
 
@@ -278,17 +280,17 @@ describe('job configuration lifecycle', () => {
 
   it('a deleted gateway cannot be added, but does not block changing the rest', async () => {
     expect(await ts.server.ctx.store.gateways.markDeleted(CUSTOMER, G1, T0)).toBe(true);
-    expect(await call(ts.admin, 'POST', base, body)).toMatchObject(
+    expect(await call(ts.url, 'POST', base, { token: ts.adminToken, json: body })).toMatchObject(
       error(400, `Body field "gateway_ids" names gateway "${G1}", which is not a gateway of this customer.`),
     );
-    expect(await call(ts.admin, 'PATCH', `${base}/${packing.job_config_id}`, { gateway_ids: [G2, G1] })).toMatchObject({ status: 400 });
+    expect(await call(ts.url, 'PATCH', `${base}/${packing.job_config_id}`, { token: ts.adminToken, json: { gateway_ids: [G2, G1] } })).toMatchObject({ status: 400 });
     expect(await ts.admin.patch(`${base}/${packing.job_config_id}`, { job_name: 'Packing old' })).toMatchObject({ gateway_ids: [G1], version: 2 });
   });
 
   it('DELETE answers 204 and the configuration is gone', async () => {
     const answer = await ts.admin.request('DELETE', `${base}/${packing.job_config_id}`);
     expect([answer.status, answer.body]).toEqual([204, '']);
-    expect((await call(ts.admin, 'GET', `${base}/${packing.job_config_id}`)).status).toBe(404);
+    expect((await call(ts.url, 'GET', `${base}/${packing.job_config_id}`, { token: ts.adminToken })).status).toBe(404);
     expect(await ts.admin.get(base)).toMatchObject({ items: [] });
   });
 });

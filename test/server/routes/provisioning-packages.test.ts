@@ -1,13 +1,16 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { OTHER_CUSTOMER, T0, UNAUTHORIZED, call, lacks, scenarioTable, useFixture, type Fixture } from '../../helpers/gateways.js';
+import { OTHER_CUSTOMER_REFUSED, T0, by, useFixture, type Fixture } from '../../helpers/gateways.js';
+import { call } from '../../helpers/http.js';
+import { NO_HEADER, scenarioRows } from '../../helpers/scenarios.js';
+import { lacks } from '../../helpers/users.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 const PATH = '/acme/create-provisioning-package';
 
 async function createGateway(f: Fixture, name: string): Promise<string> {
-  const r = await call(f.t.url, 'POST', '/acme/gateways', { token: f.tokens.admin, body: { name, usecase: 'inbound', station: `st-${name}` } });
+  const r = await call(f.t.url, 'POST', '/acme/gateways', { token: f.tokens.admin, json: { name, usecase: 'inbound', station: `st-${name}` } });
   return (r.body as { id: string }).id;
 }
 
@@ -35,7 +38,7 @@ describe('POST /{customer_id}/create-provisioning-package', () => {
     const wifi = { ssid: 'warehouse', password: 'correct horse', authentication_type: 'WPA2-PSK' };
     const r = await call(f.t.url, 'POST', PATH, {
       token: f.tokens.admin,
-      body: { gateways: [{ gateway_id: f.ids.a }, { gateway_name: 'New 1' }, { gateway_name: 'New 2', usecase: 'outbound', station: 'gate 2' }], wifi },
+      json: { gateways: [{ gateway_id: f.ids.a }, { gateway_name: 'New 1' }, { gateway_name: 'New 2', usecase: 'outbound', station: 'gate 2' }], wifi },
     });
     expect(r.status).toBe(200);
     const answer = r.body as PackageAnswer;
@@ -74,14 +77,14 @@ describe('POST /{customer_id}/create-provisioning-package', () => {
     const dir = join(f.t.dataDir, 'packages');
     for (const file of readdirSync(dir)) expect(statSync(join(dir, file)).mode & 0o777).toBe(0o600);
 
-    const device = await call(f.t.url, 'POST', '/provisioning', { body: { token: (documents[1]!.body as { token: string }).token } });
+    const device = await call(f.t.url, 'POST', '/provisioning', { json: { token: (documents[1]!.body as { token: string }).token } });
     expect(device.status).toBe(200);
     expect((device.body as { certificate_common_name: string }).certificate_common_name).toBe(answer.gateways[1]!.gateway_id);
   });
 
   it('a package link stops working after 24 hours: 403', async () => {
     const f = fixture();
-    const r = await call(f.t.url, 'POST', PATH, { token: f.tokens.admin, body: { gateways: [{ gateway_name: 'Short-lived' }] } });
+    const r = await call(f.t.url, 'POST', PATH, { token: f.tokens.admin, json: { gateways: [{ gateway_name: 'Short-lived' }] } });
     const link = (r.body as PackageAnswer).gateways[0]!.package_url;
     expect((await call('', 'GET', link)).body).toMatchObject({ wifi: null });
     clock.now = T0 + DAY;
@@ -99,7 +102,7 @@ describe('POST /{customer_id}/create-provisioning-package', () => {
     clock.now = T0 + DAY;
     try {
       const token = await f.t.login('admin@example.com', 'admin-password-123');
-      const r = await call(f.t.url, 'POST', PATH, { token, body: { gateways: [{ gateway_name: 'Next day' }] } });
+      const r = await call(f.t.url, 'POST', PATH, { token, json: { gateways: [{ gateway_name: 'Next day' }] } });
       expect(r.status).toBe(200);
       expect(readdirSync(dir)).toEqual([new URL((r.body as PackageAnswer).gateways[0]!.package_url).pathname.split('/').pop()]);
     } finally {
@@ -113,8 +116,8 @@ describe('POST /{customer_id}/create-provisioning-package', () => {
     const dir = join(f.t.dataDir, 'packages');
     const before = readdirSync(dir);
     const [first, second] = await Promise.all([
-      call(f.t.url, 'POST', PATH, { token: f.tokens.admin, body: { gateways: [{ gateway_name: 'Contested' }, { gateway_id: p }] } }),
-      call(f.t.url, 'POST', PATH, { token: f.tokens.admin, body: { gateways: [{ gateway_id: q }, { gateway_name: 'Contested' }] } }),
+      call(f.t.url, 'POST', PATH, { token: f.tokens.admin, json: { gateways: [{ gateway_name: 'Contested' }, { gateway_id: p }] } }),
+      call(f.t.url, 'POST', PATH, { token: f.tokens.admin, json: { gateways: [{ gateway_id: q }, { gateway_name: 'Contested' }] } }),
     ]);
     expect([first.status, second.status].sort()).toEqual([200, 409]);
     const [winner, loser, loserExisting] = first.status === 200 ? [first, second, q] : [second, first, p];
@@ -135,8 +138,8 @@ describe('POST /{customer_id}/create-provisioning-package', () => {
     const before = readdirSync(dir);
     // Each loser writes the package of its Y before it finds X taken inside the transaction.
     const [first, second] = await Promise.all([
-      call(f.t.url, 'POST', PATH, { token: f.tokens.admin, body: { gateways: [{ gateway_id: ya }, { gateway_id: x }] } }),
-      call(f.t.url, 'POST', PATH, { token: f.tokens.admin, body: { gateways: [{ gateway_id: yb }, { gateway_id: x }] } }),
+      call(f.t.url, 'POST', PATH, { token: f.tokens.admin, json: { gateways: [{ gateway_id: ya }, { gateway_id: x }] } }),
+      call(f.t.url, 'POST', PATH, { token: f.tokens.admin, json: { gateways: [{ gateway_id: yb }, { gateway_id: x }] } }),
     ]);
     expect([first.status, second.status].sort()).toEqual([200, 400]);
     const [winner, loser, loserY] = first.status === 200 ? [first, second, yb] : [second, first, ya];
@@ -152,106 +155,106 @@ describe('POST /{customer_id}/create-provisioning-package', () => {
     expect((await f.t.server.ctx.store.gateways.byId('acme', f.ids.b!))!.provisioning_prepared).toBeNull();
   };
 
-  scenarioTable(
+  scenarioRows(
     [
       {
         name: 'an element with neither gateway_id nor gateway_name: 400',
         method: 'POST',
         path: PATH,
-        as: 'admin',
-        body: { gateways: [{ gateway_name: 'C' }, {}] },
+        auth: by.admin,
+        json: { gateways: [{ gateway_name: 'C' }, {}] },
         status: 400,
-        expect: { title: 'Bad Request', details: 'Body field "gateways.1" must name either "gateway_id" (an existing gateway) or "gateway_name" (a new one), not neither.' },
+        body: { title: 'Bad Request', details: 'Body field "gateways.1" must name either "gateway_id" (an existing gateway) or "gateway_name" (a new one), not neither.' },
         check: (_r, f) => refusedNothingCreated(f),
       },
       {
         name: 'an element with both: 400',
         method: 'POST',
         path: PATH,
-        as: 'admin',
-        body: (f: Fixture) => ({ gateways: [{ gateway_id: f.ids.b, gateway_name: 'C' }] }),
+        auth: by.admin,
+        json: (f: Fixture) => ({ gateways: [{ gateway_id: f.ids.b, gateway_name: 'C' }] }),
         status: 400,
-        expect: { title: 'Bad Request', details: 'Body field "gateways.0" must name either "gateway_id" (an existing gateway) or "gateway_name" (a new one), not both.' },
+        body: { title: 'Bad Request', details: 'Body field "gateways.0" must name either "gateway_id" (an existing gateway) or "gateway_name" (a new one), not both.' },
       },
       {
         name: 'an unknown gateway_id: 400, and the new gateway before it is not created',
         method: 'POST',
         path: PATH,
-        as: 'admin',
-        body: { gateways: [{ gateway_name: 'C' }, { gateway_id: 'nope' }] },
+        auth: by.admin,
+        json: { gateways: [{ gateway_name: 'C' }, { gateway_id: 'nope' }] },
         status: 400,
-        expect: { title: 'Bad Request', details: 'Body field "gateways.1.gateway_id": gateway "nope" does not exist.' },
+        body: { title: 'Bad Request', details: 'Body field "gateways.1.gateway_id": gateway "nope" does not exist.' },
         check: (_r, f) => refusedNothingCreated(f),
       },
       {
         name: 'an already prepared gateway: 400, and the other gateway stays unprepared',
         method: 'POST',
         path: PATH,
-        as: 'admin',
-        body: (f: Fixture) => ({ gateways: [{ gateway_id: f.ids.b }, { gateway_id: f.ids.prepared }] }),
+        auth: by.admin,
+        json: (f: Fixture) => ({ gateways: [{ gateway_id: f.ids.b }, { gateway_id: f.ids.prepared }] }),
         status: 400,
-        expect: (f: Fixture) => ({ title: 'Bad Request', details: `Body field "gateways.1.gateway_id": gateway "${f.ids.prepared}" was already prepared for provisioning; a gateway is prepared only once.` }),
+        body: (f: Fixture) => ({ title: 'Bad Request', details: `Body field "gateways.1.gateway_id": gateway "${f.ids.prepared}" was already prepared for provisioning; a gateway is prepared only once.` }),
         check: (_r, f) => refusedNothingCreated(f),
       },
       {
         name: 'usecase with an existing gateway: 400',
         method: 'POST',
         path: PATH,
-        as: 'admin',
-        body: (f: Fixture) => ({ gateways: [{ gateway_id: f.ids.b, usecase: 'x' }] }),
+        auth: by.admin,
+        json: (f: Fixture) => ({ gateways: [{ gateway_id: f.ids.b, usecase: 'x' }] }),
         status: 400,
-        expect: { title: 'Bad Request', details: 'Body field "gateways.0" names an existing gateway: "usecase" and "station" apply only with "gateway_name"; change an existing gateway with PATCH.' },
+        body: { title: 'Bad Request', details: 'Body field "gateways.0" names an existing gateway: "usecase" and "station" apply only with "gateway_name"; change an existing gateway with PATCH.' },
       },
       {
         name: 'one gateway twice: 400',
         method: 'POST',
         path: PATH,
-        as: 'admin',
-        body: (f: Fixture) => ({ gateways: [{ gateway_id: f.ids.b }, { gateway_id: f.ids.b }] }),
+        auth: by.admin,
+        json: (f: Fixture) => ({ gateways: [{ gateway_id: f.ids.b }, { gateway_id: f.ids.b }] }),
         status: 400,
-        expect: (f: Fixture) => ({ title: 'Bad Request', details: `Gateway "${f.ids.b}" appears more than once in body field "gateways".` }),
+        body: (f: Fixture) => ({ title: 'Bad Request', details: `Gateway "${f.ids.b}" appears more than once in body field "gateways".` }),
       },
       {
         name: 'a new name that is taken: 409',
         method: 'POST',
         path: PATH,
-        as: 'admin',
-        body: { gateways: [{ gateway_name: 'A' }] },
+        auth: by.admin,
+        json: { gateways: [{ gateway_name: 'A' }] },
         status: 409,
-        expect: { title: 'Conflict', details: 'A gateway named "A" already exists: name it by "gateway_id" to provision it.' },
+        body: { title: 'Conflict', details: 'A gateway named "A" already exists: name it by "gateway_id" to provision it.' },
       },
       {
         name: 'a new name twice: 409',
         method: 'POST',
         path: PATH,
-        as: 'admin',
-        body: { gateways: [{ gateway_name: 'D' }, { gateway_name: 'D' }] },
+        auth: by.admin,
+        json: { gateways: [{ gateway_name: 'D' }, { gateway_name: 'D' }] },
         status: 409,
-        expect: { title: 'Conflict', details: 'Gateway names must be unique: "D" appears more than once in this request.' },
+        body: { title: 'Conflict', details: 'Gateway names must be unique: "D" appears more than once in this request.' },
         check: (_r, f) => refusedNothingCreated(f),
       },
-      { name: 'an empty list: 400', method: 'POST', path: PATH, as: 'admin', body: { gateways: [] }, status: 400, expect: { title: 'Bad Request', details: 'Body field "gateways" must NOT have fewer than 1 items.' } },
+      { name: 'an empty list: 400', method: 'POST', path: PATH, auth: by.admin, json: { gateways: [] }, status: 400, body: { title: 'Bad Request', details: 'Body field "gateways" must NOT have fewer than 1 items.' } },
       {
         name: 'more than 100: 400',
         method: 'POST',
         path: PATH,
-        as: 'admin',
-        body: { gateways: Array.from({ length: 101 }, (_, i) => ({ gateway_name: `N${i}` })) },
+        auth: by.admin,
+        json: { gateways: Array.from({ length: 101 }, (_, i) => ({ gateway_name: `N${i}` })) },
         status: 400,
-        expect: { title: 'Bad Request', details: 'Body field "gateways" must NOT have more than 100 items.' },
+        body: { title: 'Bad Request', details: 'Body field "gateways" must NOT have more than 100 items.' },
       },
       {
         name: 'an unknown wifi field: 400',
         method: 'POST',
         path: PATH,
-        as: 'admin',
-        body: { gateways: [{ gateway_name: 'E' }], wifi: { ssid: 's', channel: 6 } },
+        auth: by.admin,
+        json: { gateways: [{ gateway_name: 'E' }], wifi: { ssid: 's', channel: 6 } },
         status: 400,
-        expect: { title: 'Bad Request', details: 'Unknown body field "wifi.channel": it is not part of this call.' },
+        body: { title: 'Bad Request', details: 'Unknown body field "wifi.channel": it is not part of this call.' },
       },
-      { name: 'no Authorization: 401', method: 'POST', path: PATH, body: { gateways: [{ gateway_name: 'E' }] }, status: 401, expect: UNAUTHORIZED },
-      { name: 'USER_ROLE lacks gateway.provision: 403', method: 'POST', path: PATH, as: 'user', body: { gateways: [{ gateway_name: 'E' }] }, status: 403, expect: lacks('gateway.provision') },
-      { name: "another customer's path: 403", method: 'POST', path: PATH, as: 'other', body: { gateways: [{ gateway_name: 'E' }] }, status: 403, expect: OTHER_CUSTOMER },
+      { name: 'no Authorization: 401', method: 'POST', path: PATH, json: { gateways: [{ gateway_name: 'E' }] }, status: 401, body: NO_HEADER },
+      { name: 'USER_ROLE lacks gateway.provision: 403', method: 'POST', path: PATH, auth: by.user, json: { gateways: [{ gateway_name: 'E' }] }, status: 403, body: lacks('gateway.provision') },
+      { name: "another customer's path: 403", method: 'POST', path: PATH, auth: by.other, json: { gateways: [{ gateway_name: 'E' }] }, status: 403, body: OTHER_CUSTOMER_REFUSED },
     ],
     fixture,
   );

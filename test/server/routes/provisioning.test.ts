@@ -7,23 +7,16 @@ import { createSecureContext } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openGatewayKey } from '../../../src/pki/sealed-key.js';
 import { selectColumn, selectRows } from '../../helpers/store-rows.js';
-import {
-  OTHER_CUSTOMER,
-  T0,
-  UNAUTHORIZED,
-  call,
-  fresh,
-  lacks,
-  scenarioTable,
-  useFixture,
-  type Fixture,
-} from '../../helpers/gateways.js';
+import { OTHER_CUSTOMER_REFUSED, T0, by, fresh, useFixture, type Fixture } from '../../helpers/gateways.js';
+import { call } from '../../helpers/http.js';
+import { NO_HEADER, scenarioRows } from '../../helpers/scenarios.js';
+import { lacks } from '../../helpers/users.js';
 
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 const DAY = 24 * 60 * 60 * 1000;
 
 async function createGateway(f: Fixture, name: string, customer = 'acme', as: 'admin' | 'other' = 'admin'): Promise<string> {
-  const r = await call(f.t.url, 'POST', `/${customer}/gateways`, { token: f.tokens[as], body: { name, usecase: 'inbound', station: 'dock' } });
+  const r = await call(f.t.url, 'POST', `/${customer}/gateways`, { token: f.tokens[as], json: { name, usecase: 'inbound', station: 'dock' } });
   return (r.body as { id: string }).id;
 }
 
@@ -51,13 +44,13 @@ describe('POST /{customer_id}/gateways/{gateway_id}/prepare-provisioning', () =>
     f.ids.foreign = await createGateway(f, 'Foreign', 'other', 'other');
   });
 
-  scenarioTable(
+  scenarioRows(
     [
       {
         name: 'issues a token: 200 with registration_path and a 256-bit base64url token; the gateway is REGISTERING',
         method: 'POST',
         path: (f) => `/acme/gateways/${f.ids.g}/prepare-provisioning`,
-        as: 'admin',
+        auth: by.admin,
         status: 200,
         check: async (r, f) => {
           const body = r.body as { registration_path: string; token: string; registration_url: string };
@@ -72,7 +65,7 @@ describe('POST /{customer_id}/gateways/{gateway_id}/prepare-provisioning', () =>
         name: 'stores only the SHA-256 of the token, and the certificate with its key sealed under the token until redemption',
         method: 'GET',
         path: (f) => `/acme/gateways/${f.ids.g}`,
-        as: 'admin',
+        auth: by.admin,
         status: 200,
         check: async (_r, f) => {
           const tokens = await selectRows(f.t, 'SELECT token_hash, gateway_id, expires_at, used_at FROM provisioning_tokens');
@@ -99,9 +92,9 @@ describe('POST /{customer_id}/gateways/{gateway_id}/prepare-provisioning', () =>
         name: 'a second call: 403 saying it was already prepared',
         method: 'POST',
         path: (f) => `/acme/gateways/${f.ids.g}/prepare-provisioning`,
-        as: 'admin',
+        auth: by.admin,
         status: 403,
-        expect: (f: Fixture) => ({
+        body: (f: Fixture) => ({
           title: 'Forbidden',
           details: `Gateway "${f.ids.g}" was already prepared for provisioning at ${new Date(T0).toISOString()}; a gateway is prepared only once: create a new gateway for another device.`,
         }),
@@ -110,21 +103,21 @@ describe('POST /{customer_id}/gateways/{gateway_id}/prepare-provisioning', () =>
         name: 'an unknown gateway: 403 (spec: access denied or gateway does not exist)',
         method: 'POST',
         path: '/acme/gateways/5d0b8a52-8f57-4a3e-9a3c-7c2b3f7e9d10/prepare-provisioning',
-        as: 'admin',
+        auth: by.admin,
         status: 403,
-        expect: { title: 'Forbidden', details: 'Gateway "5d0b8a52-8f57-4a3e-9a3c-7c2b3f7e9d10" does not exist.' },
+        body: { title: 'Forbidden', details: 'Gateway "5d0b8a52-8f57-4a3e-9a3c-7c2b3f7e9d10" does not exist.' },
       },
       {
         name: "another customer's gateway on our path: 403",
         method: 'POST',
         path: (f) => `/acme/gateways/${f.ids.foreign}/prepare-provisioning`,
-        as: 'admin',
+        auth: by.admin,
         status: 403,
-        expect: (f: Fixture) => ({ title: 'Forbidden', details: `Gateway "${f.ids.foreign}" does not exist.` }),
+        body: (f: Fixture) => ({ title: 'Forbidden', details: `Gateway "${f.ids.foreign}" does not exist.` }),
       },
-      { name: "another customer's path: 403", method: 'POST', path: (f) => `/acme/gateways/${f.ids.g}/prepare-provisioning`, as: 'other', status: 403, expect: OTHER_CUSTOMER },
-      { name: 'USER_ROLE lacks gateway.provision: 403', method: 'POST', path: (f) => `/acme/gateways/${f.ids.g}/prepare-provisioning`, as: 'user', status: 403, expect: lacks('gateway.provision') },
-      { name: 'no Authorization: 401', method: 'POST', path: (f) => `/acme/gateways/${f.ids.g}/prepare-provisioning`, status: 401, expect: UNAUTHORIZED },
+      { name: "another customer's path: 403", method: 'POST', path: (f) => `/acme/gateways/${f.ids.g}/prepare-provisioning`, auth: by.other, status: 403, body: OTHER_CUSTOMER_REFUSED },
+      { name: 'USER_ROLE lacks gateway.provision: 403', method: 'POST', path: (f) => `/acme/gateways/${f.ids.g}/prepare-provisioning`, auth: by.user, status: 403, body: lacks('gateway.provision') },
+      { name: 'no Authorization: 401', method: 'POST', path: (f) => `/acme/gateways/${f.ids.g}/prepare-provisioning`, status: 401, body: NO_HEADER },
     ],
     fixture,
   );
@@ -147,15 +140,15 @@ describe('POST /provisioning', () => {
   });
   const used = { title: 'Forbidden', details: 'The provisioning token is unknown, already used or expired: each token works once, within 24 hours of prepare-provisioning.' };
 
-  scenarioTable(
+  scenarioRows(
     [
-      { name: 'no token field: 400', method: 'POST', path: '/provisioning', body: {}, status: 400, expect: { title: 'Bad Request', details: 'Missing body field "token".' } },
-      { name: 'an unknown token: 403', method: 'POST', path: '/provisioning', body: { token: 'A'.repeat(43) }, status: 403, expect: used },
+      { name: 'no token field: 400', method: 'POST', path: '/provisioning', json: {}, status: 400, body: { title: 'Bad Request', details: 'Missing body field "token".' } },
+      { name: 'an unknown token: 403', method: 'POST', path: '/provisioning', json: { token: 'A'.repeat(43) }, status: 403, body: used },
       {
         name: 'the token, without Authorization: 200 with MQTT details, the gateway and a PKCS#12',
         method: 'POST',
         path: '/provisioning',
-        body: (f: Fixture) => ({ token: f.ids.token }),
+        json: (f: Fixture) => ({ token: f.ids.token }),
         status: 200,
         check: (r, f) => {
           const body = r.body as { mqtt_endpoint: string; mqtt_topic_prefix: string; certificate_common_name: string; gateway: unknown; pkcs12: string; certificate: string };
@@ -205,7 +198,7 @@ describe('POST /provisioning', () => {
           expect(row).toEqual({ sealed_key: null, delivered_at: T0 });
         },
       },
-      { name: 'the same token again: 403', method: 'POST', path: '/provisioning', body: (f: Fixture) => ({ token: f.ids.token }), status: 403, expect: used },
+      { name: 'the same token again: 403', method: 'POST', path: '/provisioning', json: (f: Fixture) => ({ token: f.ids.token }), status: 403, body: used },
     ],
     fixture,
   );
@@ -216,9 +209,9 @@ describe('POST /provisioning', () => {
     const [earlyToken, lateToken] = [await prepare(f, early), await prepare(f, late)];
     try {
       clock.now = T0 + DAY - 1;
-      expect((await call(f.t.url, 'POST', '/provisioning', { body: { token: earlyToken } })).status).toBe(200);
+      expect((await call(f.t.url, 'POST', '/provisioning', { json: { token: earlyToken } })).status).toBe(200);
       clock.now = T0 + DAY;
-      expect(await call(f.t.url, 'POST', '/provisioning', { body: { token: lateToken } })).toMatchObject({ status: 403, body: used });
+      expect(await call(f.t.url, 'POST', '/provisioning', { json: { token: lateToken } })).toMatchObject({ status: 403, body: used });
     } finally {
       clock.now = T0;
     }
@@ -227,7 +220,7 @@ describe('POST /provisioning', () => {
   it('two concurrent redemptions of one token: exactly one 200', async () => {
     const f = fixture();
     const token = await prepare(f, await createGateway(f, 'Raced'));
-    const results = await Promise.all(Array.from({ length: 4 }, () => call(f.t.url, 'POST', '/provisioning', { body: { token } })));
+    const results = await Promise.all(Array.from({ length: 4 }, () => call(f.t.url, 'POST', '/provisioning', { json: { token } })));
     expect(results.map((r) => r.status).sort()).toEqual([200, 403, 403, 403]);
     for (const r of results.filter((r) => r.status === 403)) expect(r.body).toEqual(used);
   });
@@ -237,7 +230,7 @@ describe('POST /provisioning', () => {
     const id = await createGateway(f, 'Doomed');
     const token = await prepare(f, id);
     expect((await call(f.t.url, 'DELETE', `/acme/gateways/${id}`, { token: f.tokens.admin })).status).toBe(204);
-    expect(await call(f.t.url, 'POST', '/provisioning', { body: { token } })).toMatchObject({
+    expect(await call(f.t.url, 'POST', '/provisioning', { json: { token } })).toMatchObject({
       status: 403,
       body: { title: 'Forbidden', details: 'The gateway of this provisioning token does not exist any more.' },
     });

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { encodePageToken } from '../../../src/domain/page-token.js';
 import { call } from '../../helpers/http.js';
 import { error, runScenario, scenarioTable, type Scenario } from '../../helpers/scenarios.js';
-import { ADMIN_PERMISSIONS, UUID, USER_PERMISSIONS, asAdmin, asUser, bearer, lacks } from '../../helpers/users.js';
+import { UUID } from '../../helpers/patterns.js';
+import { ADMIN_PERMISSIONS, USER_PERMISSIONS, asAdmin, asUser, bearer, lacks } from '../../helpers/users.js';
 import { ADMIN_EMAIL, CUSTOMER } from '../../helpers/server.js';
 import { OTHER_ADMIN_EMAIL, OTHER_CUSTOMER, startFoundation, type Foundation } from '../../helpers/world.js';
 

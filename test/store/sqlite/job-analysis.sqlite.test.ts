@@ -6,7 +6,7 @@ import { analyzeJobs } from '../../../src/domain/job-analysis.js';
 import { insertEvents } from '../../../src/store/sqlite/event-rows.js';
 import { SqliteJobAnalysis } from '../../../src/store/sqlite/job-analysis.js';
 import { openDatabase, type Db } from '../../../src/store/sqlite/open.js';
-import { eventId, eventRow } from '../../helpers/job-rows.js';
+import { eventId, scanRow } from '../../helpers/events.js';
 
 let dir: string;
 let db: Db;
@@ -22,7 +22,7 @@ afterEach(() => {
 const barcodes = { start_barcode: 'S', end_barcode: 'E' };
 
 it('queues analyses beyond its size, answers each with its own result, and refuses work once closed', async () => {
-  const rows = Array.from({ length: 40 }, (_, i) => eventRow(eventId(i), i % 2 ? 'g1' : 'g2', i * 10, i % 4 < 2 ? 'S' : 'E'));
+  const rows = Array.from({ length: 40 }, (_, i) => scanRow(eventId(i), i % 2 ? 'g1' : 'g2', i * 10, i % 4 < 2 ? 'S' : 'E'));
   insertEvents(db, 'c', rows);
   const pool = new SqliteJobAnalysis(db, 1);
   const ranges = [0, 100, 200, 300, 400].map((start) => ({ start_time: start, end_time: start + 150 }));
@@ -39,7 +39,7 @@ it('sees events committed after it started: each analysis reads a fresh snapshot
   const pool = new SqliteJobAnalysis(db, 1);
   const request = { gatewayIds: ['g1'], barcodes, range: { start_time: 0, end_time: 1_000 } };
   expect(JSON.parse((await pool.analyze(request)).toString())).toEqual({ results: [{ gateway_id: 'g1', jobs: [] }] });
-  insertEvents(db, 'c', [eventRow('a', 'g1', 10, 'S1'), eventRow('b', 'g1', 20, 'E1')]);
+  insertEvents(db, 'c', [scanRow('a', 'g1', 10, 'S1'), scanRow('b', 'g1', 20, 'E1')]);
   expect(JSON.parse((await pool.analyze(request)).toString())).toEqual({
     results: [{ gateway_id: 'g1', jobs: [{ start_time: 10, end_time: 20, start_event_id: 'a', end_event_id: 'b' }] }],
   });

@@ -3,7 +3,7 @@ import { analyzeJobs, type AnalysisEvent } from '../../../src/domain/job-analysi
 import { insertEvents } from '../../../src/store/sqlite/event-rows.js';
 import { JOB_MARKER_QUERY, JOB_MARKER_QUERY_SUBSTR, analyzeStoredJobs, prefixEnd } from '../../../src/store/sqlite/job-events.js';
 import { openDatabase, type Db } from '../../../src/store/sqlite/open.js';
-import { eventRow } from '../../helpers/job-rows.js';
+import { scanRow } from '../../helpers/events.js';
 
 let db: Db;
 beforeEach(() => {
@@ -56,7 +56,7 @@ describe('the stored analysis', () => {
         scan_code: word(4),
         gateway_id: gateways[random(2)]!,
       }));
-      insertEvents(db, 'c', events.map((e) => eventRow(e.id, e.gateway_id!, e.created, e.scan_code, e.type)));
+      insertEvents(db, 'c', events.map((e) => scanRow(e.id, e.gateway_id!, e.created, e.scan_code, e.type)));
       const barcodes = { start_barcode: word(2), end_barcode: word(2) };
       const range = { start_time: random(5), end_time: 20 + random(10) };
       const expected = analyzeJobs(barcodes, gateways, range, events);
