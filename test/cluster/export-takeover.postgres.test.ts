@@ -4,6 +4,7 @@ import { EXPORT_LEASE_MS } from '../../src/export/exporter.js';
 import { call } from '../helpers/http.js';
 import { CLUSTER_ADMIN_EMAIL, CLUSTER_ADMIN_PASSWORD, startCluster, type Cluster } from '../helpers/cluster.js';
 import { describePostgres } from '../helpers/postgres.js';
+import { until } from '../helpers/until.js';
 
 // An export task whose instance is killed with SIGKILL mid-export is finished by the other one
 // once the lease ends (DESIGN.md "Scale-out": claimed with FOR UPDATE SKIP LOCKED and a lease).
@@ -42,22 +43,14 @@ describePostgres('an export task on several instances', () => {
     expect(requested.status).toBe(202);
     const task = (requested.body as { task: string }).task;
     const lease = async () => (await db.query<{ lease_owner: string | null; attempts: number; status: string }>('SELECT lease_owner, attempts, status FROM export_tasks WHERE id = $1', [task])).rows[0]!;
-    let claimed = await lease();
-    while (claimed.lease_owner === null) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-      claimed = await lease();
-    }
+    const claimed = await until(lease, (row) => row.lease_owner !== null, { what: 'the victim to claim the task', timeoutMs: 60_000, everyMs: 10 });
     expect(claimed).toMatchObject({ status: 'PENDING', attempts: 1 });
     const killedAt = Date.now();
     await victim!.kill();
 
     // Asked of the survivor until it is done.
-    let state: { status: string; download_link?: string };
-    do {
-      await new Promise((resolve) => setTimeout(resolve, 250));
-      const answer = await call(survivor!.url, 'GET', `/acme/events/export/tasks/${task}`, { token });
-      state = answer.body as typeof state;
-    } while (state.status === 'PENDING');
+    const taskState = async () => (await call(survivor!.url, 'GET', `/acme/events/export/tasks/${task}`, { token })).body as { status: string; download_link?: string };
+    const state = await until(taskState, (answer) => answer.status !== 'PENDING', { what: 'the survivor to finish the task', timeoutMs: 100_000, everyMs: 250 });
     const tookOver = Date.now() - killedAt;
     expect(state.status).toBe('SUCCESSFUL');
     const after = await lease();

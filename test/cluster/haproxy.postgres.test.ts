@@ -9,6 +9,7 @@ import { CLUSTER_ADMIN_EMAIL, CLUSTER_ADMIN_PASSWORD, startCluster, type Cluster
 import { GatewayClients, provisionGateway, type TestGateway } from '../helpers/mqtt.js';
 import { openPkcs12 } from '../helpers/pkcs12.js';
 import { describePostgres } from '../helpers/postgres.js';
+import { until } from '../helpers/until.js';
 
 // Only in vitest's `postgres` project (vitest.config.ts): two `scanhub serve` processes on one
 // PostgreSQL database behind a real HAProxy running deploy/haproxy.cfg (test/helpers/cluster.ts).
@@ -34,15 +35,6 @@ async function login(url: string): Promise<string> {
   return (answer.body as { id_token: string }).id_token;
 }
 
-/** Resolves once `done()` holds (checked every 10 ms: what it watches announces nothing); fails after `timeoutMs`. */
-async function until(done: () => boolean, what: () => string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting: ${what()}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 /** The address the test's clients connect from: neither the balancer's nor an instance's. */
 const CLIENT_ADDRESS = '127.0.0.9';
 
@@ -61,7 +53,7 @@ describePostgres('several scanhub serve processes on one PostgreSQL behind HAPro
       }
       return undefined;
     };
-    await until(() => (found = search()) !== undefined, () => 'no such log line');
+    await until(() => (found = search()) !== undefined, { what: () => 'no such log line', everyMs: 10 });
     return found!;
   }
 
@@ -207,6 +199,7 @@ describePostgres('several scanhub serve processes on one PostgreSQL behind HAPro
         }),
       );
     };
+    // Each gateway publishes every EVERY_MS of real time, as devices do: the load runs on across the kill.
     let publishing = true;
     const publishers = connected.map(async (_client, g) => {
       while (publishing) {
@@ -215,14 +208,14 @@ describePostgres('several scanhub serve processes on one PostgreSQL behind HAPro
       }
     });
 
-    await until(() => ackedBefore.every((n) => n >= BEFORE_KILL), () => `acknowledged before the kill: ${ackedBefore}`);
+    await until(() => ackedBefore.every((n) => n >= BEFORE_KILL), { what: () => `acknowledged before the kill: ${ackedBefore}`, everyMs: 10 });
     // A burst right before the kill: the victim's gateways certainly have publishes in flight
     // (sent, maybe stored, not acknowledged) that they must send again to the survivor.
     for (let g = 0; g < GATEWAYS; g++) for (let k = 0; k < 3; k++) publish(g);
     const unacknowledgedAtKill = published.length - acknowledged.size;
     killedAt = Date.now();
     await victim!.kill();
-    await until(() => ackedAfter.every((n) => n >= AFTER_KILL), () => `acknowledged after the kill: ${ackedAfter}`);
+    await until(() => ackedAfter.every((n) => n >= AFTER_KILL), { what: () => `acknowledged after the kill: ${ackedAfter}`, everyMs: 10 });
     publishing = false;
     await Promise.all(publishers);
     await Promise.all(publishes);

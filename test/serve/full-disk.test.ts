@@ -11,6 +11,7 @@ import { freePort, spawnServe, stop, type ServeProcess } from '../helpers/serve-
 import { cannotMountSmallFs, mountSmallFs, type SmallFs } from '../helpers/small-fs.js';
 import { CUSTOMER, startTestServer, type TestServer } from '../helpers/server.js';
 import { TEST_MASTER_KEY, TEST_STORE } from '../helpers/test-store.js';
+import { until } from '../helpers/until.js';
 
 // DESIGN.md "Full disk", for real: `scanhub serve` as a process with its database on a tmpfs the
 // test mounts (SQLite: the data directory; PostgreSQL: a private cluster's data directory), gateways
@@ -23,14 +24,8 @@ const cannot = await cannotMountSmallFs();
 if (cannot && process.env.CI === 'true') throw new Error(`CI runs the full-disk tests as root, but: ${cannot}`);
 if (cannot) console.warn(`full-disk tests skipped: ${cannot}`);
 
-/** Asks until the answer satisfies `ok`: the server changes state by itself (no fixed sleeps). */
-async function until(get: () => Promise<HttpAnswer>, ok: (answer: HttpAnswer) => boolean): Promise<HttpAnswer> {
-  for (;;) {
-    const answer = await get();
-    if (ok(answer)) return answer;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+// The server changes state by itself (its storage probe backs off to 2 s): asked until it has.
+const HEALTH = { what: 'the health the disk implies', timeoutMs: 60_000 };
 
 (cannot ? describe.skip : describe)(`scanhub serve on ${TEST_STORE} when its disk fills up`, () => {
   let small: SmallFs;
@@ -88,6 +83,7 @@ async function until(get: () => Promise<HttpAnswer>, ok: (answer: HttpAnswer) =>
     const health = await until(
       () => call(url, 'GET', '/healthz'),
       (answer) => answer.status === 503 && /^Not ready yet: mqtt \(.*database \(storage full/.test((answer.body as { details: string }).details),
+      HEALTH,
     );
     expect(health.body).toEqual({
       title: 'Service Unavailable',
@@ -125,6 +121,7 @@ async function until(get: () => Promise<HttpAnswer>, ok: (answer: HttpAnswer) =>
     const healthy = await until(
       () => call(url, 'GET', '/healthz'),
       (answer) => answer.status === 200,
+      HEALTH,
     );
     expect(healthy.body).toMatchObject({ status: 'ok', mqtt: 'ok', database: 'ok' });
     // No thread was restarted: a full disk is not a crash.

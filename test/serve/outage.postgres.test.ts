@@ -12,6 +12,7 @@ import { startPgCluster, type PgCluster } from '../helpers/pg-cluster.js';
 import { describePostgres, freshDatabase } from '../helpers/postgres.js';
 import { freePort, spawnServe, stop, type ServeProcess } from '../helpers/serve-process.js';
 import { TEST_MASTER_KEY } from '../helpers/test-store.js';
+import { until } from '../helpers/until.js';
 
 // Only in vitest's `postgres` project (vitest.config.ts): `scanhub serve --database` as a process
 // on a private cluster that the test stops mid-ingest and starts again.
@@ -47,14 +48,8 @@ describePostgres('scanhub serve --database while PostgreSQL stops and comes back
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
-  /** Polls until the answer satisfies `ok` (the server changes state on its own; no fixed sleeps). */
-  async function until<T>(get: () => Promise<T>, ok: (value: T) => boolean): Promise<T> {
-    for (;;) {
-      const value = await get();
-      if (ok(value)) return value;
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-  }
+  /** The server notices the outage, and the return, by itself: its health is asked until it has. */
+  const HEALTH = { what: 'the health the outage implies', timeoutMs: 60_000, everyMs: 1 };
 
   it('answers 503 while it is down, and stores every acknowledged message exactly once', async () => {
     const login = await call(url, 'POST', '/auth/login', { json: { email: 'admin@localhost', password: PASSWORD } });
@@ -68,6 +63,7 @@ describePostgres('scanhub serve --database while PostgreSQL stops and comes back
     let firstAcks!: () => void;
     const someAcknowledged = new Promise<void>((resolve) => (firstAcks = resolve));
     // A steady rate: one message every EVERY_MS, each resolving at its PUBACK (mqtt.js resends unacknowledged ones after reconnecting).
+    // Real time on purpose: the gateway keeps publishing while the database goes away and returns.
     const publisher = (async () => {
       for (let i = 0; i < MESSAGES; i++) {
         const id = randomUUID();
@@ -84,7 +80,7 @@ describePostgres('scanhub serve --database while PostgreSQL stops and comes back
     await someAcknowledged;
     await cluster.stop();
     // The database, and (once its connection has noticed) the LISTEN of signals between instances.
-    const health = await until(() => call(url, 'GET', '/healthz'), (answer) => answer.status === 503 && JSON.stringify(answer.body).includes('signals ('));
+    const health = await until(() => call(url, 'GET', '/healthz'), (answer) => answer.status === 503 && JSON.stringify(answer.body).includes('signals ('), HEALTH);
     expect((health.body as { details: string }).details).toMatch(/^Not ready yet: database \(PostgreSQL is unavailable: .+\), signals \(not hearing other instances \(LISTEN scanhub\): .+; retrying\)\./);
     const refused = await call(url, 'GET', '/acme/gateways', { token });
     expect(refused.status).toBe(503);
@@ -112,7 +108,7 @@ describePostgres('scanhub serve --database while PostgreSQL stops and comes back
     } finally {
       await db.end();
     }
-    expect((await until(() => call(url, 'GET', '/healthz'), (answer) => answer.status === 200)).body).toMatchObject({ database: 'ok', signals: 'ok' });
+    expect((await until(() => call(url, 'GET', '/healthz'), (answer) => answer.status === 200, HEALTH)).body).toMatchObject({ database: 'ok', signals: 'ok' });
     const scrapeUp = (await call(url, 'GET', '/metrics')).text;
     expect(scrapeUp).toMatch(/^scanhub_database_size_bytes [1-9]\d*$/m);
     expect(scrapeUp).toMatch(/^scanhub_export_tasks\{state="PENDING"\} 0$/m);

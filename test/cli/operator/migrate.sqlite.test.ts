@@ -15,6 +15,7 @@ import { describePostgres, freshDatabase, TEST_DATABASE_URL, withDatabase } from
 import { serveOnFreePorts, stop, type ServeProcess } from '../../helpers/serve-process.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, CUSTOMER } from '../../helpers/server.js';
 import { TEST_MASTER_KEY } from '../../helpers/test-store.js';
+import { until } from '../../helpers/until.js';
 
 /**
  * `scanhub operator migrate` (DESIGN.md "From one box to a cluster"), all as a user does it: a
@@ -73,14 +74,10 @@ function sqliteCounts(dir: string): Record<string, number> {
 
 const EMPTY = Object.fromEntries([...COPIED_TABLES.map((t) => t.name), 'secrets'].map((name) => [name, 0]));
 
-async function waitForExport(client: ApiClient, task: string): Promise<{ status: string; download_link?: string }> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const state = await client.get<{ completed: boolean; status: string; download_link?: string }>(`/${CUSTOMER}/events/export/tasks/${task}`);
-    if (state.completed) return state;
-    if (Date.now() > deadline) throw new Error(`export ${task} still ${state.status}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+/** The export task once it has completed (its exporter runs by itself: asked every 50 ms, for at most 10 s). */
+function waitForExport(client: ApiClient, task: string): Promise<{ status: string; download_link?: string }> {
+  const state = () => client.get<{ completed: boolean; status: string; download_link?: string }>(`/${CUSTOMER}/events/export/tasks/${task}`);
+  return until(state, (answer) => answer.completed, { what: `export ${task} to complete`, timeoutMs: 10_000, everyMs: 50 });
 }
 
 /** What a user saw of the deployment: answers that must come back byte for byte from PostgreSQL. */
@@ -197,10 +194,11 @@ describePostgres('scanhub operator migrate', () => {
     const { key: apiKey } = await admin.post<{ key: string }>(`/${CUSTOMER}/api-keys`, { name: 'ci', permissions: ['event.read'] });
     // A retention period, and the (empty) deletion pass it starts: both come along.
     await admin.put(`/${CUSTOMER}/retention`, { events_days: 365 });
-    for (let waited = 0; (await admin.get<{ last_deletion: unknown }>(`/${CUSTOMER}/retention`)).last_deletion === null; waited += 50) {
-      if (waited > 10_000) throw new Error('no deletion pass within 10 s of setting the retention');
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await until(() => admin.get<{ last_deletion: unknown }>(`/${CUSTOMER}/retention`), (retention) => retention.last_deletion !== null, {
+      what: 'a deletion pass after setting the retention',
+      timeoutMs: 10_000,
+      everyMs: 50,
+    });
 
     const answers: Seen['answers'] = {};
     for (const [name, path] of Object.entries(READS)) answers[name] = await read(old.url, adminToken, path);

@@ -5,26 +5,20 @@ import { decodeProtectedHeader } from 'jose';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../helpers/cli.js';
 import { call } from '../../helpers/http.js';
+import { UUID } from '../../helpers/patterns.js';
 import { ADMIN_PASSWORD, CUSTOMER, startTestServer } from '../../helpers/server.js';
 import { freePort, spawnServe, stop, type ServeProcess } from '../../helpers/serve-process.js';
 import { TEST_STORE, runSql, runSqliteSql, testDatabase } from '../../helpers/test-store.js';
+import { until } from '../../helpers/until.js';
 
 // `scanhub operator rotate-signing-key` (docs/users.md "Signing keys"): a new key signs, the old
 // one keeps verifying its tokens until they expire, the JWKS lists both, and a running `serve`
 // takes the new key up without a restart (signing within a second, verifying at once by its kid).
 
 const kidOf = (token: string) => decodeProtectedHeader(token).kid;
-const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 
-/** Polls `probe` (a request) until `done` holds of its answer, for at most 5 s: the instance reads the keys again at most once a second. */
-async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 5000;
-  for (;;) {
-    const value = await probe();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** An instance reads the keys again at most once a second: a probe is asked every 100 ms, for at most 5 s. */
+const KEYS_RELOADED = { what: 'the keys read again', timeoutMs: 5000, everyMs: 100 };
 
 const jwksKids = async (url: string) => ((await call(url, 'GET', '/.well-known/jwks.json')).body as { keys: { kid: string }[] }).keys.map((key) => key.kid);
 
@@ -41,11 +35,11 @@ describe('scanhub operator rotate-signing-key, on an in-process server', () => {
         stdout: `kid\t${newKid}\nverifying\t${oldKid},${newKid}\ndropped\t\n`,
         stderr: `New IdTokens are signed with key ${newKid}: running instances take it up within 1 second; tokens of the older keys stay valid until they expire (at most 60 minutes).\n`,
       });
-      expect(newKid).toMatch(new RegExp(`^${UUID}$`));
+      expect(newKid).toMatch(UUID);
 
       expect((await call(t.url, 'GET', `/${CUSTOMER}/me`, { token: before })).status).toBe(200);
-      expect(await until(() => jwksKids(t.url), (kids) => kids.length === 2)).toEqual([oldKid, newKid]);
-      const after = await until(() => t.login('admin@example.com', ADMIN_PASSWORD), (token) => kidOf(token) === newKid);
+      expect(await until(() => jwksKids(t.url), (kids) => kids.length === 2, KEYS_RELOADED)).toEqual([oldKid, newKid]);
+      const after = await until(() => t.login('admin@example.com', ADMIN_PASSWORD), (token) => kidOf(token) === newKid, KEYS_RELOADED);
       expect(kidOf(after)).toBe(newKid);
       expect((await call(t.url, 'GET', `/${CUSTOMER}/me`, { token: after })).status).toBe(200);
 
@@ -91,7 +85,7 @@ describe('scanhub operator rotate-signing-key, against a running serve process',
       const { kid: newKid, verifying } = JSON.parse(rotated.stdout) as { kid: string; verifying: string[] };
       expect(verifying).toEqual([kidOf(before), newKid]);
 
-      const after = await until(login, (token) => kidOf(token) === newKid);
+      const after = await until(login, (token) => kidOf(token) === newKid, KEYS_RELOADED);
       expect(kidOf(after)).toBe(newKid);
       for (const token of [before, after]) expect((await call(url, 'GET', '/default/me', { token })).status).toBe(200);
       expect(await jwksKids(url)).toEqual(verifying);

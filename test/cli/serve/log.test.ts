@@ -163,6 +163,7 @@ describe('scanhub serve whose log reader goes away', () => {
     serve.child.kill('SIGTERM');
     // ... and then dies, as a log pipe killed along with serve does.
     serve.child.stdout!.destroy();
+    // A bound, not a wait: a serve stuck on its log would never exit, and the test says so.
     const deadline = new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), 10_000).unref());
     const exit = await Promise.race([serve.exited, deadline]);
     expect(exit).toEqual({ code: 0, signal: null });

@@ -8,6 +8,7 @@ import { BIN } from '../../helpers/cli.js';
 import { call } from '../../helpers/http.js';
 import { freePort, spawnServe, stop, type ServeProcess } from '../../helpers/serve-process.js';
 import { testDatabase, type TestDatabase } from '../../helpers/test-store.js';
+import { until } from '../../helpers/until.js';
 
 // `scanhub simulate` (a process) while `serve` restarts under it: the broker closes every
 // connection; mqtt.js reconnects and resends what was not acknowledged. (The simulator once
@@ -56,11 +57,8 @@ it('exits 0 with every message acknowledged when serve restarts mid-run', async 
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
 
   // Restart once the simulator's events are arriving (polled through the API: state, not time).
-  for (;;) {
-    const listed = await call(url, 'GET', '/acme/events?start_time_millis=0&end_time_millis=' + (Date.now() + 3_600_000), { token });
-    if ((listed.body as { items: unknown[] }).items.length >= 5) break;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
+  const listed = async () => ((await call(url, 'GET', '/acme/events?start_time_millis=0&end_time_millis=' + (Date.now() + 3_600_000), { token })).body as { items: unknown[] }).items;
+  await until(listed, (items) => items.length >= 5, { what: "the simulator's first events", timeoutMs: 60_000, everyMs: 5 });
   await stop(first);
   await start();
 
