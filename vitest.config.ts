@@ -6,47 +6,40 @@ const shared = {
   pool: 'forks' as const,
 };
 
-/** Tests that only make sense on PostgreSQL: they stop and start a private cluster, or run several instances on one database. */
-const POSTGRES_ONLY = [
-  'test/serve-outage.test.ts',
-  'test/instances.test.ts',
-  'test/cluster.test.ts',
-  'test/cluster-export.test.ts',
-  'test/gateway-certificates.instances.test.ts',
-  'test/event-stream.instances.test.ts',
-  'test/retention.instances.test.ts',
-];
-
-/** Tests that use SQLite and PostgreSQL side by side (`operator migrate`, `backup`): run once, in the sqlite project. */
-const BOTH_STORES = ['test/operator-migrate.test.ts', 'test/operator-backup.test.ts'];
+// Which project runs a file is told by its name and folder (test/README.md "Two projects"):
+// - `*.postgres.test.ts` only in `postgres`: they stop and start a private cluster, or run several
+//   instances on one database;
+// - `*.sqlite.test.ts` only in `sqlite`: they test the SQLite store itself (its file, its rows, its
+//   threads), or open SQLite and PostgreSQL side by side (`operator migrate`, `backup`);
+// - the contract suite directly in test/store/ only in `sqlite`: it chooses its stores itself (and
+//   already runs PostgreSQL);
+// - test/hostile/ only in `sqlite`: CPU-heavy fuzzing of the HTTP and MQTT layers, which sit above
+//   the store seam; running them twice would add minutes on two cores and test nothing new;
+// - test/console/ only in `sqlite`: a browser drives the console, which only calls the HTTP API
+//   (tested on both stores already); a second chromium run would add a minute and test nothing new.
+// Every other file runs in both.
+const TESTS = ['test/**/*.test.ts'];
 
 const sqlite: TestProjectInlineConfiguration = {
   test: {
     ...shared,
     name: 'sqlite',
-    include: ['test/**/*.test.ts'],
-    exclude: ['**/node_modules/**', ...POSTGRES_ONLY],
+    include: TESTS,
+    exclude: ['**/node_modules/**', 'test/**/*.postgres.test.ts'],
     env: { SCANHUB_TEST_STORE: 'sqlite' },
   },
 };
 
 /**
  * The same server, API, CLI and MQTT tests again with every test server on a fresh PostgreSQL
- * database (test/helpers/server.ts and serve-process.ts read SCANHUB_TEST_STORE). Left out:
- * - `*.sqlite.test.ts`: they test the SQLite store itself (its file, its rows, its threads);
- * - test/store/**: the store tests choose their store themselves (and already run PostgreSQL);
- * - test/hostile/**: CPU-heavy fuzzing of the HTTP and MQTT layers, which sit above the store
- *   seam; running them twice would add minutes on two cores and test nothing new;
- * - BOTH_STORES: tests that choose both stores themselves;
- * - test/console/**: a browser drives the console, which only calls the HTTP API (tested on both
- *   stores already); a second chromium run would add a minute and test nothing new.
+ * database (test/helpers/server.ts and serve-process.ts read SCANHUB_TEST_STORE).
  */
 const postgres: TestProjectInlineConfiguration = {
   test: {
     ...shared,
     name: 'postgres',
-    include: ['test/**/*.test.ts'],
-    exclude: ['**/node_modules/**', 'test/**/*.sqlite.test.ts', 'test/store/**', 'test/hostile/**', 'test/console/**', ...BOTH_STORES],
+    include: TESTS,
+    exclude: ['**/node_modules/**', 'test/**/*.sqlite.test.ts', 'test/store/*.test.ts', 'test/hostile/**', 'test/console/**'],
     env: { SCANHUB_TEST_STORE: 'postgres' },
   },
 };

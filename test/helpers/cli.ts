@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll } from 'vitest';
+import { afterAll, expect } from 'vitest';
+import { CUSTOMER, type TestServer } from './server.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/scanhub.js', import.meta.url));
 
@@ -24,11 +25,38 @@ function configHome(): string {
   return defaultConfigHome;
 }
 
-// Registered when a test file imports this helper: removes that file's config directory.
+const homes: string[] = [];
+
+// Registered when a test file imports this helper: removes that file's config directories.
 afterAll(() => {
   if (defaultConfigHome) rmSync(defaultConfigHome, { recursive: true, force: true });
   defaultConfigHome = undefined;
+  for (const home of homes.splice(0)) rmSync(home, { recursive: true, force: true });
 });
+
+/** A fresh home and config directory: nothing saved yet. */
+export function freshHome(): { HOME: string; XDG_CONFIG_HOME: string; profile: string } {
+  const home = mkdtempSync(join(tmpdir(), 'scanhub-cli-'));
+  homes.push(home);
+  return { HOME: home, XDG_CONFIG_HOME: join(home, 'config'), profile: join(home, 'config', 'scanhub', 'profile.json') };
+}
+
+/** A fresh home where `email` is logged in to the server at `url` (`scanhub login --password-stdin`). */
+export async function loggedIn(url: string, email: string, password: string): Promise<Record<string, string> & { profile: string }> {
+  const env = freshHome();
+  const result = await runCli(['login', '--url', url, '--email', email, '--password-stdin'], { env, input: `${password}\n` });
+  expect(outcome(result)).toMatchObject({ code: 0 });
+  return env;
+}
+
+/** The environment of a CLI run as the test server's administrator (URL, IdToken, customer), plus `extra`. */
+export const adminEnv = (t: TestServer, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({ SCANHUB_URL: t.url, SCANHUB_TOKEN: t.adminToken, SCANHUB_CUSTOMER: CUSTOMER, ...extra });
+
+/** runCli with the environment first: for tests that switch homes, URLs and tokens per run. */
+export const cli = (env: NodeJS.ProcessEnv, args: string[], input?: string): Promise<CliResult> => runCli(args, { env, input });
+
+/** A run's exit code and output, to compare whole with toEqual. */
+export const outcome = (result: CliResult) => ({ code: result.code, stdout: result.stdout, stderr: result.stderr });
 
 /** Runs the built `scanhub` binary as a process (no TTY), feeding `input` on stdin. */
 export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; input?: string; cwd?: string } = {}): Promise<CliResult> {

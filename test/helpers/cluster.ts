@@ -8,6 +8,7 @@ import { portFreeOn } from './ports.js';
 import { freshDatabase } from './postgres.js';
 import { spawnServe, stop, type ServeProcess } from './serve-process.js';
 import { TEST_MASTER_KEY } from './test-store.js';
+import { until } from './until.js';
 
 // Several `scanhub serve` processes on one PostgreSQL database behind a real HAProxy running the
 // shipped deploy/haproxy.cfg, laid out as the README's "Running several instances": the balancer on
@@ -155,17 +156,19 @@ export async function startCluster(options: { env?: Record<string, string> } = {
     const response = await request(`http://${BALANCER_HOST}:${statsPort}/;csv`);
     return parseStats(await response.body.text());
   };
-  const serversSatisfy = async (ok: (servers: ServerState[]) => boolean, what: string, timeoutMs = 20_000) => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const states = await servers().catch(() => []);
-      if (ok(states)) return states;
-      if (haproxyFailed) throw new Error(`cannot run haproxy (Debian's package puts it in /usr/sbin, which must be on PATH): ${haproxyFailed.message}`);
-      if (haproxy?.exitCode !== null) throw new Error(`haproxy exited (${haproxy?.exitCode}):\n${haproxyLog}`);
-      if (Date.now() > deadline) throw new Error(`the balancer's servers are not ${what} after ${timeoutMs} ms: ${JSON.stringify(states)}`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  };
+  // HAProxy announces no change of its servers' state: its stats page is asked until it shows it.
+  const serversSatisfy = (ok: (servers: ServerState[]) => boolean, what: string, timeoutMs = 20_000) =>
+    until(
+      async () => {
+        const states = await servers().catch(() => []);
+        if (ok(states)) return states;
+        if (haproxyFailed) throw new Error(`cannot run haproxy (Debian's package puts it in /usr/sbin, which must be on PATH): ${haproxyFailed.message}`);
+        if (haproxy?.exitCode !== null) throw new Error(`haproxy exited (${haproxy?.exitCode}):\n${haproxyLog}`);
+        return states;
+      },
+      ok,
+      { what: `the balancer's servers ${what}`, timeoutMs },
+    );
 
   try {
     await Promise.all(instances.map((instance) => instance.serve.stderrMatches(/scanhub is serving/)));

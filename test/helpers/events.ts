@@ -7,6 +7,14 @@ export function eventRow(fields: Partial<EventRow> & { created: number }): Event
   return { ...row, id: randomUUID(), class: 'event', type: 'scan', ...fields };
 }
 
+/** A scan (or, with type, another event) of the gateway as the ingest stores it: device scanner-1, packing, station-1. */
+export function scanRow(id: string, gatewayId: string, created: number, code: string | null, type = 'scan'): EventRow {
+  return eventRow({ id, type, created, scan_code: code, device_id: 'scanner-1', gateway_id: gatewayId, gateway_usecase: 'packing', gateway_station: 'station-1' });
+}
+
+/** An event id whose order among others is its number: `...-000000000007`. */
+export const eventId = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+
 /** Sorts rows the way the list returns them: newest first, then id descending. */
 export function newestFirst<T extends { created: number; id: string }>(rows: T[]): T[] {
   return [...rows].sort((a, b) => b.created - a.created || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));

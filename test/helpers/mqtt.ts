@@ -121,6 +121,12 @@ export async function messagesSubmitted(t: TestServer, count: number): Promise<v
   }
 }
 
+/** Resolves with the time (Date.now()) the client's connection closed. */
+export const closedAt = (client: MqttClient) => new Promise<number>((resolve) => client.once('close', () => resolve(Date.now())));
+
+/** The gateway's endpoint on instance `t` of a deployment (each instance listens on its own MQTT port). */
+export const atInstance = (t: TestServer, gateway: TestGateway): TestGateway => ({ ...gateway, endpoint: `mqtts://localhost:${t.server.mqttPort}` });
+
 /** The gateway connections a test opens, every one ended by `endAll()` (in afterEach). */
 export class GatewayClients {
   private readonly clients: MqttClient[] = [];

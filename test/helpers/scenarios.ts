@@ -20,6 +20,7 @@ export interface Scenario<W> {
   json?: Given<W, Json>;
   raw?: string;
   contentType?: string;
+  headers?: Given<W, Record<string, string>>;
   status: number;
   /** The exact body (compared with toEqual). */
   body?: Given<W, Json>;
@@ -56,6 +57,7 @@ async function runChecks<W extends World>(world: W, scenario: Scenario<W>): Prom
     json: scenario.json === undefined ? undefined : await resolve(scenario.json, world),
     raw: scenario.raw,
     contentType: scenario.contentType,
+    headers: scenario.headers === undefined ? undefined : await resolve(scenario.headers, world),
   });
   expect({ status: answer.status, body: answer.body }).toMatchObject({ status: scenario.status });
   if (scenario.body !== undefined) expect(answer.body).toEqual(await resolve(scenario.body, world));
@@ -77,12 +79,20 @@ export function scenarioTable<W extends World>(title: string, setup: () => Promi
     afterAll(async () => {
       await world?.close();
     });
-    for (const scenario of table) {
-      it(scenario.name, async () => {
-        await runScenario(world!, scenario);
-      });
-    }
+    scenarioRows(table, () => world!);
   });
+}
+
+/**
+ * One test per row, in order, on the world of the enclosing describe (which sets it up and closes
+ * it): for tables whose rows build on each other, such as a create, then a read of what it made.
+ */
+export function scenarioRows<W extends World>(table: Scenario<W>[], world: () => W): void {
+  for (const scenario of table) {
+    it(scenario.name, async () => {
+      await runScenario(world(), scenario);
+    });
+  }
 }
 
 /** The error body `{ title, details }` of a status. */

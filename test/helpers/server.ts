@@ -16,7 +16,7 @@ export const CUSTOMER = 'acme';
 /**
  * The scrypt cost of passwords on the in-process test servers: the suite sets and checks
  * thousands of them, and DEFAULT_SCRYPT_COST takes about half a second each. `serve` processes and
- * the tests of the default (test/passwords.test.ts) keep the default.
+ * the tests of the default (test/auth/passwords.test.ts) keep the default.
  */
 export const TEST_PASSWORD_COST: ScryptCost = { N: 2 ** 10, r: 8, p: 1 };
 
@@ -59,6 +59,14 @@ export function testServeOptions(dataDir: string, locator: StoreLocator | undefi
     passwordCost: TEST_PASSWORD_COST,
     ...options,
   };
+}
+
+/**
+ * Another instance of `a`'s deployment: the same PostgreSQL database and public URL (the audience
+ * of its IdTokens), listeners and a store of its own (vitest.config.ts runs such files on PostgreSQL).
+ */
+export function secondInstance(a: TestServer, options: Partial<ServeOptions> = {}): Promise<TestServer> {
+  return startTestServer({ ...options, locator: a.server.ctx.store.locator, publicUrl: a.server.publicUrl.url });
 }
 
 /**

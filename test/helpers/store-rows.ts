@@ -1,11 +1,32 @@
+import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import type { RunningServer } from '../../src/serve/start.js';
 import type { RawEvent } from '../../src/store/ports/index.js';
+import type { EventRow } from '../../src/store/sqlite/event-rows.js';
 import { dbOf } from './sqlite.js';
 
+/** A test server, or its RunningServer: whose store the helpers read and write (either store). */
 type HasStore = RunningServer | { server: RunningServer };
 const serverOf = (target: HasStore) => ('server' in target ? target.server : target);
+
+/** Stores a gateway of the customer (created at 0, packing, station-1) through the store seam; returns its id. */
+export async function insertGateway(target: HasStore, customerId: string, name: string, id: string = randomUUID()): Promise<string> {
+  await serverOf(target).ctx.store.gateways.createAll(customerId, [{ id, name, usecase: 'packing', station: 'station-1' }], 0);
+  return id;
+}
+
+/** Stores another customer (created at 0) with an administrator admin@<id>.example, through the store seam. */
+export async function insertCustomer(target: HasStore, id: string): Promise<void> {
+  const admin = { id: randomUUID(), customer_id: id, email: `admin@${id}.example`, roles: ['ADMIN_ROLE'], created: 0 };
+  const outcome = await serverOf(target).ctx.store.customers.createWithAdmin(id, admin, 0);
+  if (outcome !== 'created') throw new Error(`customer ${id}: ${outcome}`);
+}
+
+/** Stores events of the customer as they are, through the store seam (an event already stored is skipped); returns how many. */
+export function insertEvents(target: HasStore, customerId: string, rows: EventRow[]): Promise<number> {
+  return serverOf(target).ctx.store.events.insert(customerId, rows);
+}
 
 /** Every stored event of the customer, oldest first (then by id), through the store seam: works on either store. */
 export async function storedEvents(target: HasStore, customerId: string): Promise<RawEvent[]> {

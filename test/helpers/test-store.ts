@@ -3,7 +3,8 @@ import pg from 'pg';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { openStore, sqliteLocator } from '../../src/store/open.js';
 import type { Store, StoreLocator } from '../../src/store/ports/index.js';
 import { TEST_DATABASE_URL, withDatabase } from './postgres.js';
@@ -13,6 +14,12 @@ import { TEST_DATABASE_URL, withDatabase } from './postgres.js';
  * (vitest.config.ts's `postgres` project sets SCANHUB_TEST_STORE and needs SCANHUB_TEST_DATABASE_URL).
  */
 export const TEST_STORE: 'sqlite' | 'postgres' = process.env.SCANHUB_TEST_STORE === 'postgres' ? 'postgres' : 'sqlite';
+
+/** Stops a test file (its `import.meta.url`) that runs outside vitest's postgres project: it needs PostgreSQL. */
+export function requirePostgresProject(file: string): void {
+  const name = relative(process.cwd(), fileURLToPath(file));
+  if (TEST_STORE !== 'postgres') throw new Error(`${name} runs in the postgres project only (its name ends in .postgres.test.ts: test/README.md)`);
+}
 
 /** The master key of test servers on PostgreSQL (base64 of 32 bytes, as SCANHUB_MASTER_KEY). */
 export const TEST_MASTER_KEY = Buffer.alloc(32, 7).toString('base64');

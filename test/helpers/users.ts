@@ -21,7 +21,6 @@ export const ADMIN_PERMISSIONS = [
 ];
 export const USER_PERMISSIONS = ['event.read', 'event.export', 'gateway.read', 'jobconfig.read', 'jobanalysis.run', 'feature.read', 'asset.download'];
 
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 export const bearer = (token: string) => `Bearer ${token}`;
 export const asAdmin = (w: Foundation) => bearer(w.admin.token);
 export const asUser = (w: Foundation) => bearer(w.user.token);

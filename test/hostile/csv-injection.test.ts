@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { adminEnv, runCli } from '../helpers/cli.js';
 import { connectGateway, provisionGateway } from '../helpers/mqtt.js';
 import { CUSTOMER, startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -79,7 +79,7 @@ beforeAll(async () => {
   }
   safeCsv = HEADER + safeRecords(gateway).join('');
   rawCsv = HEADER + rawRecords(gateway).join('');
-  env = { SCANHUB_URL: t.url, SCANHUB_TOKEN: t.adminToken, SCANHUB_CUSTOMER: CUSTOMER };
+  env = adminEnv(t);
   workDir = mkdtempSync(join(tmpdir(), 'scanhub-csv-injection-'));
 });
 afterAll(async () => {

@@ -12,6 +12,7 @@ import type { BrokerStats } from '../../src/mqtt/broker-stats.js';
 import { connectGateway, connectPacket, connectRawTls, mqttString, provisionGateway, readBytes, remainingLength, type TestGateway } from '../helpers/mqtt.js';
 import { freePort, spawnServe, stop, type ServeProcess } from '../helpers/serve-process.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, CUSTOMER, collectedLogs, startTestServer, type TestServer } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 // A hostile client against the MQTT port: sockets that never finish TLS or never send CONNECT,
 // floods of them, truncated packets, protocol levels the broker does not speak, packet id 0.
@@ -56,15 +57,6 @@ function bytesUntilClose(socket: Socket): Promise<number[]> {
   return closed(socket).then(() => received);
 }
 
-/** Resolves once `condition` holds; the server's state has no event to await. */
-async function until(condition: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 /** How many of the process's file descriptors are TCP sockets on the local port (via /proc/net/tcp). */
 function socketsOnPort(pid: number, port: number): number {
   const inodes = new Set<string>();
@@ -85,7 +77,7 @@ function socketsOnPort(pid: number, port: number): number {
 }
 
 /** Resolves once the server has seen every unauthenticated connection close (its side closes a moment after the client's). */
-const forgotten = (t: TestServer) => until(() => t.server.broker.stats.unauthenticated === 0, 'no unauthenticated connection left');
+const forgotten = (t: TestServer) => until(() => t.server.broker.stats.unauthenticated === 0, { what: 'no unauthenticated connection left' });
 
 const eventCount = (t: TestServer) => (dbOf(t.server).prepare('SELECT count(*) AS n FROM events').get() as { n: number }).n;
 const scan = (id: string) => JSON.stringify({ id, type: 'scan', scan_code: 'A-1', created: 1_700_000_000_000 });
@@ -167,7 +159,7 @@ describe('a serve process under 10,000 idle sockets (the default deadlines and c
     await Promise.all([other.endAsync(), again.endAsync()]);
 
     // HTTP keep-alive connections of the provisioning calls may have closed meanwhile, hence <=.
-    await until(() => mqttFds() === 2 && openFds() <= baseline, `the fds of serve back to ${baseline}`);
+    await until(() => mqttFds() === 2 && openFds() <= baseline, { what: `the fds of serve back to ${baseline}` });
     await stop(serve);
     const lines = serve
       .stdout()
@@ -251,12 +243,12 @@ describe('caps on unauthenticated connections', () => {
     const port = t.server.mqttPort;
     const stats = t.server.broker.stats;
     const fromOne = [idleSocket(port), idleSocket(port), idleSocket(port)];
-    await until(() => stats.unauthenticated === 3, 'three connections admitted');
+    await until(() => stats.unauthenticated === 3, { what: 'three connections admitted' });
     await closed(idleSocket(port));
     expect(stats).toMatchObject({ connectionsOverCap: 1, unauthenticated: 3 });
 
     const fromTwo = [idleSocket(port, '127.0.0.2'), idleSocket(port, '127.0.0.2')];
-    await until(() => stats.unauthenticated === 5, 'five connections admitted');
+    await until(() => stats.unauthenticated === 5, { what: 'five connections admitted' });
     await closed(idleSocket(port, '127.0.0.3'));
     expect(stats).toMatchObject({ connectionsOverCap: 2, unauthenticated: 5 });
     const gateway = await provisionGateway(t);
@@ -264,10 +256,10 @@ describe('caps on unauthenticated connections', () => {
     expect(stats.connectionsOverCap).toBe(3);
 
     for (const socket of fromTwo) socket.destroy();
-    await until(() => stats.unauthenticated === 3, 'the two closed ones forgotten');
+    await until(() => stats.unauthenticated === 3, { what: 'the two closed ones forgotten' });
     const client = await connected(gateway, { localAddress: '127.0.0.4' });
     // Past its CONNACK (once the server saw it written) the gateway no longer counts.
-    await until(() => stats.unauthenticated === 3, 'the gateway no longer counted');
+    await until(() => stats.unauthenticated === 3, { what: 'the gateway no longer counted' });
     await client.publishAsync(gateway.topic, scan(ID), { qos: 1 });
     expect(eventCount(t)).toBe(1);
     expect(fromOne.every((socket) => !socket.closed)).toBe(true);

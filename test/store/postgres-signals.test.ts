@@ -3,6 +3,7 @@ import type { Signal, Store } from '../../src/store/ports/index.js';
 import { openPostgresStore } from '../../src/store/postgres/store.js';
 import { startPgCluster, type PgCluster } from '../helpers/pg-cluster.js';
 import { describePostgres, freshDatabase } from '../helpers/postgres.js';
+import { until } from '../helpers/until.js';
 
 // Signals between instances over LISTEN/NOTIFY: two stores on one database stand for two
 // instances; a private cluster is stopped and started to check that listening comes back.
@@ -24,11 +25,6 @@ function heard(store: Store) {
     signals,
     next: (match: (signal: Signal) => boolean) => new Promise<Signal>((resolve) => waiters.push({ match, resolve })),
   };
-}
-
-/** Resolves once `check` holds, looking every 20 ms (a state without an event to await). */
-async function until(check: () => boolean): Promise<void> {
-  while (!check()) await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
 describePostgres('signals over LISTEN/NOTIFY', () => {
@@ -81,11 +77,11 @@ describePostgres('signals over LISTEN/NOTIFY', () => {
     b.signals.onResume(() => resumed++);
     await b.signals.listening();
     await cluster.stop();
-    await until(() => b.signals.fault() !== undefined);
+    await until(() => b.signals.fault() !== undefined, { what: 'the fault of the signals', timeoutMs: 60_000 });
     expect(b.signals.fault()).toMatch(/^not hearing other instances \(LISTEN scanhub\): .+; retrying$/);
     expect(resumed).toBe(0);
     await cluster.start();
-    await until(() => b.signals.fault() === undefined);
+    await until(() => b.signals.fault() === undefined, { what: 'the fault of the signals', timeoutMs: 60_000 });
     expect(resumed).toBe(1);
     const after = onB.next((s) => s.kind === 'gateway-deleted');
     expect(await a.gateways.markDeleted('acme', 'gw-2', T0 + 3)).toBe(true);

@@ -1,0 +1,80 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IngestWriter } from '../../src/mqtt/ingest.js';
+import { insertCustomer } from '../../src/store/sqlite/customers.js';
+import { insertGateways } from '../../src/store/sqlite/gateways.js';
+import { openDatabase } from '../../src/store/sqlite/open.js';
+import { cannotMountSmallFs, mountSmallFs, type SmallFs } from '../helpers/small-fs.js';
+
+// The ingest writer on a SQLite database whose file system is full (a tmpfs the test mounts): the
+// refused messages are kept, unacknowledged, in order, within the byte cap; the ones beyond are
+// refused at once; all kept ones commit by themselves once space returns. test/serve/full-disk.test.ts
+// does the same through `serve`, MQTT and HTTP on both stores.
+
+const GATEWAY = '5b0c4e1b-2d3f-4a5b-8c6d-9e0f1a2b3c44';
+const silent = { info: () => {}, warn: () => {}, error: () => {} };
+
+const cannot = await cannotMountSmallFs();
+if (cannot && process.env.CI === 'true') throw new Error(`CI runs the full-disk tests as root, but: ${cannot}`);
+if (cannot) console.warn(`full-disk tests skipped: ${cannot}`);
+
+/** A scan payload of exactly `bytes` bytes (padded in scan_code). */
+function scanOf(id: string, bytes: number): Buffer {
+  const bare = JSON.stringify({ id, type: 'scan', created: 1_700_000_000_000, scan_code: '' });
+  return Buffer.from(JSON.stringify({ id, type: 'scan', created: 1_700_000_000_000, scan_code: 'x'.repeat(bytes - bare.length) }));
+}
+
+(cannot ? describe.skip : describe)('IngestWriter on a full disk', () => {
+  let small: SmallFs;
+  beforeAll(async () => {
+    small = await mountSmallFs(4);
+  });
+  afterAll(() => small?.unmount());
+
+  it('keeps refused messages within the byte cap, refuses the ones beyond, and commits the kept ones once space returns', async () => {
+    const file = join(small.dir, 'scanhub.db');
+    const db = openDatabase(file);
+    insertCustomer(db, 'acme', 1);
+    insertGateways(db, 'acme', [{ id: GATEWAY, name: 'g', usecase: 'picking', station: 'S1' }], 1);
+    const refusals: string[] = [];
+    const writer = new IngestWriter({
+      locator: { kind: 'sqlite', file, dataDir: small.dir },
+      clock: () => 1_700_000_000_000,
+      log: silent,
+      maxQueuedBytesWriterDown: 600,
+      storage: { refused: (reason) => refusals.push(reason) },
+      storageFullRetry: { firstMs: 10, maxMs: 40 },
+    });
+    try {
+      await writer.threads.writer.reached('running');
+      small.fill();
+      const outcomes: (string | null | 'pending')[] = ['pending', 'pending', 'pending'];
+      const submit = (index: number, id: string, bytes: number) =>
+        new Promise<void>((resolve) =>
+          writer.submit(GATEWAY, scanOf(id, bytes), (error) => {
+            outcomes[index] = error ? error.message : null;
+            resolve();
+          }),
+        );
+      const first = submit(0, '00000000-0000-4000-8000-000000000001', 300);
+      // Refused for lack of space and kept: no event says so, so the counter is asked each turn.
+      while (writer.stats.heldForSpace === 0) await new Promise((resolve) => setImmediate(resolve));
+      expect([writer.held(), refusals[0]]).toEqual(['the disk of the database is full (SQLITE_FULL)', 'the disk of the database is full (SQLITE_FULL)']);
+      const second = submit(1, '00000000-0000-4000-8000-000000000002', 300);
+      await submit(2, '00000000-0000-4000-8000-000000000003', 200);
+      expect(outcomes).toEqual(['pending', 'pending', 'the disk is full (the disk of the database is full (SQLITE_FULL)) and 600 bytes already wait for it']);
+
+      small.unfill();
+      await Promise.all([first, second]);
+      expect(outcomes.slice(0, 2)).toEqual([null, null]);
+      expect(db.prepare('SELECT id FROM events ORDER BY id').pluck().all()).toEqual(['00000000-0000-4000-8000-000000000001', '00000000-0000-4000-8000-000000000002']);
+      expect(writer.held()).toBeUndefined();
+      // A full disk is no crash: the first writer thread still runs.
+      expect([writer.threads.writer.state, writer.threads.writer.starts]).toEqual(['running', 1]);
+      expect(writer.stats).toMatchObject({ messages: 3, events: 2, failed: 1 });
+    } finally {
+      await writer.close();
+      db.close();
+    }
+  });
+});
