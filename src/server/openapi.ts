@@ -6,7 +6,7 @@ import { BODY_METHODS } from './conventions.js';
 /**
  * What the OpenAPI document says of an operation beyond the usual schema, written in the route's
  * schema beside its summary. operationIds are a contract: generated clients name their methods
- * after them, and test/openapi.test.ts pins the full list, so a rename is a deliberate change.
+ * after them, and test/server/openapi.test.ts pins the full list, so a rename is a deliberate change.
  */
 declare module 'fastify' {
   interface FastifySchema {

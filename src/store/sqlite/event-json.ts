@@ -36,7 +36,7 @@ const itemJson = (plain: boolean) => `concat(${EVENT_COLUMNS.map((column, i) => 
  * An event's JSON text. One concat() rather than json_object, which writes `"name":null` for every
  * absent field, and concat() builds the text in one allocation where `||` allocates per operand;
  * a `plain_text` event's texts skip json_quote (bench/README.md "events"). Both ways write the same
- * bytes (test/store/plain-text.test.ts, test/event-json.sqlite.test.ts).
+ * bytes (test/store/plain-text.test.ts, test/store/sqlite/event-json.sqlite.test.ts).
  */
 export const ITEM_JSON = `CASE WHEN plain_text = 1 THEN ${itemJson(true)} ELSE ${itemJson(false)} END`;
 

@@ -14,7 +14,7 @@ const STORED_PARAMETERS = STORED_EVENT_COLUMNS.map(() => '?').join(', ');
  * per statement: a multi-row INSERT needs a statement journal, which SQLite spills to a temporary
  * file (bench/README.md "ingest"). A row marked `plain_text` must hold no text JSON escapes, or the
  * list would write it unescaped: rows come only from ingest or storedValues, which set it (a rule
- * test/conventions.test.ts keeps).
+ * test/server/conventions.test.ts keeps).
  */
 export const INSERT_EVENT_SQL = `INSERT INTO events (${STORED_SELECT}) VALUES (${STORED_PARAMETERS}) ON CONFLICT DO NOTHING`;
 

@@ -20,6 +20,6 @@ export function prepared(db: Db, sql: string): Statement {
  * (3.53; sqlite3ExprIsInteger) reads a bare `LIMIT @limit` for the planner and prepares the
  * statement again whenever that parameter is bound, i.e. on every read, which cost more than
  * reading a small page (bench/README.md "events"). Every read that uses it walks one index range in
- * order, so its plan does not depend on the limit (test/events-list.test.ts checks the events').
+ * order, so its plan does not depend on the limit (test/server/routes/events.test.ts checks the events').
  */
 export const LIMIT = 'LIMIT CAST(@limit AS INTEGER)';
