@@ -13,6 +13,7 @@ import { registerAssetRoutes } from './routes/assets.js';
 import { registerAuditLogRoutes } from './routes/audit-log.js';
 import { registerAuthRoutes } from './routes/auth.js';
 import { registerCertificateRoutes } from './routes/certificates.js';
+import { registerDeviceRoutes } from './routes/devices.js';
 import { registerDownloadRoutes } from './routes/downloads.js';
 import { registerEventRoutes } from './routes/events.js';
 import { registerEventStreamRoutes } from './routes/event-stream.js';
@@ -112,6 +113,7 @@ export async function buildApp(ctx: ServerContext, options: AppOptions = {}): Pr
   registerDownloadRoutes(app, ctx);
   registerEventRoutes(app, ctx);
   registerEventStreamRoutes(app, ctx);
+  registerDeviceRoutes(app, ctx);
   registerExportRoutes(app, ctx);
   registerGatewayRoutes(app, ctx);
   registerProvisioningRoutes(app, ctx);
