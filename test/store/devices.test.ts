@@ -1,7 +1,7 @@
 // Scanners (docs/devices.md; migrations SQLite 0018 and PostgreSQL 0013), over both stores: ingest
 // and events.insert keep one row per device in the transaction of the events, from the new events
-// only (one write per device per batch); each value is the newest event's that reported it, in the
-// list's order (created, then id), whatever order the events arrive in; pages in byte order with
+// only (one write per device per batch); each value is the newest event's that reported it (of
+// events of one millisecond, the greatest value), whatever order they arrive in; pages in byte order with
 // filters; the status ranges at their edges; retention leaves devices; the migration fills the
 // table from events stored before. Both stores give the same answers (the transcript at the end).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -108,15 +108,21 @@ function contract(kind: 'sqlite' | 'postgres'): void {
     expect(await shown('acme', 'S-3')).toMatchObject(device({ device_id: 'S-3', first_seen: T0 + 100, last_seen: T0 + 100, last_gateway_id: 'gw-a', battery: 33 }));
   });
 
-  it('of events of one millisecond the greater id is the newer, in one batch or across batches, in either order of arrival', async () => {
-    const smaller = (deviceId: string, n: number) => ({ type: 'scan', created: T0 + 50, id: id(n), device_id: deviceId, device_battery: 1, device_firmware: 'small' });
-    const greater = (deviceId: string, n: number) => ({ type: 'scan', created: T0 + 50, id: id(n + 1), device_id: deviceId, device_battery: 2, device_firmware: 'great' });
-    await store.ingest.commit([message('gw-b', greater('S-4', 0x10))]);
-    await store.ingest.commit([message('gw-a', smaller('S-4', 0x10))]);
-    await store.ingest.commit([message('gw-b', greater('S-5', 0x12)), message('gw-a', smaller('S-5', 0x12))]);
-    const expected = (deviceId: string) => ({ ...device({ device_id: deviceId, first_seen: T0 + 50, last_seen: T0 + 50, last_gateway_id: 'gw-b', battery: 2, firmware: 'great' }), status: 'LOST' });
+  it('of events of one millisecond each value is the greatest (a gateway before none), in one batch or across batches, in either order of arrival', async () => {
+    const first = (deviceId: string, n: number) => ({ type: 'scan', created: T0 + 50, id: id(n), device_id: deviceId, device_battery: 1, device_firmware: 'small' });
+    const second = (deviceId: string, n: number) => ({ type: 'scan', created: T0 + 50, id: id(n + 1), device_id: deviceId, device_battery: 2, device_firmware: 'great' });
+    await store.ingest.commit([message('gw-b', second('S-4', 0x10))]);
+    await store.ingest.commit([message('gw-a', first('S-4', 0x10))]);
+    await store.ingest.commit([message('gw-a', first('S-5', 0x12)), message('gw-b', second('S-5', 0x12))]);
+    const expected = (deviceId: string) => ({ ...device({ device_id: deviceId, first_seen: T0 + 50, last_seen: T0 + 50, last_gateway_id: 'gw-b', battery: 2, firmware: 'small' }), status: 'LOST' });
     expect(await shown('acme', 'S-4')).toEqual(expected('S-4'));
     expect(await shown('acme', 'S-5')).toEqual(expected('S-5'));
+    // Texts of one millisecond in UTF-8 byte order: U+1F600 (F0 9F 98 80) after U+FB01 (EF AC 81), which JavaScript's UTF-16 order (D83D < FB01) puts before it.
+    await store.events.insert('acme', [
+      eventRow({ created: T0 + 55, device_id: 'S-7', device_firmware: '\u{1F600}' }),
+      eventRow({ created: T0 + 55, device_id: 'S-7', device_firmware: '\uFB01', gateway_id: 'gw-a' }),
+    ]);
+    expect(await shown('acme', 'S-7')).toMatchObject({ firmware: '\u{1F600}', last_gateway_id: 'gw-a' });
   });
 
   it('events.insert keeps devices too; devices are the customer\'s own', async () => {
@@ -139,13 +145,13 @@ function contract(kind: 'sqlite' | 'postgres'): void {
   it('pages walk device_id in byte order from the given id; the filters apply to the rows of the range', async () => {
     expect(await ids('acme', null, 3)).toEqual(['S-1', 'S-2', 'S-3']);
     expect(await ids('acme', 'S-3', 3)).toEqual(['S-4', 'S-5', 'S-6']);
-    expect(await ids('acme', 'S-6', 3)).toEqual(['Z-9', 'é-1']);
+    expect(await ids('acme', 'S-6', 3)).toEqual(['S-7', 'Z-9', 'é-1']);
     expect(await ids('acme', 'é-1', 3)).toEqual([]);
     expect(await ids('acme', null, 500, { gatewayId: 'gw-b' })).toEqual(['S-2', 'S-4', 'S-5', 'é-1']);
     expect(await ids('acme', null, 500, { batteryBelow: 50 })).toEqual(['S-3', 'S-4', 'S-5', 'S-6']);
     expect(await ids('acme', null, 500, { batteryBelow: 99.5 })).toEqual(['S-1', 'S-2', 'S-3', 'S-4', 'S-5', 'S-6']);
     expect(await ids('acme', 'S-4', 1, { gatewayId: 'gw-b', batteryBelow: 50 })).toEqual(['S-5']);
-    expect(await ids('acme', null, 500, { lastSeen: { from: T0 + 40, before: T0 + 62 } })).toEqual(['S-2', 'S-4', 'S-5', 'S-6']);
+    expect(await ids('acme', null, 500, { lastSeen: { from: T0 + 40, before: T0 + 62 } })).toEqual(['S-2', 'S-4', 'S-5', 'S-6', 'S-7']);
   });
 
   it('the status of a device and the last_seen range of each status agree at the edges: 2 hours is ACTIVE, 7 days LOST, a time ahead ACTIVE', async () => {
@@ -161,7 +167,7 @@ function contract(kind: 'sqlite' | 'postgres'): void {
   it('the migration fills the table from the events stored before it, as ingest wrote it', async () => {
     const rows = () => query('SELECT * FROM devices ORDER BY customer_id, device_id');
     const written = await rows();
-    expect(written).toHaveLength(14);
+    expect(written).toHaveLength(15);
     await store.close();
     const migration = kind === 'sqlite' ? '0018_devices' : '0013_devices';
     await query('DROP TABLE devices');

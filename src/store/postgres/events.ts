@@ -35,8 +35,12 @@ const UNNEST_TYPES = STORED_EVENT_COLUMNS.map(
   (column, i) => `$${i + 1}::${column === 'created' ? 'bigint' : column === 'created_stamped' || column === 'plain_text' ? 'int2' : REAL_COLUMNS.has(column) ? 'float8' : 'text'}[]`,
 );
 
-/** Aggregates of the new events' rows, newest first in the list's order: `report`'s value of the newest event that has one. */
-const newestOf = (column: string, filter: string) => `(array_agg(${column} ORDER BY created DESC, id DESC)${filter})[1]`;
+/**
+ * The value of the newest of the new events that has one (`filter`), as domain/devices.ts
+ * newerReport orders them: the latest `created`, then the greatest value (texts in byte order).
+ */
+const newestOf = (column: string, filter: string) =>
+  `(array_agg(${column} ORDER BY created DESC, ${column}${column === 'device_firmware' ? ' COLLATE "C"' : ''} DESC NULLS LAST)${filter})[1]`;
 
 /**
  * The devices of the new events, one row per device in DEVICE_ROW_COLUMNS order (as
@@ -46,7 +50,7 @@ const newestOf = (column: string, filter: string) => `(array_agg(${column} ORDER
 const SEEN_DEVICES_SQL = `SELECT customer_id, device_id, min(created) AS first_seen,
       ${DEVICE_REPORTS.map(({ source, always }) => {
         const filter = always ? '' : ` FILTER (WHERE ${source} IS NOT NULL)`;
-        return [newestOf(source, filter), `max(created)${filter}`, newestOf('id', filter)].join(', ');
+        return `${newestOf(source, filter)}, max(created)${filter}`;
       }).join(',\n      ')}
     FROM inserted WHERE device_id <> '' GROUP BY customer_id, device_id ORDER BY customer_id, device_id`;
 
@@ -64,7 +68,7 @@ const SEEN_DEVICES_SQL = `SELECT customer_id, device_id, min(created) AS first_s
 export const INSERT_EVENTS_SQL = `WITH inserted AS (
     INSERT INTO events (${INSERT_COLUMNS})
     SELECT * FROM unnest(${UNNEST_TYPES.join(', ')}) ON CONFLICT DO NOTHING
-    RETURNING customer_id, device_id, created, id, ${DEVICE_REPORTS.map((report) => report.source).join(', ')}
+    RETURNING customer_id, device_id, created, ${DEVICE_REPORTS.map((report) => report.source).join(', ')}
   ), counted AS (SELECT count(*)::int AS inserted FROM inserted),
   devices_written AS (
     INSERT INTO devices (${DEVICE_ROW_SELECT}) ${SEEN_DEVICES_SQL}

@@ -1,10 +1,10 @@
 import type { Migration } from './migration.js';
 
 // Scanners, as SQLite's migration 0018 (whose comment says why): one row per device of a customer,
-// each reported value with the `created` and id of the event that reported it. Ids are COLLATE "C"
-// (byte order, as SQLite's BINARY): the list pages by device_id, and reports are ordered by id.
-// The events stored before are grouped once (a hash aggregate), then each value's event is found
-// through the (customer_id, created, id) index.
+// each reported value with the `created` of the event that reported it. Texts are COLLATE "C"
+// (byte order, as SQLite's BINARY): the list pages by device_id, and of events of one millisecond
+// the greatest value is kept. The events stored before are grouped once (a hash aggregate), then
+// each value is read through the (customer_id, created, id) index.
 const T = 'text COLLATE "C"';
 const REPORTS = [
   ['battery', 'device_battery'],
@@ -12,9 +12,10 @@ const REPORTS = [
   ['temperature', 'device_temperature'],
 ] as const;
 
-/** The device's newest event at `at` (with `condition`), the greatest id first. */
-const newestAt = (columns: string, at: string, condition = '') =>
-  `SELECT ${columns} FROM events AS e WHERE e.customer_id = s.customer_id AND e.created = ${at} AND e.device_id = s.device_id${condition} ORDER BY e.id DESC LIMIT 1`;
+/** The device's `column` at `at` (only where `column` is not null, unless `always`), the greatest first. */
+const newestAt = (column: string, at: string, always = false) =>
+  `(SELECT ${column} FROM events AS e WHERE e.customer_id = s.customer_id AND e.created = ${at} AND e.device_id = s.device_id${always ? '' : ` AND ${column} IS NOT NULL`}
+    ORDER BY ${column}${column === 'device_firmware' ? ' COLLATE "C"' : ''} DESC NULLS LAST LIMIT 1)`;
 
 export const migration: Migration = {
   name: '0013_devices',
@@ -26,16 +27,12 @@ export const migration: Migration = {
         first_seen bigint NOT NULL,
         last_gateway_id ${T},
         last_seen bigint NOT NULL,
-        last_event ${T} NOT NULL,
         battery double precision,
         battery_at bigint,
-        battery_event ${T},
-        firmware text,
+        firmware ${T},
         firmware_at bigint,
-        firmware_event ${T},
         temperature double precision,
         temperature_at bigint,
-        temperature_event ${T},
         PRIMARY KEY (customer_id, device_id)
       );
 
@@ -45,11 +42,9 @@ export const migration: Migration = {
         FROM events WHERE device_id <> '' GROUP BY customer_id, device_id
       )
       INSERT INTO devices
-      SELECT s.customer_id, s.device_id, s.first_seen, l.gateway_id, s.last_seen, l.id,
-        ${REPORTS.map(([name, source]) => `${name}.${source}, s.${name}_at, ${name}.id`).join(',\n        ')}
-      FROM s
-      CROSS JOIN LATERAL (${newestAt('e.gateway_id, e.id', 's.last_seen')}) AS l
-      ${REPORTS.map(([name, source]) => `LEFT JOIN LATERAL (${newestAt(`e.${source}, e.id`, `s.${name}_at`, ` AND e.${source} IS NOT NULL`)}) AS ${name} ON true`).join('\n      ')};
+      SELECT customer_id, device_id, first_seen, ${newestAt('gateway_id', 's.last_seen', true)}, last_seen,
+        ${REPORTS.map(([name, source]) => `${newestAt(source, `s.${name}_at`)}, ${name}_at`).join(',\n        ')}
+      FROM s;
     `);
   },
 };
