@@ -2,6 +2,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { registerApiKeyCommands } from './api-keys/index.js';
 import { registerAssetCommands } from './assets/index.js';
 import { registerAuditCommand } from './audit/index.js';
+import { registerDeviceCommands } from './devices/index.js';
 import { registerEventCommands } from './events/index.js';
 import { registerFeatureCommands } from './features/index.js';
 import { registerGatewayCommands } from './gateways/index.js';
@@ -34,6 +35,7 @@ export function buildProgram(): Command {
   registerFeatureCommands(program);
   registerEventCommands(program);
   registerGatewayCommands(program);
+  registerDeviceCommands(program);
   registerOperatorCommands(program);
   registerAssetCommands(program);
   registerJobCommands(program);

@@ -39,7 +39,7 @@ export interface SettledBatch {
 }
 
 export function emptyBatchResult(size: number): BatchResult {
-  return { outcomes: new Array<Outcome>(size).fill(Outcome.STORED), reasons: new Array(size), events: 0, duplicates: 0, reports: 0 };
+  return { outcomes: new Array<Outcome>(size).fill(Outcome.STORED), reasons: new Array(size), events: 0, duplicates: 0, reports: 0, devices: 0 };
 }
 
 /** Parses the batch (parsePayload never throws: one message's trouble stays that message's). */
@@ -102,6 +102,7 @@ export function mergeSingle(result: BatchResult, i: number, single: BatchResult)
   result.events += single.events;
   result.duplicates += single.duplicates;
   result.reports += single.reports;
+  result.devices += single.devices;
   for (const customer of single.unannounced ?? []) {
     result.unannounced ??= [];
     if (!result.unannounced.includes(customer)) result.unannounced.push(customer);

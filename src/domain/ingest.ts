@@ -32,6 +32,8 @@ export interface BatchResult {
   events: number;
   duplicates: number;
   reports: number;
+  /** Device rows written: one per device of the new events (domain/devices.ts). */
+  devices: number;
   /**
    * The customers whose new events the commit stored, for a store whose commit does not announce
    * them itself (SQLite: its signals stay in the process, and the writer thread is not the server's

@@ -36,7 +36,7 @@ export type ParsedMessage =
   | { valid: false; reason: string };
 
 const column = (name: (typeof STORED_EVENT_COLUMNS)[number]) => STORED_EVENT_COLUMNS.indexOf(name);
-/** Positions in EventValues of the slots ingest fills in or defaults. */
+/** Positions in EventValues of the slots ingest fills in or defaults, and of those a device is kept from (devices.ts). */
 export const COLUMN = {
   customer_id: 0,
   id: column('id'),
@@ -45,6 +45,10 @@ export const COLUMN = {
   created: column('created'),
   created_stamped: column('created_stamped'),
   plain_text: column('plain_text'),
+  device_id: column('device_id'),
+  device_battery: column('device_battery'),
+  device_firmware: column('device_firmware'),
+  device_temperature: column('device_temperature'),
   gateway_id: column('gateway_id'),
   gateway_usecase: column('gateway_usecase'),
   gateway_station: column('gateway_station'),

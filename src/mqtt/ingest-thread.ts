@@ -92,7 +92,7 @@ export interface IngestThreads {
 }
 
 function failedBatch(size: number, reason: string, outcome: Outcome = Outcome.FAILED): BatchResult {
-  return { outcomes: new Array<Outcome>(size).fill(outcome), reasons: new Array<string>(size).fill(reason), events: 0, duplicates: 0, reports: 0 };
+  return { outcomes: new Array<Outcome>(size).fill(outcome), reasons: new Array<string>(size).fill(reason), events: 0, duplicates: 0, reports: 0, devices: 0 };
 }
 
 /** The answer for a batch the writer thread died with: IngestWriter retries its messages alone. */

@@ -26,6 +26,8 @@ export interface IngestStats {
   retriedAlone: number;
   /** `class: "gateway"` reports that changed a gateway record. */
   reports: number;
+  /** Device rows written: one per device per transaction with new events of it. */
+  devices: number;
   /** Messages not acknowledged: the commit failed or the gateway was deleted meanwhile. */
   failed: number;
   /** Commits refused for lack of disk space, whose messages were kept (unacknowledged) and committed again later. */
@@ -99,7 +101,7 @@ const DROPPED_LOG_INTERVAL = 10_000;
  * the thread alone is quarantined (docs/gateways-mqtt.md "Quarantine").
  */
 export class IngestWriter {
-  readonly stats: IngestStats = { messages: 0, events: 0, duplicates: 0, invalid: 0, quarantined: 0, retriedAlone: 0, reports: 0, failed: 0, heldForSpace: 0, batches: 0 };
+  readonly stats: IngestStats = { messages: 0, events: 0, duplicates: 0, invalid: 0, quarantined: 0, retriedAlone: 0, reports: 0, devices: 0, failed: 0, heldForSpace: 0, batches: 0 };
   /** The writer and checkpointer threads: their state feeds /healthz. */
   readonly threads: IngestThreads;
   private queue: IngestMessage[] = [];
@@ -338,6 +340,7 @@ export class IngestWriter {
     stats.events += result.events;
     stats.duplicates += result.duplicates;
     stats.reports += result.reports;
+    stats.devices += result.devices;
     let failed = 0;
     let firstFailure = -1;
     for (let i = 0; i < batch.length; i++) {

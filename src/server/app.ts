@@ -14,6 +14,7 @@ import { registerAuditLogRoutes } from './routes/audit-log.js';
 import { registerAuthRoutes } from './routes/auth.js';
 import { registerCertificateRoutes } from './routes/certificates.js';
 import { registerConsoleRoutes } from './routes/console.js';
+import { registerDeviceRoutes } from './routes/devices.js';
 import { registerDownloadRoutes } from './routes/downloads.js';
 import { registerEventRoutes } from './routes/events.js';
 import { registerEventStreamRoutes } from './routes/event-stream.js';
@@ -113,6 +114,7 @@ export async function buildApp(ctx: ServerContext, options: AppOptions = {}): Pr
   registerDownloadRoutes(app, ctx);
   registerEventRoutes(app, ctx);
   registerEventStreamRoutes(app, ctx);
+  registerDeviceRoutes(app, ctx);
   registerExportRoutes(app, ctx);
   registerGatewayRoutes(app, ctx);
   registerProvisioningRoutes(app, ctx);

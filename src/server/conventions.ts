@@ -5,6 +5,7 @@ import { StorageFull, StoreUnavailable } from '../store/ports/index.js';
 import { HttpError, badRequest, httpError, insufficientStorage, internalError, methodNotAllowed, notFound, serviceUnavailable, shuttingDown } from './errors.js';
 import { installServerRefusals } from './http-refusals.js';
 import { redactedUrl } from '../domain/log-redaction.js';
+import { MAX_DEVICE_TEXT_LENGTH } from '../domain/payload-limits.js';
 
 /**
  * The HTTP conventions (docs/http.md): CORS on every response, OPTIONS everywhere, one error
@@ -150,8 +151,12 @@ export function frameworkError(error: FastifyError, request: FastifyRequest, rep
   sendError(reply, internalError());
 }
 
-/** The longest path parameter the router accepts (fastify's default, stated so the 400 can say it). */
-export const MAX_PARAM_LENGTH = 100;
+/**
+ * The longest path parameter the router accepts (decoded, in characters), stated so the 400 can
+ * say it: a scanner's id may be this long (GET /{customer_id}/devices/{device_id}); fastify's own
+ * default, 100, would leave the longer ones out of reach.
+ */
+export const MAX_PARAM_LENGTH = MAX_DEVICE_TEXT_LENGTH;
 
 export function sendError(reply: FastifyReply, error: HttpError): void {
   reply.code(error.statusCode).headers(error.headers).type('application/json; charset=utf-8').send(error.body());

@@ -25,6 +25,7 @@ const TAGS = [
   { name: 'users', description: 'Users of a customer, their roles, invitations and password resets.' },
   { name: 'api keys', description: 'Long-lived keys for scripts and CI, used in the Authorization header like an IdToken.' },
   { name: 'events', description: 'Scan and telemetry events the gateways sent, listed or exported as CSV.' },
+  { name: 'devices', description: 'Scanners (the wearables) of a customer, as their events name them: battery, firmware, status.' },
   { name: 'gateways', description: 'Gateways (the wearables\' base stations) of a customer.' },
   { name: 'provisioning', description: 'Certificates and single-use tokens that bring a gateway onto the MQTT broker.' },
   { name: 'job configurations', description: 'Job configurations (start and end barcodes over some gateways) and the job analysis over them.' },

@@ -173,11 +173,11 @@ const errors: Scenario<Foundation>[] = [
     check: withShape,
   },
   {
-    name: 'a path parameter over 100 characters: 400 in the usual body',
+    name: 'a path parameter over 256 characters (the longest device id): 400 in the usual body',
     method: 'GET',
-    path: `/${CUSTOMER}/users/${'u'.repeat(101)}`,
+    path: `/${CUSTOMER}/users/${'u'.repeat(257)}`,
     status: 400,
-    body: error('Bad Request', 'A path parameter is longer than 100 characters.'),
+    body: error('Bad Request', 'A path parameter is longer than 256 characters.'),
     check: withShape,
   },
   {

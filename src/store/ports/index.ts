@@ -14,6 +14,7 @@ export * from './gateways.js';
 export * from './provisioning.js';
 export * from './certificates.js';
 export * from './events.js';
+export * from './devices.js';
 export * from './event-log.js';
 export * from './ingest.js';
 export * from './export-tasks.js';

@@ -2,6 +2,7 @@ import type { ApiKeyRepository } from './api-keys.js';
 import type { AssetRepository } from './assets.js';
 import type { AuditRepository } from './audit.js';
 import type { GatewayCertificateRepository } from './certificates.js';
+import type { DeviceRepository } from './devices.js';
 import type { EventLogRepository } from './event-log.js';
 import type { EventRepository } from './events.js';
 import type { ExportTaskRepository } from './export-tasks.js';
@@ -90,6 +91,8 @@ export interface Store {
   readonly provisioning: ProvisioningRepository;
   readonly certificates: GatewayCertificateRepository;
   readonly events: EventRepository;
+  /** Scanners, kept by whatever stores events. */
+  readonly devices: DeviceRepository;
   /** The events in commit order (the live stream). */
   readonly eventLog: EventLogRepository;
   readonly ingest: IngestRepository;

@@ -1,6 +1,8 @@
 import type { CreatedIdKey } from '../../domain/page-token.js';
 import type { CellMode } from '../../domain/csv.js';
+import { DEVICE_REPORTS } from '../../domain/devices.js';
 import { EVENT_COLUMNS, REAL_COLUMNS, STORED_EVENT_COLUMNS, storedValues, type EventRow } from '../../domain/events.js';
+import { DEVICE_MERGE_SQL, DEVICE_ROW_SELECT } from '../shared/device-merge.js';
 import { csvChunkOfRows } from '../shared/event-csv.js';
 import { ownBuffer, TAIL_ROOM } from '../shared/event-items.js';
 import { CUSTOMERS_PER_SIGNAL, type CsvChunk, type EventItems, type EventRepository, type RawEvent } from '../ports/index.js';
@@ -34,21 +36,51 @@ const UNNEST_TYPES = STORED_EVENT_COLUMNS.map(
 );
 
 /**
- * Many events in one statement, which also announces them when any was new: one `events-committed`
- * signal per chunk of customers (the last parameter), sent by PostgreSQL when the transaction
- * commits, `through` the position after its rows (event-log.ts). Returns the count of new events.
- * `plain_text` is not read by this store, and kept right so that both stores store the same event.
+ * The value of the newest of the new events that has one (`filter`), as domain/devices.ts
+ * newerReport orders them: the latest `created`, then the greatest value (texts in byte order).
+ */
+const newestOf = (column: string, filter: string) =>
+  `(array_agg(${column} ORDER BY created DESC, ${column}${column === 'device_firmware' ? ' COLLATE "C"' : ''} DESC NULLS LAST)${filter})[1]`;
+
+/**
+ * The devices of the new events, one row per device in DEVICE_ROW_COLUMNS order (as
+ * domain/devices.ts DeviceSightings gathers them for SQLite), in key order: concurrent batches
+ * of several processes then lock the device rows they share in one order.
+ */
+const SEEN_DEVICES_SQL = `SELECT customer_id, device_id, min(created) AS first_seen,
+      ${DEVICE_REPORTS.map(({ source, always }) => {
+        const filter = always ? '' : ` FILTER (WHERE ${source} IS NOT NULL)`;
+        return `${newestOf(source, filter)}, max(created)${filter}`;
+      }).join(',\n      ')}
+    FROM inserted WHERE device_id <> '' GROUP BY customer_id, device_id ORDER BY customer_id, device_id`;
+
+/**
+ * `INSERT INTO events ... SELECT * FROM unnest(...) ON CONFLICT DO NOTHING`: many events in
+ * one statement, which also writes the devices of the new events (one upsert per device,
+ * shared/device-merge.ts) and announces them when any was new: one `events-committed` signal per
+ * chunk of customers (the last parameter, a JSON array of arrays), sent by PostgreSQL when the
+ * transaction commits. `through` is the position after this transaction's rows (event-log.ts).
+ * The count of new events comes back as `inserted`, of devices written as `devices`. Rows come
+ * from ingest or storedValues, which set `plain_text` (domain/events.ts). This store does not read
+ * it (its list writes JSON in JavaScript); it is kept right so that an event's stored form is the
+ * same in both stores.
  */
 export const INSERT_EVENTS_SQL = `WITH inserted AS (
     INSERT INTO events (${INSERT_COLUMNS})
-    SELECT * FROM unnest(${UNNEST_TYPES.join(', ')}) ON CONFLICT DO NOTHING RETURNING 1
+    SELECT * FROM unnest(${UNNEST_TYPES.join(', ')}) ON CONFLICT DO NOTHING
+    RETURNING customer_id, device_id, created, ${DEVICE_REPORTS.map((report) => report.source).join(', ')}
   ), counted AS (SELECT count(*)::int AS inserted FROM inserted),
+  devices_written AS (
+    INSERT INTO devices (${DEVICE_ROW_SELECT}) ${SEEN_DEVICES_SQL}
+    ${DEVICE_MERGE_SQL}
+    RETURNING 1
+  ),
   announced AS (
     SELECT pg_notify('${SIGNAL_CHANNEL}', json_build_object('kind', 'events-committed', 'customers', chunk,
       'through', json_build_array(pg_current_xact_id()::text::bigint + 1, 0))::text)
     FROM counted, json_array_elements($${UNNEST_TYPES.length + 1}::json) AS chunk WHERE counted.inserted > 0
   )
-  SELECT inserted, (SELECT count(*) FROM announced) AS signals FROM counted`;
+  SELECT inserted, (SELECT count(*)::int FROM devices_written) AS devices, (SELECT count(*) FROM announced) AS signals FROM counted`;
 
 /** The parameters of INSERT_EVENTS_SQL: one array per column, then the customers to announce. */
 export function insertParameters(events: readonly (readonly unknown[])[], customers: readonly string[]): unknown[] {
@@ -62,10 +94,10 @@ export function insertParameters(events: readonly (readonly unknown[])[], custom
   return [...columns, JSON.stringify(chunks)];
 }
 
-/** Runs INSERT_EVENTS_SQL; how many events were new. */
-export async function insertAndAnnounce(client: Queryable, events: readonly (readonly unknown[])[], customers: readonly string[]): Promise<number> {
-  const { rows } = await client.query<{ inserted: number }>(INSERT_EVENTS_SQL, insertParameters(events, customers));
-  return rows[0]!.inserted;
+/** Runs INSERT_EVENTS_SQL; how many events were new, and how many devices it wrote. */
+export async function insertAndAnnounce(client: Queryable, events: readonly (readonly unknown[])[], customers: readonly string[]): Promise<{ events: number; devices: number }> {
+  const { rows } = await client.query<{ inserted: number; devices: number }>(INSERT_EVENTS_SQL, insertParameters(events, customers));
+  return { events: rows[0]!.inserted, devices: rows[0]!.devices };
 }
 
 /** The rows (limit + 1 at most, newest first) as EventItems: JSON bytes as the SQLite store writes them. */
@@ -108,6 +140,6 @@ export class PgEvents implements EventRepository {
   async insert(customerId: string, rows: EventRow[]): Promise<number> {
     if (rows.length === 0) return 0;
     const values = rows.map((row) => storedValues(customerId, row));
-    return insertAndAnnounce(this.db, values, [customerId]);
+    return (await insertAndAnnounce(this.db, values, [customerId])).events;
   }
 }

@@ -101,8 +101,9 @@ export class PgIngest implements IngestRepository {
       if (events.length > 0) {
         // Announced in the transaction: every instance hears of the events when, and only if, they commit.
         const inserted = await insertAndAnnounce(client, events, customersOf(events));
-        result.events += inserted;
-        result.duplicates += events.length - inserted;
+        result.events += inserted.events;
+        result.duplicates += events.length - inserted.events;
+        result.devices += inserted.devices;
       }
       return result;
     });

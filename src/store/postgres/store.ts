@@ -3,6 +3,7 @@ import { PgAssets } from './assets.js';
 import { PgAudit } from './audit.js';
 import { PgCertificates } from './certificates.js';
 import { PgDeadLetters } from './dead-letters.js';
+import { PgDevices } from './devices.js';
 import { PgEvents } from './events.js';
 import { PgEventLog } from './event-log.js';
 import { PgExportTasks } from './export-tasks.js';
@@ -57,6 +58,7 @@ class PostgresStore implements Store {
   readonly provisioning;
   readonly certificates;
   readonly events;
+  readonly devices;
   readonly eventLog;
   readonly ingest;
   readonly exportTasks;
@@ -86,6 +88,7 @@ class PostgresStore implements Store {
     this.provisioning = new PgProvisioning(db);
     this.certificates = new PgCertificates(db);
     this.events = new PgEvents(db);
+    this.devices = new PgDevices(db);
     this.eventLog = new PgEventLog(db);
     this.ingest = new PgIngest(db);
     this.exportTasks = new PgExportTasks(db);

@@ -1,3 +1,4 @@
+import { DEVICE_ROW_COLUMNS } from '../../domain/devices.js';
 import { STORED_EVENT_COLUMNS } from '../../domain/events.js';
 
 /**
@@ -11,6 +12,8 @@ export interface CopiedTable {
   columns: readonly string[];
   /** A column the database numbers (seq): its values are kept and the counter moved past them. */
   numbered?: string;
+  /** The order SQLite's rows are read in, for a table WITHOUT ROWID (its primary key); otherwise rowid order. */
+  orderBy?: string;
 }
 
 /**
@@ -38,6 +41,7 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   { name: 'gateway_certificates', columns: ['serial', 'gateway_id', 'common_name', 'cert_pem', 'sealed_key', 'created', 'not_after', 'delivered_at', 'revoked', 'replaces'] },
   { name: 'provisioning_tokens', columns: ['token_hash', 'gateway_id', 'certificate_serial', 'created', 'expires_at', 'used_at'] },
   { name: 'events', columns: STORED_EVENT_COLUMNS },
+  { name: 'devices', columns: DEVICE_ROW_COLUMNS, orderBy: 'customer_id, device_id' },
   {
     name: 'export_tasks',
     columns: ['id', 'customer_id', 'requested_by', 'start_time', 'end_time', 'status', 'requested', 'completed', 'rows', 'file', 'failure', 'cells', 'lease_owner', 'lease_until', 'attempts'],

@@ -38,7 +38,7 @@ export class SqliteDeploymentReader {
 
   /** The table's rows in batches, in its own order, as the PostgreSQL store would have stored them. */
   *rows(table: CopiedTable): Generator<CopiedRow[]> {
-    const statement = this.db.prepare(`SELECT ${table.columns.map((c) => `"${c}"`).join(', ')} FROM "${table.name}" ORDER BY rowid`).raw();
+    const statement = this.db.prepare(`SELECT ${table.columns.map((c) => `"${c}"`).join(', ')} FROM "${table.name}" ORDER BY ${table.orderBy ?? 'rowid'}`).raw();
     const convert = CONVERSIONS[table.name];
     let batch: CopiedRow[] = [];
     for (const row of statement.iterate() as IterableIterator<CopiedRow>) {

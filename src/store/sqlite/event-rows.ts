@@ -1,4 +1,6 @@
+import { DeviceSightings } from '../../domain/devices.js';
 import { EVENT_COLUMNS, STORED_EVENT_COLUMNS, storedValues, type EventRow } from '../../domain/events.js';
+import { DeviceWriter } from './devices.js';
 import type { Db } from './open.js';
 
 export { EVENT_COLUMNS, toApiEvent, type EventColumn, type EventRow } from '../../domain/events.js';
@@ -21,34 +23,55 @@ export const INSERT_EVENT_SQL = `INSERT INTO events (${STORED_SELECT}) VALUES ($
 /** The same with the seq given first (EventInserter). */
 const INSERT_EVENT_AT_SQL = `INSERT INTO events (seq, ${STORED_SELECT}) VALUES (?, ${STORED_PARAMETERS}) ON CONFLICT DO NOTHING`;
 
+/** What one call of EventInserter.insertAll wrote. */
+export interface InsertedEvents {
+  /** New events; the others were stored already. */
+  events: number;
+  /** Devices written: one per device of the new events. */
+  devices: number;
+}
+
 /**
  * Inserts events so that seq keeps following commit order (migration 0013): when the event with
  * the largest seq was deleted, SQLite would give its seq again, so the first new event is
  * numbered above the mark instead; after it SQLite's own numbering is right again. The mark is
  * looked up once per call (one point read), not per event. Call inside a write transaction that
  * has written already or began IMMEDIATE: a read before the first write would have to upgrade.
+ * The devices of the new events are written in the same transaction, once per device per call
+ * (migration 0018): events already stored are not counted again.
  */
 export class EventInserter {
   private readonly insert;
   private readonly insertAt;
   private readonly mark;
+  private readonly devices;
 
   constructor(db: Db) {
     this.insert = db.prepare(INSERT_EVENT_SQL);
     this.insertAt = db.prepare(INSERT_EVENT_AT_SQL);
     this.mark = db.prepare<[], number>(`SELECT seq FROM event_seq_mark WHERE id = 1 AND seq > coalesce((SELECT max(seq) FROM events), 0)`).pluck();
+    this.devices = new DeviceWriter(db);
   }
 
-  /** Inserts rows (values in STORED_EVENT_COLUMNS order); how many were new, the rest being events already stored. */
-  insertAll(rows: readonly (readonly unknown[])[]): number {
+  /** Inserts rows (values in STORED_EVENT_COLUMNS order), the rest being events already stored, and writes their devices. */
+  insertAll(rows: readonly (readonly unknown[])[]): InsertedEvents {
+    const sightings = new DeviceSightings();
     let inserted = 0;
     let i = 0;
     const mark = this.mark.get();
     if (mark !== undefined) {
-      for (; i < rows.length && inserted === 0; i++) inserted += this.insertAt.run([mark + 1, ...rows[i]!]).changes;
+      for (; i < rows.length && inserted === 0; i++) {
+        if (this.insertAt.run([mark + 1, ...rows[i]!]).changes === 0) continue;
+        inserted++;
+        sightings.add(rows[i]!);
+      }
     }
-    for (; i < rows.length; i++) inserted += this.insert.run(rows[i]!).changes;
-    return inserted;
+    for (; i < rows.length; i++) {
+      if (this.insert.run(rows[i]!).changes === 0) continue;
+      inserted++;
+      sightings.add(rows[i]!);
+    }
+    return { events: inserted, devices: this.devices.write(sightings.rows()) };
   }
 }
 
@@ -56,5 +79,5 @@ export class EventInserter {
 export function insertEvents(db: Db, customerId: string, rows: EventRow[]): number {
   const inserter = new EventInserter(db);
   const values = rows.map((row) => storedValues(customerId, row));
-  return db.transaction(() => inserter.insertAll(values)).immediate();
+  return db.transaction(() => inserter.insertAll(values).events).immediate();
 }

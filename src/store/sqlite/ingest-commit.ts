@@ -126,8 +126,9 @@ function applyPlan(store: CommitStatements, plan: BatchPlan): BatchResult {
     result.reasons[i] = String(seq);
   }
   for (const { gatewayId, report, at } of reports) if (store.applyReport(gatewayId, report, at)) result.reports++;
-  const inserted = store.events.insertAll(events);
+  const { events: inserted, devices } = store.events.insertAll(events);
   result.events += inserted;
+  result.devices += devices;
   result.duplicates += events.length - inserted;
   // The live streams of these customers read on once the server's thread hears of the commit.
   if (inserted > 0) result.unannounced = customersOf(events);

@@ -9,6 +9,7 @@ import { SqliteCertificates } from './certificates.js';
 import { walCheckpointer } from './checkpointer.js';
 import { SqliteCustomers } from './customers.js';
 import { SqliteDeadLetters } from './dead-letters.js';
+import { SqliteDevices } from './devices.js';
 import { SqliteEventLog } from './event-log.js';
 import { SqliteEvents } from './events.js';
 import { SqliteExportTasks } from './export-tasks.js';
@@ -93,6 +94,9 @@ export class SqliteStore implements Store {
   }
   get events() {
     return this.writing('events', () => new SqliteEvents(this.db, this.signals));
+  }
+  get devices() {
+    return this.repository('devices', () => new SqliteDevices(this.db));
   }
   get eventLog() {
     return this.repository('eventLog', () => new SqliteEventLog(this.db));
