@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiDevice } from '../../../src/domain/devices.js';
 import { eventRow } from '../../helpers/events.js';
 import { call } from '../../helpers/http.js';
-import { insertEvents } from '../../helpers/job-rows.js';
+import { insertEvents } from '../../helpers/store-rows.js';
 import { connectGateway, provisionGateway } from '../../helpers/mqtt.js';
 import { NO_HEADER, error, scenarioTable, type Scenario } from '../../helpers/scenarios.js';
 import { CUSTOMER, startTestServer, type TestServer } from '../../helpers/server.js';

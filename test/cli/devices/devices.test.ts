@@ -2,12 +2,12 @@
 // name beside its short id, filters by gateway name or id, status and battery, `--json` the API's
 // items, and the refusals of bad flags and unknown devices.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Device } from '../../src/client/devices.js';
-import { runCli } from '../helpers/cli.js';
-import { eventRow } from '../helpers/events.js';
-import { call } from '../helpers/http.js';
-import { insertEvents } from '../helpers/job-rows.js';
-import { CUSTOMER, startTestServer, type TestServer } from '../helpers/server.js';
+import type { Device } from '../../../src/client/devices.js';
+import { runCli } from '../../helpers/cli.js';
+import { eventRow } from '../../helpers/events.js';
+import { call } from '../../helpers/http.js';
+import { insertEvents } from '../../helpers/store-rows.js';
+import { CUSTOMER, startTestServer, type TestServer } from '../../helpers/server.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
