@@ -1,25 +1,8 @@
 import { seg, type CustomerApi } from './api.js';
+import type { JobConfig, JobConfigFields } from '../domain/job-configs.js';
 
-/** A job configuration as the API returns it. */
-export interface JobConfig {
-  job_config_id: string;
-  job_name: string;
-  created: number;
-  last_updated: number;
-  start_barcode: string;
-  end_barcode: string;
-  gateway_ids: string[];
-  class: 'jobconfig';
-  version: number;
-}
-
-/** The fields a create sets, and of which a change sets some. */
-export interface JobConfigFields {
-  job_name: string;
-  start_barcode: string;
-  end_barcode: string;
-  gateway_ids: string[];
-}
+/** A job configuration and the fields a write sets: the API shows the domain's record as is. */
+export type { JobConfig, JobConfigFields };
 
 /** The answer of `POST /{customer_id}/job-analysis` (docs/jobs-and-assets.md "Job analysis"). */
 export interface JobAnalysis {
