@@ -180,6 +180,7 @@ describe('scanhub serve (as a process)', () => {
 
   it.each([
     ['SCANHUB_CUSTOMER_ID', 'bad id!', 'scanhub: SCANHUB_CUSTOMER_ID: "bad id!" is not a valid customer id: use 1-64 letters, digits, ".", "_" or "-"\n'],
+    ['SCANHUB_CUSTOMER_ID', 'Downloads', 'scanhub: SCANHUB_CUSTOMER_ID: "Downloads" is a path of the service itself and cannot be a customer id: choose another name (reserved: api-keys, assets, auth, downloads, healthz, metrics, openapi.json, provisioning)\n'],
     ['SCANHUB_ADMIN_EMAIL', 'notanemail', 'scanhub: SCANHUB_ADMIN_EMAIL: "notanemail" is not an e-mail address\n'],
     ['SCANHUB_LOG_LEVEL', 'banana', 'scanhub: SCANHUB_LOG_LEVEL: "banana" is not one of fatal, error, warn, info, debug, trace, silent\n'],
     [

@@ -52,6 +52,7 @@ describe('scanhub operator customers add (while serve runs)', () => {
   it.each([
     [['customers', 'add', 'shortpw', '--admin-email', 'a@shortpw.example', '--password-stdin'], 'too-short\n', 'scanhub: the password must have at least 12 characters\n'],
     [['customers', 'add', 'bad/id', '--admin-email', 'a@x.example', '--password-stdin'], 'long-enough-pass\n', 'scanhub: "bad/id" is not a valid customer id: use 1-64 letters, digits, ".", "_" or "-"\n'],
+    [['customers', 'add', 'assets', '--admin-email', 'a@x.example', '--password-stdin'], 'long-enough-pass\n', 'scanhub: "assets" is a path of the service itself and cannot be a customer id: choose another name (reserved: api-keys, assets, auth, downloads, healthz, metrics, openapi.json, provisioning)\n'],
     [['customers', 'add', 'noemail', '--admin-email', 'not-an-address', '--password-stdin'], 'long-enough-pass\n', 'scanhub: "not-an-address" is not an e-mail address\n'],
     [['customers', 'add', 'nopw', '--admin-email', 'a@nopw.example'], '', 'scanhub: --password-stdin required when not running interactively\n'],
     [['customers', 'add', 'noadmin', '--password-stdin'], 'long-enough-pass\n', "error: required option '--admin-email <email>' not specified\n(run with --help for usage)\n"],
