@@ -17,6 +17,8 @@ export interface Gateway {
   connectivity_status: string;
   /** When the gateway's last MQTT message arrived (to 10 seconds), or null: an addition to the spec. */
   last_seen: number | null;
+  /** When the gateway was first prepared for provisioning, or null: then it is provisioned, else reprovisioned. An addition to the spec. */
+  provisioned: number | null;
 }
 
 /** One gateway to create, as the create and bulk-create bodies want it. */

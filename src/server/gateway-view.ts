@@ -23,8 +23,12 @@ export const gatewaySchema = {
       type: ['integer', 'null'],
       description: "Addition to the spec: when the gateway's last MQTT message arrived (milliseconds since the epoch, to 10 seconds); null: never.",
     },
+    provisioned: {
+      type: ['integer', 'null'],
+      description: 'Addition to the spec: when the gateway was first prepared for provisioning (milliseconds since the epoch); null: never, so `prepare-provisioning` applies, else `reprovision`.',
+    },
   },
-  required: ['id', 'model', 'manufacturer', 'class', 'type', 'firmware', 'created', 'last_updated', 'usecase', 'station', 'thing_name', 'name', 'connectivity_status', 'last_seen'],
+  required: ['id', 'model', 'manufacturer', 'class', 'type', 'firmware', 'created', 'last_updated', 'usecase', 'station', 'thing_name', 'name', 'connectivity_status', 'last_seen', 'provisioned'],
 } as const;
 
 /** The gateway as the API shows it at `now` (connectivity_status depends on the time). */
@@ -44,6 +48,7 @@ export function toApiGateway(gateway: GatewayRecord, now: number) {
     name: gateway.name,
     connectivity_status: connectivityStatus(gateway, now),
     last_seen: gateway.last_message,
+    provisioned: gateway.provisioning_prepared,
   };
 }
 

@@ -63,5 +63,6 @@ export function fresh(id: string, name: string, usecase: string, station: string
     name,
     connectivity_status: 'NOT_REGISTERED',
     last_seen: null,
+    provisioned: null,
   };
 }

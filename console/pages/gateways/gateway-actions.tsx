@@ -6,15 +6,15 @@ import { can } from '../../lib/session';
 export type GatewayAction = 'provision' | 'reprovision' | 'revoke' | 'certificate' | 'delete';
 
 /**
- * The actions a gateway's state allows and the user's permissions offer. A gateway not registered
- * that has never sent a message is provisioned; one that has (its certificate was revoked) is
- * re-provisioned; a registered one is re-provisioned (a replaced device) or revoked.
+ * The actions a gateway's state allows and the user's permissions offer. A gateway never prepared
+ * is provisioned; one prepared before (its code handed out, its device connected, or its
+ * certificate revoked) is re-provisioned; a registered one may also be revoked.
  */
 export function actionsFor(gateway: Gateway): GatewayAction[] {
   const actions: GatewayAction[] = [];
   if (can('gateway.provision')) {
     if (gateway.connectivity_status !== 'NOT_REGISTERED') actions.push('reprovision', 'revoke');
-    else actions.push(gateway.last_seen === null ? 'provision' : 'reprovision');
+    else actions.push(gateway.provisioned === null ? 'provision' : 'reprovision');
     actions.push('certificate');
   }
   if (can('gateway.write')) actions.push('delete');

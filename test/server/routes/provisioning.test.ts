@@ -156,7 +156,7 @@ describe('POST /provisioning', () => {
             mqtt_endpoint: `mqtts://localhost:${f.t.server.ctx.config.mqttPort}`,
             mqtt_topic_prefix: 'scanhub/acme',
             certificate_common_name: f.ids.g,
-            gateway: { ...fresh(f.ids.g!, 'Dock 1', 'inbound', 'dock'), connectivity_status: 'REGISTERING' },
+            gateway: { ...fresh(f.ids.g!, 'Dock 1', 'inbound', 'dock'), connectivity_status: 'REGISTERING', provisioned: T0 },
             pkcs12: 'string',
             certificate: 'string',
             ca_certificate: f.t.server.ctx.ca.certPem,
