@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
 import type { Gateway } from '../../src/client/gateways';
 import { collectAll, customerPath } from './api';
 import { can } from './session';
@@ -10,6 +10,8 @@ export interface GatewayNames {
   /** The gateway's name, or its id when it is unknown (deleted, or the user may not read gateways). */
   nameOf: (id: string | null) => string;
   error: unknown;
+  /** Loads them again (a gateway created or renamed meanwhile). */
+  reload: () => void;
 }
 
 const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
@@ -21,16 +23,17 @@ const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'bas
 export function useGatewayNames(): GatewayNames {
   const [gateways, setGateways] = useState<Gateway[]>();
   const [error, setError] = useState<unknown>();
-  useEffect(() => {
+  const reload = useCallback(() => {
     if (!can('gateway.read')) return setGateways([]);
-    collectAll<Gateway>(`${customerPath('/gateways')}?limit=500`).then(
-      (all) => setGateways(all.sort((a, b) => collator.compare(a.name, b.name))),
-      setError,
-    );
+    collectAll<Gateway>(`${customerPath('/gateways')}?limit=500`).then((all) => {
+      setGateways(all.sort((a, b) => collator.compare(a.name, b.name)));
+      setError(undefined);
+    }, setError);
   }, []);
+  useEffect(reload, [reload]);
   const nameOf = useMemo(() => {
     const names = new Map((gateways ?? []).map((g) => [g.id, g.name]));
     return (id: string | null) => (id === null ? '' : (names.get(id) ?? id));
   }, [gateways]);
-  return { gateways, nameOf, error };
+  return { gateways, nameOf, error, reload };
 }

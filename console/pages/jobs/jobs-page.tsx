@@ -33,7 +33,14 @@ export function JobsPage() {
   return (
     <>
       <PageHeading title="Jobs">
-        <Button onClick={() => void list.reload()}>Refresh</Button>
+        <Button
+          onClick={() => {
+            void list.reload();
+            names.reload();
+          }}
+        >
+          Refresh
+        </Button>
         {can('jobconfig.write') && (
           <Button kind="primary" onClick={() => open({ kind: 'new' })}>
             New job configuration
