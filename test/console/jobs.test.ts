@@ -174,11 +174,22 @@ describe('the Jobs page', () => {
     await close();
   });
 
-  it('edits a configuration: the name, and the gateways', async () => {
+  it('edits a configuration: the name, and the gateways; a change made meanwhile is refused, not overwritten', async () => {
     const { page } = admin;
     await row(page, 'Packing').getByRole('button', { name: 'Edit' }).click();
     const dialog = page.getByRole('dialog', { name: 'Edit Packing' });
-    expect(await dialog.getByLabel('Start barcode').inputValue()).toBe('START');
+    // Someone else changes it while the dialog shows version 1.
+    const [packing] = await configs();
+    await t.admin.patch(`/${CUSTOMER}/job-configs/${packing!.job_config_id}`, { end_barcode: 'STOP' });
+    await dialog.getByLabel('Name').fill('Packing line');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    expect(await dialog.getByRole('alert').textContent()).toBe(`Job configuration "${packing!.job_config_id}" has changed (it is at version 2): read it again and retry.`);
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await expect.poll(() => row(page, 'Packing').getByRole('cell').nth(1).textContent()).toBe('STOP');
+
+    await row(page, 'Packing').getByRole('button', { name: 'Edit' }).click();
+    expect(await dialog.getByLabel('End barcode').inputValue()).toBe('STOP');
     await dialog.getByLabel('Name').fill('Packing line');
     await dialog.getByRole('checkbox', { name: 'Dock 2' }).uncheck();
     await dialog.getByRole('checkbox', { name: 'Dock 3' }).check();
@@ -187,8 +198,8 @@ describe('the Jobs page', () => {
     await dialog.getByRole('button', { name: 'Save' }).click();
     await dialog.waitFor({ state: 'detached' });
     expect(await page.getByRole('status').filter({ hasText: 'Saved' }).textContent()).toBe('Saved job configuration "Packing line".');
-    expect((await row(page, 'Packing line').getByRole('cell').allTextContents()).slice(0, 3)).toEqual(['START', 'END', 'Dock 1, Dock 3']);
-    expect((await configs()).map((c) => [c.job_name, c.gateway_ids, c.version])).toEqual([['Packing line', [ids['Dock 1'], ids['Dock 3']], 2]]);
+    expect((await row(page, 'Packing line').getByRole('cell').allTextContents()).slice(0, 3)).toEqual(['START', 'STOP', 'Dock 1, Dock 3']);
+    expect((await configs()).map((c) => [c.job_name, c.end_barcode, c.gateway_ids, c.version])).toEqual([['Packing line', 'STOP', [ids['Dock 1'], ids['Dock 3']], 3]]);
   });
 
   it('deletes a configuration after a confirmation, and Escape leaves it', async () => {
@@ -205,9 +216,10 @@ describe('the Jobs page', () => {
     await dialog.waitFor({ state: 'detached' });
     expect(await row(page, 'Packing line').count()).toBe(0);
     expect(await configs()).toEqual([]);
-    // Nothing went wrong in the page but the refusal the test provoked.
+    // Nothing went wrong in the page but the refusals the test provoked.
     expect(admin.problems).toEqual([
       'Failed to load resource: the server responded with a status of 400 (Bad Request)',
+      'Failed to load resource: the server responded with a status of 409 (Conflict)',
     ]);
   });
 });
