@@ -1,12 +1,15 @@
 // The Jobs page (console/pages/jobs/): job configurations created, edited and deleted in the
 // browser, and an analysis over seeded scans whose chart is drawn and whose summary equals what
 // the API's answer gives (the CLI's figures, src/domain/job-stats.ts).
+import { readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toLocalInput } from '../../console/pages/jobs/local-time.js';
 import type { JobAnalysis, JobConfig } from '../../src/client/jobs.js';
 import { formatDuration, summarizeDurations } from '../../src/domain/job-stats.js';
+import { CONSOLE_DIR } from '../../src/server/routes/console.js';
 import { expectAccessible, launchBrowser, openConsole, saveScreenshots, signIn, type ConsolePage } from '../helpers/browser.js';
 import { eventId, scanRow } from '../helpers/events.js';
 import { insertEvents } from '../helpers/store-rows.js';
@@ -31,6 +34,16 @@ const bodyRows = (table: Locator) => table.locator('tbody tr').evaluateAll((rows
 
 /** The configurations of the customer, from the API. */
 const configs = async () => (await t.admin.get<{ items: JobConfig[] }>(`/${CUSTOMER}/job-configs`)).items;
+
+/** The path of uplot's chunk in the build (esbuild's metafile). */
+function uplotChunk(): string {
+  const { outputs } = JSON.parse(readFileSync(join(CONSOLE_DIR, 'metafile.json'), 'utf8')) as { outputs: Record<string, { entryPoint?: string }> };
+  const [file] = Object.entries(outputs).find(([, output]) => output.entryPoint?.endsWith('node_modules/uplot/dist/uPlot.esm.js')) ?? [];
+  return `/assets/${basename(file!)}`;
+}
+
+/** The paths the page has requested since the test began watching. */
+const requested: string[] = [];
 
 /** Scans of a gateway that make jobs of these lengths (ms) starting at these offsets from t0, with a stray end and an item scan. */
 function jobScans(gatewayId: string, jobs: [start: number, length: number][], firstId: number) {
@@ -57,6 +70,7 @@ beforeAll(async () => {
     ...jobScans(ids['Dock 2']!, [[5 * MINUTE, 4 * MINUTE], [30 * MINUTE, 200_000]], 100),
   ]);
   admin = await openConsole(browser, t.url, '#/jobs');
+  admin.page.on('request', (request) => requested.push(new URL(request.url()).pathname));
   await signIn(admin.page, ADMIN_EMAIL, ADMIN_PASSWORD);
 });
 afterAll(async () => {
@@ -104,9 +118,12 @@ describe('the Jobs page', () => {
     await page.getByLabel('Configuration', { exact: true }).selectOption({ label: 'Packing' });
     await page.getByLabel('From').fill(toLocalInput(from));
     await page.getByLabel('To').fill(toLocalInput(to));
+    // uplot is fetched with the first chart, not with the page (nor with the console).
+    expect(requested).not.toContain(uplotChunk());
     await page.getByRole('button', { name: 'Analyze' }).click();
     const chart = page.getByRole('img', { name: 'Job durations' });
     await chart.locator('canvas').waitFor();
+    expect(requested).toContain(uplotChunk());
 
     const [packing] = await configs();
     const analysis = await t.admin.post<JobAnalysis>(`/${CUSTOMER}/job-analysis`, { job_config_id: packing!.job_config_id, start_time: from, end_time: to });
