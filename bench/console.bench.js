@@ -55,7 +55,8 @@ const BOARD_WATCH = `
 /** Milliseconds from leaving the board (hash change) to its 50 rows shown again, fetching the 2,000 gateways included. */
 const BOARD_AGAIN = `(async () => {
   location.hash = '#/scanners';
-  await new Promise((resolve) => { const wait = () => document.querySelector('table') ? requestAnimationFrame(wait) : resolve(); wait(); });
+  // Away once the Scanners page is shown (its own table may follow; a table alone does not tell).
+  await new Promise((resolve) => { const wait = () => document.querySelector('h1')?.textContent === 'Scanners' ? resolve() : requestAnimationFrame(wait); wait(); });
   const started = performance.now();
   location.hash = '#/gateways';
   await new Promise((resolve) => {

@@ -1,4 +1,4 @@
-/** Figures over job durations (milliseconds) for `scanhub jobs analyze`. */
+/** Figures over job durations (milliseconds) for `scanhub jobs analyze` and the console's Jobs page. */
 export interface DurationSummary {
   count: number;
   median: number;
@@ -39,4 +39,17 @@ export function durationHistogram(durations: readonly number[], bins = 8): Histo
   const histogram = Array.from({ length: bins }, (_, i) => ({ from: min + i * width, to: min + (i + 1) * width, count: 0 }));
   for (const duration of durations) histogram[Math.min(bins - 1, Math.floor((duration - min) / width))]!.count++;
   return histogram;
+}
+
+/** `850ms`, `12.3s`, `4m 05s`, `1h 02m 03s`, `2d 03h 04m`. */
+export function formatDuration(ms: number): string {
+  const rounded = Math.round(ms);
+  if (rounded < 1_000) return `${rounded}ms`;
+  if (rounded < 60_000) return `${(rounded / 1_000).toFixed(1)}s`;
+  const seconds = Math.floor(rounded / 1_000);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  const [d, h, m, s] = [Math.floor(seconds / 86_400), Math.floor(seconds / 3_600) % 24, Math.floor(seconds / 60) % 60, seconds % 60];
+  if (d > 0) return `${d}d ${pad(h)}h ${pad(m)}m`;
+  if (h > 0) return `${h}h ${pad(m)}m ${pad(s)}s`;
+  return `${m}m ${pad(s)}s`;
 }

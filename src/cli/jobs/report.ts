@@ -1,21 +1,8 @@
 import Table from 'cli-table3';
 import { stringify } from 'csv-stringify/sync';
 import type { JobAnalysis } from '../../client/jobs.js';
-import { durationHistogram, summarizeDurations, type DurationSummary } from '../../domain/job-stats.js';
+import { durationHistogram, formatDuration, summarizeDurations, type DurationSummary } from '../../domain/job-stats.js';
 import { formatTime, type Io } from '../io.js';
-
-/** `850ms`, `12.3s`, `4m 05s`, `1h 02m 03s`, `2d 03h 04m`. */
-export function formatDuration(ms: number): string {
-  const rounded = Math.round(ms);
-  if (rounded < 1_000) return `${rounded}ms`;
-  if (rounded < 60_000) return `${(rounded / 1_000).toFixed(1)}s`;
-  const seconds = Math.floor(rounded / 1_000);
-  const pad = (n: number) => String(n).padStart(2, '0');
-  const [d, h, m, s] = [Math.floor(seconds / 86_400), Math.floor(seconds / 3_600) % 24, Math.floor(seconds / 60) % 60, seconds % 60];
-  if (d > 0) return `${d}d ${pad(h)}h ${pad(m)}m`;
-  if (h > 0) return `${h}h ${pad(m)}m ${pad(s)}s`;
-  return `${m}m ${pad(s)}s`;
-}
 
 /** `--csv`: one row per job, times and duration in milliseconds, RFC 4180. */
 export function analysisCsv(analysis: JobAnalysis): string {

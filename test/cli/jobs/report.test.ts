@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, printAnalysis } from '../../../src/cli/jobs/report.js';
+import { printAnalysis } from '../../../src/cli/jobs/report.js';
 import type { Io } from '../../../src/cli/io.js';
-import { durationHistogram, summarizeDurations } from '../../../src/domain/job-stats.js';
+import { durationHistogram, formatDuration, summarizeDurations } from '../../../src/domain/job-stats.js';
 import { rangeQuery } from '../../../src/cli/flags.js';
 
 const resolveTimeRange = (options: { since?: string; from?: string; to?: string }, now: number) => {
