@@ -1,6 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 // The rules of docs/architecture.md's map, held by a test rather than by review: the rooms each
@@ -164,6 +165,23 @@ describe('the house (docs/architecture.md)', () => {
     };
     for (const file of known) if (!index.has(file)) visit(file);
     expect(cycles).toEqual([]);
+  });
+
+  it('no function of src/ is longer than 100 lines', () => {
+    const long: string[] = [];
+    for (const file of files) {
+      const source = ts.createSourceFile(file, readFileSync(join(ROOT, file), 'utf8'), ts.ScriptTarget.Latest, true);
+      const visit = (node: ts.Node) => {
+        if (ts.isFunctionLike(node) && 'body' in node && node.body) {
+          const first = source.getLineAndCharacterOfPosition(node.getStart(source)).line;
+          const last = source.getLineAndCharacterOfPosition(node.getEnd()).line;
+          if (last - first + 1 > 100) long.push(`${file}:${first + 1}: ${last - first + 1} lines`);
+        }
+        ts.forEachChild(node, visit);
+      };
+      visit(source);
+    }
+    expect(long).toEqual([]);
   });
 
   it('no file of src/ is longer than 400 lines', () => {
