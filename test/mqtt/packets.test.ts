@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_PACKET_BYTES } from '../../src/mqtt/broker.js';
-import { PacketReader, ProtocolError, readConnect, readTopicFilters, subackRefusing, type PacketRefusal } from '../../src/mqtt/packets.js';
+import { PacketReader, ProtocolError, readConnect, readTopicFilters, suback, type PacketRefusal } from '../../src/mqtt/packets.js';
 import { remainingLength } from '../helpers/mqtt.js';
 
 // The packet reader of every gateway connection: packet boundaries through chunks of any size,
@@ -235,14 +235,15 @@ describe('SUBSCRIBE and SUBACK', () => {
   it('reads every filter of a SUBSCRIBE and refuses each in a SUBACK of the same packet identifier', () => {
     const body = Buffer.from([0x12, 0x34, 0, 1, 0x61, 1, 0, 3, 0x62, 0x2f, 0x23, 0]);
     expect(readTopicFilters(body, true)).toEqual(['a', 'b/#']);
-    expect([...subackRefusing(0x1234, 2)]).toEqual([0x90, 4, 0x12, 0x34, 0x80, 0x80]);
+    expect([...suback(0x1234, [0x80, 0x80], 4)]).toEqual([0x90, 4, 0x12, 0x34, 0x80, 0x80]);
+    expect([...suback(0x1234, [0x87, 0xa2], 5)]).toEqual([0x90, 5, 0x12, 0x34, 0, 0x87, 0xa2]);
   });
 
   it('writes the Remaining Length of a SUBACK for 200 filters in two bytes', () => {
-    const suback = subackRefusing(7, 200);
-    expect([...suback.subarray(0, 5)]).toEqual([0x90, 0xca, 0x01, 0, 7]);
-    expect(suback.length).toBe(205);
-    expect(suback.subarray(5).every((byte) => byte === 0x80)).toBe(true);
+    const packet = suback(7, Array<number>(200).fill(0x80), 4);
+    expect([...packet.subarray(0, 5)]).toEqual([0x90, 0xca, 0x01, 0, 7]);
+    expect(packet.length).toBe(205);
+    expect(packet.subarray(5).every((byte) => byte === 0x80)).toBe(true);
   });
 
   it.each([
