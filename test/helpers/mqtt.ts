@@ -1,4 +1,7 @@
+import { execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { isIP, type TcpNetConnectOpts } from 'node:net';
 import { connect as tlsConnect, type ConnectionOptions, type TLSSocket } from 'node:tls';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
@@ -175,4 +178,33 @@ export function bytesUntilClose(socket: TLSSocket): Promise<number[]> {
   socket.on('error', () => {});
   socket.resume();
   return new Promise((resolve) => (socket.closed ? resolve(received) : socket.once('close', () => resolve(received))));
+}
+
+/**
+ * Writes the PEM files `openssl pkcs12` extracts from the gateway's PKCS#12 into `dir`, as
+ * docs/gateways-mqtt.md shows for stock clients: gateway.crt, gateway.key and ca.crt.
+ */
+export function extractPemFiles(gateway: TestGateway, dir: string): void {
+  writeFileSync(join(dir, 'gateway.p12'), gateway.pkcs12);
+  const openssl = (...args: string[]) => execFileSync('openssl', ['pkcs12', '-in', 'gateway.p12', '-passin', 'pass:', ...args], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  openssl('-nokeys', '-clcerts', '-out', 'gateway.crt');
+  openssl('-nokeys', '-cacerts', '-out', 'ca.crt');
+  openssl('-nocerts', '-nodes', '-out', 'gateway.key');
+}
+
+/**
+ * Runs a stock mosquitto client (`mosquitto_pub`, `mosquitto_sub`) in `dir` against the gateway's
+ * broker with the PEM files of extractPemFiles, then `args`: its exit code, stdout and stderr.
+ */
+export function runMosquitto(tool: 'mosquitto_pub' | 'mosquitto_sub', dir: string, gateway: TestGateway, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const { port } = new URL(gateway.endpoint);
+  const tls = ['-h', 'localhost', '-p', port, '--cafile', 'ca.crt', '--cert', 'gateway.crt', '--key', 'gateway.key'];
+  return new Promise((resolve) => {
+    const child = spawn(tool, [...tls, ...args], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
 }

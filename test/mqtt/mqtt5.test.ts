@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import type { IConnackPacket } from 'mqtt';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -6,11 +9,13 @@ import {
   bytesUntilClose,
   connectPacket5,
   connectRawTls,
+  extractPemFiles,
   mqttPacket,
   mqttString,
   provisionGateway,
   publishPacket5,
   readBytes,
+  runMosquitto,
   type TestGateway,
 } from '../helpers/mqtt.js';
 import { CUSTOMER, collectedLogs, startTestServer, type TestServer } from '../helpers/server.js';
@@ -231,5 +236,36 @@ describe('SUBSCRIBE, UNSUBSCRIBE and DISCONNECT at level 5', () => {
       if (id === uuid(50)) await expect.poll(events).toBe(before + 1);
     }
     expect(await stored([uuid(50), uuid(51), uuid(52)])).toEqual([uuid(50)]);
+  });
+});
+
+describe('stock mosquitto clients at -V mqttv5, with the PEM files of the PKCS#12', () => {
+  it('mosquitto_pub publishes scans that are stored; mosquitto_sub is refused its subscription with 0x87 (135)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'scanhub-mqttv5-'));
+    try {
+      extractPemFiles(gateway, dir);
+      const published = await runMosquitto('mosquitto_pub', dir, gateway, ['-V', 'mqttv5', '-q', '1', '-t', gateway.topic, '-m', scan(uuid(60)), '-D', 'publish', 'message-expiry-interval', '60']);
+      expect(published).toEqual({ code: 0, stdout: '', stderr: '' });
+      expect(await stored([uuid(60)])).toEqual([uuid(60)]);
+      // -d prints the packets, and the SUBACK's reason code.
+      const subscribed = await runMosquitto('mosquitto_sub', dir, gateway, ['-V', 'mqttv5', '-q', '1', '-t', `${gateway.topic}/commands`, '-C', '1', '-W', '5', '-d']);
+      // It sends an empty client identifier: the CONNACK assigned it the gateway id, which it prints.
+      const topic = `${gateway.topic}/commands`;
+      expect(subscribed).toEqual({
+        code: 0,
+        stdout: [
+          'Client (null) sending CONNECT',
+          `Client ${gateway.id} received CONNACK (0)`,
+          `Client ${gateway.id} sending SUBSCRIBE (Mid: 1, Topic: ${topic}, QoS: 1, Options: 0x00)`,
+          `Client ${gateway.id} received SUBACK`,
+          'Subscribed (mid: 1): 135',
+          `Client ${gateway.id} sending DISCONNECT`,
+          '',
+        ].join('\n'),
+        stderr: 'All subscription requests were denied.\n',
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
