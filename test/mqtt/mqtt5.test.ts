@@ -180,6 +180,24 @@ describe('refusals at level 5: the reason code first, then the connection closes
     expect(await bytesUntilClose(socket)).toEqual([0xe0, 1, 0x8d]);
   });
 
+  it('tells a connected gateway DISCONNECT 0x8B "server shutting down" when the server stops', async () => {
+    const own = await startTestServer();
+    try {
+      const ownGateway = await provisionGateway(own);
+      const socket = await connectRawTls(ownGateway);
+      socket.on('error', () => {});
+      socket.write(connectPacket5());
+      expect([...(await readBytes(socket, CONNACK_OK.length))]).toEqual(CONNACK_OK);
+      socket.write(publishPacket5(ownGateway.topic, scan(uuid(70)), { packetId: 5 }));
+      expect([...(await readBytes(socket, 4))]).toEqual([0x40, 2, 0, 5]);
+      const bytes = bytesUntilClose(socket);
+      await own.close();
+      expect(await bytes).toEqual([0xe0, 1, 0x8b]);
+    } finally {
+      await own.close();
+    }
+  });
+
   it('a second connection of the gateway takes the session over: the first gets DISCONNECT 0x8E; a deleted gateway’s gets 0x98', async () => {
     const first = await connected();
     const firstBytes = bytesUntilClose(first);
