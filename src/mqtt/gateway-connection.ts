@@ -146,6 +146,7 @@ export class GatewayConnection {
    * bytes; at level 5 with DISCONNECT 0x8B "server shutting down" last (MQTT 5 3.14.2.1).
    */
   end(): void {
+    if (this.closing) return;
     this.flushAcks();
     if (this.state !== CONNECTED || this.protocolLevel !== 5) return void this.socket.end();
     this.closing = true;
