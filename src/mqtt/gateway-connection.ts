@@ -92,8 +92,11 @@ export class GatewayConnection {
   readonly commonName: string | undefined;
   readonly serial: string;
   session: GatewaySession | undefined;
-  /** The CONNECT's protocol level: 3, 4 or 5 (protocol-level.ts let no other through). */
-  protocolLevel = 4;
+  /** The CONNECT's protocol level: 3, 4 or 5 (protocol-level.ts let no other through); what the broker writes depends on it. */
+  get protocolLevel(): number {
+    return this.level;
+  }
+  private level = 4;
   private state = CONNECTING;
   private readonly reader: PacketReader;
   private connect: ConnectPacket | undefined;
@@ -219,7 +222,7 @@ export class GatewayConnection {
     // [MQTT-3.1.0-1]: the first packet is a CONNECT.
     if (firstByte >> 4 !== PacketType.CONNECT) throw new ProtocolError(`packet type ${firstByte >> 4} before CONNECT`);
     // The level after the protocol name, known before the rest is read: a level 5 CONNECT that is refused gets a CONNACK of level 5.
-    if (body.length >= 2) this.protocolLevel = body[2 + body.readUInt16BE(0)] ?? 4;
+    if (body.length >= 2) this.level = body[2 + body.readUInt16BE(0)] ?? 4;
     this.connect = readConnect(firstByte, body);
     if (this.protocolLevel === 5) checkConnect5(this.connect);
     this.state = AUTHENTICATING;
