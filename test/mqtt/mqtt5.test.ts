@@ -258,13 +258,17 @@ describe('SUBSCRIBE, UNSUBSCRIBE and DISCONNECT at level 5', () => {
 });
 
 describe('stock mosquitto clients at -V mqttv5, with the PEM files of the PKCS#12', () => {
-  it('mosquitto_pub publishes scans that are stored; mosquitto_sub is refused its subscription with 0x87 (135)', async () => {
+  it('mosquitto_pub publishes scans that are stored, and is told "not authorized" for another topic; mosquitto_sub is refused its subscription with 0x87 (135)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'scanhub-mqttv5-'));
     try {
       extractPemFiles(gateway, dir);
       const published = await runMosquitto('mosquitto_pub', dir, gateway, ['-V', 'mqttv5', '-q', '1', '-t', gateway.topic, '-m', scan(uuid(60)), '-D', 'publish', 'message-expiry-interval', '60']);
       expect(published).toEqual({ code: 0, stdout: '', stderr: '' });
       expect(await stored([uuid(60)])).toEqual([uuid(60)]);
+      const refused = await runMosquitto('mosquitto_pub', dir, gateway, ['-V', 'mqttv5', '-q', '1', '-t', 'scanhub/other/gateway/x', '-m', scan(uuid(61))]);
+      // PUBACK 0x87 names the refusal; the DISCONNECT that follows makes it exit non-zero.
+      expect({ failed: refused.code !== 0, firstLine: refused.stderr.split('\n')[0] }).toEqual({ failed: true, firstLine: 'Warning: Publish 1 failed: Not authorized.' });
+      expect(await stored([uuid(61)])).toEqual([]);
       // -d prints the packets, and the SUBACK's reason code.
       const subscribed = await runMosquitto('mosquitto_sub', dir, gateway, ['-V', 'mqttv5', '-q', '1', '-t', `${gateway.topic}/commands`, '-C', '1', '-W', '5', '-d']);
       // It sends an empty client identifier: the CONNACK assigned it the gateway id, which it prints.

@@ -218,6 +218,29 @@ describe('readConnect', () => {
     expect(readConnect(0x10, connectBody('MQIsdp', 3, 0x00, 0, ['']))).toEqual({ protocolLevel: 3, cleanSession: false, keepAlive: 0, will: undefined });
   });
 
+  it('reads an MQTT 5 CONNECT: what its properties ask of the server, an empty client identifier, the will after its properties', () => {
+    // Session Expiry 3600, Receive Maximum 20, Maximum Packet Size 2048, a User Property; will properties: Will Delay 5.
+    const properties = [20, 0x11, 0, 0, 0x0e, 0x10, 0x21, 0, 20, 0x27, 0, 0, 8, 0, 0x26, 0, 1, 0x6b, 0, 1, 0x76];
+    const willProperties = [5, 0x18, 0, 0, 0, 5];
+    const body = Buffer.concat([
+      connectBody('MQTT', 5, 0x02 | 0x04 | 0x08, 30, []),
+      Buffer.from(properties),
+      Buffer.from([0, 0]),
+      Buffer.from(willProperties),
+      Buffer.from([0, 10]),
+      Buffer.from('will/topic'),
+      Buffer.from([0, 4]),
+      Buffer.from('gone'),
+    ]);
+    expect(readConnect(0x10, body)).toEqual({
+      protocolLevel: 5,
+      cleanSession: true,
+      keepAlive: 30,
+      will: { topic: 'will/topic', payload: Buffer.from('gone'), qos: 1, retain: false },
+      v5: { sessionExpiry: 3600, receiveMaximum: 20, maximumPacketSize: 2048, emptyClientIdentifier: true },
+    });
+  });
+
   it.each([
     ['reserved fixed-header flags', 0x12, connectBody('MQTT', 4, 0x02, 60, ['c']), 'CONNECT with reserved flags set'],
     ['the reserved connect flag', 0x10, connectBody('MQTT', 4, 0x03, 60, ['c']), 'CONNECT with the reserved flag set'],
