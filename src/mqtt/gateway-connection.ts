@@ -141,7 +141,7 @@ export class GatewayConnection {
   /** Closes the connection from the server's side (deleted or revoked gateway, takeover); at level 5 DISCONNECT says why. */
   close(reason: CloseReason): void {
     if (this.state === CLOSED) return;
-    this.closeWith(this.protocolLevel === 5 && this.state === CONNECTED ? disconnect5(REFUSAL_CODES.close[reason]) : undefined);
+    this.closeWith(this.level === 5 && this.state === CONNECTED ? disconnect5(REFUSAL_CODES.close[reason]) : undefined);
   }
 
   /**
@@ -151,7 +151,7 @@ export class GatewayConnection {
   end(): void {
     if (this.closing) return;
     this.flushAcks();
-    if (this.state !== CONNECTED || this.protocolLevel !== 5) return void this.socket.end();
+    if (this.state !== CONNECTED || this.level !== 5) return void this.socket.end();
     this.closing = true;
     this.socket.end(disconnect5(REFUSAL_CODES.close.shutting_down));
   }
@@ -189,7 +189,7 @@ export class GatewayConnection {
   private fail(reason: string, log = true, reasonCode?: number): void {
     if (this.state === CLOSED) return;
     if (log) this.errorReason ??= reason;
-    if (this.protocolLevel !== 5 || reasonCode === undefined || this.state === AUTHENTICATING) return this.closeWith(undefined);
+    if (this.level !== 5 || reasonCode === undefined || this.state === AUTHENTICATING) return this.closeWith(undefined);
     this.closeWith(this.state === CONNECTED ? disconnect5(reasonCode) : connack5(reasonCode));
   }
 
@@ -224,7 +224,7 @@ export class GatewayConnection {
     // The level after the protocol name, known before the rest is read: a level 5 CONNECT that is refused gets a CONNACK of level 5.
     if (body.length >= 2) this.level = body[2 + body.readUInt16BE(0)] ?? 4;
     this.connect = readConnect(firstByte, body);
-    if (this.protocolLevel === 5) checkConnect5(this.connect);
+    if (this.level === 5) checkConnect5(this.connect);
     this.state = AUTHENTICATING;
     // Packets may follow the CONNECT at once; those of this chunk wait in `deferred`, the rest in the socket.
     this.socket.pause();
@@ -291,7 +291,7 @@ export class GatewayConnection {
       case PacketType.UNSUBSCRIBE: {
         if (flags !== 0x02 || body.length < 2) throw new ProtocolError('malformed UNSUBSCRIBE');
         const packetId = body.readUInt16BE(0);
-        if (this.protocolLevel !== 5) {
+        if (this.level !== 5) {
           readTopicFilters(body, false);
           this.write(acknowledgement(PacketType.UNSUBACK, packetId));
           return;
@@ -305,7 +305,7 @@ export class GatewayConnection {
         if (flags !== 0) throw new ProtocolError('malformed DISCONNECT');
         // [MQTT-3.14.4-3]: the will is discarded; at level 5 unless the reason is 0x04 "with will
         // message" or an error ([MQTT-3.1.2-8]: only 0x00 discards it).
-        this.graceful = this.protocolLevel !== 5 || readDisconnect5(body) === ReasonCode.SUCCESS;
+        this.graceful = this.level !== 5 || readDisconnect5(body) === ReasonCode.SUCCESS;
         this.reader.stop();
         this.socket.end();
         return;
@@ -322,11 +322,11 @@ export class GatewayConnection {
 
   private onSubscribe(body: Buffer): void {
     const packetId = body.readUInt16BE(0);
-    if (this.protocolLevel !== 5) {
+    if (this.level !== 5) {
       const filters = readTopicFilters(body, true);
       for (const filter of filters) this.host.subscriptionRefused(this, filter);
       // [MQTT-3.8.4-3] / [MQTT-3.9.3-2]: the SUBACK carries 0x80 (failure) for a refused filter; the connection stays open.
-      this.write(suback(packetId, filters.map(() => 0x80), this.protocolLevel));
+      this.write(suback(packetId, filters.map(() => 0x80), this.level));
       return;
     }
     // MQTT 5 3.9.3: a reason code per filter, saying why it is refused; the connection stays open.
@@ -339,7 +339,7 @@ export class GatewayConnection {
     const qos = (firstByte >> 1) & 0x03;
     // [MQTT-3.3.1-4]: QoS 3 is malformed.
     if (qos === 3) throw new ProtocolError('PUBLISH with QoS 3');
-    const v5 = this.protocolLevel === 5;
+    const v5 = this.level === 5;
     if (v5) checkPublishFlags5(firstByte);
     if (body.length < 2) throw new ProtocolError('PUBLISH without a topic');
     const topicEnd = 2 + body.readUInt16BE(0);
@@ -418,7 +418,7 @@ export class GatewayConnection {
    */
   private refusePublish(qos: number, packetId: number, topic: string, reason: string, kind: keyof typeof REFUSAL_CODES.publish): void {
     this.host.publishRefused(this, topic, reason);
-    if (this.protocolLevel !== 5) return this.fail(kind === 'foreign_topic' ? `topic ${JSON.stringify(topic)} refused` : 'payload over the limit', false);
+    if (this.level !== 5) return this.fail(kind === 'foreign_topic' ? `topic ${JSON.stringify(topic)} refused` : 'payload over the limit', false);
     const code = REFUSAL_CODES.publish[kind];
     const ack = qos > 0 ? acknowledgement5(qos === 1 ? PacketType.PUBACK : PacketType.PUBREC, packetId, code) : Buffer.alloc(0);
     this.reader.stop();
