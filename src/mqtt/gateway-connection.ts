@@ -184,7 +184,7 @@ export class GatewayConnection {
   /**
    * Closes the connection for a protocol error ([MQTT-4.8.0-1]); `log` says whether 'closed on
    * error' is logged for it. At level 5 the reason code goes first (MQTT 5 4.13): in CONNACK
-   * before the connection is accepted ([MQTT-3.2.0-2]: nothing else goes before it), else in DISCONNECT.
+   * before the connection is accepted (no other packet may precede it), else in DISCONNECT.
    */
   private fail(reason: string, log = true, reasonCode?: number): void {
     if (this.state === CLOSED) return;
@@ -238,7 +238,7 @@ export class GatewayConnection {
     if (this.state === CLOSED) return;
     const v5 = this.connect!.v5;
     if (typeof result === 'string') {
-      // [MQTT-3.2.2-5], MQTT 5 [MQTT-3.2.2-7]: a CONNACK with a non-zero code, then the server closes.
+      // [MQTT-3.2.2-5], MQTT 5 3.2.2.2: a CONNACK with a non-zero code, then the server closes.
       this.state = CLOSED;
       this.reader.stop();
       const codes = REFUSAL_CODES.connect[result];
@@ -304,7 +304,7 @@ export class GatewayConnection {
       case PacketType.DISCONNECT:
         if (flags !== 0) throw new ProtocolError('malformed DISCONNECT');
         // [MQTT-3.14.4-3]: the will is discarded; at level 5 unless the reason is 0x04 "with will
-        // message" or an error ([MQTT-3.1.2-8]: only 0x00 discards it).
+        // message" or an error (MQTT 5 3.1.2.5, 3.14.4: only 0x00 discards it).
         this.graceful = this.level !== 5 || readDisconnect5(body) === ReasonCode.SUCCESS;
         this.reader.stop();
         this.socket.end();
@@ -367,7 +367,7 @@ export class GatewayConnection {
       return this.refusePublish(qos, packetId, session.topic, `payload of ${payloadBytes} bytes exceeds ${this.host.maxPayloadBytes}`, 'payload_too_large');
     }
     if (qos > 0) {
-      // MQTT 5 3.3.4: more unacknowledged messages than CONNACK's Receive Maximum is refused with 0x93.
+      // MQTT 5 3.3.4, 4.9: more unacknowledged messages than CONNACK's Receive Maximum is refused with 0x93.
       if (v5 && this.inFlight >= RECEIVE_MAXIMUM) return this.fail(`more than ${RECEIVE_MAXIMUM} messages unacknowledged`, true, REFUSAL_CODES.close.receive_maximum);
       this.inFlight++;
     }

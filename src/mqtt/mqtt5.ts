@@ -93,7 +93,7 @@ export function readSubscribe5(body: Buffer): { filters: string[]; subscriptionI
     if ((options & 0x30) === 0x30) throw new ProtocolError('SUBSCRIBE with a Retain Handling of 3', ReasonCode.PROTOCOL_ERROR);
     filters.push(filter);
   }
-  // [MQTT-3.8.3-2]: at least one topic filter.
+  // MQTT 5 3.8.3: at least one topic filter.
   if (filters.length === 0) throw new ProtocolError('SUBSCRIBE without a topic filter', ReasonCode.PROTOCOL_ERROR);
   return { filters, subscriptionIdentifier };
 }
