@@ -71,7 +71,7 @@ const CLOSE_GRACE_MS = 2_000;
 /** Ends every connection (its unsent bytes go out first); resolves once all closed, or after `graceMs`. */
 async function closeConnections(connections: Set<GatewayConnection>, graceMs: number): Promise<void> {
   const closed = [...connections].map((connection) => new Promise((resolve) => connection.socket.once('close', resolve)));
-  for (const connection of connections) connection.socket.end();
+  for (const connection of connections) connection.end();
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([Promise.all(closed), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
   clearTimeout(timer);

@@ -3,6 +3,7 @@ import type { Store } from '../store/ports/index.js';
 import { ConnectedSignals } from './connected-signals.js';
 import type { GatewayConnection } from './gateway-connection.js';
 import type { IngestLog } from './ingest.js';
+import type { CloseReason } from './refusals.js';
 
 /** How long the start waits for the signal listener before going on (it then keeps retrying, and /healthz says so). */
 const SIGNALS_START_WAIT_MS = 10_000;
@@ -33,11 +34,11 @@ export class ConnectedGateways {
   async listen(): Promise<void> {
     const { signals } = this.store;
     this.stopSignals = signals.subscribe((signal) => {
-      if (signal.kind === 'gateway-deleted') this.disconnect(signal.gateway_id, 'the gateway was deleted');
+      if (signal.kind === 'gateway-deleted') this.disconnect(signal.gateway_id, 'the gateway was deleted', 'administrative');
       else if (signal.kind === 'certificate-revoked') {
-        if (this.byGateway.get(signal.gateway_id)?.session?.serial === signal.serial) this.disconnect(signal.gateway_id, `its certificate ${signal.serial} was revoked`);
+        if (this.byGateway.get(signal.gateway_id)?.session?.serial === signal.serial) this.disconnect(signal.gateway_id, `its certificate ${signal.serial} was revoked`, 'administrative');
       } else if (signal.kind === 'gateways-connected' && signal.instance !== this.instance) {
-        for (const id of signal.gateway_ids) this.disconnect(id, 'the gateway connected to another instance');
+        for (const id of signal.gateway_ids) this.disconnect(id, 'the gateway connected to another instance', 'taken_over');
       }
     });
     // Signals sent while the listener was down were not heard: look up every connected gateway again.
@@ -48,7 +49,7 @@ export class ConnectedGateways {
 
   /** A gateway connected here: [MQTT-3.1.4-2], a second connection of the session closes the first; the other instances are told. */
   connected(gatewayId: string, connection: GatewayConnection): void {
-    this.byGateway.get(gatewayId)?.close();
+    this.byGateway.get(gatewayId)?.close('taken_over');
     this.byGateway.set(gatewayId, connection);
     this.signals?.add(gatewayId);
   }
@@ -65,11 +66,11 @@ export class ConnectedGateways {
     this.signals?.close();
   }
 
-  private disconnect(gatewayId: string, reason: string): void {
+  private disconnect(gatewayId: string, reason: string, code: CloseReason): void {
     const connection = this.byGateway.get(gatewayId);
     if (!connection) return;
     this.log.info({ gateway_id: gatewayId, reason }, 'gateway disconnected by the service');
-    connection.close();
+    connection.close(code);
   }
 
   private checkAgain(): void {
@@ -77,8 +78,8 @@ export class ConnectedGateways {
       const serial = connection.serial;
       this.store.ingest.connectingGateway(id, serial).then(
         (gateway) => {
-          if (!gateway || gateway.deleted !== null) this.disconnect(id, 'the gateway was deleted');
-          else if (gateway.certificate === 'revoked') this.disconnect(id, `its certificate ${serial} was revoked`);
+          if (!gateway || gateway.deleted !== null) this.disconnect(id, 'the gateway was deleted', 'administrative');
+          else if (gateway.certificate === 'revoked') this.disconnect(id, `its certificate ${serial} was revoked`, 'administrative');
         },
         () => undefined,
       );

@@ -4,12 +4,9 @@ import type { Store } from '../store/ports/index.js';
 import type { BrokerStats } from './broker-stats.js';
 import { clientAddressOf } from './client-address.js';
 import type { ConnectedGateways } from './connected-gateways.js';
-import type { ConnectionHost, GatewayConnection } from './gateway-connection.js';
+import type { ConnectionHost, GatewayConnection, GatewaySession } from './gateway-connection.js';
 import type { IngestLog, IngestWriter } from './ingest.js';
-
-/** [MQTT-3.2.2-5], table 3.1: CONNACK return codes that refuse a connection. */
-const CONNACK_SERVER_UNAVAILABLE = 3;
-const CONNACK_NOT_AUTHORIZED = 5;
+import type { ConnectRefusal } from './refusals.js';
 
 /** What the broker's decisions about gateways need: its log, counters and writer, the store, the gateways connected here. */
 export interface HostParts {
@@ -37,7 +34,7 @@ function whoIs(connection: GatewayConnection): { gateway_id?: string; certificat
  * over another's ([MQTT-3.1.4-2]). Its revocation is checked here, once per connection: messages
  * are not looked at again.
  */
-async function authenticate(parts: HostParts, connection: GatewayConnection) {
+async function authenticate(parts: HostParts, connection: GatewayConnection): Promise<GatewaySession | ConnectRefusal> {
   const { log, stats } = parts;
   const cn = connection.commonName;
   const serial = connection.serial;
@@ -45,21 +42,21 @@ async function authenticate(parts: HostParts, connection: GatewayConnection) {
   try {
     gateway = cn ? await parts.store.ingest.connectingGateway(cn, serial) : undefined;
   } catch (error) {
-    // The store cannot answer: refuse as unavailable ([MQTT-3.2.2-5] return code 3); the gateway retries.
+    // The store cannot answer: refuse as unavailable (refusals.ts has the CONNACK codes); the gateway retries.
     stats.connectsUnavailable++;
     log.warn({ certificate_cn: cn, reason: (error as Error).message }, 'MQTT connect refused: the store cannot answer');
-    return CONNACK_SERVER_UNAVAILABLE;
+    return 'store_unavailable' as const;
   }
   if (!gateway || gateway.deleted !== null) {
     stats.connectsRefused++;
     log.warn({ certificate_cn: cn, deleted: Boolean(gateway) }, 'MQTT connect refused: unknown or deleted gateway');
-    return CONNACK_NOT_AUTHORIZED;
+    return 'unknown_gateway' as const;
   }
   if (gateway.certificate === 'revoked') {
     stats.connectsRefused++;
     stats.revokedCertificatesRefused++;
     log.warn({ gateway_id: gateway.id, serial }, 'MQTT connect refused: the certificate was revoked');
-    return CONNACK_NOT_AUTHORIZED;
+    return 'certificate_revoked' as const;
   }
   // Its key went only to whoever redeems the token: before that nobody should hold it
   // (docs/gateways.md "No gateway key at rest").
@@ -67,7 +64,7 @@ async function authenticate(parts: HostParts, connection: GatewayConnection) {
     stats.connectsRefused++;
     stats.pendingCertificatesRefused++;
     log.warn({ gateway_id: gateway.id, serial }, 'MQTT connect refused: the certificate was never handed out (its provisioning token is not redeemed)');
-    return CONNACK_NOT_AUTHORIZED;
+    return 'certificate_pending' as const;
   }
   const topic = gatewayTopic(topicPrefix(gateway.customer_id), gateway.id);
   return { gatewayId: gateway.id, topic, topicBytes: Buffer.from(topic), serial };

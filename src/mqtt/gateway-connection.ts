@@ -1,6 +1,20 @@
 import type { TLSSocket } from 'node:tls';
 import type { IngestLog, IngestWriter } from './ingest.js';
 import {
+  acceptedProperties,
+  acknowledgement5,
+  checkConnect5,
+  checkPublishFlags5,
+  connack5,
+  disconnect5,
+  publishPayloadStart,
+  readDisconnect5,
+  readSubscribe5,
+  readUnsubscribe5,
+  subscriptionRefusal5,
+  unsuback5,
+} from './mqtt5.js';
+import {
   PINGRESP,
   PacketReader,
   PacketType,
@@ -9,14 +23,16 @@ import {
   connack,
   readConnect,
   readTopicFilters,
-  subackRefusing,
+  suback,
   type ConnectPacket,
   type PacketRefusal,
 } from './packets.js';
 import { peerCertificateOf } from './peer-certificate.js';
+import { REFUSAL_CODES, ReasonCode, type CloseReason, type ConnectRefusal } from './refusals.js';
 
 // One gateway's MQTT connection, from its CONNECT to its close: the whole protocol a publishing
-// gateway needs ([MQTT-3.1] to [MQTT-3.14]), read straight off the TLS socket. Each PUBLISH goes to
+// gateway needs ([MQTT-3.1] to [MQTT-3.14]; MQTT 5 3.1 to 3.14 at level 5, where every refusal
+// also carries its reason code: refusals.ts), read straight off the TLS socket. Each PUBLISH goes to
 // the ingest writer as a view of the bytes it arrived in; its PUBACK is written once the writer's
 // transaction committed, coalesced with the others of that commit into one write per connection.
 
@@ -35,8 +51,8 @@ export interface ConnectionHost {
   log: IngestLog;
   writer: Pick<IngestWriter, 'submit'>;
   maxPayloadBytes: number;
-  /** The session of the certificate's gateway, or the CONNACK return code that refuses it (logged and counted there). */
-  authenticate(connection: GatewayConnection): Promise<GatewaySession | number>;
+  /** The session of the certificate's gateway, or why it is refused (logged and counted there; refusals.ts has its CONNACK code). */
+  authenticate(connection: GatewayConnection): Promise<GatewaySession | ConnectRefusal>;
   /** CONNACK 0 went out. */
   connected(connection: GatewayConnection): void;
   /** A connected gateway's connection closed. */
@@ -60,6 +76,13 @@ const CLOSED = 3;
 const MAX_PENDING_PER_CONNECTION = 4096;
 /** Bytes written and not yet taken by the peer before its socket is read again. */
 const MAX_UNSENT_BYTES = 1024 * 1024;
+/**
+ * QoS 1 messages an MQTT 5 gateway may have unacknowledged (CONNACK's Receive Maximum, MQTT 5
+ * 3.2.2.3.3): the messages one connection may have waiting for their commit.
+ */
+const RECEIVE_MAXIMUM = MAX_PENDING_PER_CONNECTION;
+/** How long a closing connection's last packet (DISCONNECT, a refusing CONNACK) may take to go out before the socket is cut. */
+const CLOSE_GRACE_MS = 1000;
 
 /** The writer's token of a message: its packet identifier and QoS (0 for QoS 0: nothing to acknowledge). */
 const tokenOf = (qos: number, packetId: number) => (qos << 16) | packetId;
@@ -69,6 +92,11 @@ export class GatewayConnection {
   readonly commonName: string | undefined;
   readonly serial: string;
   session: GatewaySession | undefined;
+  /** The CONNECT's protocol level: 3, 4 or 5 (protocol-level.ts let no other through); what the broker writes depends on it. */
+  get protocolLevel(): number {
+    return this.level;
+  }
+  private level = 4;
   private state = CONNECTING;
   private readonly reader: PacketReader;
   private connect: ConnectPacket | undefined;
@@ -78,6 +106,12 @@ export class GatewayConnection {
   private acks: Buffer | undefined;
   private ackBytes = 0;
   private pending = 0;
+  /** QoS 1 and 2 messages not acknowledged yet (pending counts QoS 0 too). */
+  private inFlight = 0;
+  /** The connection ends once its messages before a refused PUBLISH are acknowledged: then these bytes go out last (MQTT 5). */
+  private lastWords: Buffer | undefined;
+  /** Its last packet is on its way: nothing more is written. */
+  private closing = false;
   private paused = false;
   private lastActivity = 0;
   private keepAliveTimer: NodeJS.Timeout | undefined;
@@ -89,7 +123,7 @@ export class GatewayConnection {
   constructor(
     readonly socket: TLSSocket,
     private readonly host: ConnectionHost,
-    maxPacketBytes: number,
+    private readonly maxPacketBytes: number,
   ) {
     const { cn, serial } = peerCertificateOf(socket);
     this.commonName = cn;
@@ -104,10 +138,22 @@ export class GatewayConnection {
     socket.resume();
   }
 
-  /** Closes the connection from the server's side (deleted or revoked gateway, takeover, shutdown). */
-  close(): void {
+  /** Closes the connection from the server's side (deleted or revoked gateway, takeover); at level 5 DISCONNECT says why. */
+  close(reason: CloseReason): void {
     if (this.state === CLOSED) return;
-    this.socket.destroy();
+    this.closeWith(this.level === 5 && this.state === CONNECTED ? disconnect5(REFUSAL_CODES.close[reason]) : undefined);
+  }
+
+  /**
+   * Shutdown, once every message read is acknowledged: the connection ends after its unsent
+   * bytes; at level 5 with DISCONNECT 0x8B "server shutting down" last (MQTT 5 3.14.2.1).
+   */
+  end(): void {
+    if (this.closing) return;
+    this.flushAcks();
+    if (this.state !== CONNECTED || this.level !== 5) return void this.socket.end();
+    this.closing = true;
+    this.socket.end(disconnect5(REFUSAL_CODES.close.shutting_down));
   }
 
   /**
@@ -131,15 +177,34 @@ export class GatewayConnection {
 
   private refuse(refusal: PacketRefusal): void {
     this.host.packetRefused(this, refusal);
-    this.fail(refusal.reason === 'oversized' ? `packet of ${refusal.packetBytes} bytes over the limit` : 'malformed Remaining Length', false);
+    if (refusal.reason === 'oversized') this.fail(`packet of ${refusal.packetBytes} bytes over the limit`, false, REFUSAL_CODES.close.packet_too_large);
+    else this.fail('malformed Remaining Length', false, REFUSAL_CODES.close.malformed_length);
   }
 
-  /** Closes the connection for a protocol error ([MQTT-4.8.0-1]); `log` says whether 'closed on error' is logged for it. */
-  private fail(reason: string, log = true): void {
+  /**
+   * Closes the connection for a protocol error ([MQTT-4.8.0-1]); `log` says whether 'closed on
+   * error' is logged for it. At level 5 the reason code goes first (MQTT 5 4.13): in CONNACK
+   * before the connection is accepted (no other packet may precede it), else in DISCONNECT.
+   */
+  private fail(reason: string, log = true, reasonCode?: number): void {
     if (this.state === CLOSED) return;
     if (log) this.errorReason ??= reason;
+    if (this.level !== 5 || reasonCode === undefined || this.state === AUTHENTICATING) return this.closeWith(undefined);
+    this.closeWith(this.state === CONNECTED ? disconnect5(reasonCode) : connack5(reasonCode));
+  }
+
+  /**
+   * Stops reading and ends the connection: at once without `last`; with it, once `last` is
+   * flushed (after the acknowledgements of what was committed), or after CLOSE_GRACE_MS when the
+   * peer does not read it.
+   */
+  private closeWith(last: Buffer | undefined): void {
     this.reader.stop();
-    this.socket.destroy();
+    if (!last || this.closing) return void this.socket.destroy();
+    this.flushAcks();
+    this.closing = true;
+    this.socket.end(last, () => this.socket.destroy());
+    setTimeout(() => this.socket.destroy(), CLOSE_GRACE_MS).unref();
   }
 
   private readonly onPacket = (firstByte: number, body: Buffer): void => {
@@ -149,14 +214,17 @@ export class GatewayConnection {
       else if (this.state === AUTHENTICATING) this.deferred.push([firstByte, body]);
     } catch (error) {
       if (!(error instanceof ProtocolError)) throw error;
-      this.fail(error.message);
+      this.fail(error.message, true, error.reasonCode);
     }
   };
 
   private onConnect(firstByte: number, body: Buffer): void {
     // [MQTT-3.1.0-1]: the first packet is a CONNECT.
     if (firstByte >> 4 !== PacketType.CONNECT) throw new ProtocolError(`packet type ${firstByte >> 4} before CONNECT`);
+    // The level after the protocol name, known before the rest is read: a level 5 CONNECT that is refused gets a CONNACK of level 5.
+    if (body.length >= 2) this.level = body[2 + body.readUInt16BE(0)] ?? 4;
     this.connect = readConnect(firstByte, body);
+    if (this.level === 5) checkConnect5(this.connect);
     this.state = AUTHENTICATING;
     // Packets may follow the CONNECT at once; those of this chunk wait in `deferred`, the rest in the socket.
     this.socket.pause();
@@ -166,18 +234,21 @@ export class GatewayConnection {
     );
   }
 
-  private authenticated(result: GatewaySession | number): void {
+  private authenticated(result: GatewaySession | ConnectRefusal): void {
     if (this.state === CLOSED) return;
-    if (typeof result === 'number') {
-      // [MQTT-3.2.2-5]: a CONNACK with a non-zero return code, then the server closes.
+    const v5 = this.connect!.v5;
+    if (typeof result === 'string') {
+      // [MQTT-3.2.2-5], MQTT 5 3.2.2.2: a CONNACK with a non-zero code, then the server closes.
       this.state = CLOSED;
       this.reader.stop();
-      this.socket.end(connack(result));
+      const codes = REFUSAL_CODES.connect[result];
+      this.socket.end(v5 ? connack5(codes.v5) : connack(codes.v3));
       return;
     }
     this.session = result;
     this.state = CONNECTED;
-    this.socket.write(connack(0));
+    const limits = { receiveMaximum: RECEIVE_MAXIMUM, maximumPacketSize: this.maxPacketBytes };
+    this.socket.write(v5 ? connack5(ReasonCode.SUCCESS, acceptedProperties(v5, limits, result.gatewayId)) : connack(0));
     this.host.connected(this);
     const keepAlive = this.connect!.keepAlive;
     // [MQTT-3.1.2-24]: no packet within one and a half times the keep alive closes the connection.
@@ -195,7 +266,7 @@ export class GatewayConnection {
     this.lastActivity = performance.now();
     const check = () => {
       const idle = performance.now() - this.lastActivity;
-      if (idle >= limitMs) return this.fail(`no packet within ${limitMs / 1000} s (keep alive)`);
+      if (idle >= limitMs) return this.fail(`no packet within ${limitMs / 1000} s (keep alive)`, true, REFUSAL_CODES.close.keep_alive);
       this.keepAliveTimer = setTimeout(check, limitMs - idle + 1);
     };
     this.keepAliveTimer = setTimeout(check, limitMs);
@@ -214,22 +285,28 @@ export class GatewayConnection {
         if (flags !== 0x02 || body.length < 2) throw new ProtocolError('malformed PUBREL');
         this.write(acknowledgement(PacketType.PUBCOMP, body.readUInt16BE(0)));
         return;
-      case PacketType.SUBSCRIBE: {
+      case PacketType.SUBSCRIBE:
         if (flags !== 0x02 || body.length < 2) throw new ProtocolError('malformed SUBSCRIBE');
-        const filters = readTopicFilters(body, true);
-        for (const filter of filters) this.host.subscriptionRefused(this, filter);
-        // [MQTT-3.8.4-3] / [MQTT-3.9.3-2]: the SUBACK carries 0x80 (failure) for a refused filter; the connection stays open.
-        this.write(subackRefusing(body.readUInt16BE(0), filters.length));
+        return this.onSubscribe(body);
+      case PacketType.UNSUBSCRIBE: {
+        if (flags !== 0x02 || body.length < 2) throw new ProtocolError('malformed UNSUBSCRIBE');
+        const packetId = body.readUInt16BE(0);
+        if (this.level !== 5) {
+          readTopicFilters(body, false);
+          this.write(acknowledgement(PacketType.UNSUBACK, packetId));
+          return;
+        }
+        // MQTT 5 3.11.3: a reason code per filter; no subscription exists to remove (0x11).
+        const filters = readUnsubscribe5(body);
+        this.write(unsuback5(packetId, filters.map(() => ReasonCode.NO_SUBSCRIPTION_EXISTED)));
         return;
       }
-      case PacketType.UNSUBSCRIBE:
-        if (flags !== 0x02 || body.length < 2) throw new ProtocolError('malformed UNSUBSCRIBE');
-        readTopicFilters(body, false);
-        this.write(acknowledgement(PacketType.UNSUBACK, body.readUInt16BE(0)));
-        return;
       case PacketType.DISCONNECT:
-        // [MQTT-3.14.4-3]: the will is discarded.
-        this.graceful = true;
+        if (flags !== 0) throw new ProtocolError('malformed DISCONNECT');
+        // [MQTT-3.14.4-3]: the will is discarded; at level 5 unless the reason is 0x04 "with will
+        // message" or an error (MQTT 5 3.1.2.5, 3.14.4: only 0x00 discards it).
+        this.graceful = this.level !== 5 || readDisconnect5(body) === ReasonCode.SUCCESS;
+        this.reader.stop();
         this.socket.end();
         return;
       case PacketType.PUBACK:
@@ -239,40 +316,63 @@ export class GatewayConnection {
         return;
       default:
         // A second CONNECT ([MQTT-3.1.0-2]) or a packet only a server sends.
-        throw new ProtocolError(`unexpected packet type ${type}`);
+        throw new ProtocolError(`unexpected packet type ${type}`, ReasonCode.PROTOCOL_ERROR);
     }
+  }
+
+  private onSubscribe(body: Buffer): void {
+    const packetId = body.readUInt16BE(0);
+    if (this.level !== 5) {
+      const filters = readTopicFilters(body, true);
+      for (const filter of filters) this.host.subscriptionRefused(this, filter);
+      // [MQTT-3.8.4-3] / [MQTT-3.9.3-2]: the SUBACK carries 0x80 (failure) for a refused filter; the connection stays open.
+      this.write(suback(packetId, filters.map(() => 0x80), this.level));
+      return;
+    }
+    // MQTT 5 3.9.3: a reason code per filter, saying why it is refused; the connection stays open.
+    const { filters, subscriptionIdentifier } = readSubscribe5(body);
+    for (const filter of filters) this.host.subscriptionRefused(this, filter);
+    this.write(suback(packetId, filters.map((filter) => subscriptionRefusal5(filter, subscriptionIdentifier)), 5));
   }
 
   private onPublish(firstByte: number, body: Buffer): void {
     const qos = (firstByte >> 1) & 0x03;
     // [MQTT-3.3.1-4]: QoS 3 is malformed.
     if (qos === 3) throw new ProtocolError('PUBLISH with QoS 3');
+    const v5 = this.level === 5;
+    if (v5) checkPublishFlags5(firstByte);
     if (body.length < 2) throw new ProtocolError('PUBLISH without a topic');
     const topicEnd = 2 + body.readUInt16BE(0);
-    const payloadStart = topicEnd + (qos > 0 ? 2 : 0);
+    let payloadStart = topicEnd + (qos > 0 ? 2 : 0);
     if (payloadStart > body.length) throw new ProtocolError('PUBLISH shorter than its topic and packet identifier');
     const packetId = qos > 0 ? body.readUInt16BE(topicEnd) : 0;
     // [MQTT-2.3.1-1]: a QoS 1 or 2 PUBLISH carries a non-zero packet identifier; 0 is a protocol
     // violation, so the connection closes ([MQTT-4.8.0-1]): no PUBACK, nothing stored.
     if (qos > 0 && packetId === 0) {
       this.host.protocolViolation(this, qos);
-      return this.fail(`QoS ${qos} PUBLISH with packet identifier 0`, false);
+      return this.fail(`QoS ${qos} PUBLISH with packet identifier 0`, false, REFUSAL_CODES.close.packet_identifier_zero);
+    }
+    if (v5) {
+      payloadStart = publishPayloadStart(body, payloadStart);
+      // MQTT 5 3.3.2.1: only a Topic Alias (refused above) stands in for an empty topic name.
+      if (topicEnd === 2) throw new ProtocolError('PUBLISH with an empty topic name and no Topic Alias', ReasonCode.PROTOCOL_ERROR);
     }
     const session = this.session!;
     if (session.topicBytes.compare(body, 2, topicEnd) !== 0) {
-      // [MQTT-3.3.5-2]: a PUBLISH the server does not authorize is either acknowledged or the
-      // connection is closed; we close, so a misconfigured gateway notices at once.
       const topic = body.toString('utf8', 2, topicEnd);
-      this.host.publishRefused(this, topic, `topic ${JSON.stringify(topic)} is not ${session.topic}`);
-      return this.fail(`topic ${JSON.stringify(topic)} refused`, false);
+      return this.refusePublish(qos, packetId, topic, `topic ${JSON.stringify(topic)} is not ${session.topic}`, 'foreign_topic');
     }
     const payloadBytes = body.length - payloadStart;
     if (payloadBytes > this.host.maxPayloadBytes) {
-      this.host.publishRefused(this, session.topic, `payload of ${payloadBytes} bytes exceeds ${this.host.maxPayloadBytes}`);
-      return this.fail('payload over the limit', false);
+      return this.refusePublish(qos, packetId, session.topic, `payload of ${payloadBytes} bytes exceeds ${this.host.maxPayloadBytes}`, 'payload_too_large');
     }
-    // Retain is ignored: nobody can subscribe, so a retained copy could never be delivered
-    // (deviates from [MQTT-3.3.1-5] with no observable difference).
+    if (qos > 0) {
+      // MQTT 5 3.3.4, 4.9: more unacknowledged messages than CONNACK's Receive Maximum is refused with 0x93.
+      if (v5 && this.inFlight >= RECEIVE_MAXIMUM) return this.fail(`more than ${RECEIVE_MAXIMUM} messages unacknowledged`, true, REFUSAL_CODES.close.receive_maximum);
+      this.inFlight++;
+    }
+    // Retain is ignored at levels 3 and 4: nobody can subscribe, so a retained copy could never be
+    // delivered (deviates from [MQTT-3.3.1-5] with no observable difference).
     this.pending++;
     if (this.pending >= MAX_PENDING_PER_CONNECTION) this.pause();
     this.host.writer.submit(session.gatewayId, body.subarray(payloadStart), this.onStored, tokenOf(qos, packetId));
@@ -286,9 +386,10 @@ export class GatewayConnection {
    */
   private readonly onStored = (error: Error | null, token: number): void => {
     this.pending--;
-    if (this.state === CLOSED) return;
-    if (error) return this.fail(error.message);
     const qos = token >>> 16;
+    if (qos > 0) this.inFlight--;
+    if (this.state === CLOSED || this.closing) return;
+    if (error) return this.fail(error.message, true, REFUSAL_CODES.close.not_stored);
     if (qos > 0) {
       this.acks ??= Buffer.allocUnsafe(4 * 64);
       if (this.ackBytes + 4 > this.acks.length) {
@@ -304,12 +405,30 @@ export class GatewayConnection {
       if (at === 0) process.nextTick(this.flushAcks);
       this.ackBytes = at + 4;
     }
+    if (this.lastWords && this.pending === 0) return this.closeWith(this.lastWords);
     if (this.paused && this.pending < MAX_PENDING_PER_CONNECTION / 2) this.resume();
   };
 
+  /**
+   * A PUBLISH to a topic not the gateway's, or over the payload limit: nothing is stored, and the
+   * connection closes, so that a misconfigured gateway notices at once ([MQTT-3.3.5-2] lets the
+   * server close). At level 5 it is told why first: a PUBACK or PUBREC with the reason code
+   * (MQTT 5 3.4.2.1), then DISCONNECT with it, once the messages before it are acknowledged in
+   * order ([MQTT-4.6.0-2]).
+   */
+  private refusePublish(qos: number, packetId: number, topic: string, reason: string, kind: keyof typeof REFUSAL_CODES.publish): void {
+    this.host.publishRefused(this, topic, reason);
+    if (this.level !== 5) return this.fail(kind === 'foreign_topic' ? `topic ${JSON.stringify(topic)} refused` : 'payload over the limit', false);
+    const code = REFUSAL_CODES.publish[kind];
+    const ack = qos > 0 ? acknowledgement5(qos === 1 ? PacketType.PUBACK : PacketType.PUBREC, packetId, code) : Buffer.alloc(0);
+    this.reader.stop();
+    this.lastWords = Buffer.concat([ack, disconnect5(code)]);
+    if (this.pending === 0) this.closeWith(this.lastWords);
+  }
+
   private readonly flushAcks = (): void => {
     const bytes = this.ackBytes;
-    if (bytes === 0) return;
+    if (bytes === 0 || this.closing) return;
     const acks = this.acks!;
     this.ackBytes = 0;
     this.acks = undefined;
@@ -318,6 +437,7 @@ export class GatewayConnection {
   };
 
   private write(packet: Buffer): void {
+    if (this.closing) return;
     if (!this.socket.write(packet) && this.socket.writableLength > MAX_UNSENT_BYTES) {
       // The gateway does not read its acknowledgements: stop reading its messages until it does.
       this.pause();

@@ -38,7 +38,7 @@ export interface ListenerOptions {
   proxyProtocol?: boolean;
   /** With proxyProtocol: the balancers (addresses or CIDR ranges) whose header is believed; any other peer is closed. Loopback when omitted. */
   proxyTrust?: readonly string[];
-  /** A connection of a gateway certificate whose CONNECT is MQTT 3.1 or 3.1.1: gateway-connection.ts's from here. */
+  /** A connection of a gateway certificate whose CONNECT is MQTT 3.1, 3.1.1 or 5: gateway-connection.ts's from here. */
   onConnection(socket: TLSSocket): void;
 }
 

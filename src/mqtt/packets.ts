@@ -1,6 +1,13 @@
-// MQTT 3.1 and 3.1.1 as a gateway speaks it to us: the packets it sends, framed and read in
+import { In, MAX_VARIABLE_BYTE_INTEGER, Property, readProperties, variableByteInteger, writeProperties } from './properties.js';
+import { ProtocolError } from './protocol-error.js';
+import { ReasonCode } from './refusals.js';
+
+// MQTT 3.1, 3.1.1 and 5 as a gateway speaks it to us: the packets it sends, framed and read in
 // place, and the few we answer with. Gateways only publish, so this is all of the protocol the
-// broker needs; everything is read from the connection's buffers without copying.
+// broker needs; everything is read from the connection's buffers without copying. What only
+// MQTT 5 has (properties, reason codes) is in properties.ts and mqtt5.ts.
+
+export { ProtocolError };
 
 /** Control packet types ([MQTT-2.2.1], table 2.1). */
 export const PacketType = {
@@ -149,17 +156,47 @@ export class PacketReader {
 /** A CONNECT as far as the broker uses it: the credential is the TLS certificate, not these fields. */
 export interface ConnectPacket {
   protocolLevel: number;
+  /** Clean Session (3.1.1), Clean Start (MQTT 5 3.1.2.4): the same bit. */
   cleanSession: boolean;
   /** Seconds; 0 turns the keep alive off ([MQTT-3.1.2-10]). */
   keepAlive: number;
   will?: { topic: string; payload: Buffer; qos: number; retain: boolean };
+  /** Level 5 only: what the CONNECT's properties ask of the server (MQTT 5 3.1.2.11). */
+  v5?: Mqtt5Connect;
 }
 
-/** Thrown for a packet that breaks the protocol: the connection is closed ([MQTT-4.8.0-1]). */
-export class ProtocolError extends Error {}
+/** What an MQTT 5 CONNECT asks of the server (MQTT 5 3.1.2.11); its other properties are read and ignored. */
+export interface Mqtt5Connect {
+  /** Session Expiry Interval, seconds (3.1.2.11.2): the broker keeps no session, and CONNACK says 0 when this is not. */
+  sessionExpiry: number;
+  /** How many QoS 1 and 2 messages the gateway takes unacknowledged (3.1.2.11.3; 65,535 when absent). */
+  receiveMaximum: number;
+  /** The largest packet the gateway takes, bytes (3.1.2.11.4; the protocol's largest when absent). */
+  maximumPacketSize: number;
+  /** The client identifier was empty: CONNACK assigns one (3.2.2.3.7). */
+  emptyClientIdentifier: boolean;
+}
+
+/** The properties of a level 5 CONNECT (MQTT 5 3.1.2.11). */
+function readConnectProperties(body: Buffer, at: number): [Mqtt5Connect, number] {
+  const v5: Mqtt5Connect = { sessionExpiry: 0, receiveMaximum: 65_535, maximumPacketSize: 1 + 4 + MAX_VARIABLE_BYTE_INTEGER, emptyClientIdentifier: false };
+  let authentication = 0;
+  const end = readProperties(body, at, In.CONNECT, (id, value) => {
+    if (id === Property.SESSION_EXPIRY_INTERVAL) v5.sessionExpiry = value;
+    else if (id === Property.RECEIVE_MAXIMUM) v5.receiveMaximum = value;
+    else if (id === Property.MAXIMUM_PACKET_SIZE) v5.maximumPacketSize = value;
+    else if (id === Property.AUTHENTICATION_METHOD) authentication |= 1;
+    else if (id === Property.AUTHENTICATION_DATA) authentication |= 2;
+  });
+  // 3.1.2.11.10: Authentication Data without a method is a protocol error. 4.12: a method the
+  // server does not support is refused, 0x8C; the certificate is the only credential here.
+  if (authentication === 2) throw new ProtocolError('CONNECT with Authentication Data and no Authentication Method', ReasonCode.PROTOCOL_ERROR);
+  if (authentication) throw new ProtocolError('CONNECT with an Authentication Method (extended authentication is not supported)', ReasonCode.BAD_AUTHENTICATION_METHOD);
+  return [v5, end];
+}
 
 /** A UTF-8 string of the packet: 2-byte length, then the bytes. */
-function readString(body: Buffer, at: number): [string, number] {
+export function readString(body: Buffer, at: number): [string, number] {
   if (at + 2 > body.length) throw new ProtocolError('a string runs past the end of the packet');
   const length = body.readUInt16BE(at);
   const end = at + 2 + length;
@@ -175,7 +212,7 @@ function readBinary(body: Buffer, at: number): [Buffer, number] {
   return [body.subarray(at + 2, end), end];
 }
 
-/** Reads a CONNECT body ([MQTT-3.1]); the protocol name and level were checked before (protocol-level.ts). */
+/** Reads a CONNECT body ([MQTT-3.1], MQTT 5 3.1); the protocol name and level were checked before (protocol-level.ts). */
 export function readConnect(firstByte: number, body: Buffer): ConnectPacket {
   // [MQTT-2.2.2-2]: the fixed header's flags of a CONNECT are 0.
   if ((firstByte & 0x0f) !== 0) throw new ProtocolError('CONNECT with reserved flags set');
@@ -193,25 +230,30 @@ export function readConnect(firstByte: number, body: Buffer): ConnectPacket {
   const willRetain = (flags & 0x20) !== 0;
   // [MQTT-3.1.2-13], [MQTT-3.1.2-15]: without a will, its QoS and retain are 0; [MQTT-3.1.2-14]: QoS 3 is malformed.
   if (willQos === 3 || (!willFlag && (willQos !== 0 || willRetain))) throw new ProtocolError('CONNECT with inconsistent will flags');
+  let v5: Mqtt5Connect | undefined;
+  if (protocolLevel === 5) [v5, at] = readConnectProperties(body, at);
   // The client identifier is read for its length only: the session is the certificate's (connection-host.ts).
-  [, at] = readBinary(body, at);
+  let clientIdentifier: Buffer;
+  [clientIdentifier, at] = readBinary(body, at);
+  if (v5) v5.emptyClientIdentifier = clientIdentifier.length === 0;
   let will: ConnectPacket['will'];
   if (willFlag) {
     let topic: string;
     let payload: Buffer;
+    // MQTT 5 3.1.3.2: the will's properties come first; read and ignored (the will is stored as soon as the connection drops).
+    if (v5) at = readProperties(body, at, In.WILL);
     [topic, at] = readString(body, at);
     [payload, at] = readBinary(body, at);
     will = { topic, payload: Buffer.from(payload), qos: willQos, retain: willRetain };
   }
   if (flags & 0x80) [, at] = readBinary(body, at);
   if (flags & 0x40) [, at] = readBinary(body, at);
-  return { protocolLevel, cleanSession: (flags & 0x02) !== 0, keepAlive, will };
+  return { protocolLevel, cleanSession: (flags & 0x02) !== 0, keepAlive, will, v5 };
 }
 
-/** The topic filters of a SUBSCRIBE (each followed by its requested QoS) or UNSUBSCRIBE body, after the packet identifier. */
-export function readTopicFilters(body: Buffer, withQos: boolean): string[] {
+/** The topic filters of a SUBSCRIBE (each followed by its requested QoS) or UNSUBSCRIBE body from `at` (after the packet identifier, and at level 5 the properties). */
+export function readTopicFilters(body: Buffer, withQos: boolean, at = 2): string[] {
   const filters: string[] = [];
-  let at = 2;
   while (at < body.length) {
     let filter: string;
     [filter, at] = readString(body, at);
@@ -236,24 +278,25 @@ export function acknowledgement(type: number, packetId: number): Buffer {
   return Buffer.from([type << 4, 2, packetId >> 8, packetId & 0xff]);
 }
 
-/** The Remaining Length field for `length` bytes ([MQTT-2.2.3]). */
-function remainingLength(length: number): number[] {
-  const bytes: number[] = [];
-  do {
-    let byte = length % 0x80;
-    length = Math.floor(length / 0x80);
-    if (length > 0) byte |= 0x80;
-    bytes.push(byte);
-  } while (length > 0);
-  return bytes;
-}
-
-/** SUBACK refusing every filter with 0x80 ([MQTT-3.9.3]). */
-export function subackRefusing(packetId: number, filters: number): Buffer {
-  const header = [PacketType.SUBACK << 4, ...remainingLength(2 + filters), packetId >> 8, packetId & 0xff];
-  const packet = Buffer.alloc(header.length + filters, 0x80);
-  packet.set(header);
-  return packet;
-}
-
 export const PINGRESP = Buffer.from([PacketType.PINGRESP << 4, 0]);
+
+/**
+ * A QoS 1 PUBLISH from the broker ([MQTT-3.3]; MQTT 5 3.3): DUP when sent again. At level 5 its
+ * properties carry the Message Expiry Interval, the seconds the message has left (MQTT 5
+ * 3.3.2.3.3); 3.1 and 3.1.1 have no place for it.
+ */
+export function publishPacket(p: { topic: string; payload: Buffer; packetId: number; dup: boolean; messageExpirySeconds?: number }, protocolLevel: number): Buffer {
+  const topic = Buffer.from(p.topic);
+  const properties =
+    protocolLevel === 5 ? writeProperties(p.messageExpirySeconds === undefined ? [] : [[Property.MESSAGE_EXPIRY_INTERVAL, p.messageExpirySeconds]]) : Buffer.alloc(0);
+  const remaining = 2 + topic.length + 2 + properties.length + p.payload.length;
+  const header = Buffer.from([(PacketType.PUBLISH << 4) | (p.dup ? 0x08 : 0) | 0x02, ...variableByteInteger(remaining), topic.length >> 8, topic.length & 0xff]);
+  return Buffer.concat([header, topic, Buffer.from([p.packetId >> 8, p.packetId & 0xff]), properties, p.payload]);
+}
+
+/** SUBACK ([MQTT-3.9]; MQTT 5 3.9): a return or reason code per topic filter; at level 5 after an empty property block. */
+export function suback(packetId: number, returnCodes: number[], protocolLevel: number): Buffer {
+  const properties = protocolLevel === 5 ? [0] : [];
+  const remaining = 2 + properties.length + returnCodes.length;
+  return Buffer.from([PacketType.SUBACK << 4, ...variableByteInteger(remaining), packetId >> 8, packetId & 0xff, ...properties, ...returnCodes]);
+}

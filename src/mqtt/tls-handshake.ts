@@ -17,7 +17,7 @@ export interface TlsHandshakeOptions {
   stats: ListenerStats;
   refusals: ThrottledLog;
   unauthenticated: UnauthenticatedConnections;
-  /** A connection of a gateway certificate whose CONNECT is MQTT 3.1 or 3.1.1: gateway-connection.ts's from here. */
+  /** A connection of a gateway certificate whose CONNECT is MQTT 3.1, 3.1.1 or 5: gateway-connection.ts's from here. */
   onConnection(socket: TLSSocket): void;
 }
 
@@ -60,12 +60,12 @@ export function gatewayTlsServer(options: TlsHandshakeOptions): TlsServer {
       checkProtocolLevel(
         socket,
         () => options.onConnection(socket),
-        (level) => {
+        (level, name) => {
           stats.protocolLevelsRefused++;
           const cn = peerCertificateOf(socket).cn;
           refusals.warn(
             'protocol level',
-            { remote: clientAddressOf(socket), certificate_cn: cn, protocol_level: level },
+            { remote: clientAddressOf(socket), certificate_cn: cn, protocol_level: level, protocol_name: name },
             'MQTT CONNECT of an unsupported protocol level refused with CONNACK 0x01, connection closed',
           );
         },

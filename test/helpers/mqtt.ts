@@ -1,4 +1,7 @@
+import { execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { isIP, type TcpNetConnectOpts } from 'node:net';
 import { connect as tlsConnect, type ConnectionOptions, type TLSSocket } from 'node:tls';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
@@ -142,4 +145,66 @@ export class GatewayClients {
   async endAll(): Promise<void> {
     await Promise.all(this.clients.splice(0).map((client) => client.endAsync(true)));
   }
+}
+
+/** An MQTT packet of the first byte given around `body` ([MQTT-2.2]). */
+export const mqttPacket = (firstByte: number, body: Buffer) => Buffer.concat([Buffer.from([firstByte, ...remainingLength(body.length)]), body]);
+
+/** A CONNECT of MQTT 5 (level 5): its properties as bytes after their length, clean start, keep alive 60 unless told. */
+export function connectPacket5(
+  options: { properties?: number[]; clientId?: string; keepAlive?: number; will?: { topic: string; payload: string; qos?: number; retain?: boolean; properties?: number[] } } = {},
+): Buffer {
+  const { properties = [], clientId = 'device-5', keepAlive = 60, will } = options;
+  const flags = 0x02 | (will ? 0x04 | ((will.qos ?? 0) << 3) | (will.retain ? 0x20 : 0) : 0);
+  const fields = [mqttString('MQTT'), Buffer.from([5, flags, keepAlive >> 8, keepAlive & 0xff, ...remainingLength(properties.length), ...properties]), mqttString(clientId)];
+  if (will) {
+    const willProperties = will.properties ?? [];
+    fields.push(Buffer.from([...remainingLength(willProperties.length), ...willProperties]), mqttString(will.topic), mqttString(will.payload));
+  }
+  return mqttPacket(0x10, Buffer.concat(fields));
+}
+
+/** A PUBLISH of MQTT 5: QoS and flags in `firstByte`'s low nibble, the packet identifier when QoS > 0, the property bytes given. */
+export function publishPacket5(topic: string, payload: string, options: { qos?: number; packetId?: number; properties?: number[]; flags?: number } = {}): Buffer {
+  const { qos = 1, packetId = 1, properties = [], flags = 0 } = options;
+  const id = qos > 0 ? Buffer.from([packetId >> 8, packetId & 0xff]) : Buffer.alloc(0);
+  return mqttPacket(0x30 | (qos << 1) | flags, Buffer.concat([mqttString(topic), id, Buffer.from([...remainingLength(properties.length), ...properties]), Buffer.from(payload)]));
+}
+
+/** Everything the server sends on a raw connection until it closes it. */
+export function bytesUntilClose(socket: TLSSocket): Promise<number[]> {
+  const received: number[] = [];
+  socket.on('data', (chunk: Buffer) => received.push(...chunk));
+  socket.on('error', () => {});
+  socket.resume();
+  return new Promise((resolve) => (socket.closed ? resolve(received) : socket.once('close', () => resolve(received))));
+}
+
+/**
+ * Writes the PEM files `openssl pkcs12` extracts from the gateway's PKCS#12 into `dir`, as
+ * docs/gateways-mqtt.md shows for stock clients: gateway.crt, gateway.key and ca.crt.
+ */
+export function extractPemFiles(gateway: TestGateway, dir: string): void {
+  writeFileSync(join(dir, 'gateway.p12'), gateway.pkcs12);
+  const openssl = (...args: string[]) => execFileSync('openssl', ['pkcs12', '-in', 'gateway.p12', '-passin', 'pass:', ...args], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  openssl('-nokeys', '-clcerts', '-out', 'gateway.crt');
+  openssl('-nokeys', '-cacerts', '-out', 'ca.crt');
+  openssl('-nocerts', '-nodes', '-out', 'gateway.key');
+}
+
+/**
+ * Runs a stock mosquitto client (`mosquitto_pub`, `mosquitto_sub`) in `dir` against the gateway's
+ * broker with the PEM files of extractPemFiles, then `args`: its exit code, stdout and stderr.
+ */
+export function runMosquitto(tool: 'mosquitto_pub' | 'mosquitto_sub', dir: string, gateway: TestGateway, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const { port } = new URL(gateway.endpoint);
+  const tls = ['-h', 'localhost', '-p', port, '--cafile', 'ca.crt', '--cert', 'gateway.crt', '--key', 'gateway.key'];
+  return new Promise((resolve) => {
+    const child = spawn(tool, [...tls, ...args], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
 }

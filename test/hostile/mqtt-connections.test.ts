@@ -285,12 +285,15 @@ describe('caps on unauthenticated connections', () => {
 });
 
 describe('protocol levels', () => {
-  it('answers a CONNECT of a level other than 3 or 4 with CONNACK 0x01 and closes ([MQTT-3.1.2-2])', async () => {
+  it('answers a CONNECT whose protocol name and level are not MQIsdp/3, MQTT/4 or MQTT/5 with CONNACK 0x01 and closes ([MQTT-3.1.2-2])', async () => {
     const { t, logs } = await testServer();
     const gateway = await provisionGateway(t);
+    // The name and level disagree (Mosquitto 2.0 answers each of these `20 02 00 01` too), or the level is unknown.
     const levels = [
-      ['MQTT', 5, Buffer.from([0])], // MQTT 5, with its (empty) properties
-      ['MQTT', 5, Buffer.alloc(0)], // a 3.1.1 CONNECT that says 5
+      ['MQTT', 3, Buffer.alloc(0)],
+      ['MQIsdp', 4, Buffer.alloc(0)],
+      ['MQIsdp', 5, Buffer.from([0])], // with MQTT 5's (empty) properties
+      ['MQTT', 6, Buffer.from([0])],
       ['MQTT', 99, Buffer.alloc(0)],
       ['MQIsdp', 4 | 0x80, Buffer.alloc(0)], // mosquitto's bridge flag
     ] as const;
@@ -300,10 +303,10 @@ describe('protocol levels', () => {
       expect({ name, level, received: await bytesUntilClose(socket) }).toEqual({ name, level, received: [0x20, 0x02, 0x00, 0x01] });
     }
     await forgotten(t);
-    expect(t.server.broker.stats).toMatchObject({ protocolLevelsRefused: 4, connections: 0 });
-    // Four within 10 s: one line.
+    expect(t.server.broker.stats).toMatchObject({ protocolLevelsRefused: 6, connections: 0 });
+    // Six within 10 s: one line.
     expect(logs.filter((line) => line.msg === 'MQTT CONNECT of an unsupported protocol level refused with CONNACK 0x01, connection closed')).toEqual([
-      expect.objectContaining({ level: 40, protocol_level: 5, certificate_cn: gateway.id, suppressed: 0 }),
+      expect.objectContaining({ level: 40, protocol_level: 3, protocol_name: 'MQTT', certificate_cn: gateway.id, suppressed: 0 }),
     ]);
   });
 

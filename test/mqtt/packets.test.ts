@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_PACKET_BYTES } from '../../src/mqtt/broker.js';
-import { PacketReader, ProtocolError, readConnect, readTopicFilters, subackRefusing, type PacketRefusal } from '../../src/mqtt/packets.js';
+import { PacketReader, ProtocolError, readConnect, readTopicFilters, suback, type PacketRefusal } from '../../src/mqtt/packets.js';
 import { remainingLength } from '../helpers/mqtt.js';
 
 // The packet reader of every gateway connection: packet boundaries through chunks of any size,
@@ -218,6 +218,29 @@ describe('readConnect', () => {
     expect(readConnect(0x10, connectBody('MQIsdp', 3, 0x00, 0, ['']))).toEqual({ protocolLevel: 3, cleanSession: false, keepAlive: 0, will: undefined });
   });
 
+  it('reads an MQTT 5 CONNECT: what its properties ask of the server, an empty client identifier, the will after its properties', () => {
+    // Session Expiry 3600, Receive Maximum 20, Maximum Packet Size 2048, a User Property; will properties: Will Delay 5.
+    const properties = [20, 0x11, 0, 0, 0x0e, 0x10, 0x21, 0, 20, 0x27, 0, 0, 8, 0, 0x26, 0, 1, 0x6b, 0, 1, 0x76];
+    const willProperties = [5, 0x18, 0, 0, 0, 5];
+    const body = Buffer.concat([
+      connectBody('MQTT', 5, 0x02 | 0x04 | 0x08, 30, []),
+      Buffer.from(properties),
+      Buffer.from([0, 0]),
+      Buffer.from(willProperties),
+      Buffer.from([0, 10]),
+      Buffer.from('will/topic'),
+      Buffer.from([0, 4]),
+      Buffer.from('gone'),
+    ]);
+    expect(readConnect(0x10, body)).toEqual({
+      protocolLevel: 5,
+      cleanSession: true,
+      keepAlive: 30,
+      will: { topic: 'will/topic', payload: Buffer.from('gone'), qos: 1, retain: false },
+      v5: { sessionExpiry: 3600, receiveMaximum: 20, maximumPacketSize: 2048, emptyClientIdentifier: true },
+    });
+  });
+
   it.each([
     ['reserved fixed-header flags', 0x12, connectBody('MQTT', 4, 0x02, 60, ['c']), 'CONNECT with reserved flags set'],
     ['the reserved connect flag', 0x10, connectBody('MQTT', 4, 0x03, 60, ['c']), 'CONNECT with the reserved flag set'],
@@ -235,14 +258,15 @@ describe('SUBSCRIBE and SUBACK', () => {
   it('reads every filter of a SUBSCRIBE and refuses each in a SUBACK of the same packet identifier', () => {
     const body = Buffer.from([0x12, 0x34, 0, 1, 0x61, 1, 0, 3, 0x62, 0x2f, 0x23, 0]);
     expect(readTopicFilters(body, true)).toEqual(['a', 'b/#']);
-    expect([...subackRefusing(0x1234, 2)]).toEqual([0x90, 4, 0x12, 0x34, 0x80, 0x80]);
+    expect([...suback(0x1234, [0x80, 0x80], 4)]).toEqual([0x90, 4, 0x12, 0x34, 0x80, 0x80]);
+    expect([...suback(0x1234, [0x87, 0xa2], 5)]).toEqual([0x90, 5, 0x12, 0x34, 0, 0x87, 0xa2]);
   });
 
   it('writes the Remaining Length of a SUBACK for 200 filters in two bytes', () => {
-    const suback = subackRefusing(7, 200);
-    expect([...suback.subarray(0, 5)]).toEqual([0x90, 0xca, 0x01, 0, 7]);
-    expect(suback.length).toBe(205);
-    expect(suback.subarray(5).every((byte) => byte === 0x80)).toBe(true);
+    const packet = suback(7, Array<number>(200).fill(0x80), 4);
+    expect([...packet.subarray(0, 5)]).toEqual([0x90, 0xca, 0x01, 0, 7]);
+    expect(packet.length).toBe(205);
+    expect(packet.subarray(5).every((byte) => byte === 0x80)).toBe(true);
   });
 
   it.each([
