@@ -43,7 +43,7 @@ describe('the Admin page: users', () => {
     await row(page, ADMIN_EMAIL).waitFor();
     expect(new URL(page.url()).hash).toBe('#/admin/users');
     expect(await page.title()).toBe('Users · Admin · scanhub');
-    expect(await page.getByRole('navigation', { name: 'Admin' }).getByRole('link').allTextContents()).toEqual(['Users', 'Roles']);
+    expect(await page.getByRole('navigation', { name: 'Admin' }).getByRole('link').allTextContents()).toEqual(['Users', 'Roles', 'API keys']);
     expect(await page.getByRole('link', { name: 'Users', exact: true }).getAttribute('aria-current')).toBe('page');
     expect(await page.getByRole('table', { name: 'Users' }).getByRole('columnheader').allTextContents()).toEqual(['Email', 'Name', 'Roles', 'Created', 'Actions']);
     const cells = await row(page, ADMIN_EMAIL).getByRole('cell').allTextContents();
@@ -170,6 +170,65 @@ describe('the Admin page: roles', () => {
     expect(await row(page, 'ADMIN_ROLE').getByRole('listitem').count()).toBe(16);
     await expectAccessible(page);
     await saveScreenshots(page, 'admin-roles');
+  });
+});
+
+describe('the Admin page: API keys', () => {
+  it('creates a key with the permissions and expiry chosen, shows it once and never again, and revokes it', async () => {
+    const { page } = admin;
+    await openSection(page, 'API keys');
+    expect(await page.getByRole('table', { name: 'API keys' }).getByRole('cell').allTextContents()).toEqual(['No API keys.']);
+    await page.getByRole('button', { name: 'New API key' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New API key' });
+    await dialog.getByLabel('Name').fill('nightly-report');
+    // Every permission of the administrator is offered, none chosen.
+    expect(await dialog.getByRole('group', { name: 'Permissions' }).getByRole('checkbox').count()).toBe(16);
+    await dialog.getByRole('button', { name: 'Create' }).click();
+    expect(await dialog.getByRole('alert').textContent()).toBe('Body field "permissions" must NOT have fewer than 1 items.');
+    await dialog.getByRole('checkbox', { name: 'event.read' }).check();
+    await dialog.getByLabel('Expires').selectOption({ label: 'In 30 days' });
+    await expectAccessible(page);
+    await saveScreenshots(page, 'admin-new-api-key');
+    const before = Date.now();
+    await dialog.getByRole('button', { name: 'Create' }).click();
+
+    const shown = page.getByRole('dialog', { name: 'API key nightly-report' });
+    const key = await shown.getByLabel('Key').inputValue();
+    expect(key).toMatch(/^shk_[A-Za-z0-9_-]{43}$/);
+    await expectAccessible(page);
+    await saveScreenshots(page, 'admin-api-key');
+    // The key works, with the permission and expiry chosen.
+    const current = await fetch(`${t.url}/api-keys/current`, { headers: { authorization: `Bearer ${key}` } });
+    const body = (await current.json()) as { name: string; permissions: string[]; expires_at: number };
+    expect([current.status, body.name, body.permissions]).toEqual([200, 'nightly-report', ['event.read']]);
+    expect(body.expires_at - before).toBeGreaterThanOrEqual(30 * 86_400_000);
+    expect(body.expires_at - Date.now()).toBeLessThanOrEqual(30 * 86_400_000);
+    await shown.getByRole('button', { name: 'Done' }).click();
+    await shown.waitFor({ state: 'detached' });
+
+    const cells = await row(page, 'nightly-report').getByRole('cell').allTextContents();
+    expect([cells[0], cells[4]]).toEqual(['event.read', 'Revoke']);
+    await expectAccessible(page);
+    await saveScreenshots(page, 'admin-api-keys');
+    // Never again: not on the page, nor after going away and back, nor after a reload.
+    expect(await page.content()).not.toContain(key);
+    await openSection(page, 'Users');
+    await openSection(page, 'API keys');
+    await row(page, 'nightly-report').waitFor();
+    expect(await page.content()).not.toContain(key);
+    await page.reload();
+    await row(page, 'nightly-report').waitFor();
+    expect(await page.content()).not.toContain(key);
+
+    await row(page, 'nightly-report').getByRole('button', { name: 'Revoke' }).click();
+    const revoke = page.getByRole('dialog', { name: 'Revoke the API key nightly-report?' });
+    await expectAccessible(page);
+    await saveScreenshots(page, 'admin-revoke-api-key');
+    await revoke.getByRole('button', { name: 'Revoke' }).click();
+    await revoke.waitFor({ state: 'detached' });
+    expect(await page.getByRole('status').filter({ hasText: 'Revoked' }).textContent()).toBe('Revoked API key "nightly-report".');
+    expect(await row(page, 'nightly-report').count()).toBe(0);
+    expect((await fetch(`${t.url}/api-keys/current`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(401);
   });
 });
 

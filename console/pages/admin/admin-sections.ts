@@ -1,4 +1,5 @@
 import type { FunctionComponent } from 'preact';
+import { ApiKeysSection } from './api-keys-section';
 import { RolesSection } from './roles-section';
 import { UsersSection } from './users-section';
 
@@ -14,4 +15,5 @@ export interface AdminSection {
 export const ADMIN_SECTIONS: AdminSection[] = [
   { path: '/admin/users', title: 'Users', permission: 'user.read', component: UsersSection },
   { path: '/admin/roles', title: 'Roles', permission: 'user.read', component: RolesSection },
+  { path: '/admin/api-keys', title: 'API keys', permission: 'apikey.write', component: ApiKeysSection },
 ];
