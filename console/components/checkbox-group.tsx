@@ -11,10 +11,10 @@ interface Props {
 export function CheckboxGroup({ legend, options, selected, onChange }: Props) {
   const toggle = (value: string, on: boolean) => onChange(options.filter((option) => (option === value ? on : selected.includes(option))));
   return (
-    <fieldset class="checkbox-group">
+    <fieldset class="choice-group">
       <legend>{legend}</legend>
       {options.map((option) => (
-        <label key={option} class="checkbox">
+        <label key={option} class="choice">
           <input type="checkbox" checked={selected.includes(option)} onChange={(event) => toggle(option, event.currentTarget.checked)} />
           <span class="mono">{option}</span>
         </label>

@@ -43,7 +43,7 @@ describe('the Admin page: users', () => {
     await row(page, ADMIN_EMAIL).waitFor();
     expect(new URL(page.url()).hash).toBe('#/admin/users');
     expect(await page.title()).toBe('Users · Admin · scanhub');
-    expect(await page.getByRole('navigation', { name: 'Admin' }).getByRole('link').allTextContents()).toEqual(['Users', 'Roles', 'API keys']);
+    expect(await page.getByRole('navigation', { name: 'Admin' }).getByRole('link').allTextContents()).toEqual(['Users', 'Roles', 'API keys', 'Audit log', 'Retention']);
     expect(await page.getByRole('link', { name: 'Users', exact: true }).getAttribute('aria-current')).toBe('page');
     expect(await page.getByRole('table', { name: 'Users' }).getByRole('columnheader').allTextContents()).toEqual(['Email', 'Name', 'Roles', 'Created', 'Actions']);
     const cells = await row(page, ADMIN_EMAIL).getByRole('cell').allTextContents();
@@ -229,6 +229,102 @@ describe('the Admin page: API keys', () => {
     expect(await page.getByRole('status').filter({ hasText: 'Revoked' }).textContent()).toBe('Revoked API key "nightly-report".');
     expect(await row(page, 'nightly-report').count()).toBe(0);
     expect((await fetch(`${t.url}/api-keys/current`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(401);
+  });
+});
+
+describe('the Admin page: audit log', () => {
+  /** The rows of the audit log shown: time, action, actor, target, address, details. */
+  const entries = (page: Page) => page.getByRole('table', { name: 'Audit log' }).locator('tbody tr:has(th)');
+
+  it('filters by action and time range, a keyset page of 50 at a time', async () => {
+    const { page } = admin;
+    // 60 entries of one action: two pages.
+    const gateways = Array.from({ length: 60 }, (_, i) => ({ name: `Dock ${i + 1}`, usecase: 'picking', station: `s-${i + 1}` }));
+    await t.admin.post(`/${CUSTOMER}/gateways/bulk-create`, { gateways });
+    await openSection(page, 'Audit log');
+    await entries(page).first().waitFor();
+    await page.getByLabel('Action').selectOption('apikey.created');
+    await page.getByRole('button', { name: 'Show' }).click();
+    await expect.poll(() => entries(page).count()).toBe(1);
+    const key = (await t.admin.get<{ items: { target: { id: string } }[] }>(`/${CUSTOMER}/audit-log?action=apikey.created`)).items[0]!;
+    const cells = await entries(page).first().getByRole('cell').allTextContents();
+    expect(cells).toEqual(['apikey.created', `user ${ADMIN_EMAIL}`, `api_key ${key.target.id}`, '127.0.0.1', expect.stringContaining('"name":"nightly-report","permissions":["event.read"]')]);
+    await expectAccessible(page);
+    await saveScreenshots(page, 'admin-audit');
+
+    await page.getByLabel('Action').selectOption('gateway.created');
+    await page.getByRole('button', { name: 'Show' }).click();
+    await expect.poll(() => entries(page).count()).toBe(50);
+    const { items } = await t.admin.get<{ items: { id: string; details: { name: string } }[] }>(`/${CUSTOMER}/audit-log?action=gateway.created`);
+    const details = async () => (await entries(page).locator('td:last-child').allTextContents()).map((text) => (JSON.parse(text) as { name: string }).name);
+    expect(await details()).toEqual(items.slice(0, 50).map((e) => e.details.name));
+    const pages = page.getByRole('group', { name: 'Audit log pages' });
+    await pages.getByRole('button', { name: 'Next page' }).click();
+    await expect.poll(() => entries(page).count()).toBe(10);
+    expect(await details()).toEqual(items.slice(50).map((e) => e.details.name));
+    expect(await pages.getByRole('button', { name: 'Next page' }).isDisabled()).toBe(true);
+    await pages.getByRole('button', { name: 'Previous page' }).click();
+    await expect.poll(() => entries(page).count()).toBe(50);
+    expect(await pages.getByRole('button', { name: 'Previous page' }).isDisabled()).toBe(true);
+
+    // A range that ends before the entries holds none of them; one that ends before it starts is refused.
+    await page.getByLabel('From').fill('2020-01-01T00:00');
+    await page.getByLabel('To').fill('2020-01-02T00:00');
+    await page.getByRole('button', { name: 'Show' }).click();
+    await expect.poll(() => page.getByRole('table', { name: 'Audit log' }).getByRole('cell').allTextContents()).toEqual(['No entries in this range.']);
+    await page.getByLabel('To').fill('2019-01-01T00:00');
+    await page.getByRole('button', { name: 'Show' }).click();
+    const [from, to] = (await page.evaluate('[new Date("2020-01-01T00:00").getTime(), new Date("2019-01-01T00:00").getTime()]')) as number[];
+    expect(await page.getByRole('alert').textContent()).toBe(`Query parameter "start_time" (${from}) is after "end_time" (${to}): the range must not end before it starts.`);
+  });
+});
+
+describe('the Admin page: retention', () => {
+  const shown = (page: Page) => page.getByRole('definition').allTextContents();
+
+  it('sets the period, reads it back after a reload, and keeps events for ever again', async () => {
+    const { page } = admin;
+    await openSection(page, 'Retention');
+    await expect.poll(() => shown(page)).toEqual(['for ever', 'none yet']);
+    expect(await page.getByRole('radio', { name: 'For ever' }).isChecked()).toBe(true);
+    await expectAccessible(page);
+    await saveScreenshots(page, 'admin-retention');
+
+    await page.getByRole('radio', { name: 'For a number of days' }).check();
+    await page.getByRole('button', { name: 'Save' }).click();
+    expect(await page.getByRole('alert').textContent()).toBe('Enter how many days to keep events: a whole number from 1 to 36500.');
+    await page.getByLabel('Days', { exact: true }).fill('0');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toBe('Body field "events_days" must be >= 1.');
+    await page.getByLabel('Days', { exact: true }).fill('90');
+    await expectAccessible(page);
+    await saveScreenshots(page, 'admin-retention-days');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'Saved' }).textContent()).toBe('Saved: events are kept 90 days.');
+    expect((await shown(page))[0]).toBe('90 days');
+    expect((await t.admin.get<{ events_days: number | null }>(`/${CUSTOMER}/retention`)).events_days).toBe(90);
+
+    await page.reload();
+    await expect.poll(async () => (await shown(page))[0]).toBe('90 days');
+    expect(await page.getByRole('radio', { name: 'For a number of days' }).isChecked()).toBe(true);
+    expect(await page.getByLabel('Days', { exact: true }).inputValue()).toBe('90');
+
+    await page.getByRole('radio', { name: 'For ever' }).check();
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'Saved' }).textContent()).toBe('Saved: events are kept for ever.');
+    expect((await t.admin.get<{ events_days: number | null }>(`/${CUSTOMER}/retention`)).events_days).toBeNull();
+  });
+
+  it('showed nothing wrong in the administrator\'s page but the refusals the tests provoked', () => {
+    const refused = (status: string) => `Failed to load resource: the server responded with a status of ${status}`;
+    expect(admin.problems).toEqual([
+      refused('409 (Conflict)'), // a user's e-mail address taken
+      refused('400 (Bad Request)'), // no role
+      refused('409 (Conflict)'), // an invitation for a user with a password
+      refused('400 (Bad Request)'), // a key without permissions
+      refused('400 (Bad Request)'), // an audit range that ends before it starts
+      refused('400 (Bad Request)'), // 0 days
+    ]);
   });
 });
 

@@ -1,5 +1,7 @@
 import type { FunctionComponent } from 'preact';
 import { ApiKeysSection } from './api-keys-section';
+import { AuditSection } from './audit-section';
+import { RetentionSection } from './retention-section';
 import { RolesSection } from './roles-section';
 import { UsersSection } from './users-section';
 
@@ -16,4 +18,6 @@ export const ADMIN_SECTIONS: AdminSection[] = [
   { path: '/admin/users', title: 'Users', permission: 'user.read', component: UsersSection },
   { path: '/admin/roles', title: 'Roles', permission: 'user.read', component: RolesSection },
   { path: '/admin/api-keys', title: 'API keys', permission: 'apikey.write', component: ApiKeysSection },
+  { path: '/admin/audit', title: 'Audit log', permission: 'audit.read', component: AuditSection },
+  { path: '/admin/retention', title: 'Retention', permission: 'retention.read', component: RetentionSection },
 ];
