@@ -177,7 +177,7 @@ describe('the Admin page: API keys', () => {
   it('creates a key with the permissions and expiry chosen, shows it once and never again, and revokes it', async () => {
     const { page } = admin;
     await openSection(page, 'API keys');
-    expect(await page.getByRole('table', { name: 'API keys' }).getByRole('cell').allTextContents()).toEqual(['No API keys.']);
+    await expect.poll(() => page.getByRole('table', { name: 'API keys' }).getByRole('cell').allTextContents()).toEqual(['No API keys.']);
     await page.getByRole('button', { name: 'New API key' }).click();
     const dialog = page.getByRole('dialog', { name: 'New API key' });
     await dialog.getByLabel('Name').fill('nightly-report');
@@ -325,6 +325,35 @@ describe('the Admin page: retention', () => {
       refused('400 (Bad Request)'), // an audit range that ends before it starts
       refused('400 (Bad Request)'), // 0 days
     ]);
+  });
+});
+
+describe('the Admin page for a session without some permissions', () => {
+  it('offers only the sections and actions the session may use', async () => {
+    const { page, problems, close } = await openConsole(browser, t.url, '#/admin/users');
+    await signIn(page, ADMIN_EMAIL, ADMIN_PASSWORD);
+    // The console decides what to offer from /me's permissions, kept with the session: take some away.
+    await page.evaluate(`(() => {
+      const session = JSON.parse(sessionStorage.getItem('scanhub.session'));
+      const taken = ['apikey.write', 'audit.read', 'retention.write'];
+      session.user.permissions = session.user.permissions.filter((p) => !taken.includes(p));
+      sessionStorage.setItem('scanhub.session', JSON.stringify(session));
+    })()`);
+    // A new hash alone keeps the document: the reload reads the session again.
+    await page.goto(`${t.url}/#/admin/retention`);
+    await page.reload();
+    await page.getByRole('heading', { name: 'Retention', level: 2 }).waitFor();
+    expect(await page.getByRole('navigation', { name: 'Admin' }).getByRole('link').allTextContents()).toEqual(['Users', 'Roles', 'Retention']);
+    // Read, not set: no form.
+    await expect.poll(async () => (await page.getByRole('definition').allTextContents())[0]).toBe('for ever');
+    expect(await page.getByRole('main').getByRole('button').count()).toBe(0);
+    await page.goto(`${t.url}/#/admin/api-keys`);
+    await page.getByText('Your role does not allow this section').waitFor();
+    expect(await page.getByRole('main').getByRole('paragraph').textContent()).toBe(
+      'Your role does not allow this section (it needs the permission apikey.write); ask an administrator.',
+    );
+    expect(problems).toEqual([]);
+    await close();
   });
 });
 

@@ -8,6 +8,7 @@ import { Field } from '../../components/field';
 import { SelectField } from '../../components/select-field';
 import { api, customerPath } from '../../lib/api';
 import { currentSession } from '../../lib/session';
+import { useSubmit } from '../../lib/use-submit';
 
 const DAY = 86_400_000;
 
@@ -32,20 +33,10 @@ export function NewApiKeyDialog({ onCreated, onClose }: { onCreated: (key: Creat
   const [name, setName] = useState('');
   const [permissions, setPermissions] = useState<string[]>([]);
   const [expires, setExpires] = useState<string>('90');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      const body = { name, permissions, ...(expires === 'never' ? {} : { expires_at: Date.now() + Number(expires) * DAY }) };
-      onCreated(await api.post<CreatedApiKey>(customerPath('/api-keys'), body));
-    } catch (failure) {
-      setError(failure);
-      setBusy(false);
-    }
-  };
+  const { busy, error, submit } = useSubmit(async () => {
+    const body = { name, permissions, ...(expires === 'never' ? {} : { expires_at: Date.now() + Number(expires) * DAY }) };
+    onCreated(await api.post<CreatedApiKey>(customerPath('/api-keys'), body));
+  });
   return (
     <Dialog title="New API key" onClose={onClose}>
       <form class="form" onSubmit={submit} noValidate>

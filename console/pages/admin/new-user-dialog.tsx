@@ -7,6 +7,7 @@ import { ErrorMessage } from '../../components/error-message';
 import { Field } from '../../components/field';
 import { SelectField } from '../../components/select-field';
 import { api, customerPath } from '../../lib/api';
+import { useSubmit } from '../../lib/use-submit';
 import { userPath } from './user-actions';
 
 /** A user made, and the invitation issued for them (or why it could not be). */
@@ -25,25 +26,17 @@ export function NewUserDialog({ onCreated, onClose }: { onCreated: (created: Cre
   const [lastName, setLastName] = useState('');
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<string>('USER_ROLE');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    let user: User;
+  const { busy, error, submit } = useSubmit(async () => {
+    const user = await api.post<User>(customerPath('/users'), { first_name: firstName, last_name: lastName, email, role });
+    let invitation: Invitation;
     try {
-      user = await api.post<User>(customerPath('/users'), { first_name: firstName, last_name: lastName, email, role });
+      invitation = await api.post<Invitation>(userPath(user, '/invitation'));
     } catch (failure) {
-      setError(failure);
-      return setBusy(false);
+      // The user exists now: the page shows why the invitation failed, beside the new row.
+      return onCreated({ user, error: failure });
     }
-    try {
-      onCreated({ user, invitation: await api.post<Invitation>(userPath(user, '/invitation')) });
-    } catch (failure) {
-      onCreated({ user, error: failure });
-    }
-  };
+    onCreated({ user, invitation });
+  });
   return (
     <Dialog title="New user" onClose={onClose}>
       <form class="form" onSubmit={submit} noValidate>

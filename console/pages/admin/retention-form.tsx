@@ -4,6 +4,7 @@ import { Button } from '../../components/button';
 import { ErrorMessage } from '../../components/error-message';
 import { Field } from '../../components/field';
 import { api, customerPath } from '../../lib/api';
+import { useSubmit } from '../../lib/use-submit';
 
 type Keep = 'forever' | 'days';
 
@@ -14,22 +15,11 @@ type Keep = 'forever' | 'days';
 export function RetentionForm({ record, onSaved }: { record: RetentionRecord; onSaved: (record: RetentionRecord) => void }) {
   const [keep, setKeep] = useState<Keep>(record.events_days === null ? 'forever' : 'days');
   const [days, setDays] = useState(record.events_days === null ? '' : String(record.events_days));
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    setError(undefined);
+  const { busy, error, submit } = useSubmit(async () => {
     // An empty number field (nothing typed, or what the browser cannot read as a number) must not mean "for ever".
-    if (keep === 'days' && days.trim() === '') return setError(new Error('Enter how many days to keep events: a whole number from 1 to 36500.'));
-    setBusy(true);
-    try {
-      onSaved(await api.put<RetentionRecord>(customerPath('/retention'), { events_days: keep === 'forever' ? null : Number(days) }));
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      setBusy(false);
-    }
-  };
+    if (keep === 'days' && days.trim() === '') throw new Error('Enter how many days to keep events: a whole number from 1 to 36500.');
+    onSaved(await api.put<RetentionRecord>(customerPath('/retention'), { events_days: keep === 'forever' ? null : Number(days) }));
+  });
   const choice = (value: Keep, label: string) => (
     <label class="choice">
       <input type="radio" name="keep" value={value} checked={keep === value} onChange={() => setKeep(value)} />

@@ -6,6 +6,7 @@ import { CheckboxGroup } from '../../components/checkbox-group';
 import { Dialog } from '../../components/dialog';
 import { ErrorMessage } from '../../components/error-message';
 import { api } from '../../lib/api';
+import { useSubmit } from '../../lib/use-submit';
 import { userPath } from './user-actions';
 
 /**
@@ -15,19 +16,7 @@ import { userPath } from './user-actions';
  */
 export function UserRolesDialog({ user, onSaved, onClose }: { user: User; onSaved: (user: User) => void; onClose: () => void }) {
   const [roles, setRoles] = useState<string[]>(user.roles);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      onSaved(await api.patch<User>(userPath(user), { roles }));
-    } catch (failure) {
-      setError(failure);
-      setBusy(false);
-    }
-  };
+  const { busy, error, submit } = useSubmit(async () => onSaved(await api.patch<User>(userPath(user), { roles })));
   return (
     <Dialog title={`Roles of ${user.email}`} onClose={onClose}>
       <form class="form" onSubmit={submit}>
