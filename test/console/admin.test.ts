@@ -173,6 +173,27 @@ describe('the Admin page: roles', () => {
   });
 });
 
+describe('the Admin page by keyboard', () => {
+  it('opens a section and a dialog, fills it and closes it with the keyboard alone', async () => {
+    const { page } = admin;
+    await page.getByRole('navigation', { name: 'Admin' }).getByRole('link', { name: 'Users', exact: true }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Users', level: 2 }).waitFor();
+    await page.getByRole('button', { name: 'New user' }).focus();
+    await page.keyboard.press('Enter');
+    const dialog = page.getByRole('dialog', { name: 'New user' });
+    // The first field has the focus; Tab goes on through the form.
+    await page.keyboard.type('Ada');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('Byron');
+    expect([await dialog.getByLabel('First name').inputValue(), await dialog.getByLabel('Last name').inputValue()]).toEqual(['Ada', 'Byron']);
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    // Back where it was opened from.
+    expect(await page.evaluate('document.activeElement.textContent')).toBe('New user');
+  });
+});
+
 describe('the Admin page: API keys', () => {
   it('creates a key with the permissions and expiry chosen, shows it once and never again, and revokes it', async () => {
     const { page } = admin;
