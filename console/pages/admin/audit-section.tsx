@@ -27,6 +27,7 @@ export function AuditSection() {
   const [page, setPage] = useState<List<AuditItem>>();
   const [error, setError] = useState<unknown>();
   const path = trail[trail.length - 1]!;
+  // Read on each new trail, not path: `Show` with the same filters reads the newest entries again.
   useEffect(() => {
     let current = true;
     setError(undefined);
@@ -37,7 +38,7 @@ export function AuditSection() {
     return () => {
       current = false;
     };
-  }, [path]);
+  }, [trail]);
   const next = page?.links.next;
   return (
     <>
