@@ -174,7 +174,8 @@ describe('the Admin page by keyboard', () => {
     await page.getByRole('button', { name: 'New user' }).focus();
     await page.keyboard.press('Enter');
     const dialog = page.getByRole('dialog', { name: 'New user' });
-    // The first field has the focus; Tab goes on through the form.
+    // The first field takes the focus; Tab goes on through the form.
+    await expect.poll(() => page.evaluate('document.activeElement?.labels?.[0]?.textContent')).toBe('First name');
     await page.keyboard.type('Ada');
     await page.keyboard.press('Tab');
     await page.keyboard.type('Byron');
