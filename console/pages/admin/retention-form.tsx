@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { RetentionRecord } from '../../../src/client/retention';
+import { MAX_RETENTION_DAYS } from '../../../src/domain/retention';
 import { Button } from '../../components/button';
 import { ErrorMessage } from '../../components/error-message';
 import { Field } from '../../components/field';
@@ -10,14 +11,14 @@ type Keep = 'forever' | 'days';
 
 /**
  * Sets the retention period (`PUT /{c}/retention`, `events_days` a number of days or null for
- * ever). The API checks the number (1..36500, whole) and its details say what is wrong.
+ * ever). The API checks the number (whole, 1 to MAX_RETENTION_DAYS) and its details say what is wrong.
  */
 export function RetentionForm({ record, onSaved }: { record: RetentionRecord; onSaved: (record: RetentionRecord) => void }) {
   const [keep, setKeep] = useState<Keep>(record.events_days === null ? 'forever' : 'days');
   const [days, setDays] = useState(record.events_days === null ? '' : String(record.events_days));
   const { busy, error, submit } = useSubmit(async () => {
     // An empty number field (nothing typed, or what the browser cannot read as a number) must not mean "for ever".
-    if (keep === 'days' && days.trim() === '') throw new Error('Enter how many days to keep events: a whole number from 1 to 36500.');
+    if (keep === 'days' && days.trim() === '') throw new Error(`Enter how many days to keep events: a whole number from 1 to ${MAX_RETENTION_DAYS}.`);
     onSaved(await api.put<RetentionRecord>(customerPath('/retention'), { events_days: keep === 'forever' ? null : Number(days) }));
   });
   const choice = (value: Keep, label: string) => (
