@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useId, useRef } from 'preact/hooks';
+import { useEffect, useId, useRef, useState } from 'preact/hooks';
 
 interface Props {
   title: string;
@@ -18,9 +18,11 @@ export function Dialog({ title, onClose, children, wide = false }: Props) {
   const titleId = useId();
   const close = useRef(onClose);
   close.current = onClose;
+  // Where the focus was when the owner opened it (its first render), not when the effect runs a
+  // frame later: by then a busy page may have moved the focus, and it is not given back.
+  const [opener] = useState(() => document.activeElement as HTMLElement | null);
   useEffect(() => {
     const dialog = ref.current!;
-    const opener = document.activeElement as HTMLElement | null;
     dialog.showModal();
     // Escape fires `cancel`: the owner decides (it unmounts the dialog).
     const onCancel = (event: Event) => {
