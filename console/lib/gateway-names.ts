@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Gateway } from '../../src/client/gateways';
 import { collectAll, customerPath } from './api';
+import { can } from './session';
 
 /** A gateway as a filter offers it: its id and its name. */
 export interface GatewayName {
@@ -24,6 +25,8 @@ export function useGatewayNames(): GatewayNames {
   const [gateways, setGateways] = useState<GatewayName[]>();
   const [error, setError] = useState<unknown>();
   useEffect(() => {
+    // Without gateway.read the events still show, their gateways by short id, and no gateway to choose.
+    if (!can('gateway.read')) return setGateways([]);
     let current = true;
     collectAll<Gateway>(`${customerPath('/gateways')}?limit=500`).then(
       (all) => current && setGateways(all.map(({ id, name }) => ({ id, name })).sort((a, b) => a.name.localeCompare(b.name))),
