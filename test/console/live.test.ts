@@ -93,13 +93,13 @@ describe('the Live page', () => {
     expect(admin.problems).toEqual([]);
   });
 
-  it('keeps the newest 100 scans only', async () => {
+  it('keeps the newest 200 scans only', async () => {
     const { page } = admin;
-    const codesSent = Array.from({ length: 120 }, (_, i) => `BULK-${String(i).padStart(3, '0')}`);
+    const codesSent = Array.from({ length: 230 }, (_, i) => `BULK-${String(i).padStart(3, '0')}`);
     // One message carrying many events, as a gateway flushing its buffer sends them.
     const events = codesSent.map((code) => ({ id: randomUUID(), type: 'scan', scan_code: code, device_id: 'dock-scanner' }));
     await clients.dock.publishAsync(gateways.dock.topic, JSON.stringify(events), { qos: 1 });
-    await expect.poll(() => codes(page)).toEqual(codesSent.slice(20).reverse());
+    await expect.poll(() => codes(page)).toEqual(codesSent.slice(30).reverse());
     expect(admin.problems).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { Button } from '../../components/button';
 import { ErrorMessage } from '../../components/error-message';
 import { GatewayFilter } from '../../components/gateway-filter';
@@ -58,6 +58,8 @@ export function EventsPage() {
 
   const query = shown?.query;
   const page = shown?.page;
+  // The same element while the page is the same: renders for busy states skip the table.
+  const table = useMemo(() => page && <EventsTable events={page.items} nameOf={names.nameOf} empty="No events in this range." />, [page, names.gateways]);
   return (
     <>
       <PageHeading title="Events" />
@@ -74,7 +76,7 @@ export function EventsPage() {
         !error && <p class="loading">Loading events…</p>
       ) : (
         <>
-          <EventsTable events={page.items} nameOf={names.nameOf} empty="No events in this range." />
+          {table}
           <EventsPager
             page={shown.starts.length}
             busy={busy}

@@ -30,5 +30,8 @@ export function EventsTable({ events, nameOf, empty }: Props) {
     { header: 'Scanner', cell: (e) => e.device_id ?? '', class: 'mono nowrap' },
     { header: 'Battery', cell: (e) => (e.device_battery === undefined ? '' : `${e.device_battery} %`), class: 'nowrap' },
   ];
-  return <Table caption="Events" columns={columns} rows={events} rowKey={(e) => e.id} empty={empty} />;
+  // Rows keyed by position: the next page's rows take the elements of this page's and change
+  // their text, rather than 50 rows being removed and 50 made.
+  const position = new Map(events.map((e, i) => [e, String(i)]));
+  return <Table caption="Events" columns={columns} rows={events} rowKey={(e) => position.get(e)!} empty={empty} />;
 }

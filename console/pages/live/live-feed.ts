@@ -3,8 +3,11 @@ import { ApiError, customerPath } from '../../lib/api';
 import { readEventStream, type StreamItem } from '../../lib/event-stream';
 import { RateHistory } from './rate-history';
 
-/** Scans the page holds and shows: the newest, whatever the rate (docs/console.md "Live"). */
-export const LIVE_ROWS = 100;
+/**
+ * Scans the page holds and shows: the newest, whatever the rate (docs/console.md "Live"). More than
+ * arrive between two renders at 500 a second (125), so that at that rate every scan is shown once.
+ */
+export const LIVE_ROWS = 200;
 /** Seconds the rate sparkline covers. */
 export const RATE_SECONDS = 300;
 /** How often new scans reach the table: at 500 a second, a render per 125 rather than per scan. */
@@ -132,6 +135,9 @@ export class LiveFeed {
       }
     }
     if (this.pending.length > 2 * LIVE_ROWS) this.pending = this.pending.slice(-LIVE_ROWS);
+    // A table's worth waiting: show it now rather than let the next ones push it out unseen (a
+    // late timer on a busy machine, a burst).
+    else if (!this.paused && this.pending.length >= LIVE_ROWS) this.flush();
   }
 
   private setState(state: FeedState, error: unknown): void {
