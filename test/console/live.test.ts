@@ -54,8 +54,8 @@ describe('the Live page', () => {
 
     for (const code of ['SCAN-2', 'SCAN-3', 'SCAN-4']) await publishScan(code === 'SCAN-3' ? 'ramp' : 'dock', code);
     await expect.poll(() => codes(page)).toEqual(['SCAN-4', 'SCAN-3', 'SCAN-2', '4006381333931']);
-    // The rate of the seconds just past: the sparkline's words count the five scans.
-    await expect.poll(() => page.getByText(/scans a second now/).textContent(), { timeout: 5000 }).toMatch(/at most [1-5] in the last 5 minutes$/);
+    // The count, and the rate of the seconds just past: at most the four scans in one second.
+    await expect.poll(() => page.getByText(/a second now/).textContent(), { timeout: 5000 }).toMatch(/^4 scans since the page opened; \d a second now, at most [1-4] in the last 5 minutes$/);
     await page.getByRole('img', { name: 'Scans a second over the last 5 minutes' }).waitFor();
     await expectAccessible(page);
     await saveScreenshots(page, 'live');
@@ -80,6 +80,7 @@ describe('the Live page', () => {
     const { page } = admin;
     await page.getByLabel('Gateway').selectOption({ label: 'Ramp 2' });
     expect(await codes(page)).toEqual(['WHILE-PAUSED-2', 'SCAN-3']);
+    expect(await page.getByText(/a second now/).textContent()).toMatch(/^0 scans since the gateway was chosen; /);
     await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
     // Committed in this order: when the ramp's scan is shown, the dock's would have been too.
     await publishScan('dock', 'DOCK-FILTERED-OUT');

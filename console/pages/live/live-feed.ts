@@ -28,6 +28,8 @@ export interface FeedView {
   missed: number;
   /** Scans a second over the last RATE_SECONDS, oldest first. */
   rate: number[];
+  /** Scans received since the page opened, or since the gateway filter changed. */
+  total: number;
 }
 
 const sleep = (ms: number, signal: AbortSignal) =>
@@ -49,6 +51,7 @@ export class LiveFeed {
   private error: unknown;
   private paused = false;
   private missed = 0;
+  private total = 0;
   private lastId: string | undefined;
   private gatewayId = '';
   private connection = new AbortController();
@@ -62,7 +65,7 @@ export class LiveFeed {
   }
 
   view(): FeedView {
-    return { rows: this.rows, state: this.state, error: this.error, missed: this.missed, rate: this.rate.series(Date.now()) };
+    return { rows: this.rows, state: this.state, error: this.error, missed: this.missed, rate: this.rate.series(Date.now()), total: this.total };
   }
 
   /** Freezes the table (the stream goes on, counting what is not shown), or shows the newest again. */
@@ -87,6 +90,7 @@ export class LiveFeed {
     this.rows = this.rows.filter(keep);
     this.pending = this.pending.filter(keep);
     this.rate.clear();
+    this.total = 0;
     this.connection.abort();
     this.connection = new AbortController();
     this.setState('connecting', undefined);
@@ -128,6 +132,7 @@ export class LiveFeed {
       const event = JSON.parse(item.data) as ApiEvent;
       if (event.type !== 'scan') continue;
       this.rate.count(now);
+      this.total++;
       this.pending.push(event);
       if (this.paused) {
         this.missed++;

@@ -10,11 +10,13 @@ import { LiveTable } from './live-table';
 
 const STATES = { connecting: 'Connecting…', live: 'Live', reconnecting: 'Reconnecting…', stopped: 'Stopped' } as const;
 
-/** The rate in words: the image's name, and the line beside it. */
-function rateText(rate: readonly number[]): string {
+/** The count and the rate in words, beside the sparkline. */
+function rateText(view: FeedView | undefined, filtered: boolean): string {
+  const rate = view?.rate ?? [];
   const last = rate[rate.length - 1] ?? 0;
   const peak = Math.max(0, ...rate);
-  return `${last.toLocaleString()} scans a second now, at most ${peak.toLocaleString()} in the last ${RATE_SECONDS / 60} minutes`;
+  const total = `${(view?.total ?? 0).toLocaleString()} scan${view?.total === 1 ? '' : 's'} since ${filtered ? 'the gateway was chosen' : 'the page opened'}`;
+  return `${total}; ${last.toLocaleString()} a second now, at most ${peak.toLocaleString()} in the last ${RATE_SECONDS / 60} minutes`;
 }
 
 /**
@@ -40,7 +42,6 @@ export function LivePage() {
     setGatewayId(id);
     feed.current?.setGateway(id);
   };
-  const rate = view?.rate ?? [];
   return (
     <>
       <PageHeading title="Live">
@@ -55,8 +56,8 @@ export function LivePage() {
             <span class={`live-dot ${paused ? 'paused' : (view?.state ?? 'connecting')}`} aria-hidden="true" />
             {paused ? 'Paused' : STATES[view?.state ?? 'connecting']}
           </p>
-          <Sparkline values={rate} label={`Scans a second over the last ${RATE_SECONDS / 60} minutes`} />
-          <p class="hint">{rateText(rate)}</p>
+          <Sparkline values={view?.rate ?? []} label={`Scans a second over the last ${RATE_SECONDS / 60} minutes`} />
+          <p class="hint">{rateText(view, gatewayId !== '')}</p>
         </div>
       </div>
       <ErrorMessage error={names.error ?? view?.error} />
