@@ -4,7 +4,8 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectAccessible, launchBrowser, openConsole, saveScreenshots, signIn, type ConsolePage } from '../helpers/browser.js';
 import { GatewayClients, provisionGateway, type TestGateway } from '../helpers/mqtt.js';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestServer, type TestServer } from '../helpers/server.js';
+import { openSse } from '../helpers/sse.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, CUSTOMER, startTestServer, type TestServer } from '../helpers/server.js';
 
 let t: TestServer;
 let browser: Browser;
@@ -41,9 +42,8 @@ afterAll(async () => {
 describe('the Live page', () => {
   it('shows a scan published over MQTT within 2 s, newest first, with its gateway and scanner', async () => {
     const { page } = admin;
-    expect(await page.getByRole('table', { name: 'Scans' }).getByRole('cell').allTextContents()).toEqual([
-      'No scan since the page opened: they appear here as gateways send them.',
-    ]);
+    await page.getByText('No scan since the page opened: they appear here as gateways send them.').waitFor();
+    expect(await page.getByRole('table').count()).toBe(0);
     const published = Date.now();
     await publishScan('dock', '4006381333931');
     await page.getByRole('rowheader', { name: '4006381333931' }).waitFor({ timeout: 2000 });
@@ -102,5 +102,33 @@ describe('the Live page', () => {
     await clients.dock.publishAsync(gateways.dock.topic, JSON.stringify(events), { qos: 1 });
     await expect.poll(() => codes(page)).toEqual(codesSent.slice(30).reverse());
     expect(admin.problems).toEqual([]);
+  });
+
+  it('shows the API\'s details when the stream is refused, and goes live once a place is free', async () => {
+    const user = await t.createUser('USER_ROLE', 'streams@example.com');
+    // A user may hold 10 streams on an instance (DESIGN.md "Least privilege and secrets"): the page's is the 11th.
+    const held = await Promise.all(Array.from({ length: 10 }, () => openSse(t.url, `/${CUSTOMER}/events/stream`, { token: user.token })));
+    expect(held.map((connection) => connection.status)).toEqual(Array.from({ length: 10 }, () => 200));
+    const { page, problems, close } = await openConsole(browser, t.url, '#/live');
+    try {
+      await signIn(page, 'streams@example.com', 'user-password-123');
+      await expect
+        .poll(() => page.getByRole('alert').textContent())
+        .toBe('You have 10 live event streams open on this server, as many as a user may: close one (or reuse it with a gateway filter on the client\'s side) before opening another.');
+      expect(await page.getByRole('status').textContent()).toBe('Reconnecting…');
+      await expectAccessible(page);
+      await saveScreenshots(page, 'live-refused');
+      held.pop()!.close();
+      // The page tries again after 0.25, 1, 2, then every 5 s.
+      await page.getByRole('status').filter({ hasText: 'Live' }).waitFor({ timeout: 15_000 });
+      expect(await page.getByRole('alert').count()).toBe(0);
+      await publishScan('ramp', 'AFTER-REFUSAL');
+      await page.getByRole('rowheader', { name: 'AFTER-REFUSAL' }).waitFor();
+      // Each refused try is one failed request in the page's log, and nothing else went wrong.
+      expect(new Set(problems)).toEqual(new Set(['Failed to load resource: the server responded with a status of 429 (Too Many Requests)']));
+    } finally {
+      held.forEach((connection) => connection.close());
+      await close();
+    }
   });
 });

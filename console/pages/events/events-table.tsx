@@ -21,6 +21,8 @@ interface Props {
 
 /** One page of events, newest first: a row per event, its time naming it. */
 export function EventsTable({ events, nameOf, empty }: Props) {
+  // Not an empty table: its one wide cell would centre the sentence out of sight at 360 px.
+  if (events.length === 0) return <p class="empty-list">{empty}</p>;
   const columns: Column<ApiEvent>[] = [
     { header: 'Time', cell: (e) => <time dateTime={new Date(e.created).toISOString()}>{TIME.format(e.created)}</time>, rowHeader: true, class: 'nowrap' },
     { header: 'Type', cell: (e) => e.type },

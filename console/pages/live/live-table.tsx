@@ -12,6 +12,8 @@ interface Props {
 
 /** The scans, newest first: the scan code names each row. */
 export function LiveTable({ rows, nameOf, empty }: Props) {
+  // Not an empty table: its one wide cell would centre the sentence out of sight at 360 px.
+  if (rows.length === 0) return <p class="empty-list">{empty}</p>;
   const columns: Column<ApiEvent>[] = [
     { header: 'Time', cell: (e) => <time dateTime={new Date(e.created).toISOString()}>{TIME.format(e.created)}</time>, class: 'nowrap' },
     { header: 'Scan code', cell: (e) => e.scan_code ?? '', rowHeader: true, class: 'mono nowrap' },
