@@ -39,6 +39,13 @@ async function errorOf(response: Response): Promise<ApiError> {
  * or the password or roles changed): the shell then shows the sign-in page.
  */
 export async function request<T>(method: string, path: string, options: RequestOptions = {}): Promise<{ body: T; response: Response }> {
+  const response = await send(method, path, options);
+  const text = await response.text();
+  return { body: (text ? JSON.parse(text) : undefined) as T, response };
+}
+
+/** The answer of a call as `request` makes it, its body not read yet: for bodies read as they arrive (the live stream). */
+export async function send(method: string, path: string, options: RequestOptions = {}): Promise<Response> {
   const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
   const token = options.token ?? (options.anonymous ? undefined : currentSession()?.token);
   if (token) headers.authorization = `Bearer ${token}`;
@@ -55,8 +62,7 @@ export async function request<T>(method: string, path: string, options: RequestO
     if (response.status === 401 && token && token === currentSession()?.token) endSession('expired');
     throw error;
   }
-  const text = await response.text();
-  return { body: (text ? JSON.parse(text) : undefined) as T, response };
+  return response;
 }
 
 export const api = {
