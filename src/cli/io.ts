@@ -1,6 +1,8 @@
-import { constants } from 'node:fs';
-import { access, stat } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { constants, createReadStream } from 'node:fs';
+import { access, mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import Table from 'cli-table3';
 import { ApiError, NetworkError, untrustedCertificate } from '../client/api.js';
 
@@ -224,4 +226,28 @@ export async function checkOutputFile(file: string, force: boolean): Promise<voi
   await access(folder, constants.W_OK).catch(() => {
     throw new CliError(`cannot write ${file}: ${folder} is not writable`, Exit.USAGE);
   });
+}
+
+/** The value of an output-file option that means stdout (DESIGN "CLI conventions"). */
+export const STDOUT = '-';
+
+/**
+ * Runs `write` with the file an output option names, checked first (see checkOutputFile). For `-`
+ * it writes a temporary file that is then copied to stdout and removed: the writers verify and
+ * rename as they go, which a pipe cannot do. `name` is how messages name the target.
+ */
+export async function writeOutput<T>(output: string, force: boolean, write: (file: string, name: string) => Promise<T>): Promise<T> {
+  if (output !== STDOUT) {
+    await checkOutputFile(output, force);
+    return write(output, output);
+  }
+  const folder = await mkdtemp(join(tmpdir(), 'scanhub-out-'));
+  try {
+    const file = join(folder, 'output');
+    const result = await write(file, 'stdout');
+    await pipeline(createReadStream(file), process.stdout, { end: false });
+    return result;
+  } finally {
+    await rm(folder, { recursive: true, force: true });
+  }
 }

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { nextPage } from '../../client/api.js';
 import { listEvents, type EventPage } from '../../client/events.js';
-import { addEventRangeOptions, limitArgument, rangeQuery, type RangeOptions } from '../flags.js';
+import { addRangeOptions, limitArgument, rangeQuery, type RangeOptions } from '../flags.js';
 import { gatewayIdOf } from '../gateway-refs.js';
 import { CliError, Exit } from '../io.js';
 import { connect } from '../session.js';
@@ -17,7 +17,7 @@ interface ListOptions extends RangeOptions {
 
 /** `scanhub events list`: newest first, a page or every page of the range. */
 export function registerListCommand(events: Command): void {
-  addEventRangeOptions(events.command('list').description('list events, newest first (default: the last 24 hours)'))
+  addRangeOptions(events.command('list').description('list events, newest first (default: the last 24 hours)'))
     .option('--gateway <gateway>', 'only events of this gateway (id or name)')
     .option('--limit <n>', 'print at most N events, 1..500 (default 500); with --all, events per request', limitArgument)
     .option('--all', 'print every event of the range, following the pages')

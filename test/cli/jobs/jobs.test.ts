@@ -151,11 +151,11 @@ describe('scanhub jobs', () => {
     });
     expect(await cli('jobs', 'analyze', 'Packing', '--since', '2h', '--from', '2025-06-01')).toMatchObject({
       code: 2,
-      stderr: 'scanhub: --since cannot be combined with --from or --to: use one or the other\n',
+      stderr: 'scanhub: --from is the old name of --since: give one of them\n',
     });
     expect(await cli('jobs', 'analyze', 'Packing', '--since', 'yesterday')).toMatchObject({
       code: 2,
-      stderr: 'scanhub: --since: "yesterday" is not a duration: use a number and a unit, e.g. 30s, 30m, 2h, 7d or 2w\n',
+      stderr: 'scanhub: --since: "yesterday" is not a time: use ISO 8601 (2024-05-01, 2024-05-01T08:00:00Z), epoch milliseconds, now, or a relative form such as 2h or 7d\n',
     });
     expect(await cli('jobs', 'create', '--name', 'Packing', '--start', 'A', '--end', 'B', '--gateway', G1)).toMatchObject({
       code: 1,
