@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { nextPage } from '../../client/api.js';
 import { listEvents, type EventPage } from '../../client/events.js';
 import { addRangeOptions, limitArgument, rangeQuery, type RangeOptions } from '../flags.js';
-import { gatewayIdOf } from '../gateway-refs.js';
+import { gatewayIdOf, gatewayNames } from '../gateway-refs.js';
 import { CliError, Exit } from '../io.js';
 import { connect } from '../session.js';
 import { EventPrinter } from './printer.js';
@@ -31,7 +31,9 @@ export function registerListCommand(events: Command): void {
       const range = rangeQuery(options, Date.now());
       const gateway = options.gateway === undefined ? undefined : await gatewayIdOf(session, options.gateway);
       const query = { ...range, gateway_id: gateway, limit: options.limit };
-      const printer = new EventPrinter(io, io.json ? 'json' : options.csv ? 'csv' : 'text', options.rawCells ? 'raw' : 'safe');
+      const format = io.json ? 'json' : options.csv ? 'csv' : 'text';
+      const names = format === 'text' ? await gatewayNames(session) : new Map<string, string>();
+      const printer = new EventPrinter(io, format, options.rawCells ? 'raw' : 'safe', names);
       const max = options.limit ?? 500;
 
       let page = await listEvents(session, query);

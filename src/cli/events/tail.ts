@@ -2,7 +2,7 @@ import { Option, type Command } from 'commander';
 import { ApiError, NetworkError } from '../../client/api.js';
 import { streamEvents, type ApiEvent } from '../../client/events.js';
 import { durationArgument } from '../flags.js';
-import { gatewayIdOf } from '../gateway-refs.js';
+import { gatewayIdOf, gatewayNames } from '../gateway-refs.js';
 import { rowCells } from '../io.js';
 import { connect } from '../session.js';
 import { eventColumns } from './printer.js';
@@ -28,7 +28,8 @@ export function registerTailCommand(events: Command): void {
     .action(async (options: TailOptions, command: Command) => {
       const session = await connect(command);
       const { io } = session;
-      const columns = eventColumns(io);
+      // Names of the gateways there are now; a gateway added while tailing shows its id.
+      const columns = eventColumns(io, io.json ? new Map() : await gatewayNames(session));
       const gateway = options.gateway === undefined ? undefined : await gatewayIdOf(session, options.gateway);
       const stop = new AbortController();
       const onSignal = () => stop.abort();

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { createGateway } from '../../client/gateways.js';
-import { printObject, success } from '../io.js';
+import { labelOf } from '../gateway-refs.js';
+import { printObject, shellWord, success } from '../io.js';
 import { connect } from '../session.js';
 import { gatewayFields } from './output.js';
 
@@ -16,6 +17,6 @@ export function registerCreateCommand(gateways: Command): void {
       const session = await connect(command);
       const { gateway, version } = await createGateway(session, { name: options.name, usecase: options.usecase, station: options.station });
       printObject(session.io, gateway, gatewayFields(session.io, version));
-      success(session.io, `Created gateway "${gateway.name}" (${gateway.id}); provision it with \`scanhub gateways provision ${gateway.id}\`.`);
+      success(session.io, `Created gateway ${labelOf(gateway)}; provision it with \`scanhub gateways provision ${shellWord(gateway.name)}\`.`);
     });
 }

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { analyzeJobs } from '../../client/jobs.js';
 import { addRangeOptions, rangeQuery, type RangeOptions } from '../flags.js';
 import { CliError, Exit, formatTime } from '../io.js';
+import { gatewayNames } from '../gateway-refs.js';
 import { connect } from '../session.js';
 import { resolveJob } from './arguments.js';
 import { analysisCsv, printAnalysis } from './report.js';
@@ -30,6 +31,6 @@ export function registerAnalyzeCommand(jobs: Command): void {
             `${formatTime(session.io, range.start_time)} to ${formatTime(session.io, range.end_time)}.\n`,
         );
       }
-      printAnalysis(session.io, analysis);
+      printAnalysis(session.io, analysis, await gatewayNames(session));
     });
 }

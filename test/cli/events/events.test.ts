@@ -89,7 +89,9 @@ describe('scanhub events list', () => {
     await insertEvents(t.server, CUSTOMER, [event]);
     const range = ['--from', String(fixture.end), '--to', String(fixture.end + 2000)];
     const result = await runCli(['events', 'list', ...range, '--gateway', 'Dock A'], { env });
-    expect(result).toEqual({ code: 0, stderr: '', stdout: [new Date(event.created).toISOString(), 'scan', gateway.id, event.device_id ?? '', 'by-name', event.id].join('\t') + '\n' });
+    // Rows name the gateway beside its short id (DESIGN.md "CLI conventions").
+    const label = `Dock A (${gateway.id.slice(0, 8)})`;
+    expect(result).toEqual({ code: 0, stderr: '', stdout: [new Date(event.created).toISOString(), 'scan', label, event.device_id ?? '', 'by-name', event.id].join('\t') + '\n' });
     const unknown = await runCli(['events', 'list', ...range, '--gateway', 'Dock Z'], { env });
     expect(unknown).toEqual({ code: 1, stdout: '', stderr: 'scanhub: no gateway is named "Dock Z": see `scanhub gateways list`\n' });
   });

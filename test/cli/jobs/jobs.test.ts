@@ -105,18 +105,18 @@ describe('scanhub jobs', () => {
     );
   });
 
-  it('analyze piped prints tab-separated jobs, a blank line and the summary per gateway', async () => {
+  it('analyze piped prints tab-separated jobs, a blank line and the summary per gateway, gateways by name', async () => {
     await createPacking();
     const result = await cli('jobs', 'analyze', 'Packing', ...range);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(
       [
-        `${G1}\t2025-06-01T08:00:00.000Z\t2025-06-01T08:02:00.000Z\t2m 00s`,
-        `${G1}\t2025-06-01T08:10:00.000Z\t2025-06-01T08:14:00.000Z\t4m 00s`,
-        `${G2}\t2025-06-01T08:03:00.000Z\t2025-06-01T08:03:30.000Z\t30.0s`,
+        `gw-1 (11111111)\t2025-06-01T08:00:00.000Z\t2025-06-01T08:02:00.000Z\t2m 00s`,
+        `gw-1 (11111111)\t2025-06-01T08:10:00.000Z\t2025-06-01T08:14:00.000Z\t4m 00s`,
+        `gw-2 (22222222)\t2025-06-01T08:03:00.000Z\t2025-06-01T08:03:30.000Z\t30.0s`,
         '',
-        `${G1}\t2\t3m 00s\t4m 00s\t4m 00s`,
-        `${G2}\t1\t30.0s\t30.0s\t30.0s`,
+        `gw-1 (11111111)\t2\t3m 00s\t4m 00s\t4m 00s`,
+        `gw-2 (22222222)\t1\t30.0s\t30.0s\t30.0s`,
         '',
       ].join('\n'),
     );
