@@ -3,6 +3,7 @@ import { createApiKey } from '../../client/api-keys.js';
 import { expiresAt } from '../flags.js';
 import { formatTime, success } from '../io.js';
 import { connect } from '../session.js';
+import { examples } from '../help.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -10,6 +11,7 @@ const collect = (value: string, previous: string[] = []) => [...previous, value]
 export function registerCreateCommand(apiKeys: Command): void {
   apiKeys
     .command('create')
+    .addHelpText('after', examples(['scanhub api-keys create --name ci --permission event.read', 'scanhub api-keys create --name nightly-export --permission event.read --expires 30d']))
     .description('create an API key and print it, once (only its hash is kept)')
     .requiredOption('--name <name>', 'a name unique among the customer\'s keys, e.g. the pipeline')
     .option('--permission <permission>', 'a permission of the key, repeatable (default: all of yours)', collect)

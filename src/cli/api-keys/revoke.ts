@@ -2,11 +2,13 @@ import type { Command } from 'commander';
 import { listApiKeys, revokeApiKey } from '../../client/api-keys.js';
 import { CliError, success } from '../io.js';
 import { connect } from '../session.js';
+import { examples } from '../help.js';
 
 /** `scanhub api-keys revoke <key>`, by id or name. */
 export function registerRevokeCommand(apiKeys: Command): void {
   apiKeys
     .command('revoke <key>')
+    .addHelpText('after', examples(['scanhub api-keys revoke ci --yes']))
     .description('revoke an API key, by id or name: it is refused from the next request on')
     .action(async (ref: string, _options: unknown, command: Command) => {
       const session = await connect(command);

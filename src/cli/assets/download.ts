@@ -7,6 +7,7 @@ import { whoAmI } from '../../client/auth.js';
 import { ASSET_TYPES } from '../../domain/assets.js';
 import { CliError, Exit, STDOUT, promptYesNo, success, writeOutput, type Io } from '../io.js';
 import { connect } from '../session.js';
+import { examples } from '../help.js';
 
 interface DownloadOptions {
   type: string;
@@ -50,6 +51,7 @@ async function sha256Of(file: string): Promise<string> {
 export function registerDownloadCommand(assets: Command): void {
   assets
     .command('download')
+    .addHelpText('after', examples(['scanhub assets download --type MARK_FIRMWARE --accept-eula -o mark-fw.bin']))
     .description('agree to the EULA of an asset and download it')
     .addOption(new Option('--type <type>', 'asset type').choices([...ASSET_TYPES]).makeOptionMandatory())
     .option('--version <version>', 'asset version (default: the latest)')

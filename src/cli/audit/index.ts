@@ -5,6 +5,7 @@ import { AUDIT_ACTIONS } from '../../domain/audit.js';
 import { addRangeOptions, limitArgument, rangeQuery, type RangeOptions } from '../flags.js';
 import { formatTime, printList, type Column, type Io } from '../io.js';
 import { connect } from '../session.js';
+import { examples } from '../help.js';
 
 interface AuditOptions extends RangeOptions {
   action?: string;
@@ -30,8 +31,11 @@ export function registerAuditCommand(program: Command): void {
     .option('--limit <n>', 'print at most N entries, 1..500 (default: every entry of the range)', limitArgument)
     .addHelpText(
       'after',
-      '\nTimes: ISO 8601 (2024-05-01, 2024-05-01T08:00:00Z), epoch milliseconds, now, or how long ago (30m, 2h, 7d).\n' +
-        'Exit codes: 0 ok (no entries too), 1 error, 2 usage, 4 not logged in or not an administrator.',
+      examples(
+        ['scanhub audit --since 7d --action user.deleted', 'scanhub audit --since 2026-11-01 --until 2026-11-08 --json'],
+        'Times: how long ago (30m, 2h, 7d), ISO 8601 (2024-05-01, 2024-05-01T08:00:00Z), epoch milliseconds, or now.\n' +
+          'Exit codes: 0 ok (no entries too), 1 error, 2 usage, 4 not logged in or not an administrator.',
+      ),
     )
     .action(async (options: AuditOptions, command: Command) => {
       const session = await connect(command);

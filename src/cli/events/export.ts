@@ -6,6 +6,7 @@ import type { EventRange } from '../../client/events.js';
 import { addRangeOptions, rangeQuery, type RangeOptions } from '../flags.js';
 import { CliError, Exit, STDOUT, progressLine, success, writeOutput, type ProgressLine } from '../io.js';
 import { connect, type Session } from '../session.js';
+import { examples } from '../help.js';
 
 interface ExportOptions extends RangeOptions {
   output?: string;
@@ -51,6 +52,7 @@ export function registerExportCommand(events: Command): void {
     .option('--async', 'run as an export task and poll it (for large ranges: no long-held request)')
     .option('--force', 'overwrite the output file if it exists')
     .option('--raw-cells', "write cells as stored: no leading ' before text that begins with =, +, -, @, tab or CR (for programs, not spreadsheets)")
+    .addHelpText('after', examples(['scanhub events export --since 7d -o last-week.csv', 'scanhub events export --since 2026-11-01 --until 2026-12-01 --async -o - | gzip > november.csv.gz']))
     .action(async (options: ExportOptions, command: Command) => {
       const session = await connect(command);
       const { io } = session;

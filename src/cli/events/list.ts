@@ -6,6 +6,7 @@ import { gatewayIdOf, gatewayNames } from '../gateway-refs.js';
 import { CliError, Exit } from '../io.js';
 import { connect } from '../session.js';
 import { EventPrinter } from './printer.js';
+import { examples } from '../help.js';
 
 interface ListOptions extends RangeOptions {
   gateway?: string;
@@ -18,6 +19,7 @@ interface ListOptions extends RangeOptions {
 /** `scanhub events list`: newest first, a page or every page of the range. */
 export function registerListCommand(events: Command): void {
   addRangeOptions(events.command('list').description('list events, newest first (default: the last 24 hours)'))
+    .addHelpText('after', examples(['scanhub events list --since 2h', 'scanhub events list --since 2026-11-27 --gateway dock-1 --csv']))
     .option('--gateway <gateway>', 'only events of this gateway (id or name)')
     .option('--limit <n>', 'print at most N events, 1..500 (default 500); with --all, events per request', limitArgument)
     .option('--all', 'print every event of the range, following the pages')

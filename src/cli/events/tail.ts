@@ -6,6 +6,7 @@ import { gatewayIdOf, gatewayNames } from '../gateway-refs.js';
 import { rowCells } from '../io.js';
 import { connect } from '../session.js';
 import { eventColumns } from './printer.js';
+import { examples } from '../help.js';
 
 /** Waits before connecting again after a failed attempt, growing to the last. */
 const RECONNECT_DELAYS_MS = [250, 500, 1_000, 2_000, 5_000];
@@ -21,6 +22,7 @@ interface TailOptions {
 export function registerTailCommand(events: Command): void {
   events
     .command('tail')
+    .addHelpText('after', examples(['scanhub events tail', 'scanhub events tail --gateway dock-1 --json']))
     .description('print events as they are stored, in the order they were stored, until interrupted (--json: one object per line)')
     .option('--gateway <gateway>', 'only events of this gateway (id or name)')
     // Before the live stream, tail polled every --interval; scripts that pass it keep working.

@@ -4,11 +4,13 @@ import { labelOf } from '../gateway-refs.js';
 import { printObject, shellWord, success } from '../io.js';
 import { connect } from '../session.js';
 import { gatewayFields } from './output.js';
+import { examples } from '../help.js';
 
 /** `scanhub gateways create`. */
 export function registerCreateCommand(gateways: Command): void {
   gateways
     .command('create')
+    .addHelpText('after', examples(['scanhub gateways create --name dock-1 --usecase inbound --station dock-1']))
     .description('create a gateway')
     .requiredOption('--name <name>', 'displayed name, unique within the customer')
     .requiredOption('--usecase <usecase>', 'use case')

@@ -6,12 +6,14 @@ import { gatewayNames } from '../gateway-refs.js';
 import { connect } from '../session.js';
 import { resolveJob } from './arguments.js';
 import { analysisCsv, printAnalysis } from './report.js';
+import { examples } from '../help.js';
 
 /** `scanhub jobs analyze <job>`: the jobs of a configuration in a range, as a report, CSV or JSON. */
 export function registerAnalyzeCommand(jobs: Command): void {
   addRangeOptions(
     jobs
       .command('analyze <job>')
+      .addHelpText('after', examples(['scanhub jobs analyze Packing --since 8h', 'scanhub jobs analyze Packing --since 2026-11-01 --until 2026-11-08 --csv > packing.csv']))
       .description('find the jobs of a job configuration (by id or name) in a time range; default the last 24 hours'),
   )
     .option('--csv', 'print CSV: gateway_id,start_time,end_time,duration_ms,start_event_id,end_event_id')

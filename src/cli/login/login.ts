@@ -6,6 +6,7 @@ import { presentedCa } from '../../client/presented-ca.js';
 import { CliError, Exit, confirmAction, promptNewSecret, promptSecret, promptText, readStdin, success, type Io } from '../io.js';
 import { saveProfile } from '../profile.js';
 import { connectAnonymous } from '../session.js';
+import { examples } from '../help.js';
 
 /** How one attempt authenticates with a client: logging in, or accepting an invitation. */
 type Authentication = (client: ApiClient) => Promise<LoginResponse>;
@@ -75,6 +76,7 @@ async function readNewPassword(io: Io, options: LoginOptions): Promise<string> {
 export function registerLoginCommand(program: Command): void {
   program
     .command('login')
+    .addHelpText('after', examples(['scanhub login --url http://127.0.0.1:8080 --email admin@localhost', 'scanhub login --url https://scanhub.example --invitation']))
     .description('log in to a deployment and save the profile (mode 0600)')
     .option('--email <email>', 'e-mail address (prompted on a TTY)')
     .option('--password-stdin', 'read the password from standard input')

@@ -5,6 +5,7 @@ import { createIo, writeOutput, stderrIsTerminal, success, type Io } from '../io
 import { globalsOf } from '../session.js';
 import { cancellable, failure, megabytes, refusePostgres, summary } from './backup-run.js';
 import { deploymentOf } from './store.js';
+import { examples } from '../help.js';
 
 const POSTGRES_BACKUP =
   'operator backup copies a SQLite data directory; with --database the deployment lives in PostgreSQL, whose backup is PostgreSQL\'s job: use pg_dump (or WAL archiving for point-in-time recovery), copy --blob-dir, and keep the master key (docs/postgresql.md "Backup and restore")';
@@ -26,6 +27,7 @@ function progressPrinter(io: Io): ((copied: number, total: number) => void) | un
 export function registerBackupCommand(operator: Command): void {
   operator
     .command('backup')
+    .addHelpText('after', examples(['scanhub operator --data-dir /var/lib/scanhub backup -o /backup/scanhub-$(date +%F).tar', 'scanhub operator backup -o - | ssh backup-host "cat > scanhub.tar"']))
     .description(
       'write one file (tar) with the SQLite deployment of --data-dir while `serve` runs: the database (SQLite online backup), keys, CA, asset files, and a manifest of SHA-256 sums',
     )
