@@ -10,6 +10,7 @@ import { registerMasterKeyCommand } from './master-key.js';
 import { registerMigrateCommand } from './migrate.js';
 import { registerRestoreCommand } from './restore.js';
 import { registerSigningKeyCommand } from './signing-key.js';
+import { registerOperatorUserCommands } from './users.js';
 import { examples } from '../help.js';
 
 /** `scanhub operator ...`: administration of the deployment's data directory or database, not through the API. */
@@ -22,6 +23,7 @@ export function registerOperatorCommands(program: Command): void {
   addDeploymentOptions(operator);
   registerMasterKeyCommand(operator);
   registerCustomerCommands(operator);
+  registerOperatorUserCommands(operator);
   registerFeatureCommands(operator);
   registerAssetCommands(operator);
   registerDeadLetterCommands(operator);

@@ -1,11 +1,9 @@
 import { Option, type Command } from 'commander';
 import { createUser } from '../../client/users.js';
+import { isEmailAddress } from '../../domain/identifiers.js';
 import { CliError, Exit, printObject, shellWord, success } from '../io.js';
 import { connect } from '../session.js';
 import { userFields } from './output.js';
-
-/** An address with one @, a local part and a dotted domain: what the API's `format: email` takes, near enough to refuse typos early. */
-const EMAIL = /^[^@\s]+@[^@\s.]+(?:\.[^@\s.]+)+$/;
 
 /** `scanhub users create`. */
 export function registerCreateCommand(users: Command): void {
@@ -19,7 +17,7 @@ export function registerCreateCommand(users: Command): void {
     .addHelpText('after', '\nExample:\n  scanhub users create --email ada@example.com --first-name Ada --last-name Lovelace')
     .action(async (options: { email: string; firstName: string; lastName: string; role: string }, command: Command) => {
       // Checked here: the API's refusal names a body field, not the flag the user typed.
-      if (!EMAIL.test(options.email)) throw new CliError(`--email: "${options.email}" is not an e-mail address such as ada@example.com`, Exit.USAGE);
+      if (!isEmailAddress(options.email)) throw new CliError(`--email: "${options.email}" is not an e-mail address such as ada@example.com`, Exit.USAGE);
       const session = await connect(command);
       const user = await createUser(session, {
         first_name: options.firstName,
