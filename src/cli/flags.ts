@@ -1,4 +1,4 @@
-import { InvalidArgumentError, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { EventRange } from '../client/events.js';
 import { DEFAULT_RANGE_MS } from '../domain/event-listing.js';
 import { parseDuration, parseTimeInput } from '../domain/time-input.js';
@@ -9,19 +9,26 @@ import { CliError, Exit } from './io.js';
  * date or date-time, or epoch milliseconds: docs/events.md "CLI"), durations and limits.
  */
 
-/** The range flags of `events list` and `events export`. */
+/** The range flags of every ranged command: `--since`/`--until`, and the old `--from`/`--to` (hidden aliases). */
 export interface RangeOptions {
   since?: string;
+  until?: string;
   from?: string;
   to?: string;
 }
 
-/** Adds `--since`, `--from` and `--to` of the event commands. */
-export function addEventRangeOptions(command: Command): Command {
+const TIME_FORMS = 'how long ago (30m, 2h, 7d), a date or date-time (ISO 8601), or epoch milliseconds';
+
+/**
+ * Adds `--since` and `--until` (DESIGN: one range grammar on every command), and `--from`/`--to`
+ * hidden, so scripts written for the older flags keep working.
+ */
+export function addRangeOptions(command: Command, defaultSince = 'a day before --until'): Command {
   return command
-    .option('--since <duration>', 'events of the last DURATION, e.g. 30m, 2h, 7d')
-    .option('--from <time>', 'start of the range, included (default: a day before --to)')
-    .option('--to <time>', 'end of the range, excluded (default: now)');
+    .option('--since <time>', `start of the range, included: ${TIME_FORMS} (default: ${defaultSince})`)
+    .option('--until <time>', 'end of the range, excluded, in the same forms (default: now)')
+    .addOption(new Option('--from <time>', 'old name of --since').hideHelp())
+    .addOption(new Option('--to <time>', 'old name of --until').hideHelp());
 }
 
 /** commander parser for durations (`--interval 2s`). */
@@ -61,21 +68,22 @@ export function checkRange(start: number | undefined, end: number | undefined): 
   }
 }
 
+/** One bound given by its flag or by its old alias; both at once is a usage error. */
+function bound(options: RangeOptions, flag: 'since' | 'until', alias: 'from' | 'to', now: number): number | undefined {
+  if (options[flag] !== undefined && options[alias] !== undefined) {
+    throw new CliError(`--${alias} is the old name of --${flag}: give one of them`, Exit.USAGE);
+  }
+  if (options[flag] !== undefined) return timeFlag(`--${flag}`, options[flag], now);
+  return options[alias] === undefined ? undefined : timeFlag(`--${alias}`, options[alias], now);
+}
+
 /**
- * The query of `--since` or `--from/--to`, in milliseconds; bounds not given are left to the
- * server (the last 24 hours) unless `explicit`, which fills them in from the local clock.
+ * The query of `--since`/`--until`, in milliseconds; bounds not given are left to the server
+ * (the last 24 hours) unless `explicit`, which fills them in from the local clock.
  */
 export function rangeQuery(options: RangeOptions, now: number, explicit = false): EventRange {
-  if (options.since !== undefined && (options.from !== undefined || options.to !== undefined)) {
-    throw new CliError('--since cannot be combined with --from or --to: use one or the other', Exit.USAGE);
-  }
-  let start =
-    options.since !== undefined
-      ? now - flagValue('--since', options.since, parseDuration)
-      : options.from !== undefined
-        ? timeFlag('--from', options.from, now)
-        : undefined;
-  let end = options.to !== undefined ? timeFlag('--to', options.to, now) : undefined;
+  let start = bound(options, 'since', 'from', now);
+  let end = bound(options, 'until', 'to', now);
   if (explicit) {
     end ??= now;
     start ??= Math.max(0, end - DEFAULT_RANGE_MS);

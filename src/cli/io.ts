@@ -1,6 +1,8 @@
-import { constants } from 'node:fs';
-import { access, stat } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { constants, createReadStream } from 'node:fs';
+import { access, mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import Table from 'cli-table3';
 import { ApiError, NetworkError, untrustedCertificate } from '../client/api.js';
 
@@ -139,6 +141,11 @@ export function progressLine(): ProgressLine {
   };
 }
 
+/** A value as a POSIX shell word, for commands that messages suggest: quoted only when it needs to be. */
+export function shellWord(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
 /** A status line on stderr ("Created gateway x."), in green on a colour terminal. */
 export function success(io: Io, message: string): void {
   io.err(io.color ? `\u001b[32m✓\u001b[0m ${message}` : message);
@@ -163,6 +170,22 @@ export async function promptSecret(io: Io, message: string, flag: string): Promi
   return password({ message, mask: '*' });
 }
 
+/**
+ * A new secret typed at a prompt: checked here against `minLength` and asked twice (DESIGN "CLI
+ * conventions"), asking again on a short or mismatched answer, three times at most.
+ */
+export async function promptNewSecret(io: Io, what: string, minLength: number, flag: string): Promise<string> {
+  for (let attempt = 1; ; attempt++) {
+    const first = await promptSecret(io, `New ${what} (at least ${minLength} characters):`, flag);
+    let problem: string;
+    if ([...first].length < minLength) problem = `the ${what} has ${[...first].length} characters; it needs at least ${minLength}`;
+    else if ((await promptSecret(io, `The new ${what} again:`, flag)) === first) return first;
+    else problem = `the two ${what}s differ`;
+    if (attempt === 3) throw new CliError(problem, Exit.USAGE);
+    io.err(`${problem[0]!.toUpperCase()}${problem.slice(1)}; try again.`);
+  }
+}
+
 export async function promptText(io: Io, message: string, flag: string): Promise<string> {
   requireInteractive(io, flag);
   const { input } = await import('@inquirer/prompts');
@@ -180,6 +203,14 @@ export async function promptYesNo(io: Io, message: string, flag: string): Promis
 export async function confirmAction(io: Io, message: string, yes: boolean | undefined): Promise<void> {
   if (yes) return;
   if (!(await promptYesNo(io, message, '--yes'))) throw new CliError('cancelled', Exit.USAGE);
+}
+
+/**
+ * Whether a 403's details say the caller lacks a permission or access (the server's sentences in
+ * src/server/access.ts and user-admin.ts): exit 4 is for those only (DESIGN "CLI conventions").
+ */
+function deniesAccess(details: string): boolean {
+  return /\bpermission\b|has no access to customer|An API key cannot|Only an administrator|served only to this machine/.test(details);
 }
 
 /** Turns any error into one sentence with a next step, and the exit code for it. */
@@ -202,7 +233,9 @@ export function describeError(error: unknown): { message: string; exitCode: Exit
       const next = details.includes('API key') ? '' : '; run `scanhub login`';
       return { message: `not authenticated: ${details}${next}`, exitCode: Exit.AUTH };
     }
-    if (error.status === 403) return { message: `not allowed: ${details}`, exitCode: Exit.AUTH };
+    if (error.status === 403 && deniesAccess(details)) return { message: `not allowed: ${details}`, exitCode: Exit.AUTH };
+    // Other 403s refuse a state (a gateway prepared already, a spent token): an error, not a question of rights.
+    if (error.status === 403) return { message: `refused: ${details}`, exitCode: Exit.ERROR };
     return { message: `${error.title.toLowerCase()}: ${details}`, exitCode: Exit.ERROR };
   }
   if (error instanceof Error && error.name === 'ExitPromptError') return { message: 'cancelled', exitCode: Exit.USAGE };
@@ -224,4 +257,28 @@ export async function checkOutputFile(file: string, force: boolean): Promise<voi
   await access(folder, constants.W_OK).catch(() => {
     throw new CliError(`cannot write ${file}: ${folder} is not writable`, Exit.USAGE);
   });
+}
+
+/** The value of an output-file option that means stdout (DESIGN "CLI conventions"). */
+export const STDOUT = '-';
+
+/**
+ * Runs `write` with the file an output option names, checked first (see checkOutputFile). For `-`
+ * it writes a temporary file that is then copied to stdout and removed: the writers verify and
+ * rename as they go, which a pipe cannot do. `name` is how messages name the target.
+ */
+export async function writeOutput<T>(output: string, force: boolean, write: (file: string, name: string) => Promise<T>): Promise<T> {
+  if (output !== STDOUT) {
+    await checkOutputFile(output, force);
+    return write(output, output);
+  }
+  const folder = await mkdtemp(join(tmpdir(), 'scanhub-out-'));
+  try {
+    const file = join(folder, 'output');
+    const result = await write(file, 'stdout');
+    await pipeline(createReadStream(file), process.stdout, { end: false });
+    return result;
+  } finally {
+    await rm(folder, { recursive: true, force: true });
+  }
 }

@@ -14,6 +14,8 @@ import { registerRetentionCommands } from './retention/index.js';
 import { registerServeCommand } from './serve/index.js';
 import { registerSimulateCommand } from './simulate/index.js';
 import { registerUserCommands } from './users/index.js';
+import { SCANHUB_VERSION } from '../version.js';
+import { HELP, examples } from './help.js';
 
 /** The `scanhub` program with every command group registered. */
 export function buildProgram(): Command {
@@ -25,7 +27,19 @@ export function buildProgram(): Command {
     .option('--ca-cert <file>', "CA certificate (PEM) of an HTTPS deployment, as `scanhub operator ca` prints it (env SCANHUB_CA_CERT; `login` saves it)")
     .option('--json', 'print JSON: lists as arrays of the API items, everything else as the API response')
     .addOption(new Option('--debug', 'print stacks and requests on errors'))
+    .version(`scanhub ${SCANHUB_VERSION}`, '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'show the help of a command')
+    .addHelpText(
+      'after',
+      examples([
+        'scanhub serve',
+        'scanhub login --url http://127.0.0.1:8080 --email admin@localhost',
+        'scanhub gateways create --name dock-1 --usecase inbound --station dock-1',
+        'scanhub events list --since 2h',
+      ]),
+    )
     .showHelpAfterError('(run with --help for usage)')
+    .configureHelp(HELP)
     .exitOverride();
 
   registerServeCommand(program);

@@ -71,6 +71,19 @@ export interface ClientOptions {
   ca?: string;
 }
 
+const SAFE_METHODS = new Set(['GET', 'HEAD']);
+const RETRY_TRIES = 3;
+const RETRY_BUDGET_MS = 30_000;
+
+/** The wait a Retry-After header asks for (RFC 9110 section 10.2.3: seconds, or an HTTP date), or undefined. */
+export function retryAfterMs(header: string | string[] | undefined, now = Date.now()): number | undefined {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value === undefined || value.trim() === '') return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
 /** Typed HTTP client of any scanhub deployment (undici), used by the CLI, the simulator and tests. */
 export class ApiClient {
   readonly baseUrl: string;
@@ -100,12 +113,7 @@ export class ApiClient {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(options.body);
     }
-    let response;
-    try {
-      response = await httpRequest(url, { method: method as 'GET', headers, body }, this.ca);
-    } catch (cause) {
-      throw new NetworkError(this.baseUrl, cause);
-    }
+    const response = await this.send(url, method, headers, body);
     const text = await response.body.text();
     const parsed = text && String(response.headers['content-type'] ?? '').includes('json') ? safeJson(text) : text;
     if (response.statusCode >= 400) {
@@ -119,6 +127,29 @@ export class ApiClient {
       );
     }
     return { status: response.statusCode, headers: response.headers, body: parsed as T };
+  }
+
+  /**
+   * One request; a safe one (GET, HEAD) answered 429 or 503 with Retry-After is sent again after
+   * the wait it names: at most RETRY_TRIES tries and RETRY_BUDGET_MS of waiting in all (DESIGN
+   * "CLI conventions"). Anything else is the caller's to handle.
+   */
+  private async send(url: URL, method: string, headers: Record<string, string>, body: string | undefined) {
+    let waited = 0;
+    for (let attempt = 1; ; attempt++) {
+      let response;
+      try {
+        response = await httpRequest(url, { method: method as 'GET', headers, body }, this.ca);
+      } catch (cause) {
+        throw new NetworkError(this.baseUrl, cause);
+      }
+      const wait = retryAfterMs(response.headers['retry-after']);
+      const retry = SAFE_METHODS.has(method) && (response.statusCode === 429 || response.statusCode === 503) && wait !== undefined;
+      if (!retry || attempt >= RETRY_TRIES || waited + wait > RETRY_BUDGET_MS) return response;
+      await response.body.dump();
+      await new Promise((done) => setTimeout(done, wait));
+      waited += wait;
+    }
   }
 
   async get<T>(path: string, query?: RequestOptions['query']): Promise<T> {

@@ -45,6 +45,24 @@ export function createUser(api: CustomerApi, user: NewUser): Promise<User> {
   return api.client.post<User>(usersPath(api), user);
 }
 
+/** What a change of a user may set (PATCH /{c}/users/{id}); the fields left out stay as they are. */
+export interface UserChanges {
+  roles?: string[];
+  first_name?: string;
+  last_name?: string;
+  language?: string;
+}
+
+/** Changes a user's roles, names or language. */
+export function updateUser(api: CustomerApi, userId: string, changes: UserChanges): Promise<User> {
+  return api.client.patch<User>(userPath(api, userId), changes);
+}
+
+/** Creates a password-reset token (24 h, single use) for a user who has a password; redeemed like an invitation. */
+export function resetPassword(api: CustomerApi, userId: string): Promise<Invitation> {
+  return api.client.post<Invitation>(`${userPath(api, userId)}/password-reset`);
+}
+
 /** Deletes a user. */
 export function deleteUser(api: CustomerApi, userId: string): Promise<void> {
   return api.client.delete(userPath(api, userId));

@@ -143,14 +143,16 @@ describe('scanhub serve (as a process)', () => {
     expect(process.stderr()).toBe('scanhub: SCANHUB_ADMIN_PASSWORD must have at least 12 characters\n');
   });
 
-  it('a port in use: exit 1 naming the address', async () => {
+  it('a port in use: exit 1 naming the address and the flag that moves it', async () => {
     const { port } = await serve(freshDataDir(), { SCANHUB_ADMIN_PASSWORD: 'chosen-by-the-operator' });
     const clash = spawnServe(['--data-dir', freshDataDir(), '--port', String(port), '--mqtt-port', String(await freePort())], {
       SCANHUB_ADMIN_PASSWORD: 'chosen-by-the-operator',
     });
     started.push(clash);
     expect(await clash.exited).toEqual({ code: 1, signal: null });
-    expect(clash.stderr()).toContain(`scanhub: listen EADDRINUSE: address already in use 127.0.0.1:${port}\n`);
+    expect(clash.stderr()).toContain(
+      `scanhub: the HTTP port 127.0.0.1:${port} is in use (another scanhub serve?): stop what uses it, or choose another port with --port\n`,
+    );
   });
 
   it('a first start whose MQTT port is in use: exit 1, and the administrator it created and the generated password are still shown', async () => {
@@ -167,7 +169,7 @@ describe('scanhub serve (as a process)', () => {
       expect(failed.stderr()).toBe(
         'Created customer "default" with administrator admin@localhost.\n' +
           `Generated administrator password (shown once, store it now): ${password}\n` +
-          `scanhub: cannot start the MQTT broker on 127.0.0.1:${mqttPort}: listen EADDRINUSE: address already in use 127.0.0.1:${mqttPort}\n`,
+          `scanhub: the MQTT port 127.0.0.1:${mqttPort} is in use (another scanhub serve?): stop what uses it, or choose another port with --mqtt-port\n`,
       );
       // The next start creates no one: the password shown is the administrator's.
       const again = await serve(dataDir);

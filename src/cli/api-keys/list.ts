@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { listApiKeys, type ApiKey } from '../../client/api-keys.js';
 import { formatTime, printList, type Column, type Io } from '../io.js';
 import { connect } from '../session.js';
+import { examples } from '../help.js';
 
 const columns = (io: Io): Column<ApiKey>[] => [
   { header: 'ID', value: (k) => k.id },
@@ -16,6 +17,7 @@ const columns = (io: Io): Column<ApiKey>[] => [
 export function registerListCommand(apiKeys: Command): void {
   apiKeys
     .command('list')
+    .addHelpText('after', examples(['scanhub api-keys list']))
     .description('list the API keys that are not revoked')
     .action(async (_options: unknown, command: Command) => {
       const session = await connect(command);

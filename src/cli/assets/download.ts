@@ -5,8 +5,9 @@ import { Option, type Command } from 'commander';
 import { generateDownloadUrl, listAssets, type AssetItem } from '../../client/assets.js';
 import { whoAmI } from '../../client/auth.js';
 import { ASSET_TYPES } from '../../domain/assets.js';
-import { CliError, Exit, checkOutputFile, promptYesNo, success, type Io } from '../io.js';
+import { CliError, Exit, STDOUT, promptYesNo, success, writeOutput, type Io } from '../io.js';
 import { connect } from '../session.js';
+import { examples } from '../help.js';
 
 interface DownloadOptions {
   type: string;
@@ -50,10 +51,11 @@ async function sha256Of(file: string): Promise<string> {
 export function registerDownloadCommand(assets: Command): void {
   assets
     .command('download')
+    .addHelpText('after', examples(['scanhub assets download --type MARK_FIRMWARE --accept-eula -o mark-fw.bin']))
     .description('agree to the EULA of an asset and download it')
     .addOption(new Option('--type <type>', 'asset type').choices([...ASSET_TYPES]).makeOptionMandatory())
     .option('--version <version>', 'asset version (default: the latest)')
-    .option('-o, --output <file>', 'where to write the file (default: its own name in the current directory)')
+    .option('-o, --output <file>', 'where to write the file, - for stdout (default: its own name in the current directory)')
     .option('--accept-eula', 'agree to the EULA without being asked (required when not interactive)')
     .option('--agreed-by <email>', 'e-mail address of who agrees (default: yours)')
     .option('--force', 'overwrite the output file if it exists')
@@ -69,28 +71,29 @@ export function registerDownloadCommand(assets: Command): void {
           `no ${options.type} ${options.version === undefined ? 'asset' : `version "${options.version}"`} is available${known ? ` (versions: ${known})` : ''}`,
         );
       }
-      const file = resolve(options.output ?? asset.file_name);
-      await checkOutputFile(file, Boolean(options.force));
-      await agreeToEula(io, asset, options.acceptEula);
-      const agreedBy = options.agreedBy ?? (await whoAmI(session)).email;
-      const answer = await generateDownloadUrl(session, {
-        eula_version: asset.eula_version,
-        eula_checksum: asset.eula_checksum,
-        asset_type: asset.asset_type,
-        agreed_by: agreedBy,
-        asset_version: asset.asset_version,
+      const output = options.output ?? asset.file_name;
+      await writeOutput(output === STDOUT ? output : resolve(output), Boolean(options.force), async (file, name) => {
+        await agreeToEula(io, asset, options.acceptEula);
+        const agreedBy = options.agreedBy ?? (await whoAmI(session)).email;
+        const answer = await generateDownloadUrl(session, {
+          eula_version: asset.eula_version,
+          eula_checksum: asset.eula_checksum,
+          asset_type: asset.asset_type,
+          agreed_by: agreedBy,
+          asset_version: asset.asset_version,
+        });
+        // Written beside the target and renamed once verified: an interrupted download leaves no half file under the name.
+        const partial = `${file}.part`;
+        try {
+          const bytes = await client.download(answer.download_url, partial, progressReporter(io));
+          const digest = await sha256Of(partial);
+          if (digest !== asset.file_sha256) throw new CliError(`the download is damaged: its SHA-256 is ${digest}, expected ${asset.file_sha256}`);
+          renameSync(partial, file);
+          if (io.json && name !== 'stdout') io.out(JSON.stringify(answer, null, 2));
+          success(io, `Agreed to EULA ${asset.eula_version} as ${agreedBy}; wrote ${asset.asset_type} ${asset.asset_version} (${bytes} bytes, SHA-256 verified) to ${name}.`);
+        } finally {
+          rmSync(partial, { force: true });
+        }
       });
-      // Written beside the target and renamed once verified: an interrupted download leaves no half file under the name.
-      const partial = `${file}.part`;
-      try {
-        const bytes = await client.download(answer.download_url, partial, progressReporter(io));
-        const digest = await sha256Of(partial);
-        if (digest !== asset.file_sha256) throw new CliError(`the download is damaged: its SHA-256 is ${digest}, expected ${asset.file_sha256}`);
-        renameSync(partial, file);
-        if (io.json) io.out(JSON.stringify(answer, null, 2));
-        success(io, `Agreed to EULA ${asset.eula_version} as ${agreedBy}; wrote ${asset.asset_type} ${asset.asset_version} (${bytes} bytes, SHA-256 verified) to ${file}.`);
-      } finally {
-        rmSync(partial, { force: true });
-      }
     });
 }

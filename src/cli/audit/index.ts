@@ -2,13 +2,12 @@ import { Command, Option } from 'commander';
 import { nextPage, type List } from '../../client/api.js';
 import { listAuditLog, type AuditItem } from '../../client/audit.js';
 import { AUDIT_ACTIONS } from '../../domain/audit.js';
-import { checkRange, limitArgument, timeFlag } from '../flags.js';
+import { addRangeOptions, limitArgument, rangeQuery, type RangeOptions } from '../flags.js';
 import { formatTime, printList, type Column, type Io } from '../io.js';
 import { connect } from '../session.js';
+import { examples } from '../help.js';
 
-interface AuditOptions {
-  since: string;
-  until?: string;
+interface AuditOptions extends RangeOptions {
   action?: string;
   limit?: number;
 }
@@ -24,24 +23,26 @@ const columns = (io: Io): Column<AuditItem>[] => [
 
 /** `scanhub audit`: the customer's audit log, newest first (needs audit.read, ADMIN_ROLE). */
 export function registerAuditCommand(program: Command): void {
-  program
-    .command('audit')
-    .description('who did what: the audit log of the customer, newest first (administrators)')
-    .option('--since <time>', 'start of the range, included: how long ago (30m, 2h, 7d) or a time', '1d')
-    .option('--until <time>', 'end of the range, excluded (default: now)')
+  addRangeOptions(
+    program.command('audit').description('who did what: the audit log of the customer, newest first (administrators)'),
+    '1d',
+  )
     .addOption(new Option('--action <action>', 'only entries of this action').choices(AUDIT_ACTIONS))
     .option('--limit <n>', 'print at most N entries, 1..500 (default: every entry of the range)', limitArgument)
     .addHelpText(
       'after',
-      '\nTimes: ISO 8601 (2024-05-01, 2024-05-01T08:00:00Z), epoch milliseconds, now, or how long ago (30m, 2h, 7d).\n' +
-        'Exit codes: 0 ok (no entries too), 1 error, 2 usage, 4 not logged in or not an administrator.',
+      examples(
+        ['scanhub audit --since 7d --action user.deleted', 'scanhub audit --since 2026-11-01 --until 2026-11-08 --json'],
+        'Times: how long ago (30m, 2h, 7d), ISO 8601 (2024-05-01, 2024-05-01T08:00:00Z), epoch milliseconds, or now.\n' +
+          'Exit codes: 0 ok (no entries too), 1 error, 2 usage, 4 not logged in or not an administrator.',
+      ),
     )
     .action(async (options: AuditOptions, command: Command) => {
       const session = await connect(command);
       const now = Date.now();
-      const start = timeFlag('--since', options.since, now);
-      const end = options.until === undefined ? undefined : timeFlag('--until', options.until, now);
-      checkRange(start, end);
+      const sinceGiven = options.since !== undefined || options.from !== undefined;
+      const range = rangeQuery(sinceGiven ? options : { ...options, since: '1d' }, now);
+      const [start, end] = [range.start_time_millis!, range.end_time_millis];
       const max = options.limit ?? Infinity;
       const query = { start_time: start, end_time: end, action: options.action, limit: options.limit };
       let page = await listAuditLog(session, query);

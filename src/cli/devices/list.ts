@@ -1,10 +1,10 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { listDevices, type DeviceStatus } from '../../client/devices.js';
 import { DEVICE_STATUSES } from '../../domain/devices.js';
-import { gatewayIdOf } from '../gateway-refs.js';
+import { gatewayIdOf, gatewayNames } from '../gateway-refs.js';
 import { printList } from '../io.js';
 import { connect } from '../session.js';
-import { deviceColumns, gatewayNames } from './output.js';
+import { deviceColumns } from './output.js';
 
 interface ListOptions {
   gateway?: string;

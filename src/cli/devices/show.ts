@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import { getDevice } from '../../client/devices.js';
 import { printObject } from '../io.js';
 import { connect } from '../session.js';
-import { deviceFields, gatewayNames } from './output.js';
+import { deviceFields } from './output.js';
+import { gatewayNames } from '../gateway-refs.js';
 
 /** `scanhub devices show <device>`. */
 export function registerShowCommand(devices: Command): void {

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { registerExportCommand } from './export.js';
 import { registerListCommand } from './list.js';
+import { examples } from '../help.js';
 import { registerTailCommand } from './tail.js';
 
 /** `scanhub events list|export|tail`. */
@@ -10,8 +11,11 @@ export function registerEventCommands(program: Command): void {
     .description('events of the customer: list, export as CSV, follow new ones')
     .addHelpText(
       'after',
-      '\nTimes: ISO 8601 (2024-05-01, 2024-05-01T08:00:00Z; without an offset it is local time), epoch milliseconds,\n' +
-        'now, or how long ago (30m, 2h, 7d). Ranges include their start and exclude their end.',
+      examples(
+        ['scanhub events list --since 2h', 'scanhub events export --since 7d -o last-week.csv', 'scanhub events tail'],
+        'Times (--since, --until): how long ago (30m, 2h, 7d), ISO 8601 (2024-05-01, 2024-05-01T08:00:00Z; without an\n' +
+          'offset it is local time), epoch milliseconds, or now. Ranges include their start and exclude their end.',
+      ),
     );
   registerListCommand(events);
   registerExportCommand(events);

@@ -1,11 +1,12 @@
 import type { Command } from 'commander';
 import { nextPage } from '../../client/api.js';
 import { listEvents, type EventPage } from '../../client/events.js';
-import { addEventRangeOptions, limitArgument, rangeQuery, type RangeOptions } from '../flags.js';
-import { gatewayIdOf } from '../gateway-refs.js';
+import { addRangeOptions, limitArgument, rangeQuery, type RangeOptions } from '../flags.js';
+import { gatewayIdOf, gatewayNames } from '../gateway-refs.js';
 import { CliError, Exit } from '../io.js';
 import { connect } from '../session.js';
 import { EventPrinter } from './printer.js';
+import { examples } from '../help.js';
 
 interface ListOptions extends RangeOptions {
   gateway?: string;
@@ -17,7 +18,8 @@ interface ListOptions extends RangeOptions {
 
 /** `scanhub events list`: newest first, a page or every page of the range. */
 export function registerListCommand(events: Command): void {
-  addEventRangeOptions(events.command('list').description('list events, newest first (default: the last 24 hours)'))
+  addRangeOptions(events.command('list').description('list events, newest first (default: the last 24 hours)'))
+    .addHelpText('after', examples(['scanhub events list --since 2h', 'scanhub events list --since 2026-11-27 --gateway dock-1 --csv']))
     .option('--gateway <gateway>', 'only events of this gateway (id or name)')
     .option('--limit <n>', 'print at most N events, 1..500 (default 500); with --all, events per request', limitArgument)
     .option('--all', 'print every event of the range, following the pages')
@@ -31,7 +33,9 @@ export function registerListCommand(events: Command): void {
       const range = rangeQuery(options, Date.now());
       const gateway = options.gateway === undefined ? undefined : await gatewayIdOf(session, options.gateway);
       const query = { ...range, gateway_id: gateway, limit: options.limit };
-      const printer = new EventPrinter(io, io.json ? 'json' : options.csv ? 'csv' : 'text', options.rawCells ? 'raw' : 'safe');
+      const format = io.json ? 'json' : options.csv ? 'csv' : 'text';
+      const names = format === 'text' ? await gatewayNames(session) : new Map<string, string>();
+      const printer = new EventPrinter(io, format, options.rawCells ? 'raw' : 'safe', names);
       const max = options.limit ?? 500;
 
       let page = await listEvents(session, query);

@@ -1,13 +1,14 @@
 import type { ApiEvent } from '../../client/events.js';
 import { csvRecord, type CellMode } from '../../domain/csv.js';
 import { EVENT_COLUMNS } from '../../domain/events.js';
+import { gatewayLabel } from '../gateway-refs.js';
 import { formatTime, printList, type Column, type Io } from '../io.js';
 
 /** The columns of event tables and tab-separated rows. */
-export const eventColumns = (io: Io): Column<ApiEvent>[] => [
+export const eventColumns = (io: Io, names: ReadonlyMap<string, string>): Column<ApiEvent>[] => [
   { header: 'CREATED', value: (e) => formatTime(io, e.created) },
   { header: 'TYPE', value: (e) => e.type },
-  { header: 'GATEWAY', value: (e) => e.gateway_id },
+  { header: 'GATEWAY', value: (e) => gatewayLabel(e.gateway_id === undefined ? null : String(e.gateway_id), names) },
   { header: 'DEVICE', value: (e) => e.device_id },
   { header: 'SCAN CODE', value: (e) => e.scan_code },
   { header: 'ID', value: (e) => e.id },
@@ -27,6 +28,8 @@ export class EventPrinter {
     private readonly io: Io,
     private readonly format: 'json' | 'csv' | 'text',
     private readonly cells: CellMode = 'safe',
+    /** Gateway names by id, for the GATEWAY column (text only). */
+    private readonly names: ReadonlyMap<string, string> = new Map(),
   ) {
     if (format === 'csv') io.out(csvRecord(EVENT_COLUMNS));
   }
@@ -44,7 +47,7 @@ export class EventPrinter {
     } else if (this.io.tty) {
       this.table.push(...events);
     } else {
-      printList(this.io, [...events], eventColumns(this.io));
+      printList(this.io, [...events], eventColumns(this.io, this.names));
     }
     this.count += events.length;
   }
@@ -52,7 +55,7 @@ export class EventPrinter {
   /** Closes the JSON array or prints the table; returns how many events were printed. */
   end(): number {
     if (this.format === 'json') this.io.out(this.held === undefined ? '[]' : `${this.held}\n]`);
-    if (this.format === 'text' && this.io.tty) printList(this.io, this.table, eventColumns(this.io));
+    if (this.format === 'text' && this.io.tty) printList(this.io, this.table, eventColumns(this.io, this.names));
     return this.count;
   }
 }

@@ -2,10 +2,11 @@ import { Option, type Command } from 'commander';
 import { ApiError, NetworkError } from '../../client/api.js';
 import { streamEvents, type ApiEvent } from '../../client/events.js';
 import { durationArgument } from '../flags.js';
-import { gatewayIdOf } from '../gateway-refs.js';
+import { gatewayIdOf, gatewayNames } from '../gateway-refs.js';
 import { rowCells } from '../io.js';
 import { connect } from '../session.js';
 import { eventColumns } from './printer.js';
+import { examples } from '../help.js';
 
 /** Waits before connecting again after a failed attempt, growing to the last. */
 const RECONNECT_DELAYS_MS = [250, 500, 1_000, 2_000, 5_000];
@@ -21,6 +22,7 @@ interface TailOptions {
 export function registerTailCommand(events: Command): void {
   events
     .command('tail')
+    .addHelpText('after', examples(['scanhub events tail', 'scanhub events tail --gateway dock-1 --json']))
     .description('print events as they are stored, in the order they were stored, until interrupted (--json: one object per line)')
     .option('--gateway <gateway>', 'only events of this gateway (id or name)')
     // Before the live stream, tail polled every --interval; scripts that pass it keep working.
@@ -28,7 +30,8 @@ export function registerTailCommand(events: Command): void {
     .action(async (options: TailOptions, command: Command) => {
       const session = await connect(command);
       const { io } = session;
-      const columns = eventColumns(io);
+      // Names of the gateways there are now; a gateway added while tailing shows its id.
+      const columns = eventColumns(io, io.json ? new Map() : await gatewayNames(session));
       const gateway = options.gateway === undefined ? undefined : await gatewayIdOf(session, options.gateway);
       const stop = new AbortController();
       const onSignal = () => stop.abort();

@@ -2,11 +2,13 @@ import type { Command } from 'commander';
 import { listFeatures } from '../../client/features.js';
 import { printList } from '../io.js';
 import { connect } from '../session.js';
+import { examples } from '../help.js';
 
 /** `scanhub features list`. */
 export function registerListCommand(features: Command): void {
   features
     .command('list')
+    .addHelpText('after', examples(['scanhub features list']))
     .description('list the feature flags')
     .action(async (_options: unknown, command: Command) => {
       const session = await connect(command);

@@ -3,6 +3,7 @@ import { getCertificate, type GatewayCertificate } from '../../client/certificat
 import { gatewayIdOf } from '../gateway-refs.js';
 import { formatTime, printObject, type Column, type Io } from '../io.js';
 import { connect } from '../session.js';
+import { examples } from '../help.js';
 
 /** The fields of a gateway's certificate (`certificate`, `revoke`). */
 export const certificateFields = (io: Io): Column<GatewayCertificate>[] => [
@@ -16,6 +17,7 @@ export const certificateFields = (io: Io): Column<GatewayCertificate>[] => [
 export function registerCertificateCommand(gateways: Command): void {
   gateways
     .command('certificate <gateway>')
+    .addHelpText('after', examples(['scanhub gateways certificate dock-1']))
     .description('show the gateway’s current certificate (by id or name): serial, status (pending, active, revoked), validity')
     .action(async (ref: string, _options: unknown, command: Command) => {
       const session = await connect(command);

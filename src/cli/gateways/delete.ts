@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { deleteGateway } from '../../client/gateways.js';
-import { gatewayIdOf } from '../gateway-refs.js';
+import { gatewayOf, labelOf } from '../gateway-refs.js';
 import { confirmAction, success } from '../io.js';
 import { connect } from '../session.js';
 
@@ -9,12 +9,13 @@ export function registerDeleteCommand(gateways: Command): void {
   gateways
     .command('delete <gateway>')
     .description('delete a gateway (by id or name): its certificate stops working')
-    .option('--yes', 'do not ask for confirmation')
+    .option('--yes', 'do not ask for confirmation (required when not interactive)')
+    .addHelpText('after', '\nExample:\n  scanhub gateways delete dock-1 --yes')
     .action(async (ref: string, options: { yes?: boolean }, command: Command) => {
       const session = await connect(command);
-      const gatewayId = await gatewayIdOf(session, ref);
-      await confirmAction(session.io, `Delete gateway ${gatewayId}? Its device can no longer connect.`, options.yes);
-      await deleteGateway(session, gatewayId);
-      success(session.io, `Deleted gateway ${gatewayId}.`);
+      const gateway = await gatewayOf(session, ref);
+      await confirmAction(session.io, `Delete gateway ${labelOf(gateway)}? Its device can no longer connect.`, options.yes);
+      await deleteGateway(session, gateway.id);
+      success(session.io, `Deleted gateway ${labelOf(gateway)}.`);
     });
 }

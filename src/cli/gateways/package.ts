@@ -3,6 +3,7 @@ import { createProvisioningPackages, type PackageElement, type PackageWifi } fro
 import { gatewayIds } from '../gateway-refs.js';
 import { CliError, Exit, printList, readStdin, success } from '../io.js';
 import { connect } from '../session.js';
+import { examples } from '../help.js';
 
 interface PackageOptions {
   gateway?: string[];
@@ -16,6 +17,7 @@ interface PackageOptions {
 export function registerPackageCommand(gateways: Command): void {
   gateways
     .command('package')
+    .addHelpText('after', examples(['scanhub gateways package --new dock-3 dock-4 --wifi-ssid warehouse --wifi-password-stdin < wifi-password.txt']))
     .description('prepare several gateways (existing or new) and print one signed package link (24 h) each')
     .option('--gateway <gateway...>', 'existing gateway to include, by id or name (repeatable)')
     .option('--new <name...>', 'new gateway to create and include (repeatable; use case "default", station = name)')

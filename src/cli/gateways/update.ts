@@ -4,6 +4,7 @@ import { gatewayIdOf } from '../gateway-refs.js';
 import { CliError, Exit, printObject, success } from '../io.js';
 import { connect } from '../session.js';
 import { gatewayFields } from './output.js';
+import { examples } from '../help.js';
 
 interface UpdateOptions extends GatewayChanges {
   ifMatch?: string;
@@ -13,6 +14,7 @@ interface UpdateOptions extends GatewayChanges {
 export function registerUpdateCommand(gateways: Command): void {
   gateways
     .command('update <gateway>')
+    .addHelpText('after', examples(['scanhub gateways update dock-1 --station dock-1a']))
     .description('change name, use case or station')
     .option('--name <name>', 'new displayed name')
     .option('--usecase <usecase>', 'new use case')

@@ -1,21 +1,23 @@
 import type { Command } from 'commander';
 import { analyzeJobs } from '../../client/jobs.js';
-import { rangeQuery } from '../flags.js';
+import { addRangeOptions, rangeQuery, type RangeOptions } from '../flags.js';
 import { CliError, Exit, formatTime } from '../io.js';
+import { gatewayNames } from '../gateway-refs.js';
 import { connect } from '../session.js';
 import { resolveJob } from './arguments.js';
 import { analysisCsv, printAnalysis } from './report.js';
+import { examples } from '../help.js';
 
 /** `scanhub jobs analyze <job>`: the jobs of a configuration in a range, as a report, CSV or JSON. */
 export function registerAnalyzeCommand(jobs: Command): void {
-  jobs
-    .command('analyze <job>')
-    .description('find the jobs of a job configuration (by id or name) in a time range; default the last 24 hours')
-    .option('--from <time>', 'start of the range (ISO 8601, ms since the epoch, or a duration before now like 2h)')
-    .option('--to <time>', 'end of the range, excluded (default: now)')
-    .option('--since <duration>', 'the range from this long ago until now, e.g. 2h or 7d')
+  addRangeOptions(
+    jobs
+      .command('analyze <job>')
+      .addHelpText('after', examples(['scanhub jobs analyze Packing --since 8h', 'scanhub jobs analyze Packing --since 2026-11-01 --until 2026-11-08 --csv > packing.csv']))
+      .description('find the jobs of a job configuration (by id or name) in a time range; default the last 24 hours'),
+  )
     .option('--csv', 'print CSV: gateway_id,start_time,end_time,duration_ms,start_event_id,end_event_id')
-    .action(async (ref: string, options: { from?: string; to?: string; since?: string; csv?: boolean }, command: Command) => {
+    .action(async (ref: string, options: RangeOptions & { csv?: boolean }, command: Command) => {
       const session = await connect(command);
       if (options.csv && session.io.json) throw new CliError('give either --csv or --json, not both', Exit.USAGE);
       // Bounds from the local clock (not left to the server): the report names them.
@@ -31,6 +33,6 @@ export function registerAnalyzeCommand(jobs: Command): void {
             `${formatTime(session.io, range.start_time)} to ${formatTime(session.io, range.end_time)}.\n`,
         );
       }
-      printAnalysis(session.io, analysis);
+      printAnalysis(session.io, analysis, await gatewayNames(session));
     });
 }

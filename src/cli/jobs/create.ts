@@ -4,11 +4,13 @@ import { printObject, success } from '../io.js';
 import { connect } from '../session.js';
 import { configBody, type ConfigOptions } from './arguments.js';
 import { jobFields } from './output.js';
+import { examples } from '../help.js';
 
 /** `scanhub jobs create`. */
 export function registerCreateCommand(jobs: Command): void {
   jobs
     .command('create')
+    .addHelpText('after', examples(['scanhub jobs create --name Packing --start PACK- --end DONE- --gateway dock-1']))
     .description('create a job configuration')
     .requiredOption('--name <name>', 'job name, unique in the customer')
     .requiredOption('--start <prefix>', 'a scanned code beginning with this starts a job')

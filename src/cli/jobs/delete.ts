@@ -3,11 +3,13 @@ import { deleteJobConfig } from '../../client/jobs.js';
 import { confirmAction, success } from '../io.js';
 import { connect } from '../session.js';
 import { resolveJob } from './arguments.js';
+import { examples } from '../help.js';
 
 /** `scanhub jobs delete <job>`. */
 export function registerDeleteCommand(jobs: Command): void {
   jobs
     .command('delete <job>')
+    .addHelpText('after', examples(['scanhub jobs delete Packing --yes']))
     .description('delete a job configuration (by id or name)')
     .option('--yes', 'do not ask for confirmation')
     .action(async (ref: string, options: { yes?: boolean }, command: Command) => {

@@ -5,10 +5,11 @@ import { registerDeleteCommand } from './delete.js';
 import { registerGetCommand } from './get.js';
 import { registerListCommand } from './list.js';
 import { registerUpdateCommand } from './update.js';
+import { examples } from '../help.js';
 
 /** `scanhub jobs list|get|create|update|delete|analyze`. */
 export function registerJobCommands(program: Command): void {
-  const jobs = program.command('jobs').description('job configurations (a start and an end barcode on gateways) and job analysis');
+  const jobs = program.command('jobs').addHelpText('after', examples(['scanhub jobs list', 'scanhub jobs analyze Packing --since 8h'])).description('job configurations (a start and an end barcode on gateways) and job analysis');
   registerListCommand(jobs);
   registerGetCommand(jobs);
   registerCreateCommand(jobs);

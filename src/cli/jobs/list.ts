@@ -3,11 +3,13 @@ import { listJobConfigs } from '../../client/jobs.js';
 import { printList } from '../io.js';
 import { connect } from '../session.js';
 import { jobColumns } from './output.js';
+import { examples } from '../help.js';
 
 /** `scanhub jobs list`. */
 export function registerListCommand(jobs: Command): void {
   jobs
     .command('list')
+    .addHelpText('after', examples(['scanhub jobs list', 'scanhub jobs list --json']))
     .description('list the job configurations')
     .action(async (_options: unknown, command: Command) => {
       const session = await connect(command);

@@ -2,6 +2,7 @@ import Table from 'cli-table3';
 import { stringify } from 'csv-stringify/sync';
 import type { JobAnalysis } from '../../client/jobs.js';
 import { durationHistogram, formatDuration, summarizeDurations, type DurationSummary } from '../../domain/job-stats.js';
+import { gatewayLabel } from '../gateway-refs.js';
 import { formatTime, type Io } from '../io.js';
 
 /** `--csv`: one row per job, times and duration in milliseconds, RFC 4180. */
@@ -15,10 +16,10 @@ export function analysisCsv(analysis: JobAnalysis): string {
   });
 }
 
-const summaryCells = (gatewayId: string, summary: DurationSummary | undefined) =>
+const summaryCells = (gateway: string, summary: DurationSummary | undefined) =>
   summary
-    ? [gatewayId, String(summary.count), formatDuration(summary.median), formatDuration(summary.p90), formatDuration(summary.longest)]
-    : [gatewayId, '0', '-', '-', '-'];
+    ? [gateway, String(summary.count), formatDuration(summary.median), formatDuration(summary.p90), formatDuration(summary.longest)]
+    : [gateway, '0', '-', '-', '-'];
 
 /** A bar of `width` eighths of a cell in unicode blocks. */
 function bar(eighths: number): string {
@@ -39,16 +40,17 @@ function histogramLines(durations: number[]): string[] {
 
 /**
  * The human report: on a terminal a table of jobs per gateway, a summary per gateway and a
- * histogram of durations; piped, tab-separated job rows (gateway first), a blank line, and
+ * histogram of durations; piped, tab-separated job rows (gateway first, by name), a blank line, and
  * tab-separated summary rows.
  */
-export function printAnalysis(io: Io, analysis: JobAnalysis): void {
+export function printAnalysis(io: Io, analysis: JobAnalysis, names: ReadonlyMap<string, string> = new Map()): void {
+  const label = (gatewayId: string) => gatewayLabel(gatewayId, names);
   const summaries = analysis.results.map((r) => summarizeDurations(r.jobs.map((j) => j.end_time - j.start_time)));
   if (!io.tty) {
     const jobs = analysis.results.flatMap((r) =>
-      r.jobs.map((j) => [r.gateway_id, formatTime(io, j.start_time), formatTime(io, j.end_time), formatDuration(j.end_time - j.start_time)].join('\t')),
+      r.jobs.map((j) => [label(r.gateway_id), formatTime(io, j.start_time), formatTime(io, j.end_time), formatDuration(j.end_time - j.start_time)].join('\t')),
     );
-    const summary = analysis.results.map((r, i) => summaryCells(r.gateway_id, summaries[i]).join('\t'));
+    const summary = analysis.results.map((r, i) => summaryCells(label(r.gateway_id), summaries[i]).join('\t'));
     io.out([...jobs, '', ...summary].join('\n'));
     return;
   }
@@ -59,15 +61,15 @@ export function printAnalysis(io: Io, analysis: JobAnalysis): void {
   const sections: string[] = [];
   for (const result of analysis.results) {
     if (result.jobs.length === 0) {
-      sections.push(heading(`Gateway ${result.gateway_id}: no jobs`));
+      sections.push(heading(`Gateway ${label(result.gateway_id)}: no jobs`));
       continue;
     }
     const table = new Table({ head: ['START', 'END', 'DURATION'], style, chars, colAligns: ['left', 'left', 'right'] });
     table.push(...result.jobs.map((j) => [formatTime(io, j.start_time), formatTime(io, j.end_time), formatDuration(j.end_time - j.start_time)]));
-    sections.push(`${heading(`Gateway ${result.gateway_id}: ${result.jobs.length} job${result.jobs.length === 1 ? '' : 's'}`)}\n${table.toString()}`);
+    sections.push(`${heading(`Gateway ${label(result.gateway_id)}: ${result.jobs.length} job${result.jobs.length === 1 ? '' : 's'}`)}\n${table.toString()}`);
   }
   const summary = new Table({ head: ['GATEWAY', 'JOBS', 'MEDIAN', 'P90', 'LONGEST'], style, chars, colAligns: ['left', 'right', 'right', 'right', 'right'] });
-  summary.push(...analysis.results.map((r, i) => summaryCells(r.gateway_id, summaries[i])));
+  summary.push(...analysis.results.map((r, i) => summaryCells(label(r.gateway_id), summaries[i])));
   sections.push(`${heading('Summary')}\n${summary.toString()}`);
   const durations = analysis.results.flatMap((r) => r.jobs.map((j) => j.end_time - j.start_time));
   if (durations.length > 1) sections.push(`${heading('Durations (all gateways)')}\n${histogramLines(durations).join('\n')}`);

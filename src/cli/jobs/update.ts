@@ -4,11 +4,13 @@ import { CliError, Exit, printObject, success } from '../io.js';
 import { connect } from '../session.js';
 import { configBody, resolveJob, type ConfigOptions } from './arguments.js';
 import { jobFields } from './output.js';
+import { examples } from '../help.js';
 
 /** `scanhub jobs update <job>`. */
 export function registerUpdateCommand(jobs: Command): void {
   jobs
     .command('update <job>')
+    .addHelpText('after', examples(['scanhub jobs update Packing --end PACK-DONE --gateway dock-1 dock-2']))
     .description('change name, barcodes or gateways of a job configuration (by id or name)')
     .option('--name <name>', 'new job name')
     .option('--start <prefix>', 'new start barcode prefix')

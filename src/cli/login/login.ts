@@ -1,10 +1,12 @@
 import type { Command } from 'commander';
+import { MIN_PASSWORD_LENGTH } from '../../auth/passwords.js';
 import { ApiClient, ApiError, seg, untrustedCertificate } from '../../client/api.js';
 import { acceptInvitation, logIn, whoAmI, type LoginResponse } from '../../client/auth.js';
 import { presentedCa } from '../../client/presented-ca.js';
-import { CliError, Exit, confirmAction, promptSecret, promptText, readStdin, success, type Io } from '../io.js';
+import { CliError, Exit, confirmAction, promptNewSecret, promptSecret, promptText, readStdin, success, type Io } from '../io.js';
 import { saveProfile } from '../profile.js';
 import { connectAnonymous } from '../session.js';
+import { examples } from '../help.js';
 
 /** How one attempt authenticates with a client: logging in, or accepting an invitation. */
 type Authentication = (client: ApiClient) => Promise<LoginResponse>;
@@ -60,10 +62,21 @@ async function readPassword(io: Io, options: LoginOptions, message: string): Pro
   return promptSecret(io, message, '--password-stdin');
 }
 
+/** The new password of an invitation: checked here before it is sent, and typed twice at a prompt. */
+async function readNewPassword(io: Io, options: LoginOptions): Promise<string> {
+  if (!options.passwordStdin) return promptNewSecret(io, 'password', MIN_PASSWORD_LENGTH, '--password-stdin');
+  const password = await readPassword(io, options, '');
+  if ([...password].length < MIN_PASSWORD_LENGTH) {
+    throw new CliError(`the new password on standard input has ${[...password].length} characters; it needs at least ${MIN_PASSWORD_LENGTH}`, Exit.USAGE);
+  }
+  return password;
+}
+
 /** `scanhub login`: logs in (or accepts an invitation) and saves the profile. */
 export function registerLoginCommand(program: Command): void {
   program
     .command('login')
+    .addHelpText('after', examples(['scanhub login --url http://127.0.0.1:8080 --email admin@localhost', 'scanhub login --url https://scanhub.example --invitation']))
     .description('log in to a deployment and save the profile (mode 0600)')
     .option('--email <email>', 'e-mail address (prompted on a TTY)')
     .option('--password-stdin', 'read the password from standard input')
@@ -77,7 +90,7 @@ export function registerLoginCommand(program: Command): void {
           typeof options.invitation === 'string'
             ? options.invitation
             : process.env.SCANHUB_INVITATION_TOKEN || (await promptText(io, 'Invitation token:', '--invitation TOKEN'));
-        const password = await readPassword(io, options, 'New password (at least 12 characters):');
+        const password = await readNewPassword(io, options);
         ({ client, response } = await authenticateTrusting(io, client, (c) => acceptInvitation(c, token, password)));
       } else {
         const email = options.email ?? (await promptText(io, 'E-mail:', '--email'));

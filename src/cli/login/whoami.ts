@@ -4,6 +4,7 @@ import { currentApiKey } from '../../client/api-keys.js';
 import { whoAmI, type Me } from '../../client/auth.js';
 import { formatTime, printObject, type Io } from '../io.js';
 import { claimsOf, connect } from '../session.js';
+import { examples } from '../help.js';
 
 /** When an IdToken expires, from its own `exp` (it may come from the environment, not the profile). */
 function tokenExpiry(io: Io, token: string): string {
@@ -15,6 +16,7 @@ function tokenExpiry(io: Io, token: string): string {
 export function registerWhoamiCommand(program: Command): void {
   program
     .command('whoami')
+    .addHelpText('after', examples(['scanhub whoami']))
     .description('show the user the token (or API key) belongs to')
     .action(async (_options: unknown, command: Command) => {
       const session = await connect(command);

@@ -6,6 +6,7 @@ import type { Agreement, Asset } from '../../store/ports/index.js';
 import { assetColumns } from '../assets/columns.js';
 import { CliError, Exit, formatTime, printList, printObject, success, type Column, type Io } from '../io.js';
 import { withOperatorStore } from './store.js';
+import { examples } from '../help.js';
 
 /** An asset as the API lists it: without the internal id. */
 type PublicAsset = Omit<Asset, 'id'>;
@@ -54,10 +55,11 @@ const VERSION = /^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$/;
 
 /** `scanhub operator assets add|list|agreements`: assets are deployment-wide, agreements per customer. */
 export function registerAssetCommands(operator: Command): void {
-  const assets = operator.command('assets').description('downloadable assets (apps, firmware) and the EULA agreements to them');
+  const assets = operator.command('assets').addHelpText('after', examples(['scanhub operator assets list'])).description('downloadable assets (apps, firmware) and the EULA agreements to them');
 
   assets
     .command('add <file>')
+    .addHelpText('after', examples(['scanhub operator assets add mark-fw-2.4.1.bin --type MARK_FIRMWARE --version 2.4.1 --eula-version 7 --eula-file eula.txt']))
     .description('register a file as a version of an asset type; the latest registered version is the default')
     .addOption(new Option('--type <type>', 'asset type').choices([...ASSET_TYPES]).makeOptionMandatory())
     .requiredOption('--version <version>', 'asset version, e.g. 2.4.1')
@@ -87,6 +89,7 @@ export function registerAssetCommands(operator: Command): void {
 
   assets
     .command('list')
+    .addHelpText('after', examples(['scanhub operator assets list']))
     .description('list the registered assets, newest version of each type first')
     .action(async (_options: unknown, command: Command) => {
       await withOperatorStore(command, async (store, io) => {
@@ -96,6 +99,7 @@ export function registerAssetCommands(operator: Command): void {
 
   assets
     .command('agreements')
+    .addHelpText('after', examples(['scanhub operator assets agreements --customer acme']))
     .description('list the EULA agreements given for downloads, oldest first')
     .option('--customer <customer_id>', 'only those of this customer')
     .action(async (options: { customer?: string }, command: Command) => {

@@ -2,11 +2,13 @@ import type { Command } from 'commander';
 import { sha256Fingerprint } from '../../pki/tls-pair.js';
 import { CliError } from '../io.js';
 import { withOperatorStore } from './store.js';
+import { examples } from '../help.js';
 
 /** `scanhub operator ca`: the deployment CA's certificate for clients to trust (`--ca-cert`), and its fingerprint to compare. */
 export function registerCaCommand(operator: Command): void {
   operator
     .command('ca')
+    .addHelpText('after', examples(['scanhub operator --data-dir /var/lib/scanhub ca > scanhub-ca.pem']))
     .description("print the deployment CA's certificate (PEM, stdout) and its SHA-256 fingerprint (stderr): clients trust it with --ca-cert")
     .action(async (_options: unknown, command: Command) => {
       await withOperatorStore(command, async (store) => {

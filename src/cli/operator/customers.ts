@@ -6,6 +6,7 @@ import { customerIdProblem, isCustomerId, isEmailAddress } from '../../domain/id
 import { CliError, Exit, createIo, promptSecret, readStdin, success } from '../io.js';
 import { globalsOf } from '../session.js';
 import { withOperatorStore } from './store.js';
+import { examples } from '../help.js';
 
 function customerId(value: string): string {
   if (!isCustomerId(value)) throw new CliError(customerIdProblem(value), Exit.USAGE);
@@ -14,9 +15,10 @@ function customerId(value: string): string {
 
 /** `scanhub operator customers add`: a customer with its first administrator. */
 export function registerCustomerCommands(operator: Command): void {
-  const customers = operator.command('customers').description('customers of this deployment');
+  const customers = operator.command('customers').addHelpText('after', examples(['scanhub operator customers add acme --admin-email admin@acme.example'])).description('customers of this deployment');
   customers
     .command('add <customer_id>')
+    .addHelpText('after', examples(['scanhub operator customers add acme --admin-email admin@acme.example']))
     .description('create a customer with its first administrator')
     .requiredOption('--admin-email <email>', "the administrator's e-mail address")
     .option('--password-stdin', 'read the administrator password from standard input (else prompted)')

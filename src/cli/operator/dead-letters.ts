@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { DeadLetterSummary } from '../../store/ports/index.js';
 import { CliError, Exit, formatTime, printList, type Column, type Io } from '../io.js';
 import { withOperatorStore } from './store.js';
+import { examples } from '../help.js';
 
 const columns = (io: Io): Column<DeadLetterSummary>[] => [
   { header: 'SEQ', value: (d) => d.seq },
@@ -17,10 +18,12 @@ const columns = (io: Io): Column<DeadLetterSummary>[] => [
 export function registerDeadLetterCommands(operator: Command): void {
   const deadLetters = operator
     .command('dead-letters')
-    .description('MQTT messages quarantined because the ingest writer thread died with them (docs/gateways-mqtt.md)');
+    .description('MQTT messages quarantined because the ingest writer thread died with them (docs/gateways-mqtt.md)')
+    .addHelpText('after', examples(['scanhub operator dead-letters list']));
 
   deadLetters
     .command('list')
+    .addHelpText('after', examples(['scanhub operator dead-letters list']))
     .description('list the dead letters, oldest first (the payload by its size)')
     .action(async (_options: unknown, command: Command) => {
       await withOperatorStore(command, async (store, io) => printList(io, await store.deadLetters.list(), columns(io)));
@@ -28,6 +31,7 @@ export function registerDeadLetterCommands(operator: Command): void {
 
   deadLetters
     .command('payload <seq>')
+    .addHelpText('after', examples(['scanhub operator dead-letters payload 17 > payload.bin']))
     .description('write the payload of one dead letter to stdout, byte for byte as the gateway sent it')
     .action(async (seq: string, _options: unknown, command: Command) => {
       if (!/^[1-9]\d{0,15}$/.test(seq)) throw new CliError(`"${seq}" is not a dead letter's seq (see \`scanhub operator dead-letters list\`)`, Exit.USAGE);

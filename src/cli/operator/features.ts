@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { operatorAuditEntry } from '../../domain/audit.js';
 import { CliError, Exit, printObject, success } from '../io.js';
 import { withOperatorStore } from './store.js';
+import { examples } from '../help.js';
 
 /** `--properties`: a JSON object, or null to clear them. */
 function additionalProperties(text: string): Record<string, unknown> | null {
@@ -20,9 +21,10 @@ function additionalProperties(text: string): Record<string, unknown> | null {
 
 /** `scanhub operator features set`: a feature flag of a customer. */
 export function registerFeatureCommands(operator: Command): void {
-  const features = operator.command('features').description('feature flags per customer');
+  const features = operator.command('features').addHelpText('after', examples(['scanhub operator features set acme job_analysis --enable'])).description('feature flags per customer');
   features
     .command('set <customer_id> <feature>')
+    .addHelpText('after', examples(['scanhub operator features set acme job_analysis --enable']))
     .description('enable or disable a feature for a customer')
     .option('--enable', 'enable the feature')
     .option('--disable', 'disable the feature')

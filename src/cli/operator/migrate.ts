@@ -3,11 +3,13 @@ import type { DeploymentOptions } from '../deployment.js';
 import { CliError, Exit, createIo, printList, stderrIsTerminal, success } from '../io.js';
 import { globalsOf } from '../session.js';
 import { deploymentOf } from './store.js';
+import { examples } from '../help.js';
 
 /** `scanhub operator migrate`: a stopped single-box deployment copied into an empty PostgreSQL database. */
 export function registerMigrateCommand(operator: Command): void {
   operator
     .command('migrate')
+    .addHelpText('after', examples(['scanhub operator --data-dir ./scanhub-data --database postgres://scanhub@db/scanhub migrate']))
     .description(
       'copy the stopped SQLite deployment of --data-dir into the empty PostgreSQL database of --database (with the master key), counts verified; files go to --blob-dir when given',
     )

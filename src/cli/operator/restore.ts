@@ -5,6 +5,7 @@ import { CliError, Exit, createIo, stderrIsTerminal, success } from '../io.js';
 import { globalsOf } from '../session.js';
 import { cancellable, failure, refusePostgres, summary } from './backup-run.js';
 import { deploymentOf } from './store.js';
+import { examples } from '../help.js';
 
 const POSTGRES_RESTORE =
   'operator restore restores a SQLite data directory; a PostgreSQL deployment is restored with PostgreSQL\'s own tools (pg_restore, or point-in-time recovery), its --blob-dir copied back, and the same master key (docs/postgresql.md "Backup and restore")';
@@ -13,6 +14,7 @@ const POSTGRES_RESTORE =
 export function registerRestoreCommand(operator: Command): void {
   operator
     .command('restore <file>')
+    .addHelpText('after', examples(['scanhub operator --data-dir /var/lib/scanhub restore scanhub-backup.tar']))
     .description('restore a backup file into --data-dir (new or empty; --force replaces one that is not), verifying every SHA-256 sum and PRAGMA integrity_check first')
     .option('--force', 'replace the data directory if it is not empty (never while a serve holds it)')
     .action(async (file: string, options: { force?: boolean }, command: Command) => {

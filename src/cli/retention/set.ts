@@ -4,6 +4,7 @@ import { MAX_RETENTION_DAYS } from '../../domain/retention.js';
 import { CliError, Exit, success } from '../io.js';
 import { connect } from '../session.js';
 import { kept } from './output.js';
+import { examples } from '../help.js';
 
 /** `--events-days`: a whole number of days within the API's range. */
 function eventsDays(text: string): number {
@@ -18,6 +19,7 @@ function eventsDays(text: string): number {
 export function registerSetCommand(retention: Command): void {
   retention
     .command('set')
+    .addHelpText('after', examples(['scanhub retention set --events-days 90', 'scanhub retention set --forever']))
     .description('keep events N days (older ones are deleted, in small batches, within minutes) or for ever')
     .option('--events-days <days>', `keep events this many days, 1..${MAX_RETENTION_DAYS}`)
     .option('--forever', 'keep events for ever (the default of a new customer)')

@@ -8,12 +8,14 @@ import { addDeploymentOptions } from '../deployment.js';
 import { createdAhead, earliestCreated, eventsPerSecond, gatewayKeyType, perMinute, port, publicUrl, trustedProxies, type ServeFlags } from './flags.js';
 import { LOG_FORMATS } from './log.js';
 import { runServe } from './run.js';
+import { examples } from '../help.js';
 
 /** `scanhub serve`: the whole service in this process. */
 export function registerServeCommand(program: Command): void {
   const serve = program.command('serve');
   addDeploymentOptions(serve)
     .description('run the scanhub service: HTTP API, MQTT broker, SQLite store (or PostgreSQL with --database)')
+    .addHelpText('after', examples(['scanhub serve', 'scanhub serve --data-dir /var/lib/scanhub --host 0.0.0.0 --public-url https://scanhub.example']))
     .addOption(new Option('--data-dir <dir>', 'data directory').env('SCANHUB_DATA_DIR').default('./scanhub-data'))
     .addOption(new Option('--host <host>', 'address to listen on').env('SCANHUB_HOST').default('127.0.0.1'))
     .addOption(new Option('--port <port>', 'HTTP port').env('SCANHUB_PORT').default(8080).argParser(port))

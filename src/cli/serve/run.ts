@@ -20,6 +20,17 @@ function takeDataDir(dataDir: string): DataDirLock {
   }
 }
 
+/** A port taken by another process, said with the flag that picks another (DESIGN "CLI conventions"); undefined for other errors. */
+function portInUse(error: unknown, flags: ServeFlags): CliError | undefined {
+  // The broker's failure wraps the socket's error (src/serve/start.ts): look down the causes.
+  let cause = error as (NodeJS.ErrnoException & { port?: number; address?: string }) | undefined;
+  while (cause && cause.code !== 'EADDRINUSE') cause = cause.cause as typeof cause;
+  if (!cause) return undefined;
+  const { port, address } = cause;
+  const [what, flag] = port === flags.mqttPort ? ['MQTT', '--mqtt-port'] : ['HTTP', '--port'];
+  return new CliError(`the ${what} port ${address ?? flags.host}:${port} is in use (another scanhub serve?): stop what uses it, or choose another port with ${flag}`);
+}
+
 /** What the command settled before the service starts: where it stores, how it serves HTTPS, where it logs. */
 interface Resolved {
   locator: StoreLocator;
@@ -114,9 +125,9 @@ export async function runServe(flags: ServeFlags): Promise<void> {
     // The next start creates no one: what this one created is shown all the same.
     if (error instanceof FailedAfterBootstrap) {
       printBootstrap(error.bootstrap);
-      throw error.cause;
+      throw portInUse(error.cause, flags) ?? error.cause;
     }
-    throw error;
+    throw portInUse(error, flags) ?? error;
   }
   if (pair) reloadTlsOnHangup(server, flags.tlsCert!, flags.tlsKey!);
   if (server.bootstrap) printBootstrap(server.bootstrap);

@@ -19,12 +19,10 @@ export function rate(value: string): number {
   return n;
 }
 
-/** `30`, `30s`, `5m`, `1h` -> milliseconds. */
+/** `--duration 5m`: a duration in the one grammar of the CLI (domain/time-input.ts), at most 24h. */
 export function duration(value: string): number {
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(value.trim());
-  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(match?.[2] ?? 's') as 'ms' | 's' | 'm' | 'h'];
-  const ms = match ? Number(match[1]) * unit : NaN;
-  if (!(ms > 0 && ms <= 24 * 3_600_000)) throw new InvalidArgumentError(`"${value}" is not a duration like 30s, 5m or 1h (at most 24h).`);
+  const ms = durationArgument(value);
+  if (ms <= 0 || ms > 24 * 3_600_000) throw new InvalidArgumentError(`"${value}" is not a duration above 0 and at most 24h.`);
   return ms;
 }
 

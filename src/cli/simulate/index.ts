@@ -4,6 +4,7 @@ import { runSimulation, type SimulationSummary } from '../../simulator/run.js';
 import { CliError, Exit, printObject, stderrIsTerminal, success, type Io } from '../io.js';
 import { connect } from '../session.js';
 import { backdate, duration, positiveInteger, rate } from './arguments.js';
+import { examples } from '../help.js';
 
 interface SimulateOptions {
   gateways: number;
@@ -23,6 +24,7 @@ interface SimulateOptions {
 export function registerSimulateCommand(program: Command): void {
   program
     .command('simulate')
+    .addHelpText('after', examples(['scanhub simulate --gateways 2 --rate 5 --duration 1m', 'scanhub simulate --prefix line --job-start JOB- --job-end DONE- --duration 10m']))
     .description('simulate gateways: create or reuse them, provision them, publish scans and telemetry over MQTT (QoS 1)')
     .option('--gateways <n>', 'number of gateways, named {prefix}-1 ... {prefix}-n', positiveInteger(1000), 2)
     .option('--rate <r>', 'events per second, per gateway', rate, 1)

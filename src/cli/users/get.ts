@@ -1,16 +1,17 @@
 import type { Command } from 'commander';
-import { getUser } from '../../client/users.js';
 import { printObject } from '../io.js';
 import { connect } from '../session.js';
 import { userFields } from './output.js';
+import { userOf } from './ref.js';
 
-/** `scanhub users get <user-id>`. */
+/** `scanhub users get <user>`. */
 export function registerGetCommand(users: Command): void {
   users
-    .command('get <user-id>')
-    .description('show one user')
-    .action(async (userId: string, _options: unknown, command: Command) => {
+    .command('get <user>')
+    .description('show one user (by e-mail or id)')
+    .addHelpText('after', '\nExample:\n  scanhub users get ada@example.com')
+    .action(async (ref: string, _options: unknown, command: Command) => {
       const session = await connect(command);
-      printObject(session.io, await getUser(session, userId), userFields(session.io));
+      printObject(session.io, await userOf(session, ref), userFields(session.io));
     });
 }

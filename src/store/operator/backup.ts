@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { ArchiveWriter, type ArchivedFile } from './backup-archive.js';
 import { regularFiles } from './blob-copy.js';
 import { copyDatabase } from '../sqlite/online-backup.js';
+import { SCANHUB_VERSION } from '../../version.js';
 
 /**
  * `scanhub operator backup` (docs/backup.md): one file holding a consistent copy of a SQLite
@@ -41,9 +42,6 @@ export class BackupRefused extends Error {
     this.name = 'BackupRefused';
   }
 }
-
-/** The version of this scanhub (package.json). */
-export const SCANHUB_VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 /** Whether an archive path is one a backup holds: the database, or a file under one of the folders. */
 export function isBackupPath(path: string): boolean {

@@ -87,8 +87,8 @@ export interface UserRepository {
   delete(customerId: string, id: string, audit?: AuditEntry): Promise<'deleted' | 'missing' | 'last-admin'>;
   /** A change of roles raises the session version; 'last-admin' (nothing stored) when it would leave the customer without an ADMIN_ROLE user. */
   update(customerId: string, id: string, changes: UserChanges, now: number, audit?: AuditOf<UserUpdate>): Promise<UserRecord | 'missing' | 'last-admin'>;
-  /** Sets the password (operator), raises the session version and voids the user's outstanding invitations. */
-  setPassword(id: string, passwordHash: string, now: number): Promise<void>;
+  /** Sets the password (operator), raises the session version and voids the user's outstanding invitations; `audit` in the same transaction. */
+  setPassword(id: string, passwordHash: string, now: number, audit?: AuditEntry): Promise<void>;
   /** Replaces the hash by a costlier one of the same password (a log-in upgraded it) while it is still `previous`; false otherwise. */
   upgradePasswordHash(id: string, previous: string, upgraded: string): Promise<boolean>;
   /** Issues an invitation (user without a password) or a reset (user with one), voiding the user's earlier ones. */

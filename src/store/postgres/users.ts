@@ -81,8 +81,11 @@ export class PgUsers implements UserRepository {
     return typeof outcome === 'object' ? outcome.after : outcome;
   }
 
-  setPassword(id: string, passwordHash: string, now: number): Promise<void> {
-    return this.db.transaction(async (client) => void (await setPasswordOn(client, id, passwordHash, now)));
+  setPassword(id: string, passwordHash: string, now: number, audit?: AuditEntry): Promise<void> {
+    return this.db.transaction(async (client) => {
+      await setPasswordOn(client, id, passwordHash, now);
+      if (audit) await insertAuditEntry(client, audit);
+    });
   }
 
   async upgradePasswordHash(id: string, previous: string, upgraded: string): Promise<boolean> {

@@ -91,8 +91,8 @@ export class SqliteUsers implements UserRepository {
     return typeof outcome === 'object' ? outcome.after : outcome;
   }
 
-  async setPassword(id: string, passwordHash: string, now: number): Promise<void> {
-    this.db.transaction(() => this.setPasswordOf(id, passwordHash, now)).immediate();
+  async setPassword(id: string, passwordHash: string, now: number, audit?: AuditEntry): Promise<void> {
+    audited(this.db, () => this.setPasswordOf(id, passwordHash, now), () => audit);
   }
 
   async upgradePasswordHash(id: string, previous: string, upgraded: string): Promise<boolean> {

@@ -89,14 +89,16 @@ describe('scanhub events list', () => {
     await insertEvents(t.server, CUSTOMER, [event]);
     const range = ['--from', String(fixture.end), '--to', String(fixture.end + 2000)];
     const result = await runCli(['events', 'list', ...range, '--gateway', 'Dock A'], { env });
-    expect(result).toEqual({ code: 0, stderr: '', stdout: [new Date(event.created).toISOString(), 'scan', gateway.id, event.device_id ?? '', 'by-name', event.id].join('\t') + '\n' });
+    // Rows name the gateway beside its short id (DESIGN.md "CLI conventions").
+    const label = `Dock A (${gateway.id.slice(0, 8)})`;
+    expect(result).toEqual({ code: 0, stderr: '', stdout: [new Date(event.created).toISOString(), 'scan', label, event.device_id ?? '', 'by-name', event.id].join('\t') + '\n' });
     const unknown = await runCli(['events', 'list', ...range, '--gateway', 'Dock Z'], { env });
     expect(unknown).toEqual({ code: 1, stdout: '', stderr: 'scanhub: no gateway is named "Dock Z": see `scanhub gateways list`\n' });
   });
 
   it.each([
-    [['--since', '2x'], 'scanhub: --since: "2x" is not a duration: use a number and a unit, e.g. 30s, 30m, 2h, 7d or 2w\n'],
-    [['--since', '2h', '--from', FROM], 'scanhub: --since cannot be combined with --from or --to: use one or the other\n'],
+    [['--since', '2x'], 'scanhub: --since: "2x" is not a time: use ISO 8601 (2024-05-01, 2024-05-01T08:00:00Z), epoch milliseconds, now, or a relative form such as 2h or 7d\n'],
+    [['--since', '2h', '--from', FROM], 'scanhub: --from is the old name of --since: give one of them\n'],
     [['--from', 'yesterday'], 'scanhub: --from: "yesterday" is not a time: use ISO 8601 (2024-05-01, 2024-05-01T08:00:00Z), epoch milliseconds, now, or a relative form such as 2h or 7d\n'],
     [['--from', TO, '--to', FROM], `scanhub: the range starts (${TO}) after it ends (${FROM})\n`],
   ])('refuses %j with exit code 2', async (args, stderr) => {

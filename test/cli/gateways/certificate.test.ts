@@ -59,7 +59,7 @@ describe('scanhub gateways certificate|revoke|reprovision', () => {
     expect(lines[0]).toBe(`registration_url\t${t.url}/provisioning`);
     expect(lines[1]).toMatch(/^token\t[A-Za-z0-9_-]{43}$/);
     expect(result.stderr).toBe(
-      `Gateway ${id} is re-provisioned: the device sends the token to ${t.url}/provisioning within 24 hours; its previous certificate works until then.\n`,
+      `Gateway Dock 7 (${id.slice(0, 8)}) is re-provisioned: the device sends the token to ${t.url}/provisioning within 24 hours; its previous certificate works until then.\n`,
     );
     const token = lines[1]!.split('\t')[1]!;
     expect((await call(t.url, 'POST', '/provisioning', { json: { token } })).status).toBe(200);
@@ -83,9 +83,15 @@ describe('scanhub gateways certificate|revoke|reprovision', () => {
     expect(code.join('')).toMatch(/[▀▄█]/);
   });
 
+  it('revoke asks first: --yes when not interactive (exit 2), and nothing is revoked', async () => {
+    const before = await t.admin.get<Certificate>(`/${CUSTOMER}/gateways/${id}/certificate`);
+    expect(await cli(['gateways', 'revoke', 'Dock 7'])).toEqual({ code: 2, stdout: '', stderr: 'scanhub: --yes required when not running interactively\n' });
+    expect(await t.admin.get<Certificate>(`/${CUSTOMER}/gateways/${id}/certificate`)).toEqual(before);
+  });
+
   it('revoke prints the revoked certificate and what it did; a second revoke is a conflict (exit 1)', async () => {
     const before = await t.admin.get<Certificate>(`/${CUSTOMER}/gateways/${id}/certificate`);
-    const result = await cli(['gateways', 'revoke', 'Dock 7']);
+    const result = await cli(['gateways', 'revoke', 'Dock 7', '--yes']);
     expect(result.code).toBe(0);
     expect(fieldsOf(result.stdout)).toEqual({
       serial: before.serial,
@@ -94,24 +100,32 @@ describe('scanhub gateways certificate|revoke|reprovision', () => {
       not_after: new Date(before.not_after).toISOString(),
     });
     expect(result.stderr).toBe(
-      `Revoked certificate ${before.serial} of gateway ${id}: the device is disconnected and cannot connect again; \`scanhub gateways reprovision ${id}\` gives it a new one.\n`,
+      `Revoked certificate ${before.serial} of gateway Dock 7 (${id.slice(0, 8)}): the device is disconnected and cannot connect again; \`scanhub gateways reprovision 'Dock 7'\` gives it a new one.\n`,
     );
-    const again = await cli(['--json', 'gateways', 'revoke', id]);
+    const again = await cli(['--json', 'gateways', 'revoke', id, '--yes']);
     expect(again.code).toBe(1);
     expect(again.stdout).toBe('');
     expect(again.stderr).toMatch(new RegExp(`^scanhub: conflict: The certificate of gateway "${id}" was already revoked at \\S+; to give the gateway a new certificate, re-provision it`));
   });
 
+  it('reprovision after a revoke does not promise that the revoked certificate works meanwhile', async () => {
+    const result = await cli(['gateways', 'reprovision', 'Dock 7']);
+    expect([result.code, result.stderr]).toEqual([
+      0,
+      `Gateway Dock 7 (${id.slice(0, 8)}) is re-provisioned: the device sends the token to ${t.url}/provisioning within 24 hours; until then it cannot connect: its certificate was revoked.\n`,
+    ]);
+  });
+
   it('revoke --json prints the API object', async () => {
     await cli(['gateways', 'reprovision', id]);
-    const result = await cli(['--json', 'gateways', 'revoke', id]);
+    const result = await cli(['--json', 'gateways', 'revoke', id, '--yes']);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual(await t.admin.get<Certificate>(`/${CUSTOMER}/gateways/${id}/certificate`));
     expect((JSON.parse(result.stdout) as Certificate).status).toBe('revoked');
   });
 
   it('an unknown gateway name is one line naming where to look (exit 1)', async () => {
-    expect(await cli(['gateways', 'revoke', 'no-such-dock'])).toEqual({
+    expect(await cli(['gateways', 'revoke', 'no-such-dock', '--yes'])).toEqual({
       code: 1,
       stdout: '',
       stderr: 'scanhub: no gateway is named "no-such-dock": see `scanhub gateways list`\n',

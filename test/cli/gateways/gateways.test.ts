@@ -58,7 +58,7 @@ describe('scanhub gateways', () => {
       version: '1',
     });
     expect(fields.created).toMatch(ISO);
-    expect(result.stderr).toBe(`Created gateway "Dock 1" (${id}); provision it with \`scanhub gateways provision ${id}\`.\n`);
+    expect(result.stderr).toBe(`Created gateway Dock 1 (${id.slice(0, 8)}); provision it with \`scanhub gateways provision 'Dock 1'\`.\n`);
   });
 
   it('create --json prints the API object', async () => {
@@ -109,7 +109,7 @@ describe('scanhub gateways', () => {
     expect(nothing).toEqual({ code: 2, stdout: '', stderr: 'scanhub: nothing to change: pass --name, --usecase or --station\n' });
   });
 
-  it('provision --json prints the API answer; a second provision is not allowed (exit 4)', async () => {
+  it('provision --json prints the API answer; a second provision points at reprovision (exit 1)', async () => {
     const result = await cli(['--json', 'gateways', 'provision', id]);
     expect(result.code).toBe(0);
     const answer = JSON.parse(result.stdout) as { registration_path: string; token: string; registration_url: string };
@@ -118,9 +118,12 @@ describe('scanhub gateways', () => {
     const device = await call(t.url, 'POST', '/provisioning', { json: { token: answer.token } });
     expect(device.status).toBe(200);
 
-    const again = await cli(['gateways', 'provision', id]);
-    expect(again.code).toBe(4);
-    expect(again.stderr).toMatch(new RegExp(`^scanhub: not allowed: Gateway "${id}" was already prepared for provisioning at `));
+    const again = await cli(['gateways', 'provision', 'Dock 1']);
+    expect(again).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `scanhub: gateway Dock 1 (${id.slice(0, 8)}) was prepared before: run \`scanhub gateways reprovision 'Dock 1'\` to give its device a new certificate and token, or create a new gateway for another device\n`,
+    });
   });
 
   it('provision piped prints URL and token without a QR code; --qr adds it', async () => {
@@ -188,7 +191,7 @@ describe('scanhub gateways', () => {
     const gateway = (await call(t.url, 'POST', '/acme/gateways', { token: t.adminToken, json: { name: 'Gone', usecase: 'u', station: 's' } })).body as Gateway;
     expect(await cli(['gateways', 'delete', gateway.id])).toEqual({ code: 2, stdout: '', stderr: 'scanhub: --yes required when not running interactively\n' });
     const deleted = await cli(['gateways', 'delete', gateway.id, '--yes']);
-    expect(deleted).toEqual({ code: 0, stdout: '', stderr: `Deleted gateway ${gateway.id}.\n` });
+    expect(deleted).toEqual({ code: 0, stdout: '', stderr: `Deleted gateway Gone (${gateway.id.slice(0, 8)}).\n` });
     expect((await cli(['gateways', 'get', gateway.id])).code).toBe(1);
   });
 });

@@ -105,18 +105,18 @@ describe('scanhub jobs', () => {
     );
   });
 
-  it('analyze piped prints tab-separated jobs, a blank line and the summary per gateway', async () => {
+  it('analyze piped prints tab-separated jobs, a blank line and the summary per gateway, gateways by name', async () => {
     await createPacking();
     const result = await cli('jobs', 'analyze', 'Packing', ...range);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(
       [
-        `${G1}\t2025-06-01T08:00:00.000Z\t2025-06-01T08:02:00.000Z\t2m 00s`,
-        `${G1}\t2025-06-01T08:10:00.000Z\t2025-06-01T08:14:00.000Z\t4m 00s`,
-        `${G2}\t2025-06-01T08:03:00.000Z\t2025-06-01T08:03:30.000Z\t30.0s`,
+        `gw-1 (11111111)\t2025-06-01T08:00:00.000Z\t2025-06-01T08:02:00.000Z\t2m 00s`,
+        `gw-1 (11111111)\t2025-06-01T08:10:00.000Z\t2025-06-01T08:14:00.000Z\t4m 00s`,
+        `gw-2 (22222222)\t2025-06-01T08:03:00.000Z\t2025-06-01T08:03:30.000Z\t30.0s`,
         '',
-        `${G1}\t2\t3m 00s\t4m 00s\t4m 00s`,
-        `${G2}\t1\t30.0s\t30.0s\t30.0s`,
+        `gw-1 (11111111)\t2\t3m 00s\t4m 00s\t4m 00s`,
+        `gw-2 (22222222)\t1\t30.0s\t30.0s\t30.0s`,
         '',
       ].join('\n'),
     );
@@ -151,11 +151,11 @@ describe('scanhub jobs', () => {
     });
     expect(await cli('jobs', 'analyze', 'Packing', '--since', '2h', '--from', '2025-06-01')).toMatchObject({
       code: 2,
-      stderr: 'scanhub: --since cannot be combined with --from or --to: use one or the other\n',
+      stderr: 'scanhub: --from is the old name of --since: give one of them\n',
     });
     expect(await cli('jobs', 'analyze', 'Packing', '--since', 'yesterday')).toMatchObject({
       code: 2,
-      stderr: 'scanhub: --since: "yesterday" is not a duration: use a number and a unit, e.g. 30s, 30m, 2h, 7d or 2w\n',
+      stderr: 'scanhub: --since: "yesterday" is not a time: use ISO 8601 (2024-05-01, 2024-05-01T08:00:00Z), epoch milliseconds, now, or a relative form such as 2h or 7d\n',
     });
     expect(await cli('jobs', 'create', '--name', 'Packing', '--start', 'A', '--end', 'B', '--gateway', G1)).toMatchObject({
       code: 1,

@@ -3,7 +3,7 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../../src/client/api.js';
-import { cli, freshHome, loggedIn, outcome } from '../../helpers/cli.js';
+import { cli, freshHome, loggedIn, outcome, runOnTerminal } from '../../helpers/cli.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, CUSTOMER } from '../../helpers/server.js';
 import { OTHER_CUSTOMER, startFoundation, type Foundation } from '../../helpers/world.js';
 
@@ -23,6 +23,26 @@ async function call(token: string): Promise<{ email: string }> {
 }
 
 describe('scanhub login / whoami / logout', () => {
+  it('login --invitation on a terminal checks the new password here and asks for it twice', async () => {
+    const user = await w.t.admin.post<{ id: string; email: string }>(`/${CUSTOMER}/users`, { first_name: 'New', last_name: 'Comer', role: 'USER_ROLE', email: `newcomer-${Date.now()}@example.com` });
+    const { invitation_token } = await w.t.admin.post<{ invitation_token: string }>(`/${CUSTOMER}/users/${user.id}/invitation`);
+    const home = freshHome();
+    const terminal = runOnTerminal(['login', '--url', w.url, '--invitation', invitation_token], { HOME: home.HOME, XDG_CONFIG_HOME: home.XDG_CONFIG_HOME });
+    await terminal.shows(/New password \(at least 12 characters\)/);
+    terminal.type('short\r');
+    // Each answer is typed once the next prompt shows.
+    await terminal.shows(/The password has 5 characters; it needs at least 12; try again\.[\s\S]*New password \(at least 12 characters\)/);
+    terminal.type('long-enough-password\r');
+    await terminal.shows(/The new password again/);
+    terminal.type('long-enough-passwort\r');
+    await terminal.shows(/The two passwords differ; try again\.[\s\S]*New password \(at least 12 characters\)/);
+    terminal.type('long-enough-password\r');
+    await terminal.shows(/differ; try again\.[\s\S]*✔ New password[\s\S]*The new password again:/);
+    terminal.type('long-enough-password\r');
+    expect(await terminal.exited).toBe(0);
+    expect(terminal.output()).toContain(`Logged in to ${w.url} as ${user.email}`);
+  });
+
   it('login --password-stdin saves a 0600 profile under XDG_CONFIG_HOME and says so on stderr', async () => {
     const env = freshHome();
     const result = await cli(env, ['login', '--url', `${w.url}/`, '--email', ADMIN_EMAIL, '--password-stdin'], `${ADMIN_PASSWORD}\n`);

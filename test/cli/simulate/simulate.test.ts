@@ -173,6 +173,12 @@ describe('scanhub simulate', () => {
   it('refuses bad flags with exit code 2', async () => {
     expect(await runCli(['simulate', '--rate', 'fast'], { env })).toMatchObject({ code: 2, stderr: expect.stringContaining('"fast" is not a rate') });
     expect(await runCli(['simulate', '--duration', '5 minutes'], { env })).toMatchObject({ code: 2, stderr: expect.stringContaining('is not a duration') });
+    // One duration grammar in the CLI: a bare number has no unit, here as everywhere else.
+    expect(await runCli(['simulate', '--duration', '30'], { env })).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('"30" is not a duration: use a number and a unit, e.g. 30s, 30m, 2h, 7d or 2w'),
+    });
+    expect(await runCli(['simulate', '--duration', '25h'], { env })).toMatchObject({ code: 2, stderr: expect.stringContaining('"25h" is not a duration above 0 and at most 24h.') });
     expect(await runCli(['simulate', '--job-start', 'JOB-'], { env })).toMatchObject({ code: 2, stderr: 'scanhub: --job-start and --job-end go together\n' });
     expect(await runCli(['simulate', '--backdate', '400d'], { env })).toMatchObject({ code: 2, stderr: expect.stringContaining('"400d" is more than 366d.') });
     expect(await runCli(['simulate', '--backdate', 'yesterday'], { env })).toMatchObject({ code: 2, stderr: expect.stringContaining('"yesterday" is not a duration') });

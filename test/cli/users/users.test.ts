@@ -37,14 +37,14 @@ describe('scanhub users', () => {
     expect(outcome(result)).toEqual({ code: 0, stdout: JSON.stringify(await allUsers(), null, 2) + '\n', stderr: '' });
   });
 
-  it('users create, get, invite; the invitee logs in with login --invitation; users delete --yes', async () => {
+  it('users create, get, invite; the invitee logs in with login --invitation; users delete --yes', { timeout: 90_000 }, async () => {
     const admin = await loggedIn(w.url, ADMIN_EMAIL, ADMIN_PASSWORD);
     const email = `cli-${Date.now()}@example.com`;
     const created = await cli(admin, ['users', 'create', '--email', email, '--first-name', 'Cli', '--last-name', 'User', '--json']);
     expect(created.code).toBe(0);
     const user = JSON.parse(created.stdout) as User & { permissions: string[] };
     expect(user).toMatchObject({ email, first_name: 'Cli', last_name: 'User', roles: ['USER_ROLE'] });
-    expect(created.stderr).toBe(`Created user ${email} (${user.id}); invite them with \`scanhub users invite ${user.id}\`.\n`);
+    expect(created.stderr).toBe(`Created user ${email}; invite them with \`scanhub users invite ${email}\`.\n`);
 
     expect(outcome(await cli(admin, ['users', 'get', user.id]))).toEqual({
       code: 0,
@@ -58,7 +58,7 @@ describe('scanhub users', () => {
     const invitationToken = tokenLine!.split('\t')[1]!;
     expect(tokenLine).toMatch(/^invitation_token\t[A-Za-z0-9_-]{43}$/);
     expect(expiresLine).toMatch(/^expires_at\t\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-    expect(invite.stderr).toBe(`Invitation created; the user runs: scanhub login --url ${w.url} --invitation ${invitationToken}\n`);
+    expect(invite.stderr).toBe(`Invitation for ${email} created; the user runs: scanhub login --url ${w.url} --invitation ${invitationToken}\n`);
 
     const invitee = freshHome();
     const accepted = await cli(invitee, ['login', '--url', w.url, '--invitation', invitationToken, '--password-stdin'], 'my-own-password-1\n');
@@ -82,11 +82,62 @@ describe('scanhub users', () => {
       stdout: '',
       stderr: 'scanhub: --yes required when not running interactively\n',
     });
-    expect(outcome(await cli(admin, ['users', 'delete', user.id, '--yes']))).toEqual({ code: 0, stdout: '', stderr: `Deleted user ${user.id}.\n` });
+    expect(outcome(await cli(admin, ['users', 'delete', user.id, '--yes']))).toEqual({ code: 0, stdout: '', stderr: `Deleted user ${email}.\n` });
     expect(outcome(await cli(admin, ['users', 'get', user.id]))).toEqual({
       code: 1,
       stdout: '',
       stderr: `scanhub: not found: User "${user.id}" does not exist\n`,
+    });
+  });
+
+  it('names users by e-mail: get, invite, update --role, reset-password, delete', { timeout: 120_000 }, async () => {
+    const admin = await loggedIn(w.url, ADMIN_EMAIL, ADMIN_PASSWORD);
+    const email = `ada-${Date.now()}@example.com`;
+    expect((await cli(admin, ['users', 'create', '--email', email, '--first-name', 'Ada', '--last-name', 'L'])).code).toBe(0);
+    const got = await cli(admin, ['users', 'get', email.toUpperCase(), '--json']);
+    const user = JSON.parse(got.stdout) as User;
+    expect([got.code, user.email]).toEqual([0, email]);
+
+    const invite = await cli(admin, ['users', 'invite', email]);
+    const invitationToken = invite.stdout.split('\n')[0]!.split('\t')[1]!;
+    expect([invite.code, invite.stderr]).toEqual([0, `Invitation for ${email} created; the user runs: scanhub login --url ${w.url} --invitation ${invitationToken}\n`]);
+    expect((await cli(freshHome(), ['login', '--url', w.url, '--invitation', invitationToken, '--password-stdin'], 'first-password-1\n')).code).toBe(0);
+
+    const updated = await cli(admin, ['users', 'update', email, '--role', 'ADMIN_ROLE', '--last-name', 'Lovelace', '--json']);
+    expect([updated.code, updated.stderr]).toEqual([0, `Updated user ${email}.\n`]);
+    expect(JSON.parse(updated.stdout)).toMatchObject({ id: user.id, last_name: 'Lovelace', roles: ['ADMIN_ROLE'] });
+    expect(outcome(await cli(admin, ['users', 'update', email]))).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'scanhub: nothing to change: give --role, --first-name, --last-name or --language\n',
+    });
+
+    const reset = await cli(admin, ['users', 'reset-password', email]);
+    const resetToken = reset.stdout.split('\n')[0]!.split('\t')[1]!;
+    expect([reset.code, reset.stderr]).toEqual([0, `Password reset for ${email} created; the user runs: scanhub login --url ${w.url} --invitation ${resetToken}\n`]);
+    const home = freshHome();
+    expect((await cli(home, ['login', '--url', w.url, '--invitation', resetToken, '--password-stdin'], 'second-password-2\n')).code).toBe(0);
+    expect((await cli(freshHome(), ['login', '--url', w.url, '--email', email, '--password-stdin'], 'second-password-2\n')).code).toBe(0);
+
+    expect(outcome(await cli(admin, ['users', 'delete', email, '--yes']))).toEqual({ code: 0, stdout: '', stderr: `Deleted user ${email}.\n` });
+    expect(outcome(await cli(admin, ['users', 'invite', email]))).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `scanhub: no user has the e-mail address "${email}": see \`scanhub users list\`, or \`scanhub users create --email ${email}\`\n`,
+    });
+  });
+
+  it('refuses what it can check itself before asking the server (exit 2)', async () => {
+    const admin = await loggedIn(w.url, ADMIN_EMAIL, ADMIN_PASSWORD);
+    expect(outcome(await cli(admin, ['users', 'create', '--email', 'ada.example.com', '--first-name', 'A', '--last-name', 'B']))).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'scanhub: --email: "ada.example.com" is not an e-mail address such as ada@example.com\n',
+    });
+    expect(outcome(await cli(freshHome(), ['login', '--url', w.url, '--invitation', 'whatever', '--password-stdin'], 'short\n'))).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'scanhub: the new password on standard input has 5 characters; it needs at least 12\n',
     });
   });
 
@@ -108,7 +159,7 @@ describe('scanhub users', () => {
   it.each([
     [['users', 'create', '--first-name', 'A', '--last-name', 'B'], "error: required option '--email <email>' not specified\n"],
     [['users', 'create', '--email', 'x@example.com', '--first-name', 'A', '--last-name', 'B', '--role', 'ROOT'], "error: option '--role <role>' argument 'ROOT' is invalid. Allowed choices are USER_ROLE, ADMIN_ROLE.\n"],
-    [['users', 'get'], "error: missing required argument 'user-id'\n"],
+    [['users', 'get'], "error: missing required argument 'user'\n"],
     [['users', 'frobnicate'], "error: unknown command 'frobnicate'\n"],
   ])('usage error %j: exit 2 before any request', async (args, message) => {
     const env = { ...freshHome(), SCANHUB_URL: w.url, SCANHUB_TOKEN: w.admin.token };
