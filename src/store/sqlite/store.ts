@@ -9,6 +9,7 @@ import { SqliteCertificates } from './certificates.js';
 import { walCheckpointer } from './checkpointer.js';
 import { SqliteCustomers } from './customers.js';
 import { SqliteDeadLetters } from './dead-letters.js';
+import { SqliteCommands } from './commands.js';
 import { SqliteDevices } from './devices.js';
 import { SqliteEventLog } from './event-log.js';
 import { SqliteEvents } from './events.js';
@@ -97,6 +98,9 @@ export class SqliteStore implements Store {
   }
   get devices() {
     return this.repository('devices', () => new SqliteDevices(this.db));
+  }
+  get commands() {
+    return this.writing('commands', () => new SqliteCommands(this.db, this.signals));
   }
   get eventLog() {
     return this.repository('eventLog', () => new SqliteEventLog(this.db));

@@ -1,0 +1,150 @@
+import type { AuditEntry } from '../../domain/audit.js';
+import type { ResponseStatus } from '../../domain/commands.js';
+import type { CreatedIdKey } from '../../domain/page-token.js';
+import { GATEWAYS_PER_COMMAND_SIGNAL, type AuditOf, type CancelOutcome, type CommandRecord, type CommandRepository, type NewCommand, type ResponseOutcome, UnknownGateways } from '../ports/index.js';
+import type { LocalSignals } from '../shared/local-signals.js';
+import { audited, insertAuditEntry } from './audit.js';
+import type { Db } from './open.js';
+import { LIMIT, prepared } from './statements.js';
+
+const OPEN = "status IN ('QUEUED', 'DELIVERED')";
+
+/** Commands (migration 0019); every status change is one transaction with its audit entries (ports/commands.ts). */
+export class SqliteCommands implements CommandRepository {
+  constructor(
+    private readonly db: Db,
+    private readonly signals: LocalSignals,
+  ) {}
+
+  async createAll(customerId: string, commands: NewCommand[], now: number, audit?: AuditEntry[]): Promise<CommandRecord[]> {
+    const insert = prepared(
+      this.db,
+      `INSERT INTO commands (id, customer_id, gateway_id, device_id, name, parameters, status, created, last_updated, expires_at)
+       VALUES (@id, @customerId, @gateway_id, @device_id, @name, @parameters, 'QUEUED', @now, @now, @expires_at) RETURNING *`,
+    );
+    const created = audited(
+      this.db,
+      () => {
+        this.checkGateways(customerId, commands);
+        return commands.map((c) => insert.get({ ...c, customerId, now }) as CommandRecord);
+      },
+      () => audit,
+    );
+    const gatewayIds = [...new Set(created.map((c) => c.gateway_id))];
+    for (let i = 0; i < gatewayIds.length; i += GATEWAYS_PER_COMMAND_SIGNAL) {
+      this.signals.deliver({ kind: 'commands-queued', gateway_ids: gatewayIds.slice(i, i + GATEWAYS_PER_COMMAND_SIGNAL) });
+    }
+    return created;
+  }
+
+  /** Throws UnknownGateways unless every command's gateway is a live gateway of the customer. */
+  private checkGateways(customerId: string, commands: NewCommand[]): void {
+    const wanted = [...new Set(commands.map((c) => c.gateway_id))];
+    const live = new Set(
+      prepared(this.db, 'SELECT id FROM gateways WHERE customer_id = ? AND deleted IS NULL AND id IN (SELECT value FROM json_each(?))')
+        .pluck()
+        .all(customerId, JSON.stringify(wanted)) as string[],
+    );
+    const missing = wanted.filter((id) => !live.has(id));
+    if (missing.length) throw new UnknownGateways(missing);
+  }
+
+  async byId(customerId: string, id: string): Promise<CommandRecord | undefined> {
+    return prepared(this.db, 'SELECT * FROM commands WHERE id = ? AND customer_id = ?').get(id.toLowerCase(), customerId) as CommandRecord | undefined;
+  }
+
+  async page(customerId: string, gatewayId: string, before: CreatedIdKey | null, limit: number): Promise<CommandRecord[]> {
+    return prepared(
+      this.db,
+      `SELECT * FROM commands WHERE customer_id = @customerId AND gateway_id = @gatewayId AND (created, id) < (@created, @id)
+       ORDER BY created DESC, id DESC ${LIMIT}`,
+    ).all({ customerId, gatewayId: gatewayId.toLowerCase(), created: before?.created ?? Number.MAX_SAFE_INTEGER, id: before?.id ?? '', limit }) as CommandRecord[];
+  }
+
+  async cancel(customerId: string, id: string, now: number, audit?: AuditEntry): Promise<CancelOutcome> {
+    return this.db
+      .transaction((): CancelOutcome => {
+        const current = prepared(this.db, 'SELECT * FROM commands WHERE id = ? AND customer_id = ?').get(id.toLowerCase(), customerId) as CommandRecord | undefined;
+        if (!current) return 'missing';
+        if (current.status !== 'QUEUED') return { final: current };
+        const expired = current.expires_at <= now;
+        const changed = prepared(this.db, 'UPDATE commands SET status = @status, last_updated = @now WHERE seq = @seq RETURNING *').get({
+          status: expired ? 'EXPIRED' : 'CANCELED',
+          now,
+          seq: current.seq,
+        }) as CommandRecord;
+        if (expired) return { final: changed };
+        if (audit) insertAuditEntry(this.db, audit);
+        return changed;
+      })
+      .immediate();
+  }
+
+  async claim(gatewayId: string, afterSeq: number, limit: number, now: number): Promise<CommandRecord[]> {
+    const rows = prepared(
+      this.db,
+      `UPDATE commands SET attempts = attempts + 1
+       WHERE seq IN (SELECT seq FROM commands WHERE gateway_id = @gatewayId AND status = 'QUEUED' AND seq > @afterSeq AND expires_at > @now ORDER BY seq ${LIMIT})
+       RETURNING *`,
+    ).all({ gatewayId, afterSeq, now, limit }) as CommandRecord[];
+    return rows.sort((a, b) => a.seq - b.seq);
+  }
+
+  async delivered(gatewayId: string, ids: string[], now: number, audit?: AuditOf<CommandRecord>): Promise<CommandRecord[]> {
+    const update = prepared(
+      this.db,
+      `UPDATE commands SET status = 'DELIVERED', delivered_at = @now, last_updated = @now
+       WHERE id IN (SELECT value FROM json_each(@ids)) AND gateway_id = @gatewayId AND status = 'QUEUED' RETURNING *`,
+    );
+    return audited(
+      this.db,
+      () => update.all({ ids: JSON.stringify(ids), gatewayId, now }) as CommandRecord[],
+      (rows) => (audit ? rows.map(audit) : undefined),
+    );
+  }
+
+  async respond(gatewayId: string, id: string, status: ResponseStatus, details: string | null, now: number, audit?: AuditOf<CommandRecord>): Promise<ResponseOutcome> {
+    return this.db
+      .transaction((): ResponseOutcome => {
+        const changed = prepared(
+          this.db,
+          `UPDATE commands SET status = @status, details = @details, completed_at = @now, last_updated = @now, delivered_at = coalesce(delivered_at, @now)
+           WHERE id = @id AND gateway_id = @gatewayId AND ${OPEN} AND expires_at > @now RETURNING *`,
+        ).get({ status, details, now, id: id.toLowerCase(), gatewayId }) as CommandRecord | undefined;
+        if (changed) {
+          if (audit) insertAuditEntry(this.db, audit(changed));
+          return changed;
+        }
+        const known = prepared(this.db, 'SELECT 1 FROM commands WHERE id = ? AND gateway_id = ?').get(id.toLowerCase(), gatewayId);
+        return known ? 'final' : 'unknown';
+      })
+      .immediate();
+  }
+
+  async expire(now: number, limit: number): Promise<number> {
+    return prepared(
+      this.db,
+      `UPDATE commands SET status = 'EXPIRED', last_updated = @now
+       WHERE seq IN (SELECT seq FROM commands WHERE ${OPEN} AND expires_at <= @now ${LIMIT})`,
+    ).run({ now, limit }).changes;
+  }
+
+  async session(gatewayId: string, cleanSession: boolean): Promise<number | undefined> {
+    if (cleanSession) {
+      prepared(this.db, 'DELETE FROM command_subscriptions WHERE gateway_id = ?').run(gatewayId);
+      return undefined;
+    }
+    return prepared(this.db, 'SELECT qos FROM command_subscriptions WHERE gateway_id = ?').pluck().get(gatewayId) as number | undefined;
+  }
+
+  async subscribe(gatewayId: string, qos: number, now: number): Promise<void> {
+    prepared(
+      this.db,
+      'INSERT INTO command_subscriptions (gateway_id, qos, created) VALUES (?, ?, ?) ON CONFLICT (gateway_id) DO UPDATE SET qos = excluded.qos',
+    ).run(gatewayId, qos, now);
+  }
+
+  async unsubscribe(gatewayId: string): Promise<void> {
+    prepared(this.db, 'DELETE FROM command_subscriptions WHERE gateway_id = ?').run(gatewayId);
+  }
+}
