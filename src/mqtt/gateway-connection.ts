@@ -9,14 +9,15 @@ import {
   connack,
   readConnect,
   readTopicFilters,
-  subackRefusing,
+  suback,
   type ConnectPacket,
   type PacketRefusal,
 } from './packets.js';
 import { peerCertificateOf } from './peer-certificate.js';
 
 // One gateway's MQTT connection, from its CONNECT to its close: the whole protocol a publishing
-// gateway needs ([MQTT-3.1] to [MQTT-3.14]), read straight off the TLS socket. Each PUBLISH goes to
+// gateway needs ([MQTT-3.1] to [MQTT-3.14]), read straight off the TLS socket, and the one
+// subscription it may make, to its commands (the host's, src/mqtt/commands/). Each PUBLISH goes to
 // the ingest writer as a view of the bytes it arrived in; its PUBACK is written once the writer's
 // transaction committed, coalesced with the others of that commit into one write per connection.
 
@@ -28,6 +29,10 @@ export interface GatewaySession {
   topicBytes: Buffer;
   /** The serial of the certificate it connected with (lower-case hex): a revocation of it closes the connection. */
   serial: string;
+  /** The one topic filter it may subscribe to: its commands (docs/commands.md). */
+  commandsTopic: string;
+  /** Where it reports its commands' outcome, as bytes (compared like `topicBytes`). */
+  responsesTopicBytes: Buffer;
 }
 
 /** What a connection needs of the broker. */
@@ -47,8 +52,14 @@ export interface ConnectionHost {
   protocolViolation(connection: GatewayConnection, qos: number): void;
   /** A packet refused on its header alone (the connection closes). */
   packetRefused(connection: GatewayConnection, refusal: PacketRefusal): void;
-  /** A SUBSCRIBE's filter, refused with 0x80. */
-  subscriptionRefused(connection: GatewayConnection, filter: string): void;
+  /** A SUBSCRIBE's filter and its requested QoS: the SUBACK return code, the QoS granted or 0x80 ([MQTT-3.9.3]). */
+  subscribe(connection: GatewayConnection, filter: string, qos: number): number;
+  /** An UNSUBSCRIBE's filter. */
+  unsubscribe(connection: GatewayConnection, filter: string): void;
+  /** A PUBACK of a message the broker sent (a command). */
+  acknowledged(connection: GatewayConnection, packetId: number): void;
+  /** A PUBLISH on the command-responses topic; resolves once handled, rejects when it was not stored (no acknowledgement then). */
+  commandResponse(connection: GatewayConnection, payload: Buffer): Promise<void>;
 }
 
 const CONNECTING = 0;
@@ -102,6 +113,25 @@ export class GatewayConnection {
     socket.once('close', () => this.onClose());
     // Flowing from here (the protocol-level check before read it in paused mode).
     socket.resume();
+  }
+
+  /** The CONNECT's protocol level (3 or 4), once read. */
+  get protocolLevel(): number {
+    return this.connect?.protocolLevel ?? 4;
+  }
+
+  /** Whether the CONNECT asked for a clean session ([MQTT-3.1.2-6]). */
+  get cleanSession(): boolean {
+    return this.connect?.cleanSession ?? true;
+  }
+
+  /** Writes a packet the broker sends on its own (a command); nothing once closed. */
+  send(packet: Buffer): void {
+    if (this.state === CONNECTED) this.write(packet);
+  }
+
+  closed(): boolean {
+    return this.state === CLOSED;
   }
 
   /** Closes the connection from the server's side (deleted or revoked gateway, takeover, shutdown). */
@@ -217,14 +247,19 @@ export class GatewayConnection {
       case PacketType.SUBSCRIBE: {
         if (flags !== 0x02 || body.length < 2) throw new ProtocolError('malformed SUBSCRIBE');
         const filters = readTopicFilters(body, true);
-        for (const filter of filters) this.host.subscriptionRefused(this, filter);
-        // [MQTT-3.8.4-3] / [MQTT-3.9.3-2]: the SUBACK carries 0x80 (failure) for a refused filter; the connection stays open.
-        this.write(subackRefusing(body.readUInt16BE(0), filters.length));
+        // Each filter is followed by its requested QoS (readTopicFilters checked it).
+        let at = 2;
+        const codes = filters.map((filter) => {
+          at += 2 + Buffer.byteLength(filter) + 1;
+          return this.host.subscribe(this, filter, body[at - 1]!);
+        });
+        // [MQTT-3.8.4-3] / [MQTT-3.9.3-2]: one return code per filter, 0x80 for a refused one; the connection stays open.
+        this.write(suback(body.readUInt16BE(0), codes, this.protocolLevel));
         return;
       }
       case PacketType.UNSUBSCRIBE:
         if (flags !== 0x02 || body.length < 2) throw new ProtocolError('malformed UNSUBSCRIBE');
-        readTopicFilters(body, false);
+        for (const filter of readTopicFilters(body, false)) this.host.unsubscribe(this, filter);
         this.write(acknowledgement(PacketType.UNSUBACK, body.readUInt16BE(0)));
         return;
       case PacketType.DISCONNECT:
@@ -233,9 +268,13 @@ export class GatewayConnection {
         this.socket.end();
         return;
       case PacketType.PUBACK:
+        // [MQTT-4.3.2]: the gateway has the command of this packet identifier.
+        if (body.length < 2) throw new ProtocolError('malformed PUBACK');
+        this.host.acknowledged(this, body.readUInt16BE(0));
+        return;
       case PacketType.PUBREC:
       case PacketType.PUBCOMP:
-        // Acknowledgements of messages we never send (nobody subscribes): nothing to do.
+        // Acknowledgements of QoS 2 messages, which the broker never sends: nothing to do.
         return;
       default:
         // A second CONNECT ([MQTT-3.1.0-2]) or a packet only a server sends.
@@ -259,6 +298,9 @@ export class GatewayConnection {
       return this.fail(`QoS ${qos} PUBLISH with packet identifier 0`, false);
     }
     const session = this.session!;
+    if (session.topicBytes.compare(body, 2, topicEnd) !== 0 && session.responsesTopicBytes.compare(body, 2, topicEnd) === 0) {
+      return this.onCommandResponse(qos, packetId, body.subarray(payloadStart));
+    }
     if (session.topicBytes.compare(body, 2, topicEnd) !== 0) {
       // [MQTT-3.3.5-2]: a PUBLISH the server does not authorize is either acknowledged or the
       // connection is closed; we close, so a misconfigured gateway notices at once.
@@ -271,11 +313,28 @@ export class GatewayConnection {
       this.host.publishRefused(this, session.topic, `payload of ${payloadBytes} bytes exceeds ${this.host.maxPayloadBytes}`);
       return this.fail('payload over the limit', false);
     }
-    // Retain is ignored: nobody can subscribe, so a retained copy could never be delivered
-    // (deviates from [MQTT-3.3.1-5] with no observable difference).
+    // Retain is ignored: nobody can subscribe to a gateway's own topic, so a retained copy could
+    // never be delivered (deviates from [MQTT-3.3.1-5] with no observable difference).
     this.pending++;
     if (this.pending >= MAX_PENDING_PER_CONNECTION) this.pause();
     this.host.writer.submit(session.gatewayId, body.subarray(payloadStart), this.onStored, tokenOf(qos, packetId));
+  }
+
+  /**
+   * A gateway's report of a command's outcome: acknowledged (PUBACK, or PUBREC for QoS 2) once the
+   * store has it or dropped it; not stored, the connection closes so that it is sent again.
+   */
+  private onCommandResponse(qos: number, packetId: number, payload: Buffer): void {
+    if (payload.length > this.host.maxPayloadBytes) {
+      this.host.publishRefused(this, 'command-responses', `payload of ${payload.length} bytes exceeds ${this.host.maxPayloadBytes}`);
+      return this.fail('payload over the limit', false);
+    }
+    this.host.commandResponse(this, Buffer.from(payload)).then(
+      () => {
+        if (qos > 0 && this.state === CONNECTED) this.write(acknowledgement(qos === 1 ? PacketType.PUBACK : PacketType.PUBREC, packetId));
+      },
+      (error: Error) => this.fail(error.message),
+    );
   }
 
   /**

@@ -1,6 +1,6 @@
 // MQTT 3.1 and 3.1.1 as a gateway speaks it to us: the packets it sends, framed and read in
-// place, and the few we answer with. Gateways only publish, so this is all of the protocol the
-// broker needs; everything is read from the connection's buffers without copying.
+// place, and the few we send: answers, and the PUBLISH of a command. Everything is read from the
+// connection's buffers without copying.
 
 /** Control packet types ([MQTT-2.2.1], table 2.1). */
 export const PacketType = {
@@ -248,12 +248,33 @@ function remainingLength(length: number): number[] {
   return bytes;
 }
 
-/** SUBACK refusing every filter with 0x80 ([MQTT-3.9.3]). */
-export function subackRefusing(packetId: number, filters: number): Buffer {
-  const header = [PacketType.SUBACK << 4, ...remainingLength(2 + filters), packetId >> 8, packetId & 0xff];
-  const packet = Buffer.alloc(header.length + filters, 0x80);
-  packet.set(header);
+export const PINGRESP = Buffer.from([PacketType.PINGRESP << 4, 0]);
+
+/**
+ * An outbound PUBLISH at QoS 1 ([MQTT-3.3]): a command to a gateway. `dup` marks a resend of a
+ * message the gateway may have seen ([MQTT-3.3.1-1]). Packet identifier 0 makes it QoS 0 (no
+ * identifier, never resent: [MQTT-2.3.1-5], [MQTT-3.3.1-2]), for a subscription granted QoS 0.
+ * `messageExpirySeconds` is for MQTT 5; levels 3 and 4 have no properties.
+ */
+export function publishPacket(p: { topic: string; payload: Buffer; packetId: number; dup: boolean; messageExpirySeconds?: number }, protocolLevel: number): Buffer {
+  void protocolLevel;
+  const qos = p.packetId === 0 ? 0 : 1;
+  const topicBytes = Buffer.byteLength(p.topic);
+  const variable = 2 + topicBytes + (qos ? 2 : 0);
+  const length = remainingLength(variable + p.payload.length);
+  const packet = Buffer.allocUnsafe(1 + length.length + variable + p.payload.length);
+  packet[0] = (PacketType.PUBLISH << 4) | (p.dup && qos ? 0x08 : 0) | (qos << 1);
+  let at = 1;
+  for (const byte of length) packet[at++] = byte;
+  packet.writeUInt16BE(topicBytes, at);
+  at += 2 + packet.write(p.topic, at + 2, 'utf8');
+  if (qos) at = packet.writeUInt16BE(p.packetId, at);
+  p.payload.copy(packet, at);
   return packet;
 }
 
-export const PINGRESP = Buffer.from([PacketType.PINGRESP << 4, 0]);
+/** SUBACK with one return code per filter ([MQTT-3.9.3]): the granted QoS, or 0x80 for a refused filter. */
+export function suback(packetId: number, returnCodes: number[], protocolLevel: number): Buffer {
+  void protocolLevel;
+  return Buffer.from([PacketType.SUBACK << 4, ...remainingLength(2 + returnCodes.length), packetId >> 8, packetId & 0xff, ...returnCodes]);
+}

@@ -88,25 +88,28 @@ function contract(kind: 'sqlite' | 'postgres'): void {
     await expect.poll(() => signals.filter((s) => s.kind === 'commands-queued')).toEqual([{ kind: 'commands-queued', gateway_ids: [GW_A, GW_B] }]);
   });
 
-  it('claims a gateway\'s QUEUED commands in creation order after a seq, counting attempts, skipping canceled ones', async () => {
+  it('claims a gateway\'s QUEUED commands in creation order but those excluded (sent already), counting attempts, skipping canceled ones', async () => {
     expect(await store.commands.cancel('acme', id(2), T0 + 1, entry(2, 'command.canceled'))).toMatchObject({ id: id(2), status: 'CANCELED', last_updated: T0 + 1 });
-    const first = await store.commands.claim(GW_A, 0, 2, T0 + 2);
+    const first = await store.commands.claim(GW_A, [], 2, T0 + 2);
     expect(names(first)).toEqual([id(1), id(3)]);
     expect(first.map((c) => c.attempts)).toEqual([1, 1]);
-    const rest = await store.commands.claim(GW_A, first[1]!.seq, 10, T0 + 2);
+    const rest = await store.commands.claim(GW_A, first.map((c) => c.seq), 10, T0 + 2);
     expect(names(rest)).toEqual([id(4)]);
     // From the start again (a new connection): the same ones, a second attempt (sent with DUP).
-    expect((await store.commands.claim(GW_A, 0, 10, T0 + 2)).map((c) => [c.id, c.attempts])).toEqual([[id(1), 2], [id(3), 2], [id(4), 2]]);
+    expect((await store.commands.claim(GW_A, [], 10, T0 + 2)).map((c) => [c.id, c.attempts])).toEqual([[id(1), 2], [id(3), 2], [id(4), 2]]);
+    // A resend after no PUBACK in time: only those still QUEUED and not expired, one more attempt each.
+    expect((await store.commands.reclaim(GW_A, [id(1), id(2), id(5)], T0 + 2)).map((c) => [c.id, c.attempts])).toEqual([[id(1), 3]]);
+    expect(await store.commands.reclaim(GW_A, [id(1)], T0 + 60_000)).toEqual([]);
     shown(await store.commands.page('acme', GW_A, null, 10), T0 + 2);
   });
 
   it('marks acknowledged commands DELIVERED once, with the device as actor; another gateway\'s ids change nothing', async () => {
     const audit = (c: CommandRecord): AuditEntry => ({ ...entry(Number.parseInt(c.id.slice(-4), 16), 'command.delivered'), id: `d-${c.id}`, actor: { type: 'device', id: c.gateway_id } });
-    expect(await store.commands.delivered(GW_B, [id(1)], T0 + 3, audit)).toEqual([]);
-    const delivered = await store.commands.delivered(GW_A, [id(1), id(2), id(3)], T0 + 3, audit);
+    expect(await store.commands.delivered([{ gateway_id: GW_B, id: id(1) }], T0 + 3, audit)).toEqual([]);
+    const delivered = await store.commands.delivered([1, 2, 3].map((n) => ({ gateway_id: GW_A, id: id(n) })), T0 + 3, audit);
     expect(delivered.map((c) => [c.id, c.status, c.delivered_at])).toEqual([[id(1), 'DELIVERED', T0 + 3], [id(3), 'DELIVERED', T0 + 3]].sort());
-    expect(await store.commands.delivered(GW_A, [id(1)], T0 + 4, audit)).toEqual([]);
-    expect(names(await store.commands.claim(GW_A, 0, 10, T0 + 4))).toEqual([id(4)]);
+    expect(await store.commands.delivered([{ gateway_id: GW_A, id: id(1) }], T0 + 4, audit)).toEqual([]);
+    expect(names(await store.commands.claim(GW_A, [], 10, T0 + 4))).toEqual([id(4)]);
     const entries = await store.audit.newestBefore('acme', 0, { time: T0 + 1, id: '' }, 100, 'command.delivered');
     expect(entries.entries.map((e) => e.actor)).toEqual([{ type: 'device', id: GW_A }, { type: 'device', id: GW_A }]);
   });
@@ -127,8 +130,8 @@ function contract(kind: 'sqlite' | 'postgres'): void {
 
   it('never claims or completes a command past expires_at; the sweep stores EXPIRED; a cancel then is refused', async () => {
     await store.commands.createAll('acme', [command(6, GW_B, 10), command(7, GW_B, 30)], T0 + 10);
-    expect(names(await store.commands.claim(GW_B, 0, 10, T0 + 20))).toEqual([id(5), id(7)]);
-    expect(names(await store.commands.claim(GW_B, 0, 10, T0 + 30))).toEqual([id(5)]);
+    expect(names(await store.commands.claim(GW_B, [], 10, T0 + 20))).toEqual([id(5), id(7)]);
+    expect(names(await store.commands.claim(GW_B, [], 10, T0 + 30))).toEqual([id(5)]);
     expect(await store.commands.respond(GW_B, id(7), 'SUCCEEDED', null, T0 + 30)).toBe('final');
     expect(await store.commands.cancel('acme', id(6), T0 + 30)).toMatchObject({ final: { status: 'EXPIRED', last_updated: T0 + 30 } });
     expect(await store.commands.expire(T0 + 30, 100)).toBe(1);

@@ -15,6 +15,12 @@ export interface NewCommand {
   expires_at: number;
 }
 
+/** A gateway's PUBACK of one of its commands. */
+export interface CommandAck {
+  gateway_id: string;
+  id: string;
+}
+
 /** A cancel: the canceled command, `missing`, or the command that is no longer QUEUED (its status as stored now). */
 export type CancelOutcome = CommandRecord | 'missing' | { final: CommandRecord };
 
@@ -47,13 +53,17 @@ export interface CommandRepository {
   /** QUEUED and not expired at `now` -> CANCELED; an expired one is stored EXPIRED and returned as `final`. */
   cancel(customerId: string, id: string, now: number, audit?: AuditEntry): Promise<CancelOutcome>;
   /**
-   * The gateway's next commands to send: QUEUED, not expired at `now`, `seq` above `afterSeq`, in
-   * creation order, at most `limit`; each counted as one more attempt (in the same statement), so
-   * that a later send of it, here or by another instance after a restart, sets DUP.
+   * The gateway's next commands to send: QUEUED, not expired at `now`, none of `exclude` (the
+   * `seq`s already sent on its connection), in creation order, at most `limit`; each counted as one
+   * more attempt in the same statement, so that a later send of it, here or by another instance
+   * after a restart, sets DUP. Excluding rather than reading past a cursor: on PostgreSQL a command
+   * may commit after one with a higher `seq`.
    */
-  claim(gatewayId: string, afterSeq: number, limit: number, now: number): Promise<CommandRecord[]>;
-  /** The gateway acknowledged these commands (PUBACK): QUEUED -> DELIVERED; returns those that changed. */
-  delivered(gatewayId: string, ids: string[], now: number, audit?: AuditOf<CommandRecord>): Promise<CommandRecord[]>;
+  claim(gatewayId: string, exclude: number[], limit: number, now: number): Promise<CommandRecord[]>;
+  /** Of these commands of the gateway (sent, not acknowledged in time), those still QUEUED and not expired at `now`, each counted one more attempt. */
+  reclaim(gatewayId: string, ids: string[], now: number): Promise<CommandRecord[]>;
+  /** Gateways acknowledged these commands (PUBACK), each naming its own: QUEUED -> DELIVERED; returns those that changed. */
+  delivered(acks: CommandAck[], now: number, audit?: AuditOf<CommandRecord>): Promise<CommandRecord[]>;
   /** The gateway's response: QUEUED or DELIVERED, not expired -> SUCCEEDED or FAILED. */
   respond(gatewayId: string, id: string, status: ResponseStatus, details: string | null, now: number, audit?: AuditOf<CommandRecord>): Promise<ResponseOutcome>;
   /** Stores EXPIRED on up to `limit` commands past their `expires_at`; returns how many. */

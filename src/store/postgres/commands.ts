@@ -1,7 +1,7 @@
 import type { AuditEntry } from '../../domain/audit.js';
 import type { ResponseStatus } from '../../domain/commands.js';
 import type { CreatedIdKey } from '../../domain/page-token.js';
-import { GATEWAYS_PER_COMMAND_SIGNAL, type AuditOf, type CancelOutcome, type CommandRecord, type CommandRepository, type NewCommand, type ResponseOutcome, UnknownGateways } from '../ports/index.js';
+import { GATEWAYS_PER_COMMAND_SIGNAL, type AuditOf, type CancelOutcome, type CommandRecord, type CommandAck, type CommandRepository, type NewCommand, type ResponseOutcome, UnknownGateways } from '../ports/index.js';
 import { audited, insertAuditEntry } from './audit.js';
 import type { Database } from './pool.js';
 import { SIGNAL_CHANNEL } from './signals.js';
@@ -82,25 +82,34 @@ export class PgCommands implements CommandRepository {
     });
   }
 
-  async claim(gatewayId: string, afterSeq: number, limit: number, now: number): Promise<CommandRecord[]> {
+  async claim(gatewayId: string, exclude: number[], limit: number, now: number): Promise<CommandRecord[]> {
     const { rows } = await this.db.query<CommandRecord>(
       `UPDATE commands SET attempts = attempts + 1
-       WHERE seq IN (SELECT seq FROM commands WHERE gateway_id = $1 AND status = 'QUEUED' AND seq > $2 AND expires_at > $3 ORDER BY seq LIMIT $4)
+       WHERE seq IN (SELECT seq FROM commands WHERE gateway_id = $1 AND status = 'QUEUED' AND expires_at > $3 AND seq <> ALL($2::bigint[]) ORDER BY seq LIMIT $4)
        RETURNING *`,
-      [gatewayId, afterSeq, now, limit],
+      [gatewayId, exclude, now, limit],
     );
     return rows.sort((a, b) => a.seq - b.seq);
   }
 
-  async delivered(gatewayId: string, ids: string[], now: number, audit?: AuditOf<CommandRecord>): Promise<CommandRecord[]> {
+  async reclaim(gatewayId: string, ids: string[], now: number): Promise<CommandRecord[]> {
+    const { rows } = await this.db.query<CommandRecord>(
+      `UPDATE commands SET attempts = attempts + 1
+       WHERE gateway_id = $1 AND id = ANY($2::text[]) AND status = 'QUEUED' AND expires_at > $3 RETURNING *`,
+      [gatewayId, ids, now],
+    );
+    return rows.sort((a, b) => a.seq - b.seq);
+  }
+
+  async delivered(acks: CommandAck[], now: number, audit?: AuditOf<CommandRecord>): Promise<CommandRecord[]> {
     return audited(
       this.db,
       async (client) =>
         (
           await client.query<CommandRecord>(
             `UPDATE commands SET status = 'DELIVERED', delivered_at = $1, last_updated = $1
-             WHERE id = ANY($2::text[]) AND gateway_id = $3 AND status = 'QUEUED' RETURNING *`,
-            [now, ids, gatewayId],
+             WHERE status = 'QUEUED' AND (id, gateway_id) IN (SELECT * FROM unnest($2::text[], $3::text[])) RETURNING *`,
+            [now, acks.map((a) => a.id), acks.map((a) => a.gateway_id)],
           )
         ).rows,
       (rows) => (audit ? rows.map(audit) : undefined),

@@ -1,7 +1,7 @@
 import type { AuditEntry } from '../../domain/audit.js';
 import type { ResponseStatus } from '../../domain/commands.js';
 import type { CreatedIdKey } from '../../domain/page-token.js';
-import { GATEWAYS_PER_COMMAND_SIGNAL, type AuditOf, type CancelOutcome, type CommandRecord, type CommandRepository, type NewCommand, type ResponseOutcome, UnknownGateways } from '../ports/index.js';
+import { GATEWAYS_PER_COMMAND_SIGNAL, type AuditOf, type CancelOutcome, type CommandRecord, type CommandAck, type CommandRepository, type NewCommand, type ResponseOutcome, UnknownGateways } from '../ports/index.js';
 import type { LocalSignals } from '../shared/local-signals.js';
 import { audited, insertAuditEntry } from './audit.js';
 import type { Db } from './open.js';
@@ -80,25 +80,35 @@ export class SqliteCommands implements CommandRepository {
       .immediate();
   }
 
-  async claim(gatewayId: string, afterSeq: number, limit: number, now: number): Promise<CommandRecord[]> {
+  async claim(gatewayId: string, exclude: number[], limit: number, now: number): Promise<CommandRecord[]> {
     const rows = prepared(
       this.db,
       `UPDATE commands SET attempts = attempts + 1
-       WHERE seq IN (SELECT seq FROM commands WHERE gateway_id = @gatewayId AND status = 'QUEUED' AND seq > @afterSeq AND expires_at > @now ORDER BY seq ${LIMIT})
+       WHERE seq IN (SELECT seq FROM commands WHERE gateway_id = @gatewayId AND status = 'QUEUED' AND expires_at > @now
+         AND seq NOT IN (SELECT value FROM json_each(@exclude)) ORDER BY seq ${LIMIT})
        RETURNING *`,
-    ).all({ gatewayId, afterSeq, now, limit }) as CommandRecord[];
+    ).all({ gatewayId, exclude: JSON.stringify(exclude), now, limit }) as CommandRecord[];
     return rows.sort((a, b) => a.seq - b.seq);
   }
 
-  async delivered(gatewayId: string, ids: string[], now: number, audit?: AuditOf<CommandRecord>): Promise<CommandRecord[]> {
+  async reclaim(gatewayId: string, ids: string[], now: number): Promise<CommandRecord[]> {
+    const rows = prepared(
+      this.db,
+      `UPDATE commands SET attempts = attempts + 1
+       WHERE gateway_id = @gatewayId AND id IN (SELECT value FROM json_each(@ids)) AND status = 'QUEUED' AND expires_at > @now RETURNING *`,
+    ).all({ gatewayId, ids: JSON.stringify(ids), now }) as CommandRecord[];
+    return rows.sort((a, b) => a.seq - b.seq);
+  }
+
+  async delivered(acks: CommandAck[], now: number, audit?: AuditOf<CommandRecord>): Promise<CommandRecord[]> {
     const update = prepared(
       this.db,
       `UPDATE commands SET status = 'DELIVERED', delivered_at = @now, last_updated = @now
-       WHERE id IN (SELECT value FROM json_each(@ids)) AND gateway_id = @gatewayId AND status = 'QUEUED' RETURNING *`,
+       WHERE status = 'QUEUED' AND (id, gateway_id) IN (SELECT value ->> '$.id', value ->> '$.gateway_id' FROM json_each(@acks)) RETURNING *`,
     );
     return audited(
       this.db,
-      () => update.all({ ids: JSON.stringify(ids), gatewayId, now }) as CommandRecord[],
+      () => update.all({ acks: JSON.stringify(acks), now }) as CommandRecord[],
       (rows) => (audit ? rows.map(audit) : undefined),
     );
   }
