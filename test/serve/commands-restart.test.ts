@@ -27,7 +27,7 @@ afterEach(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-it('kill -9 before the PUBACK: sent again with DUP after the restart; acknowledged, never again', async () => {
+it('kill -9 before the PUBACK: sent again with DUP after the restart; acknowledged, never again', { timeout: 120_000 }, async () => {
   dir = mkdtempSync(join(tmpdir(), 'scanhub-commands-restart-'));
   database = await testDatabase();
   const [port, mqttPort] = [await freePort(), await freePort()];
