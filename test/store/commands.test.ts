@@ -50,6 +50,10 @@ function contract(kind: 'sqlite' | 'postgres'): void {
     return answer;
   };
   const names = (records: CommandRecord[]) => records.map((r) => r.id);
+  /** One gateway's claim (the store takes several at once). */
+  const claim = async (gatewayId: string, exclude: number[], limit: number, now: number) => (await store.commands.claim([{ gateway_id: gatewayId, exclude, limit }], now))[0]!;
+  const respond = async (gatewayId: string, commandId: string, status: 'SUCCEEDED' | 'FAILED', details: string | null, now: number) =>
+    (await store.commands.respond([{ gateway_id: gatewayId, id: commandId, status, details }], now))[0]!;
 
   beforeAll(async () => {
     database = await ownDatabase(kind);
@@ -90,13 +94,13 @@ function contract(kind: 'sqlite' | 'postgres'): void {
 
   it('claims a gateway\'s QUEUED commands in creation order but those excluded (sent already), counting attempts, skipping canceled ones', async () => {
     expect(await store.commands.cancel('acme', id(2), T0 + 1, entry(2, 'command.canceled'))).toMatchObject({ id: id(2), status: 'CANCELED', last_updated: T0 + 1 });
-    const first = await store.commands.claim(GW_A, [], 2, T0 + 2);
+    const first = await claim(GW_A, [], 2, T0 + 2);
     expect(names(first)).toEqual([id(1), id(3)]);
     expect(first.map((c) => c.attempts)).toEqual([1, 1]);
-    const rest = await store.commands.claim(GW_A, first.map((c) => c.seq), 10, T0 + 2);
+    const rest = await claim(GW_A, first.map((c) => c.seq), 10, T0 + 2);
     expect(names(rest)).toEqual([id(4)]);
     // From the start again (a new connection): the same ones, a second attempt (sent with DUP).
-    expect((await store.commands.claim(GW_A, [], 10, T0 + 2)).map((c) => [c.id, c.attempts])).toEqual([[id(1), 2], [id(3), 2], [id(4), 2]]);
+    expect((await claim(GW_A, [], 10, T0 + 2)).map((c) => [c.id, c.attempts])).toEqual([[id(1), 2], [id(3), 2], [id(4), 2]]);
     // A resend after no PUBACK in time: only those still QUEUED and not expired, one more attempt each.
     expect((await store.commands.reclaim(GW_A, [id(1), id(2), id(5)], T0 + 2)).map((c) => [c.id, c.attempts])).toEqual([[id(1), 3]]);
     expect(await store.commands.reclaim(GW_A, [id(1)], T0 + 60_000)).toEqual([]);
@@ -109,20 +113,20 @@ function contract(kind: 'sqlite' | 'postgres'): void {
     const delivered = await store.commands.delivered([1, 2, 3].map((n) => ({ gateway_id: GW_A, id: id(n) })), T0 + 3, audit);
     expect(delivered.map((c) => [c.id, c.status, c.delivered_at])).toEqual([[id(1), 'DELIVERED', T0 + 3], [id(3), 'DELIVERED', T0 + 3]].sort());
     expect(await store.commands.delivered([{ gateway_id: GW_A, id: id(1) }], T0 + 4, audit)).toEqual([]);
-    expect(names(await store.commands.claim(GW_A, [], 10, T0 + 4))).toEqual([id(4)]);
+    expect(names(await claim(GW_A, [], 10, T0 + 4))).toEqual([id(4)]);
     const entries = await store.audit.newestBefore('acme', 0, { time: T0 + 1, id: '' }, 100, 'command.delivered');
     expect(entries.entries.map((e) => e.actor)).toEqual([{ type: 'device', id: GW_A }, { type: 'device', id: GW_A }]);
   });
 
   it('takes a response of the gateway once: unknown and foreign ids, and finished commands, are refused', async () => {
-    expect(await store.commands.respond(GW_A, id(77), 'SUCCEEDED', null, T0 + 5)).toBe('unknown');
-    expect(await store.commands.respond(GW_B, id(1), 'SUCCEEDED', null, T0 + 5)).toBe('unknown');
-    const done = await store.commands.respond(GW_A, id(1), 'FAILED', 'no such sequence', T0 + 5);
+    expect(await respond(GW_A, id(77), 'SUCCEEDED', null, T0 + 5)).toBe('unknown');
+    expect(await respond(GW_B, id(1), 'SUCCEEDED', null, T0 + 5)).toBe('unknown');
+    const done = await respond(GW_A, id(1), 'FAILED', 'no such sequence', T0 + 5);
     expect(done).toMatchObject({ status: 'FAILED', details: 'no such sequence', completed_at: T0 + 5, delivered_at: T0 + 3 });
-    expect(await store.commands.respond(GW_A, id(1), 'SUCCEEDED', null, T0 + 6)).toBe('final');
-    expect(await store.commands.respond(GW_A, id(2), 'SUCCEEDED', null, T0 + 6)).toBe('final');
+    expect(await respond(GW_A, id(1), 'SUCCEEDED', null, T0 + 6)).toBe('final');
+    expect(await respond(GW_A, id(2), 'SUCCEEDED', null, T0 + 6)).toBe('final');
     // A response before the PUBACK was recorded completes a QUEUED command, delivered then too.
-    expect(await store.commands.respond(GW_A, id(4), 'SUCCEEDED', null, T0 + 7)).toMatchObject({ status: 'SUCCEEDED', delivered_at: T0 + 7, completed_at: T0 + 7 });
+    expect(await respond(GW_A, id(4), 'SUCCEEDED', null, T0 + 7)).toMatchObject({ status: 'SUCCEEDED', delivered_at: T0 + 7, completed_at: T0 + 7 });
     expect(await store.commands.cancel('acme', id(4), T0 + 8)).toMatchObject({ final: { status: 'SUCCEEDED' } });
     expect(await store.commands.cancel('other', id(3), T0 + 8)).toBe('missing');
     shown(await store.commands.page('acme', GW_A, null, 10), T0 + 8);
@@ -130,9 +134,9 @@ function contract(kind: 'sqlite' | 'postgres'): void {
 
   it('never claims or completes a command past expires_at; the sweep stores EXPIRED; a cancel then is refused', async () => {
     await store.commands.createAll('acme', [command(6, GW_B, 10), command(7, GW_B, 30)], T0 + 10);
-    expect(names(await store.commands.claim(GW_B, [], 10, T0 + 20))).toEqual([id(5), id(7)]);
-    expect(names(await store.commands.claim(GW_B, [], 10, T0 + 30))).toEqual([id(5)]);
-    expect(await store.commands.respond(GW_B, id(7), 'SUCCEEDED', null, T0 + 30)).toBe('final');
+    expect(names(await claim(GW_B, [], 10, T0 + 20))).toEqual([id(5), id(7)]);
+    expect(names(await claim(GW_B, [], 10, T0 + 30))).toEqual([id(5)]);
+    expect(await respond(GW_B, id(7), 'SUCCEEDED', null, T0 + 30)).toBe('final');
     expect(await store.commands.cancel('acme', id(6), T0 + 30)).toMatchObject({ final: { status: 'EXPIRED', last_updated: T0 + 30 } });
     expect(await store.commands.expire(T0 + 30, 100)).toBe(1);
     expect(await store.commands.expire(T0 + 30, 100)).toBe(0);
@@ -146,6 +150,21 @@ function contract(kind: 'sqlite' | 'postgres'): void {
     expect(names(first)).toEqual([id(4), id(3)]);
     expect(names(await store.commands.page('acme', GW_A, { created: first[1]!.created, id: first[1]!.id }, 10))).toEqual([id(2), id(1)]);
     expect(await store.commands.page('other', GW_A, null, 10)).toEqual([]);
+  });
+
+  it('claims and answers for several gateways in one call, each its own', async () => {
+    await store.commands.createAll('acme', [command(8, GW_A), command(9, GW_B)], T0 + 40);
+    const claimed = await store.commands.claim([{ gateway_id: GW_B, exclude: [], limit: 1 }, { gateway_id: GW_A, exclude: [], limit: 5 }], T0 + 41);
+    expect(claimed.map(names)).toEqual([[id(5)], [id(8)]]);
+    const outcomes = await store.commands.respond(
+      [
+        { gateway_id: GW_A, id: id(8), status: 'SUCCEEDED', details: null },
+        { gateway_id: GW_A, id: id(9), status: 'SUCCEEDED', details: null },
+        { gateway_id: GW_B, id: id(9), status: 'FAILED', details: 'x' },
+      ],
+      T0 + 42,
+    );
+    expect(outcomes.map((o) => (typeof o === 'string' ? o : o.status))).toEqual(['SUCCEEDED', 'unknown', 'FAILED']);
   });
 
   it('keeps a subscription for the next persistent session; a clean session drops it', async () => {

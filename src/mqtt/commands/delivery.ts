@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { AuditAction, AuditEntry } from '../../domain/audit.js';
 import { parseCommandResponse, type CommandRecord } from '../../domain/commands.js';
-import type { CommandAck, Store } from '../../store/ports/index.js';
+import type { ClaimRequest, CommandAck, CommandOutcome, ResponseOutcome, Store } from '../../store/ports/index.js';
 import type { IngestLog } from '../ingest.js';
 import { CommandOutbox, type OutboxConnection } from './outbox.js';
+import { TickBatch } from './tick-batch.js';
 
 /** How often QUEUED and DELIVERED commands past their expires_at are stored EXPIRED, and how many at a time. */
 const EXPIRY_SWEEP_MS = 60_000;
@@ -43,11 +44,16 @@ function deviceEntry(action: AuditAction, now: number) {
 /**
  * Commands to the gateways connected here (docs/commands.md): an outbox per subscribed
  * connection, woken by `commands-queued` from any instance; PUBACKs of one turn of the event loop
- * stored as DELIVERED in one transaction; responses stored one by one; the expiry sweep.
+ * stored as DELIVERED in one transaction, and so the claims and the responses (TickBatch); the expiry sweep.
  */
 export class CommandDelivery {
   private readonly outboxes = new Map<string, CommandOutbox>();
-  private pendingAcks: { ack: CommandAck; done: () => void }[] = [];
+  private readonly claims = new TickBatch<ClaimRequest, CommandRecord[]>((requests) => this.store.commands.claim(requests, this.clock()));
+  private readonly acks = new TickBatch<CommandAck, void>((acks) => this.storeAcks(acks));
+  private readonly responses = new TickBatch<CommandOutcome, ResponseOutcome>((responses) => {
+    const now = this.clock();
+    return this.store.commands.respond(responses, now, (c) => deviceEntry(c.status === 'SUCCEEDED' ? 'command.succeeded' : 'command.failed', now)(c));
+  });
   private stopSignals: (() => void) | undefined;
   private stopResume: (() => void) | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
@@ -131,8 +137,7 @@ export class CommandDelivery {
   async respond(gatewayId: string, payload: Buffer): Promise<void> {
     const response = parseCommandResponse(payload);
     if ('invalid' in response) return this.dropped(gatewayId, response.invalid);
-    const now = this.clock();
-    const outcome = await this.store.commands.respond(gatewayId, response.command_id, response.status, response.details ?? null, now, deviceEntry(response.status === 'SUCCEEDED' ? 'command.succeeded' : 'command.failed', now));
+    const outcome = await this.responses.add({ gateway_id: gatewayId, id: response.command_id, status: response.status, details: response.details ?? null });
     if (outcome === 'unknown') return this.dropped(gatewayId, `no command ${response.command_id} of this gateway`, response.command_id);
     if (outcome === 'final') return this.dropped(gatewayId, 'the command is final or expired', response.command_id);
     this.stats.commandResponses++;
@@ -148,9 +153,10 @@ export class CommandDelivery {
     this.outboxes.get(gatewayId)?.stop();
     const outbox = new CommandOutbox(gatewayId, topic, connection, qos, {
       store: this.store,
+      claim: (request) => this.claims.add(request),
       clock: this.clock,
       log: this.log,
-      acknowledged: (ack) => new Promise((done) => this.queueAck(ack, done)),
+      acknowledged: (ack) => this.acks.add(ack).catch(() => undefined),
       sent: (dup) => {
         this.stats.commandsSent++;
         if (dup) this.stats.commandsResent++;
@@ -160,25 +166,17 @@ export class CommandDelivery {
     outbox.wake();
   }
 
-  /** PUBACKs of one turn of the event loop go to the store together. */
-  private queueAck(ack: CommandAck, done: () => void): void {
-    this.pendingAcks.push({ ack, done });
-    if (this.pendingAcks.length === 1) setImmediate(() => void this.flushAcks());
-  }
-
-  private async flushAcks(): Promise<void> {
-    const batch = this.pendingAcks;
-    this.pendingAcks = [];
+  /** The PUBACKs of one turn of the event loop, stored together; a failure is logged (those commands stay QUEUED). */
+  private async storeAcks(acks: CommandAck[]): Promise<void[]> {
     const now = this.clock();
     try {
-      const changed = await this.store.commands.delivered(batch.map((b) => b.ack), now, deviceEntry('command.delivered', now));
+      const changed = await this.store.commands.delivered(acks, now, deviceEntry('command.delivered', now));
       this.stats.commandsDelivered += changed.length;
     } catch (error) {
       // Not stored: those commands stay QUEUED and are sent again (with DUP) when next claimed.
-      this.log.warn({ commands: batch.length, reason: (error as Error).message }, 'could not store the delivery of commands');
-    } finally {
-      for (const b of batch) b.done();
+      this.log.warn({ commands: acks.length, reason: (error as Error).message }, 'could not store the delivery of commands');
     }
+    return acks.map(() => undefined);
   }
 
   private async sweep(): Promise<void> {

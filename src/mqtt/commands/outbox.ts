@@ -1,5 +1,5 @@
 import { commandMessage, type CommandRecord } from '../../domain/commands.js';
-import type { CommandAck, Store } from '../../store/ports/index.js';
+import type { ClaimRequest, CommandAck, Store } from '../../store/ports/index.js';
 import type { IngestLog } from '../ingest.js';
 import { publishPacket } from '../packets.js';
 
@@ -20,6 +20,8 @@ export interface OutboxConnection {
 /** What an outbox needs of the broker. */
 export interface OutboxHost {
   store: Pick<Store, 'commands'>;
+  /** The gateway's next commands (CommandRepository.claim, batched with other gateways'). */
+  claim(request: ClaimRequest): Promise<CommandRecord[]>;
   clock: () => number;
   log: IngestLog;
   /** The gateway acknowledged a command (or was sent it at QoS 0); resolves once that is stored, or failed to be. */
@@ -96,7 +98,7 @@ export class CommandOutbox {
         const room = COMMAND_WINDOW - this.inFlight.size;
         if (room <= 0) break;
         const exclude = [...this.recording, ...[...this.inFlight.values()].map((e) => e.command.seq)];
-        const claimed = await this.host.store.commands.claim(this.gatewayId, exclude, room, this.host.clock());
+        const claimed = await this.host.claim({ gateway_id: this.gatewayId, exclude, limit: room });
         // Claimed and not sent (the connection closed meanwhile): still QUEUED, sent on the next one.
         if (this.stopped) break;
         for (const command of claimed) this.send(command, command.attempts > 1);

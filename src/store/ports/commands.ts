@@ -21,6 +21,21 @@ export interface CommandAck {
   id: string;
 }
 
+/** What a claim asks for one gateway (CommandRepository.claim). */
+export interface ClaimRequest {
+  gateway_id: string;
+  exclude: number[];
+  limit: number;
+}
+
+/** A gateway's report of one of its commands' outcome. */
+export interface CommandOutcome {
+  gateway_id: string;
+  id: string;
+  status: ResponseStatus;
+  details: string | null;
+}
+
 /** A cancel: the canceled command, `missing`, or the command that is no longer QUEUED (its status as stored now). */
 export type CancelOutcome = CommandRecord | 'missing' | { final: CommandRecord };
 
@@ -53,19 +68,20 @@ export interface CommandRepository {
   /** QUEUED and not expired at `now` -> CANCELED; an expired one is stored EXPIRED and returned as `final`. */
   cancel(customerId: string, id: string, now: number, audit?: AuditEntry): Promise<CancelOutcome>;
   /**
-   * The gateway's next commands to send: QUEUED, not expired at `now`, none of `exclude` (the
-   * `seq`s already sent on its connection), in creation order, at most `limit`; each counted as one
-   * more attempt in the same statement, so that a later send of it, here or by another instance
-   * after a restart, sets DUP. Excluding rather than reading past a cursor: on PostgreSQL a command
-   * may commit after one with a higher `seq`.
+   * Each gateway's next commands to send, for several gateways in one transaction (a turn of the
+   * event loop's claims): QUEUED, not expired at `now`, none of `exclude` (the `seq`s already sent
+   * on its connection), in creation order, at most `limit`; each counted as one more attempt in the
+   * same statement, so that a later send of it, here or by another instance after a restart, sets
+   * DUP. Excluding rather than reading past a cursor: on PostgreSQL a command may commit after one
+   * with a higher `seq`. One list per request, in their order.
    */
-  claim(gatewayId: string, exclude: number[], limit: number, now: number): Promise<CommandRecord[]>;
+  claim(requests: ClaimRequest[], now: number): Promise<CommandRecord[][]>;
   /** Of these commands of the gateway (sent, not acknowledged in time), those still QUEUED and not expired at `now`, each counted one more attempt. */
   reclaim(gatewayId: string, ids: string[], now: number): Promise<CommandRecord[]>;
   /** Gateways acknowledged these commands (PUBACK), each naming its own: QUEUED -> DELIVERED; returns those that changed. */
   delivered(acks: CommandAck[], now: number, audit?: AuditOf<CommandRecord>): Promise<CommandRecord[]>;
-  /** The gateway's response: QUEUED or DELIVERED, not expired -> SUCCEEDED or FAILED. */
-  respond(gatewayId: string, id: string, status: ResponseStatus, details: string | null, now: number, audit?: AuditOf<CommandRecord>): Promise<ResponseOutcome>;
+  /** Gateways' responses, in one transaction: QUEUED or DELIVERED, not expired -> SUCCEEDED or FAILED; one outcome per response, in their order. */
+  respond(responses: CommandOutcome[], now: number, audit?: AuditOf<CommandRecord>): Promise<ResponseOutcome[]>;
   /** Stores EXPIRED on up to `limit` commands past their `expires_at`; returns how many. */
   expire(now: number, limit: number): Promise<number>;
   /**

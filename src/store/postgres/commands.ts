@@ -1,7 +1,6 @@
 import type { AuditEntry } from '../../domain/audit.js';
-import type { ResponseStatus } from '../../domain/commands.js';
 import type { CreatedIdKey } from '../../domain/page-token.js';
-import { GATEWAYS_PER_COMMAND_SIGNAL, type AuditOf, type CancelOutcome, type CommandRecord, type CommandAck, type CommandRepository, type NewCommand, type ResponseOutcome, UnknownGateways } from '../ports/index.js';
+import { GATEWAYS_PER_COMMAND_SIGNAL, type AuditOf, type CancelOutcome, type ClaimRequest, type CommandOutcome, type CommandRecord, type CommandAck, type CommandRepository, type NewCommand, type ResponseOutcome, UnknownGateways } from '../ports/index.js';
 import { audited, insertAuditEntry } from './audit.js';
 import type { Database } from './pool.js';
 import { SIGNAL_CHANNEL } from './signals.js';
@@ -82,14 +81,20 @@ export class PgCommands implements CommandRepository {
     });
   }
 
-  async claim(gatewayId: string, exclude: number[], limit: number, now: number): Promise<CommandRecord[]> {
-    const { rows } = await this.db.query<CommandRecord>(
-      `UPDATE commands SET attempts = attempts + 1
-       WHERE seq IN (SELECT seq FROM commands WHERE gateway_id = $1 AND status = 'QUEUED' AND expires_at > $3 AND seq <> ALL($2::bigint[]) ORDER BY seq LIMIT $4)
-       RETURNING *`,
-      [gatewayId, exclude, now, limit],
-    );
-    return rows.sort((a, b) => a.seq - b.seq);
+  async claim(requests: ClaimRequest[], now: number): Promise<CommandRecord[][]> {
+    return this.db.transaction(async (client) => {
+      const claimed: CommandRecord[][] = [];
+      for (const r of requests) {
+        const { rows } = await client.query<CommandRecord>(
+          `UPDATE commands SET attempts = attempts + 1
+           WHERE seq IN (SELECT seq FROM commands WHERE gateway_id = $1 AND status = 'QUEUED' AND expires_at > $3 AND seq <> ALL($2::bigint[]) ORDER BY seq LIMIT $4)
+           RETURNING *`,
+          [r.gateway_id, r.exclude, now, r.limit],
+        );
+        claimed.push(rows.sort((a, b) => a.seq - b.seq));
+      }
+      return claimed;
+    });
   }
 
   async reclaim(gatewayId: string, ids: string[], now: number): Promise<CommandRecord[]> {
@@ -116,21 +121,26 @@ export class PgCommands implements CommandRepository {
     );
   }
 
-  async respond(gatewayId: string, id: string, status: ResponseStatus, details: string | null, now: number, audit?: AuditOf<CommandRecord>): Promise<ResponseOutcome> {
-    return this.db.transaction(async (client): Promise<ResponseOutcome> => {
-      const changed = (
-        await client.query<CommandRecord>(
-          `UPDATE commands SET status = $1, details = $2, completed_at = $3, last_updated = $3, delivered_at = coalesce(delivered_at, $3)
-           WHERE id = $4 AND gateway_id = $5 AND ${OPEN} AND expires_at > $3 RETURNING *`,
-          [status, details, now, id.toLowerCase(), gatewayId],
-        )
-      ).rows[0];
-      if (changed) {
-        if (audit) await insertAuditEntry(client, audit(changed));
-        return changed;
+  async respond(responses: CommandOutcome[], now: number, audit?: AuditOf<CommandRecord>): Promise<ResponseOutcome[]> {
+    return this.db.transaction(async (client) => {
+      const outcomes: ResponseOutcome[] = [];
+      for (const r of responses) {
+        const changed = (
+          await client.query<CommandRecord>(
+            `UPDATE commands SET status = $1, details = $2, completed_at = $3, last_updated = $3, delivered_at = coalesce(delivered_at, $3)
+             WHERE id = $4 AND gateway_id = $5 AND ${OPEN} AND expires_at > $3 RETURNING *`,
+            [r.status, r.details, now, r.id.toLowerCase(), r.gateway_id],
+          )
+        ).rows[0];
+        if (changed) {
+          if (audit) await insertAuditEntry(client, audit(changed));
+          outcomes.push(changed);
+          continue;
+        }
+        const known = await client.query('SELECT 1 FROM commands WHERE id = $1 AND gateway_id = $2', [r.id.toLowerCase(), r.gateway_id]);
+        outcomes.push(known.rowCount ? 'final' : 'unknown');
       }
-      const known = await client.query('SELECT 1 FROM commands WHERE id = $1 AND gateway_id = $2', [id.toLowerCase(), gatewayId]);
-      return known.rowCount ? 'final' : 'unknown';
+      return outcomes;
     });
   }
 

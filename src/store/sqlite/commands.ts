@@ -1,7 +1,6 @@
 import type { AuditEntry } from '../../domain/audit.js';
-import type { ResponseStatus } from '../../domain/commands.js';
 import type { CreatedIdKey } from '../../domain/page-token.js';
-import { GATEWAYS_PER_COMMAND_SIGNAL, type AuditOf, type CancelOutcome, type CommandRecord, type CommandAck, type CommandRepository, type NewCommand, type ResponseOutcome, UnknownGateways } from '../ports/index.js';
+import { GATEWAYS_PER_COMMAND_SIGNAL, type AuditOf, type CancelOutcome, type ClaimRequest, type CommandOutcome, type CommandRecord, type CommandAck, type CommandRepository, type NewCommand, type ResponseOutcome, UnknownGateways } from '../ports/index.js';
 import type { LocalSignals } from '../shared/local-signals.js';
 import { audited, insertAuditEntry } from './audit.js';
 import type { Db } from './open.js';
@@ -80,15 +79,19 @@ export class SqliteCommands implements CommandRepository {
       .immediate();
   }
 
-  async claim(gatewayId: string, exclude: number[], limit: number, now: number): Promise<CommandRecord[]> {
-    const rows = prepared(
+  async claim(requests: ClaimRequest[], now: number): Promise<CommandRecord[][]> {
+    const claim = prepared(
       this.db,
       `UPDATE commands SET attempts = attempts + 1
        WHERE seq IN (SELECT seq FROM commands WHERE gateway_id = @gatewayId AND status = 'QUEUED' AND expires_at > @now
          AND seq NOT IN (SELECT value FROM json_each(@exclude)) ORDER BY seq ${LIMIT})
        RETURNING *`,
-    ).all({ gatewayId, exclude: JSON.stringify(exclude), now, limit }) as CommandRecord[];
-    return rows.sort((a, b) => a.seq - b.seq);
+    );
+    return this.db
+      .transaction(() =>
+        requests.map((r) => (claim.all({ gatewayId: r.gateway_id, exclude: JSON.stringify(r.exclude), now, limit: r.limit }) as CommandRecord[]).sort((a, b) => a.seq - b.seq)),
+      )
+      .immediate();
   }
 
   async reclaim(gatewayId: string, ids: string[], now: number): Promise<CommandRecord[]> {
@@ -113,21 +116,24 @@ export class SqliteCommands implements CommandRepository {
     );
   }
 
-  async respond(gatewayId: string, id: string, status: ResponseStatus, details: string | null, now: number, audit?: AuditOf<CommandRecord>): Promise<ResponseOutcome> {
+  async respond(responses: CommandOutcome[], now: number, audit?: AuditOf<CommandRecord>): Promise<ResponseOutcome[]> {
+    const complete = prepared(
+      this.db,
+      `UPDATE commands SET status = @status, details = @details, completed_at = @now, last_updated = @now, delivered_at = coalesce(delivered_at, @now)
+       WHERE id = @id AND gateway_id = @gatewayId AND ${OPEN} AND expires_at > @now RETURNING *`,
+    );
+    const known = prepared(this.db, 'SELECT 1 FROM commands WHERE id = ? AND gateway_id = ?');
     return this.db
-      .transaction((): ResponseOutcome => {
-        const changed = prepared(
-          this.db,
-          `UPDATE commands SET status = @status, details = @details, completed_at = @now, last_updated = @now, delivered_at = coalesce(delivered_at, @now)
-           WHERE id = @id AND gateway_id = @gatewayId AND ${OPEN} AND expires_at > @now RETURNING *`,
-        ).get({ status, details, now, id: id.toLowerCase(), gatewayId }) as CommandRecord | undefined;
-        if (changed) {
-          if (audit) insertAuditEntry(this.db, audit(changed));
-          return changed;
-        }
-        const known = prepared(this.db, 'SELECT 1 FROM commands WHERE id = ? AND gateway_id = ?').get(id.toLowerCase(), gatewayId);
-        return known ? 'final' : 'unknown';
-      })
+      .transaction(() =>
+        responses.map((r): ResponseOutcome => {
+          const changed = complete.get({ status: r.status, details: r.details, now, id: r.id.toLowerCase(), gatewayId: r.gateway_id }) as CommandRecord | undefined;
+          if (changed) {
+            if (audit) insertAuditEntry(this.db, audit(changed));
+            return changed;
+          }
+          return known.get(r.id.toLowerCase(), r.gateway_id) ? 'final' : 'unknown';
+        }),
+      )
       .immediate();
   }
 

@@ -32,7 +32,7 @@ async function waitFor(name: string, status: 'SUCCEEDED' | 'FAILED') {
   const running = spawnCli(['--json', 'commands', 'send', 'dock-1', '--name', name, '--wait'], env);
   const [queued] = await until(() => commandsOf(dock1), (items) => items.length > before, { what: 'the command of --wait' });
   await running.printed('waiting for the outcome', 'stderr');
-  await t.server.ctx.store.commands.respond(dock1, queued!.command_id, status, status === 'FAILED' ? 'unknown command' : null, Date.now());
+  await t.server.ctx.store.commands.respond([{ gateway_id: dock1, id: queued!.command_id, status, details: status === 'FAILED' ? 'unknown command' : null }], Date.now());
   return { code: await running.exited, printed: JSON.parse(running.stdout()) as Command[], stderr: running.stderr() };
 }
 
