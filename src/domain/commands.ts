@@ -1,3 +1,5 @@
+import type { AuditEntry } from './audit.js';
+
 /**
  * Commands to gateways and scanners (docs/commands.md): what a command may say, the states it goes
  * through, the JSON a gateway receives and the JSON it answers with. Pure: the store keeps the
@@ -176,4 +178,21 @@ export function parseCommandResponse(payload: Buffer): CommandResponse | { inval
   if (typeof status !== 'string' || !(RESPONSE_STATUSES as readonly string[]).includes(status)) return { invalid: `status is not one of ${RESPONSE_STATUSES.join(', ')}` };
   if (details !== undefined && typeof details !== 'string') return { invalid: 'details is not a string' };
   return { command_id, status: status as ResponseStatus, ...(details !== undefined ? { details: details.slice(0, MAX_DETAILS_LENGTH) } : {}) };
+}
+
+/** The audit action of a change the gateway made to its command (docs/audit.md). */
+export type DeviceCommandAction = 'command.delivered' | 'command.succeeded' | 'command.failed';
+
+/** The audit entry (docs/audit.md) of a change the gateway made: the device is the actor; `id` a fresh UUID. */
+export function deviceAuditEntry(id: string, command: CommandRecord, now: number): AuditEntry {
+  const action: DeviceCommandAction = command.status === 'SUCCEEDED' ? 'command.succeeded' : command.status === 'FAILED' ? 'command.failed' : 'command.delivered';
+  return {
+    id,
+    customerId: command.customer_id,
+    time: now,
+    action,
+    actor: { type: 'device', id: command.gateway_id },
+    target: { type: 'command', id: command.id },
+    details: { gateway_id: command.gateway_id, name: command.name, ...(command.details !== null ? { details: command.details } : {}) },
+  };
 }

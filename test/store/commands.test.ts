@@ -108,14 +108,15 @@ function contract(kind: 'sqlite' | 'postgres'): void {
   });
 
   it('marks acknowledged commands DELIVERED once, with the device as actor; another gateway\'s ids change nothing', async () => {
-    const audit = (c: CommandRecord): AuditEntry => ({ ...entry(Number.parseInt(c.id.slice(-4), 16), 'command.delivered'), id: `d-${c.id}`, actor: { type: 'device', id: c.gateway_id } });
-    expect(await store.commands.delivered([{ gateway_id: GW_B, id: id(1) }], T0 + 3, audit)).toEqual([]);
-    const delivered = await store.commands.delivered([1, 2, 3].map((n) => ({ gateway_id: GW_A, id: id(n) })), T0 + 3, audit);
+    expect(await store.commands.delivered([{ gateway_id: GW_B, id: id(1) }], T0 + 3, true)).toEqual([]);
+    const delivered = await store.commands.delivered([1, 2, 3].map((n) => ({ gateway_id: GW_A, id: id(n) })), T0 + 3, true);
     expect(delivered.map((c) => [c.id, c.status, c.delivered_at])).toEqual([[id(1), 'DELIVERED', T0 + 3], [id(3), 'DELIVERED', T0 + 3]].sort());
-    expect(await store.commands.delivered([{ gateway_id: GW_A, id: id(1) }], T0 + 4, audit)).toEqual([]);
+    expect(await store.commands.delivered([{ gateway_id: GW_A, id: id(1) }], T0 + 4, true)).toEqual([]);
     expect(names(await claim(GW_A, [], 10, T0 + 4))).toEqual([id(4)]);
-    const entries = await store.audit.newestBefore('acme', 0, { time: T0 + 1, id: '' }, 100, 'command.delivered');
-    expect(entries.entries.map((e) => e.actor)).toEqual([{ type: 'device', id: GW_A }, { type: 'device', id: GW_A }]);
+    const entries = await store.audit.newestBefore('acme', 0, { time: T0 + 10, id: '' }, 100, 'command.delivered');
+    expect(entries.entries.map((e) => [e.actor, e.target, e.details]).sort()).toEqual(
+      [1, 3].map((n) => [{ type: 'device', id: GW_A }, { type: 'command', id: id(n) }, { gateway_id: GW_A, name: 'feedback' }]),
+    );
   });
 
   it('takes a response of the gateway once: unknown and foreign ids, and finished commands, are refused', async () => {

@@ -1,5 +1,3 @@
-import { randomUUID } from 'node:crypto';
-import type { AuditAction, AuditEntry } from '../../domain/audit.js';
 import { parseCommandResponse, type CommandRecord } from '../../domain/commands.js';
 import type { ClaimRequest, CommandAck, CommandOutcome, ResponseOutcome, Store } from '../../store/ports/index.js';
 import type { IngestLog } from '../ingest.js';
@@ -28,19 +26,6 @@ export function newCommandStats(): CommandStats {
   return { commandsSent: 0, commandsResent: 0, commandsDelivered: 0, commandResponses: 0, commandResponsesDropped: 0 };
 }
 
-/** The audit entry of a change the gateway made (docs/audit.md): the device is the actor. */
-function deviceEntry(action: AuditAction, now: number) {
-  return (command: CommandRecord): AuditEntry => ({
-    id: randomUUID(),
-    customerId: command.customer_id,
-    time: now,
-    action,
-    actor: { type: 'device', id: command.gateway_id },
-    target: { type: 'command', id: command.id },
-    details: { gateway_id: command.gateway_id, name: command.name, ...(command.details !== null ? { details: command.details } : {}) },
-  });
-}
-
 /**
  * Commands to the gateways connected here (docs/commands.md): an outbox per subscribed
  * connection, woken by `commands-queued` from any instance; PUBACKs of one turn of the event loop
@@ -52,7 +37,7 @@ export class CommandDelivery {
   private readonly acks = new TickBatch<CommandAck, void>((acks) => this.storeAcks(acks));
   private readonly responses = new TickBatch<CommandOutcome, ResponseOutcome>((responses) => {
     const now = this.clock();
-    return this.store.commands.respond(responses, now, (c) => deviceEntry(c.status === 'SUCCEEDED' ? 'command.succeeded' : 'command.failed', now)(c));
+    return this.store.commands.respond(responses, now, true);
   });
   private stopSignals: (() => void) | undefined;
   private stopResume: (() => void) | undefined;
@@ -170,7 +155,7 @@ export class CommandDelivery {
   private async storeAcks(acks: CommandAck[]): Promise<void[]> {
     const now = this.clock();
     try {
-      const changed = await this.store.commands.delivered(acks, now, deviceEntry('command.delivered', now));
+      const changed = await this.store.commands.delivered(acks, now, true);
       this.stats.commandsDelivered += changed.length;
     } catch (error) {
       // Not stored: those commands stay QUEUED and are sent again (with DUP) when next claimed.

@@ -1,7 +1,6 @@
 import type { AuditEntry } from '../../domain/audit.js';
 import type { CommandRecord, ResponseStatus } from '../../domain/commands.js';
 import type { CreatedIdKey } from '../../domain/page-token.js';
-import type { AuditOf } from './audit.js';
 
 export type { CommandRecord };
 
@@ -78,10 +77,15 @@ export interface CommandRepository {
   claim(requests: ClaimRequest[], now: number): Promise<CommandRecord[][]>;
   /** Of these commands of the gateway (sent, not acknowledged in time), those still QUEUED and not expired at `now`, each counted one more attempt. */
   reclaim(gatewayId: string, ids: string[], now: number): Promise<CommandRecord[]>;
-  /** Gateways acknowledged these commands (PUBACK), each naming its own: QUEUED -> DELIVERED; returns those that changed. */
-  delivered(acks: CommandAck[], now: number, audit?: AuditOf<CommandRecord>): Promise<CommandRecord[]>;
+  /**
+   * Gateways acknowledged these commands (PUBACK), each naming its own: QUEUED -> DELIVERED; returns
+   * those that changed. With `audit`, each change's entry (domain/commands.ts deviceAuditEntry) is
+   * written in its transaction: made by the store, since on SQLite these writes run in a thread of
+   * their own, where no callback can follow.
+   */
+  delivered(acks: CommandAck[], now: number, audit?: boolean): Promise<CommandRecord[]>;
   /** Gateways' responses, in one transaction: QUEUED or DELIVERED, not expired -> SUCCEEDED or FAILED; one outcome per response, in their order. */
-  respond(responses: CommandOutcome[], now: number, audit?: AuditOf<CommandRecord>): Promise<ResponseOutcome[]>;
+  respond(responses: CommandOutcome[], now: number, audit?: boolean): Promise<ResponseOutcome[]>;
   /** Stores EXPIRED on up to `limit` commands past their `expires_at`; returns how many. */
   expire(now: number, limit: number): Promise<number>;
   /**

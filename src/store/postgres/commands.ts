@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import type { AuditEntry } from '../../domain/audit.js';
+import { deviceAuditEntry } from '../../domain/commands.js';
 import type { CreatedIdKey } from '../../domain/page-token.js';
-import { GATEWAYS_PER_COMMAND_SIGNAL, type AuditOf, type CancelOutcome, type ClaimRequest, type CommandOutcome, type CommandRecord, type CommandAck, type CommandRepository, type NewCommand, type ResponseOutcome, UnknownGateways } from '../ports/index.js';
+import { GATEWAYS_PER_COMMAND_SIGNAL, type CancelOutcome, type ClaimRequest, type CommandOutcome, type CommandRecord, type CommandAck, type CommandRepository, type NewCommand, type ResponseOutcome, UnknownGateways } from '../ports/index.js';
 import { audited, insertAuditEntry } from './audit.js';
 import type { Database } from './pool.js';
 import { SIGNAL_CHANNEL } from './signals.js';
@@ -106,7 +108,7 @@ export class PgCommands implements CommandRepository {
     return rows.sort((a, b) => a.seq - b.seq);
   }
 
-  async delivered(acks: CommandAck[], now: number, audit?: AuditOf<CommandRecord>): Promise<CommandRecord[]> {
+  async delivered(acks: CommandAck[], now: number, audit = false): Promise<CommandRecord[]> {
     return audited(
       this.db,
       async (client) =>
@@ -117,11 +119,11 @@ export class PgCommands implements CommandRepository {
             [now, acks.map((a) => a.id), acks.map((a) => a.gateway_id)],
           )
         ).rows,
-      (rows) => (audit ? rows.map(audit) : undefined),
+      (rows) => (audit ? rows.map((row) => deviceAuditEntry(randomUUID(), row, now)) : undefined),
     );
   }
 
-  async respond(responses: CommandOutcome[], now: number, audit?: AuditOf<CommandRecord>): Promise<ResponseOutcome[]> {
+  async respond(responses: CommandOutcome[], now: number, audit = false): Promise<ResponseOutcome[]> {
     return this.db.transaction(async (client) => {
       const outcomes: ResponseOutcome[] = [];
       for (const r of responses) {
@@ -133,7 +135,7 @@ export class PgCommands implements CommandRepository {
           )
         ).rows[0];
         if (changed) {
-          if (audit) await insertAuditEntry(client, audit(changed));
+          if (audit) await insertAuditEntry(client, deviceAuditEntry(randomUUID(), changed, now));
           outcomes.push(changed);
           continue;
         }
@@ -154,11 +156,11 @@ export class PgCommands implements CommandRepository {
   }
 
   async session(gatewayId: string, cleanSession: boolean): Promise<number | undefined> {
-    if (cleanSession) {
-      await this.db.query('DELETE FROM command_subscriptions WHERE gateway_id = $1', [gatewayId]);
-      return undefined;
-    }
-    return (await this.db.query<{ qos: number }>('SELECT qos FROM command_subscriptions WHERE gateway_id = $1', [gatewayId])).rows[0]?.qos;
+    const qos = (await this.db.query<{ qos: number }>('SELECT qos FROM command_subscriptions WHERE gateway_id = $1', [gatewayId])).rows[0]?.qos;
+    // Read first: most connections have nothing to drop (as SQLite's, whose write lock a reconnect storm would take).
+    if (!cleanSession || qos === undefined) return cleanSession ? undefined : qos;
+    await this.db.query('DELETE FROM command_subscriptions WHERE gateway_id = $1', [gatewayId]);
+    return undefined;
   }
 
   async subscribe(gatewayId: string, qos: number, now: number): Promise<void> {

@@ -1,19 +1,25 @@
 import type { AuditEntry } from '../../domain/audit.js';
 import type { CreatedIdKey } from '../../domain/page-token.js';
-import { GATEWAYS_PER_COMMAND_SIGNAL, type AuditOf, type CancelOutcome, type ClaimRequest, type CommandOutcome, type CommandRecord, type CommandAck, type CommandRepository, type NewCommand, type ResponseOutcome, UnknownGateways } from '../ports/index.js';
+import { GATEWAYS_PER_COMMAND_SIGNAL, type CancelOutcome, type ClaimRequest, type CommandOutcome, type CommandRecord, type CommandAck, type CommandRepository, type NewCommand, type ResponseOutcome, UnknownGateways } from '../ports/index.js';
 import type { LocalSignals } from '../shared/local-signals.js';
 import { audited, insertAuditEntry } from './audit.js';
+import { CommandWriter } from './command-writer.js';
 import type { Db } from './open.js';
 import { LIMIT, prepared } from './statements.js';
 
-const OPEN = "status IN ('QUEUED', 'DELIVERED')";
-
-/** Commands (migration 0019); every status change is one transaction with its audit entries (ports/commands.ts). */
+/**
+ * Commands (migration 0019); every status change is one transaction with its audit entries
+ * (ports/commands.ts). The writes of delivery run in a thread of their own (command-writer.ts).
+ */
 export class SqliteCommands implements CommandRepository {
+  private readonly writer: CommandWriter;
+
   constructor(
     private readonly db: Db,
     private readonly signals: LocalSignals,
-  ) {}
+  ) {
+    this.writer = new CommandWriter(db);
+  }
 
   async createAll(customerId: string, commands: NewCommand[], now: number, audit?: AuditEntry[]): Promise<CommandRecord[]> {
     const insert = prepared(
@@ -79,78 +85,37 @@ export class SqliteCommands implements CommandRepository {
       .immediate();
   }
 
-  async claim(requests: ClaimRequest[], now: number): Promise<CommandRecord[][]> {
-    const claim = prepared(
-      this.db,
-      `UPDATE commands SET attempts = attempts + 1
-       WHERE seq IN (SELECT seq FROM commands WHERE gateway_id = @gatewayId AND status = 'QUEUED' AND expires_at > @now
-         AND seq NOT IN (SELECT value FROM json_each(@exclude)) ORDER BY seq ${LIMIT})
-       RETURNING *`,
-    );
-    return this.db
-      .transaction(() =>
-        requests.map((r) => (claim.all({ gatewayId: r.gateway_id, exclude: JSON.stringify(r.exclude), now, limit: r.limit }) as CommandRecord[]).sort((a, b) => a.seq - b.seq)),
-      )
-      .immediate();
+  claim(requests: ClaimRequest[], now: number): Promise<CommandRecord[][]> {
+    return this.writer.run({ kind: 'claim', requests, now });
   }
 
-  async reclaim(gatewayId: string, ids: string[], now: number): Promise<CommandRecord[]> {
-    const rows = prepared(
-      this.db,
-      `UPDATE commands SET attempts = attempts + 1
-       WHERE gateway_id = @gatewayId AND id IN (SELECT value FROM json_each(@ids)) AND status = 'QUEUED' AND expires_at > @now RETURNING *`,
-    ).all({ gatewayId, ids: JSON.stringify(ids), now }) as CommandRecord[];
-    return rows.sort((a, b) => a.seq - b.seq);
+  reclaim(gatewayId: string, ids: string[], now: number): Promise<CommandRecord[]> {
+    return this.writer.run({ kind: 'reclaim', gatewayId, ids, now });
   }
 
-  async delivered(acks: CommandAck[], now: number, audit?: AuditOf<CommandRecord>): Promise<CommandRecord[]> {
-    const update = prepared(
-      this.db,
-      `UPDATE commands SET status = 'DELIVERED', delivered_at = @now, last_updated = @now
-       WHERE status = 'QUEUED' AND (id, gateway_id) IN (SELECT value ->> '$.id', value ->> '$.gateway_id' FROM json_each(@acks)) RETURNING *`,
-    );
-    return audited(
-      this.db,
-      () => update.all({ acks: JSON.stringify(acks), now }) as CommandRecord[],
-      (rows) => (audit ? rows.map(audit) : undefined),
-    );
+  delivered(acks: CommandAck[], now: number, audit = false): Promise<CommandRecord[]> {
+    return this.writer.run({ kind: 'delivered', acks, now, audit });
   }
 
-  async respond(responses: CommandOutcome[], now: number, audit?: AuditOf<CommandRecord>): Promise<ResponseOutcome[]> {
-    const complete = prepared(
-      this.db,
-      `UPDATE commands SET status = @status, details = @details, completed_at = @now, last_updated = @now, delivered_at = coalesce(delivered_at, @now)
-       WHERE id = @id AND gateway_id = @gatewayId AND ${OPEN} AND expires_at > @now RETURNING *`,
-    );
-    const known = prepared(this.db, 'SELECT 1 FROM commands WHERE id = ? AND gateway_id = ?');
-    return this.db
-      .transaction(() =>
-        responses.map((r): ResponseOutcome => {
-          const changed = complete.get({ status: r.status, details: r.details, now, id: r.id.toLowerCase(), gatewayId: r.gateway_id }) as CommandRecord | undefined;
-          if (changed) {
-            if (audit) insertAuditEntry(this.db, audit(changed));
-            return changed;
-          }
-          return known.get(r.id.toLowerCase(), r.gateway_id) ? 'final' : 'unknown';
-        }),
-      )
-      .immediate();
+  respond(responses: CommandOutcome[], now: number, audit = false): Promise<ResponseOutcome[]> {
+    return this.writer.run({ kind: 'respond', responses, now, audit });
   }
 
-  async expire(now: number, limit: number): Promise<number> {
-    return prepared(
-      this.db,
-      `UPDATE commands SET status = 'EXPIRED', last_updated = @now
-       WHERE seq IN (SELECT seq FROM commands WHERE ${OPEN} AND expires_at <= @now ${LIMIT})`,
-    ).run({ now, limit }).changes;
+  expire(now: number, limit: number): Promise<number> {
+    return this.writer.run({ kind: 'expire', now, limit });
+  }
+
+  /** Stops the writer thread. */
+  close(): Promise<void> {
+    return this.writer.close();
   }
 
   async session(gatewayId: string, cleanSession: boolean): Promise<number | undefined> {
-    if (cleanSession) {
-      prepared(this.db, 'DELETE FROM command_subscriptions WHERE gateway_id = ?').run(gatewayId);
-      return undefined;
-    }
-    return prepared(this.db, 'SELECT qos FROM command_subscriptions WHERE gateway_id = ?').pluck().get(gatewayId) as number | undefined;
+    const qos = prepared(this.db, 'SELECT qos FROM command_subscriptions WHERE gateway_id = ?').pluck().get(gatewayId) as number | undefined;
+    // Read first: most connections have nothing to drop, and a write per connection would take the write lock in a reconnect storm.
+    if (!cleanSession || qos === undefined) return cleanSession ? undefined : qos;
+    prepared(this.db, 'DELETE FROM command_subscriptions WHERE gateway_id = ?').run(gatewayId);
+    return undefined;
   }
 
   async subscribe(gatewayId: string, qos: number, now: number): Promise<void> {

@@ -147,7 +147,8 @@ export class SqliteStore implements Store {
     this.storage.close();
     // The analyses' pool is closed even when unused, so that it refuses work from now on.
     const retention = this.built.get('retention') as SqliteRetention | undefined;
-    await Promise.all([this.jobAnalysis.close(), retention?.close()]);
+    const commands = this.built.get('commands') as SqliteCommands | undefined;
+    await Promise.all([this.jobAnalysis.close(), retention?.close(), commands?.close()]);
     if (this.db.open) this.db.close();
   }
 
