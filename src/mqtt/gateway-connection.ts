@@ -298,10 +298,9 @@ export class GatewayConnection {
       return this.fail(`QoS ${qos} PUBLISH with packet identifier 0`, false);
     }
     const session = this.session!;
-    if (session.topicBytes.compare(body, 2, topicEnd) !== 0 && session.responsesTopicBytes.compare(body, 2, topicEnd) === 0) {
-      return this.onCommandResponse(qos, packetId, body.subarray(payloadStart));
-    }
     if (session.topicBytes.compare(body, 2, topicEnd) !== 0) {
+      // Its second topic: the outcome of its commands (docs/commands.md).
+      if (session.responsesTopicBytes.compare(body, 2, topicEnd) === 0) return this.onCommandResponse(qos, packetId, body.subarray(payloadStart));
       // [MQTT-3.3.5-2]: a PUBLISH the server does not authorize is either acknowledged or the
       // connection is closed; we close, so a misconfigured gateway notices at once.
       const topic = body.toString('utf8', 2, topicEnd);

@@ -114,7 +114,7 @@ function contract(kind: 'sqlite' | 'postgres'): void {
     expect(await store.commands.delivered([{ gateway_id: GW_A, id: id(1) }], T0 + 4, true)).toEqual([]);
     expect(names(await claim(GW_A, [], 10, T0 + 4))).toEqual([id(4)]);
     const entries = await store.audit.newestBefore('acme', 0, { time: T0 + 10, id: '' }, 100, 'command.delivered');
-    expect(entries.entries.map((e) => [e.actor, e.target, e.details]).sort()).toEqual(
+    expect(entries.entries.map((e) => [e.actor, e.target, e.details]).sort((a, b) => String((a[1] as { id: string }).id).localeCompare((b[1] as { id: string }).id))).toEqual(
       [1, 3].map((n) => [{ type: 'device', id: GW_A }, { type: 'command', id: id(n) }, { gateway_id: GW_A, name: 'feedback' }]),
     );
   });

@@ -3,11 +3,11 @@
 // SQLite's write lock while the ingest writer commits.
 import { workerData } from 'node:worker_threads';
 import { answerTasks } from '../../threads/task-pool.js';
-import { runCommandWrite, type CommandWrite } from './command-writes.js';
+import { runCommandWrites, type CommandWrite } from './command-writes.js';
 import { openDatabase } from './open.js';
 
 const db = openDatabase((workerData as { file: string }).file, { migrate: false });
 // The checkpointer thread copies the WAL back: a commit here never checkpoints (as the ingest writer).
 db.pragma('wal_autocheckpoint = 20000');
 
-answerTasks((write: CommandWrite) => runCommandWrite(db, write));
+answerTasks((writes: CommandWrite[]) => runCommandWrites(db, writes));

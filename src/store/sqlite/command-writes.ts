@@ -16,6 +16,9 @@ export type CommandWrite =
   | { kind: 'respond'; responses: CommandOutcome[]; now: number; audit: boolean }
   | { kind: 'expire'; now: number; limit: number };
 
+/** Each write's result, or why it failed (its own savepoint rolled back; the others stand). */
+export type WriteResult = { result: unknown } | { error: string };
+
 function claim(db: Db, requests: ClaimRequest[], now: number): CommandRecord[][] {
   const statement = prepared(
     db,
@@ -95,4 +98,23 @@ export function runCommandWrite(db: Db, write: CommandWrite): unknown {
     case 'expire':
       return expire(db, write.now, write.limit);
   }
+}
+
+/**
+ * The writes that queued while the last ones ran, in one transaction (a group commit): each in a
+ * savepoint of its own (better-sqlite3 nests transactions so), so that one that fails leaves the
+ * others. One lock taken instead of one per write: the ingest writer waits the less.
+ */
+export function runCommandWrites(db: Db, writes: CommandWrite[]): WriteResult[] {
+  return db
+    .transaction(() =>
+      writes.map((write): WriteResult => {
+        try {
+          return { result: runCommandWrite(db, write) };
+        } catch (error) {
+          return { error: error instanceof Error ? error.message : String(error) };
+        }
+      }),
+    )
+    .immediate();
 }

@@ -9,7 +9,8 @@ import { LIMIT, prepared } from './statements.js';
 
 /**
  * Commands (migration 0019); every status change is one transaction with its audit entries
- * (ports/commands.ts). The writes of delivery run in a thread of their own (command-writer.ts).
+ * (ports/commands.ts). The writes of delivery run in a thread of their own (command-writer.ts);
+ * those of HTTP calls (create, cancel) on the caller's, as every other repository's.
  */
 export class SqliteCommands implements CommandRepository {
   private readonly writer: CommandWriter;
