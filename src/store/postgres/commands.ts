@@ -19,6 +19,20 @@ const INSERT_SQL = `INSERT INTO commands (id, customer_id, gateway_id, device_id
 // Sent inside the creating transaction: NOTIFY goes out exactly when it commits.
 const NOTIFY_SQL = `SELECT pg_notify('${SIGNAL_CHANNEL}', json_build_object('kind', 'commands-queued', 'gateway_ids', $1::text[])::text)`;
 
+// Each request's gateway and limit side by side; the excluded (gateway, seq) pairs likewise. A
+// gateway appears once per call (one outbox per gateway).
+const CLAIM_SQL = `WITH excluded AS (SELECT * FROM unnest($4::text[], $5::bigint[]) AS x(gateway_id, seq)),
+  picked AS (
+    SELECT c.seq FROM unnest($1::text[], $2::int[]) AS r(gateway_id, lim)
+    CROSS JOIN LATERAL (
+      SELECT seq FROM commands
+      WHERE gateway_id = r.gateway_id AND status = 'QUEUED' AND expires_at > $3
+        AND NOT EXISTS (SELECT 1 FROM excluded AS x WHERE x.gateway_id = r.gateway_id AND x.seq = commands.seq)
+      ORDER BY seq LIMIT r.lim
+    ) AS c
+  )
+  UPDATE commands SET attempts = attempts + 1 WHERE seq IN (SELECT seq FROM picked) RETURNING *`;
+
 /** Commands (migration 0014), as SQLite's (sqlite/commands.ts); the `commands-queued` signal goes out with the commit. */
 export class PgCommands implements CommandRepository {
   constructor(private readonly db: Database) {}
@@ -83,20 +97,23 @@ export class PgCommands implements CommandRepository {
     });
   }
 
+  /** One statement for every request: each gateway's first QUEUED commands (LATERAL, by the partial index), less those excluded. */
   async claim(requests: ClaimRequest[], now: number): Promise<CommandRecord[][]> {
-    return this.db.transaction(async (client) => {
-      const claimed: CommandRecord[][] = [];
-      for (const r of requests) {
-        const { rows } = await client.query<CommandRecord>(
-          `UPDATE commands SET attempts = attempts + 1
-           WHERE seq IN (SELECT seq FROM commands WHERE gateway_id = $1 AND status = 'QUEUED' AND expires_at > $3 AND seq <> ALL($2::bigint[]) ORDER BY seq LIMIT $4)
-           RETURNING *`,
-          [r.gateway_id, r.exclude, now, r.limit],
-        );
-        claimed.push(rows.sort((a, b) => a.seq - b.seq));
-      }
-      return claimed;
-    });
+    const excluded = requests.flatMap((r) => r.exclude.map((seq) => [r.gateway_id, seq] as const));
+    const { rows } = await this.db.query<CommandRecord>(CLAIM_SQL, [
+      requests.map((r) => r.gateway_id),
+      requests.map((r) => r.limit),
+      now,
+      excluded.map(([gateway]) => gateway),
+      excluded.map(([, seq]) => seq),
+    ]);
+    const byGateway = new Map<string, CommandRecord[]>();
+    for (const row of rows.sort((a, b) => a.seq - b.seq)) {
+      const list = byGateway.get(row.gateway_id);
+      if (list) list.push(row);
+      else byGateway.set(row.gateway_id, [row]);
+    }
+    return requests.map((r) => byGateway.get(r.gateway_id) ?? []);
   }
 
   async reclaim(gatewayId: string, ids: string[], now: number): Promise<CommandRecord[]> {
