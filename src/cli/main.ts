@@ -2,6 +2,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { registerApiKeyCommands } from './api-keys/index.js';
 import { registerAssetCommands } from './assets/index.js';
 import { registerAuditCommand } from './audit/index.js';
+import { registerCommandCommands } from './commands/index.js';
 import { registerDeviceCommands } from './devices/index.js';
 import { registerEventCommands } from './events/index.js';
 import { registerFeatureCommands } from './features/index.js';
@@ -50,6 +51,7 @@ export function buildProgram(): Command {
   registerEventCommands(program);
   registerGatewayCommands(program);
   registerDeviceCommands(program);
+  registerCommandCommands(program);
   registerOperatorCommands(program);
   registerAssetCommands(program);
   registerJobCommands(program);

@@ -28,6 +28,11 @@ export const AUDIT_ACTIONS = [
   'export.created',
   'retention.set',
   'signing_key.rotated',
+  'command.created',
+  'command.canceled',
+  'command.delivered',
+  'command.succeeded',
+  'command.failed',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -13,3 +13,13 @@ export function topicPrefix(customerId: string): string {
 export function gatewayTopic(prefix: string, gatewayId: string): string {
   return `${prefix}/gateway/${gatewayId}`;
 }
+
+/** The one topic filter a gateway may subscribe to: its commands arrive there (docs/commands.md). */
+export function commandsTopic(gatewayTopicName: string): string {
+  return `${gatewayTopicName}/commands`;
+}
+
+/** Where a gateway reports the outcome of its commands; besides its own topic, the only one it may publish to. */
+export function commandResponsesTopic(gatewayTopicName: string): string {
+  return `${gatewayTopicName}/command-responses`;
+}

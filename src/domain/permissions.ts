@@ -5,6 +5,7 @@ export const PERMISSIONS = [
   'gateway.read',
   'gateway.write',
   'gateway.provision',
+  'gateway.command',
   'jobconfig.read',
   'jobconfig.write',
   'jobanalysis.run',

@@ -1,4 +1,5 @@
 import type { AdmissionStats } from './admission.js';
+import { newCommandStats, type CommandStats } from './commands/delivery.js';
 import type { IngestLog, IngestStats } from './ingest.js';
 
 /** The counters of the listener, part of BrokerStats. */
@@ -14,7 +15,7 @@ export interface ListenerStats extends AdmissionStats {
 }
 
 /** Counters of the broker since start (connections and refusals); ingest has its own. */
-export interface BrokerStats extends ListenerStats {
+export interface BrokerStats extends ListenerStats, CommandStats {
   /** Gateways connected now. */
   connected: number;
   /** CONNECTs accepted. */
@@ -55,6 +56,7 @@ export function newBrokerStats(): BrokerStats {
     connectionsOverCap: 0,
     handshakeTimeouts: 0,
     connectTimeouts: 0,
+    ...newCommandStats(),
   };
 }
 

@@ -3,6 +3,7 @@ import { CUSTOMERS_PER_SIGNAL, type DeletedBatch, type Store } from '../store/po
 import type { CreatedWindow } from '../domain/payload-limits.js';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './admission.js';
 import { logCountersWhileBusy, newBrokerStats, type BrokerStats } from './broker-stats.js';
+import { CommandDelivery } from './commands/delivery.js';
 import { ConnectedGateways } from './connected-gateways.js';
 import { connectionHost } from './connection-host.js';
 import { GatewayConnection } from './gateway-connection.js';
@@ -111,16 +112,19 @@ export async function startBroker(ctx: BrokerContext, options: BrokerOptions): P
   let listener: MqttListener | undefined;
   const connections = new Set<GatewayConnection>();
   const gateways = new ConnectedGateways(store, log);
+  const commands = new CommandDelivery(store, ctx.clock, log, stats);
   const host = connectionHost({
     log,
     stats,
     writer,
     store,
     gateways,
+    commands,
     maxPayloadBytes: MAX_PAYLOAD_BYTES,
     maxPacketBytes: MAX_PACKET_BYTES,
     authenticated: (socket) => listener?.authenticated(socket),
   });
+  commands.listen();
   await gateways.listen();
   const statsTimer = logCountersWhileBusy(writer.stats, stats, log);
 
@@ -146,6 +150,7 @@ export async function startBroker(ctx: BrokerContext, options: BrokerOptions): P
     // Port taken, address unknown: the threads must not keep the process alive.
     clearInterval(statsTimer);
     gateways.close();
+    commands.close();
     await writer.close();
     throw error;
   }
@@ -168,6 +173,7 @@ export async function startBroker(ctx: BrokerContext, options: BrokerOptions): P
       (closing ??= (async () => {
         clearInterval(statsTimer);
         gateways.close();
+        commands.close();
         const stopped = running.stopAccepting();
         // Nothing new is read; what was read is committed and acknowledged before the connections close.
         for (const connection of connections) connection.stopReading();

@@ -1,12 +1,16 @@
 import type { TLSSocket } from 'node:tls';
-import { gatewayTopic, topicPrefix } from '../domain/mqtt-topics.js';
+import { commandResponsesTopic, commandsTopic, gatewayTopic, topicPrefix } from '../domain/mqtt-topics.js';
 import type { Store } from '../store/ports/index.js';
 import type { BrokerStats } from './broker-stats.js';
 import { clientAddressOf } from './client-address.js';
+import type { CommandDelivery } from './commands/delivery.js';
 import type { ConnectedGateways } from './connected-gateways.js';
 import type { ConnectionHost, GatewayConnection, GatewaySession } from './gateway-connection.js';
 import type { IngestLog, IngestWriter } from './ingest.js';
 import type { ConnectRefusal } from './refusals.js';
+
+/** [MQTT-3.9.3]: the SUBACK return code of a refused filter (gateway-connection.ts gives its MQTT 5 reason). */
+const SUBACK_FAILURE = 0x80;
 
 /** What the broker's decisions about gateways need: its log, counters and writer, the store, the gateways connected here. */
 export interface HostParts {
@@ -15,6 +19,7 @@ export interface HostParts {
   writer: Pick<IngestWriter, 'submit'>;
   store: Pick<Store, 'ingest'>;
   gateways: ConnectedGateways;
+  commands: CommandDelivery;
   maxPayloadBytes: number;
   /** The largest packet a gateway may send, for the log line of one refused over it. */
   maxPacketBytes: number;
@@ -67,12 +72,12 @@ async function authenticate(parts: HostParts, connection: GatewayConnection): Pr
     return 'certificate_pending' as const;
   }
   const topic = gatewayTopic(topicPrefix(gateway.customer_id), gateway.id);
-  return { gatewayId: gateway.id, topic, topicBytes: Buffer.from(topic), serial };
+  return { gatewayId: gateway.id, topic, topicBytes: Buffer.from(topic), serial, commandsTopic: commandsTopic(topic), responsesTopicBytes: Buffer.from(commandResponsesTopic(topic)) };
 }
 
 /** The broker's side of every gateway connection (gateway-connection.ts): its decisions about gateways, counted and logged. */
 export function connectionHost(parts: HostParts): ConnectionHost {
-  const { log, stats, gateways } = parts;
+  const { log, stats, gateways, commands } = parts;
   return {
     log,
     writer: parts.writer,
@@ -89,6 +94,7 @@ export function connectionHost(parts: HostParts): ConnectionHost {
       stats.connected++;
       log.info({ gateway_id: gatewayId, remote: clientAddressOf(connection.socket) }, 'gateway connected');
       gateways.connected(gatewayId, connection);
+      commands.connected(gatewayId, connection.session!.commandsTopic, connection, connection.cleanSession);
     },
 
     disconnected(connection) {
@@ -96,6 +102,7 @@ export function connectionHost(parts: HostParts): ConnectionHost {
       stats.connected--;
       log.info({ gateway_id: gatewayId }, 'gateway disconnected');
       gateways.disconnected(gatewayId, connection);
+      commands.disconnected(gatewayId, connection);
     },
 
     publishRefused(connection, topic, reason) {
@@ -120,9 +127,29 @@ export function connectionHost(parts: HostParts): ConnectionHost {
       }
     },
 
-    subscriptionRefused(connection, filter) {
-      stats.subscriptionsRefused++;
-      log.warn({ ...whoIs(connection), topic: filter }, 'MQTT subscription refused');
+    // Its own command topic at QoS 0 or 1 (2 is granted as 1: [MQTT-3.9.3], the server may grant
+    // less); any other filter, wildcards included, 0x80.
+    subscribe(connection, filter, qos) {
+      const session = connection.session!;
+      if (filter !== session.commandsTopic) {
+        stats.subscriptionsRefused++;
+        log.warn({ ...whoIs(connection), topic: filter }, 'MQTT subscription refused');
+        return SUBACK_FAILURE;
+      }
+      const granted = Math.min(qos, 1);
+      commands.subscribed(session.gatewayId, filter, connection, granted, connection.cleanSession);
+      return granted;
     },
+
+    unsubscribe(connection, filter) {
+      const session = connection.session!;
+      if (filter === session.commandsTopic) commands.unsubscribed(session.gatewayId, connection);
+    },
+
+    acknowledged(connection, packetId) {
+      commands.acknowledged(connection.session!.gatewayId, connection, packetId);
+    },
+
+    commandResponse: (connection, payload) => commands.respond(connection.session!.gatewayId, payload),
   };
 }

@@ -32,9 +32,13 @@ import { REFUSAL_CODES, ReasonCode, type CloseReason, type ConnectRefusal } from
 
 // One gateway's MQTT connection, from its CONNECT to its close: the whole protocol a publishing
 // gateway needs ([MQTT-3.1] to [MQTT-3.14]; MQTT 5 3.1 to 3.14 at level 5, where every refusal
-// also carries its reason code: refusals.ts), read straight off the TLS socket. Each PUBLISH goes to
+// also carries its reason code: refusals.ts), read straight off the TLS socket, and the one
+// subscription it may make, to its commands (the host's, src/mqtt/commands/). Each PUBLISH goes to
 // the ingest writer as a view of the bytes it arrived in; its PUBACK is written once the writer's
 // transaction committed, coalesced with the others of that commit into one write per connection.
+
+/** [MQTT-3.9.3]: the SUBACK return code of a refused filter at levels 3 and 4. */
+const SUBACK_FAILURE = 0x80;
 
 /** The gateway behind a connection, known from its certificate once authenticated. */
 export interface GatewaySession {
@@ -44,6 +48,10 @@ export interface GatewaySession {
   topicBytes: Buffer;
   /** The serial of the certificate it connected with (lower-case hex): a revocation of it closes the connection. */
   serial: string;
+  /** The one topic filter it may subscribe to: its commands (docs/commands.md). */
+  commandsTopic: string;
+  /** Where it reports its commands' outcome, as bytes (compared like `topicBytes`). */
+  responsesTopicBytes: Buffer;
 }
 
 /** What a connection needs of the broker. */
@@ -63,8 +71,14 @@ export interface ConnectionHost {
   protocolViolation(connection: GatewayConnection, qos: number): void;
   /** A packet refused on its header alone (the connection closes). */
   packetRefused(connection: GatewayConnection, refusal: PacketRefusal): void;
-  /** A SUBSCRIBE's filter, refused with 0x80. */
-  subscriptionRefused(connection: GatewayConnection, filter: string): void;
+  /** A SUBSCRIBE's filter and its requested QoS: the SUBACK return code, the QoS granted or 0x80 ([MQTT-3.9.3]). */
+  subscribe(connection: GatewayConnection, filter: string, qos: number): number;
+  /** An UNSUBSCRIBE's filter. */
+  unsubscribe(connection: GatewayConnection, filter: string): void;
+  /** A PUBACK of a message the broker sent (a command). */
+  acknowledged(connection: GatewayConnection, packetId: number): void;
+  /** A PUBLISH on the command-responses topic; resolves once handled, rejects when it was not stored (no acknowledgement then). */
+  commandResponse(connection: GatewayConnection, payload: Buffer): Promise<void>;
 }
 
 const CONNECTING = 0;
@@ -138,7 +152,21 @@ export class GatewayConnection {
     socket.resume();
   }
 
-  /** Closes the connection from the server's side (deleted or revoked gateway, takeover); at level 5 DISCONNECT says why. */
+  /** Whether the CONNECT asked for a clean session ([MQTT-3.1.2-6]; MQTT 5 Clean Start, 3.1.2.4). */
+  get cleanSession(): boolean {
+    return this.connect?.cleanSession ?? true;
+  }
+
+  /** Writes a packet the broker sends on its own (a command); nothing once closed. */
+  send(packet: Buffer): void {
+    if (this.state === CONNECTED) this.write(packet);
+  }
+
+  closed(): boolean {
+    return this.state === CLOSED;
+  }
+
+  /** Closes the connection from the server's side (deleted or revoked gateway, takeover, shutdown); at level 5 DISCONNECT says why. */
   close(reason: CloseReason): void {
     if (this.state === CLOSED) return;
     this.closeWith(this.level === 5 && this.state === CONNECTED ? disconnect5(REFUSAL_CODES.close[reason]) : undefined);
@@ -288,19 +316,9 @@ export class GatewayConnection {
       case PacketType.SUBSCRIBE:
         if (flags !== 0x02 || body.length < 2) throw new ProtocolError('malformed SUBSCRIBE');
         return this.onSubscribe(body);
-      case PacketType.UNSUBSCRIBE: {
+      case PacketType.UNSUBSCRIBE:
         if (flags !== 0x02 || body.length < 2) throw new ProtocolError('malformed UNSUBSCRIBE');
-        const packetId = body.readUInt16BE(0);
-        if (this.level !== 5) {
-          readTopicFilters(body, false);
-          this.write(acknowledgement(PacketType.UNSUBACK, packetId));
-          return;
-        }
-        // MQTT 5 3.11.3: a reason code per filter; no subscription exists to remove (0x11).
-        const filters = readUnsubscribe5(body);
-        this.write(unsuback5(packetId, filters.map(() => ReasonCode.NO_SUBSCRIPTION_EXISTED)));
-        return;
-      }
+        return this.onUnsubscribe(body);
       case PacketType.DISCONNECT:
         if (flags !== 0) throw new ProtocolError('malformed DISCONNECT');
         // [MQTT-3.14.4-3]: the will is discarded; at level 5 unless the reason is 0x04 "with will
@@ -310,9 +328,13 @@ export class GatewayConnection {
         this.socket.end();
         return;
       case PacketType.PUBACK:
+        // [MQTT-4.3.2]: the gateway has the command of this packet identifier.
+        if (body.length < 2) throw new ProtocolError('malformed PUBACK');
+        this.host.acknowledged(this, body.readUInt16BE(0));
+        return;
       case PacketType.PUBREC:
       case PacketType.PUBCOMP:
-        // Acknowledgements of messages we never send (nobody subscribes): nothing to do.
+        // Acknowledgements of QoS 2 messages, which the broker never sends: nothing to do.
         return;
       default:
         // A second CONNECT ([MQTT-3.1.0-2]) or a packet only a server sends.
@@ -324,15 +346,34 @@ export class GatewayConnection {
     const packetId = body.readUInt16BE(0);
     if (this.level !== 5) {
       const filters = readTopicFilters(body, true);
-      for (const filter of filters) this.host.subscriptionRefused(this, filter);
-      // [MQTT-3.8.4-3] / [MQTT-3.9.3-2]: the SUBACK carries 0x80 (failure) for a refused filter; the connection stays open.
-      this.write(suback(packetId, filters.map(() => 0x80), this.level));
+      // Each filter is followed by its requested QoS (readTopicFilters checked it).
+      let at = 2;
+      const codes = filters.map((filter) => {
+        at += 2 + Buffer.byteLength(filter) + 1;
+        return this.host.subscribe(this, filter, body[at - 1]!);
+      });
+      // [MQTT-3.8.4-3] / [MQTT-3.9.3-2]: one return code per filter, 0x80 for a refused one; the connection stays open.
+      this.write(suback(packetId, codes, this.level));
       return;
     }
-    // MQTT 5 3.9.3: a reason code per filter, saying why it is refused; the connection stays open.
-    const { filters, subscriptionIdentifier } = readSubscribe5(body);
-    for (const filter of filters) this.host.subscriptionRefused(this, filter);
-    this.write(suback(packetId, filters.map((filter) => subscriptionRefusal5(filter, subscriptionIdentifier)), 5));
+    // MQTT 5 3.9.3: a reason code per filter, saying why one is refused; the connection stays open.
+    // Subscription identifiers are not supported (the CONNACK says so), so with one nothing is granted.
+    const { filters, qos, subscriptionIdentifier } = readSubscribe5(body);
+    const codes = filters.map((filter, i) => {
+      const code = subscriptionIdentifier ? SUBACK_FAILURE : this.host.subscribe(this, filter, qos[i]!);
+      return code === SUBACK_FAILURE ? subscriptionRefusal5(filter, subscriptionIdentifier) : code;
+    });
+    this.write(suback(packetId, codes, 5));
+  }
+
+  private onUnsubscribe(body: Buffer): void {
+    const packetId = body.readUInt16BE(0);
+    const filters = this.level === 5 ? readUnsubscribe5(body) : readTopicFilters(body, false);
+    for (const filter of filters) this.host.unsubscribe(this, filter);
+    if (this.level !== 5) return this.write(acknowledgement(PacketType.UNSUBACK, packetId));
+    // MQTT 5 3.11.3: a reason code per filter; only the command topic can have had a subscription.
+    const codes = filters.map((filter) => (filter === this.session!.commandsTopic ? ReasonCode.SUCCESS : ReasonCode.NO_SUBSCRIPTION_EXISTED));
+    this.write(unsuback5(packetId, codes));
   }
 
   private onPublish(firstByte: number, body: Buffer): void {
@@ -359,6 +400,10 @@ export class GatewayConnection {
     }
     const session = this.session!;
     if (session.topicBytes.compare(body, 2, topicEnd) !== 0) {
+      // Its second topic: the outcome of its commands (docs/commands.md).
+      if (session.responsesTopicBytes.compare(body, 2, topicEnd) === 0) return this.onCommandResponse(qos, packetId, body.subarray(payloadStart));
+      // [MQTT-3.3.5-2]: a PUBLISH the server does not authorize is either acknowledged or the
+      // connection is closed; we close, so a misconfigured gateway notices at once.
       const topic = body.toString('utf8', 2, topicEnd);
       return this.refusePublish(qos, packetId, topic, `topic ${JSON.stringify(topic)} is not ${session.topic}`, 'foreign_topic');
     }
@@ -376,6 +421,23 @@ export class GatewayConnection {
     this.pending++;
     if (this.pending >= MAX_PENDING_PER_CONNECTION) this.pause();
     this.host.writer.submit(session.gatewayId, body.subarray(payloadStart), this.onStored, tokenOf(qos, packetId));
+  }
+
+  /**
+   * A gateway's report of a command's outcome: acknowledged (PUBACK, or PUBREC for QoS 2) once the
+   * store has it or dropped it; not stored, the connection closes so that it is sent again.
+   */
+  private onCommandResponse(qos: number, packetId: number, payload: Buffer): void {
+    if (payload.length > this.host.maxPayloadBytes) {
+      this.host.publishRefused(this, 'command-responses', `payload of ${payload.length} bytes exceeds ${this.host.maxPayloadBytes}`);
+      return this.fail('payload over the limit', false);
+    }
+    this.host.commandResponse(this, Buffer.from(payload)).then(
+      () => {
+        if (qos > 0 && this.state === CONNECTED) this.write(acknowledgement(qos === 1 ? PacketType.PUBACK : PacketType.PUBREC, packetId));
+      },
+      (error: Error) => this.fail(error.message),
+    );
   }
 
   /**

@@ -27,7 +27,12 @@ const INGEST_COUNTERS: [keyof IngestStats, string, string][] = [
 const BROKER_COUNTERS: [keyof BrokerStats, string, string][] = [
   ['connections', 'scanhub_mqtt_connections_accepted_total', 'MQTT connections of gateways accepted (CONNACK 0).'],
   ['publishesRefused', 'scanhub_mqtt_refused_publishes_total', 'PUBLISHes refused and their connection closed: foreign topic, payload or packet over the limit.'],
-  ['subscriptionsRefused', 'scanhub_mqtt_refused_subscriptions_total', 'SUBSCRIBE topic filters refused (gateways only publish).'],
+  ['subscriptionsRefused', 'scanhub_mqtt_refused_subscriptions_total', 'SUBSCRIBE topic filters refused (any but the gateway\'s own command topic).'],
+  ['commandsSent', 'scanhub_mqtt_commands_sent_total', 'Command PUBLISHes written to gateways, resends included.'],
+  ['commandsResent', 'scanhub_mqtt_commands_resent_total', 'Command PUBLISHes sent again with DUP (no PUBACK in time, or on a later connection).'],
+  ['commandsDelivered', 'scanhub_mqtt_commands_delivered_total', 'Commands the gateways acknowledged (PUBACK), stored as DELIVERED.'],
+  ['commandResponses', 'scanhub_mqtt_command_responses_total', 'Command responses of gateways stored as SUCCEEDED or FAILED.'],
+  ['commandResponsesDropped', 'scanhub_mqtt_command_responses_dropped_total', 'Command responses dropped: not a response, an unknown command or another gateway\'s, or one already final or expired.'],
   ['protocolViolations', 'scanhub_mqtt_protocol_violations_total', 'Connections closed for a protocol violation (a QoS 1 or 2 PUBLISH with packet identifier 0).'],
 ];
 const BROKER_GAUGES: [keyof BrokerStats, string, string][] = [

@@ -77,12 +77,13 @@ export function publishPayloadStart(body: Buffer, at: number): number {
 }
 
 /** A level 5 SUBSCRIBE after its packet identifier (3.8.2, 3.8.3): the topic filters, and whether it carries a Subscription Identifier. */
-export function readSubscribe5(body: Buffer): { filters: string[]; subscriptionIdentifier: boolean } {
+export function readSubscribe5(body: Buffer): { filters: string[]; qos: number[]; subscriptionIdentifier: boolean } {
   let subscriptionIdentifier = false;
   let at = readProperties(body, 2, In.SUBSCRIBE, (id) => {
     if (id === Property.SUBSCRIPTION_IDENTIFIER) subscriptionIdentifier = true;
   });
   const filters: string[] = [];
+  const qos: number[] = [];
   while (at < body.length) {
     let filter: string;
     [filter, at] = readString(body, at);
@@ -92,10 +93,11 @@ export function readSubscribe5(body: Buffer): { filters: string[]; subscriptionI
     if (options & 0xc0 || (options & 0x03) === 3) throw new ProtocolError(`SUBSCRIBE with subscription options 0x${options.toString(16)}`);
     if ((options & 0x30) === 0x30) throw new ProtocolError('SUBSCRIBE with a Retain Handling of 3', ReasonCode.PROTOCOL_ERROR);
     filters.push(filter);
+    qos.push(options & 0x03);
   }
   // MQTT 5 3.8.3: at least one topic filter.
   if (filters.length === 0) throw new ProtocolError('SUBSCRIBE without a topic filter', ReasonCode.PROTOCOL_ERROR);
-  return { filters, subscriptionIdentifier };
+  return { filters, qos, subscriptionIdentifier };
 }
 
 /**

@@ -4,7 +4,7 @@ import { ReasonCode } from './refusals.js';
 
 // MQTT 3.1, 3.1.1 and 5 as a gateway speaks it to us: the packets it sends, framed and read in
 // place, and the few we answer with. Gateways only publish, so this is all of the protocol the
-// broker needs; everything is read from the connection's buffers without copying. What only
+// broker needs, and the PUBLISH of a command; everything is read from the connection's buffers without copying. What only
 // MQTT 5 has (properties, reason codes) is in properties.ts and mqtt5.ts.
 
 export { ProtocolError };
@@ -281,17 +281,21 @@ export function acknowledgement(type: number, packetId: number): Buffer {
 export const PINGRESP = Buffer.from([PacketType.PINGRESP << 4, 0]);
 
 /**
- * A QoS 1 PUBLISH from the broker ([MQTT-3.3]; MQTT 5 3.3): DUP when sent again. At level 5 its
- * properties carry the Message Expiry Interval, the seconds the message has left (MQTT 5
- * 3.3.2.3.3); 3.1 and 3.1.1 have no place for it.
+ * A PUBLISH from the broker: a command to a gateway ([MQTT-3.3]; MQTT 5 3.3). QoS 1, DUP when sent
+ * again ([MQTT-3.3.1-1]); packet identifier 0 makes it QoS 0 (no identifier, never resent:
+ * [MQTT-2.3.1-5], [MQTT-3.3.1-2]), for a subscription granted QoS 0. At level 5 its properties
+ * carry the Message Expiry Interval, the seconds the message has left (MQTT 5 3.3.2.3.3); 3.1 and
+ * 3.1.1 have no place for it.
  */
 export function publishPacket(p: { topic: string; payload: Buffer; packetId: number; dup: boolean; messageExpirySeconds?: number }, protocolLevel: number): Buffer {
+  const qos = p.packetId === 0 ? 0 : 1;
   const topic = Buffer.from(p.topic);
   const properties =
     protocolLevel === 5 ? writeProperties(p.messageExpirySeconds === undefined ? [] : [[Property.MESSAGE_EXPIRY_INTERVAL, p.messageExpirySeconds]]) : Buffer.alloc(0);
-  const remaining = 2 + topic.length + 2 + properties.length + p.payload.length;
-  const header = Buffer.from([(PacketType.PUBLISH << 4) | (p.dup ? 0x08 : 0) | 0x02, ...variableByteInteger(remaining), topic.length >> 8, topic.length & 0xff]);
-  return Buffer.concat([header, topic, Buffer.from([p.packetId >> 8, p.packetId & 0xff]), properties, p.payload]);
+  const packetId = qos ? Buffer.from([p.packetId >> 8, p.packetId & 0xff]) : Buffer.alloc(0);
+  const remaining = 2 + topic.length + packetId.length + properties.length + p.payload.length;
+  const header = Buffer.from([(PacketType.PUBLISH << 4) | (p.dup && qos ? 0x08 : 0) | (qos << 1), ...variableByteInteger(remaining), topic.length >> 8, topic.length & 0xff]);
+  return Buffer.concat([header, topic, packetId, properties, p.payload]);
 }
 
 /** SUBACK ([MQTT-3.9]; MQTT 5 3.9): a return or reason code per topic filter; at level 5 after an empty property block. */

@@ -14,6 +14,7 @@ import { registerAuditLogRoutes } from './routes/audit-log.js';
 import { registerAuthRoutes } from './routes/auth.js';
 import { registerCertificateRoutes } from './routes/certificates.js';
 import { registerConsoleRoutes } from './routes/console.js';
+import { registerCommandRoutes } from './routes/commands.js';
 import { registerDeviceRoutes } from './routes/devices.js';
 import { registerDownloadRoutes } from './routes/downloads.js';
 import { registerEventRoutes } from './routes/events.js';
@@ -117,6 +118,7 @@ export async function buildApp(ctx: ServerContext, options: AppOptions = {}): Pr
   registerDeviceRoutes(app, ctx);
   registerExportRoutes(app, ctx);
   registerGatewayRoutes(app, ctx);
+  registerCommandRoutes(app, ctx);
   registerProvisioningRoutes(app, ctx);
   registerPackageRoutes(app, ctx);
   registerCertificateRoutes(app, ctx);

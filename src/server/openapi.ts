@@ -27,6 +27,7 @@ const TAGS = [
   { name: 'events', description: 'Scan and telemetry events the gateways sent, listed or exported as CSV.' },
   { name: 'devices', description: 'Scanners (the wearables) of a customer, as their events name them: battery, firmware, status.' },
   { name: 'gateways', description: 'Gateways (the wearables\' base stations) of a customer.' },
+  { name: 'commands', description: 'Commands to gateways and their scanners, queued until delivered over MQTT, and their outcome.' },
   { name: 'provisioning', description: 'Certificates and single-use tokens that bring a gateway onto the MQTT broker.' },
   { name: 'job configurations', description: 'Job configurations (start and end barcodes over some gateways) and the job analysis over them.' },
   { name: 'assets', description: 'Apps and firmware to download after agreeing to their EULA.' },

@@ -1,6 +1,7 @@
 import type { ConnectionOptions } from 'node:tls';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import { GatewayDevice, type JobBarcodes, type SimulatedEvent } from './events.js';
+import { answerCommands, type ReceivedCommand } from './commands.js';
 import { tlsOptionsOf } from './credentials.js';
 import type { SimulatedGateway } from './gateways.js';
 
@@ -18,6 +19,8 @@ export interface SimulationOptions {
   onConnection?: (message: string) => void;
   /** Called about once a second while publishing. */
   onProgress?: (progress: Progress) => void;
+  /** Each command a gateway received and how it answered (docs/commands.md). */
+  onCommand?: (command: ReceivedCommand) => void;
 }
 
 export interface Progress {
@@ -165,6 +168,8 @@ async function connectPublisher(gateway: SimulatedGateway, options: SimulationOp
   }
   client.off('close', closedEarly);
   client.off('error', failed);
+  const topic = `${credentials.mqtt_topic_prefix}/gateway/${gateway.id}`;
+  await answerCommands(client, gateway.name, topic, options.onCommand ?? (() => undefined));
   // Once connected, a broken connection only reconnects: errors are not fatal for the run, but
   // worth a line (a revoked certificate shows here as every reconnect refused).
   const say = options.onConnection ?? (() => undefined);
@@ -189,7 +194,7 @@ async function connectPublisher(gateway: SimulatedGateway, options: SimulationOp
   return {
     device: new GatewayDevice(gateway.name, options.jobs),
     client,
-    topic: `${credentials.mqtt_topic_prefix}/gateway/${gateway.id}`,
+    topic,
     generated: 0,
   };
 }

@@ -7,6 +7,7 @@ export const ADMIN_PERMISSIONS = [
   'gateway.read',
   'gateway.write',
   'gateway.provision',
+  'gateway.command',
   'jobconfig.read',
   'jobconfig.write',
   'jobanalysis.run',

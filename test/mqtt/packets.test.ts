@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_PACKET_BYTES } from '../../src/mqtt/broker.js';
-import { PacketReader, ProtocolError, readConnect, readTopicFilters, suback, type PacketRefusal } from '../../src/mqtt/packets.js';
+import { PacketReader, ProtocolError, publishPacket, readConnect, readTopicFilters, suback, type PacketRefusal } from '../../src/mqtt/packets.js';
 import { remainingLength } from '../helpers/mqtt.js';
 
 // The packet reader of every gateway connection: packet boundaries through chunks of any size,
@@ -263,10 +263,37 @@ describe('SUBSCRIBE and SUBACK', () => {
   });
 
   it('writes the Remaining Length of a SUBACK for 200 filters in two bytes', () => {
-    const packet = suback(7, Array<number>(200).fill(0x80), 4);
-    expect([...packet.subarray(0, 5)]).toEqual([0x90, 0xca, 0x01, 0, 7]);
-    expect(packet.length).toBe(205);
-    expect(packet.subarray(5).every((byte) => byte === 0x80)).toBe(true);
+    const refusing = suback(7, Array<number>(200).fill(0x80), 4);
+    expect([...refusing.subarray(0, 5)]).toEqual([0x90, 0xca, 0x01, 0, 7]);
+    expect(refusing.length).toBe(205);
+    expect(refusing.subarray(5).every((byte) => byte === 0x80)).toBe(true);
+  });
+
+  it('writes a SUBACK granting and refusing per filter', () => {
+    expect([...suback(9, [1, 0x80, 0], 4)]).toEqual([0x90, 5, 0, 9, 1, 0x80, 0]);
+  });
+
+  it('writes a command PUBLISH at QoS 1 with its packet identifier, DUP when asked, and QoS 0 without one', () => {
+    const payload = Buffer.from('{"a":1}');
+    const read = (packet: Buffer) => {
+      const frames: [number, Buffer][] = [];
+      new PacketReader(1 << 20, (first, body) => frames.push([first, Buffer.from(body)])).push(packet);
+      return frames;
+    };
+    const [[first, body]] = read(publishPacket({ topic: 'a/b', payload, packetId: 0x0102, dup: false, messageExpirySeconds: 60 }, 4)) as [[number, Buffer]];
+    expect(first).toBe(0x32);
+    expect([...body.subarray(0, 7)]).toEqual([0, 3, 0x61, 0x2f, 0x62, 1, 2]);
+    expect(body.subarray(7).toString()).toBe('{"a":1}');
+    // At level 5 the Message Expiry Interval (property 0x02, four bytes) comes before the payload.
+    const [[, body5]] = read(publishPacket({ topic: 'a/b', payload, packetId: 0x0102, dup: false, messageExpirySeconds: 60 }, 5)) as [[number, Buffer]];
+    expect([...body5.subarray(0, 13)]).toEqual([0, 3, 0x61, 0x2f, 0x62, 1, 2, 5, 0x02, 0, 0, 0, 60]);
+    expect(body5.subarray(13).toString()).toBe('{"a":1}');
+    expect(read(publishPacket({ topic: 'a/b', payload, packetId: 7, dup: true }, 3))[0]![0]).toBe(0x3a);
+    const [[qos0, body0]] = read(publishPacket({ topic: 'a/b', payload, packetId: 0, dup: true }, 4)) as [[number, Buffer]];
+    expect([qos0, body0.length]).toEqual([0x30, 5 + payload.length]);
+    // A payload over 127 bytes takes a second byte of Remaining Length.
+    const big = publishPacket({ topic: 't', payload: Buffer.alloc(300, 0x78), packetId: 1, dup: false }, 4);
+    expect(read(big)[0]![1].length).toBe(2 + 1 + 2 + 300);
   });
 
   it.each([

@@ -25,7 +25,7 @@ export function registerSimulateCommand(program: Command): void {
   program
     .command('simulate')
     .addHelpText('after', examples(['scanhub simulate --gateways 2 --rate 5 --duration 1m', 'scanhub simulate --prefix line --job-start JOB- --job-end DONE- --duration 10m']))
-    .description('simulate gateways: create or reuse them, provision them, publish scans and telemetry over MQTT (QoS 1)')
+    .description('simulate gateways: create or reuse them, provision them, publish scans and telemetry over MQTT (QoS 1), answer their commands')
     .option('--gateways <n>', 'number of gateways, named {prefix}-1 ... {prefix}-n', positiveInteger(1000), 2)
     .option('--rate <r>', 'events per second, per gateway', rate, 1)
     .addOption(new Option('--duration <d>', 'how long to publish: 30s, 5m, 1h').argParser(duration).default(30_000, '30s'))
@@ -65,6 +65,9 @@ export function registerSimulateCommand(program: Command): void {
         mqttEndpoint: options.mqttEndpoint,
         backdateMs: options.backdate,
         onConnection: (message) => io.err(`${watching ? '\n' : ''}${message}`),
+        // One line per command on stderr (stdout keeps the summary): the gateway, the command, the answer.
+        onCommand: (c) =>
+          io.err(`${watching ? '\n' : ''}gateway ${c.gateway}: command ${c.name}${c.device_id ? ` for ${c.device_id}` : ''} ${JSON.stringify(c.parameters)} (${c.command_id}): answered ${c.status}`),
         // Progress only for a person watching: not into logs or pipes.
         onProgress: watching
           ? (p) => process.stderr.write(`\r${Math.round(p.elapsedMs / 1000)}s: ${p.sent} sent, ${p.acknowledged} acknowledged   `)

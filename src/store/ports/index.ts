@@ -15,6 +15,7 @@ export * from './provisioning.js';
 export * from './certificates.js';
 export * from './events.js';
 export * from './devices.js';
+export * from './commands.js';
 export * from './event-log.js';
 export * from './ingest.js';
 export * from './export-tasks.js';

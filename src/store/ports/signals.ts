@@ -18,7 +18,9 @@ export type Signal =
    * (PostgreSQL): a position the committed events all lie before; a read that has not reached it
    * yet waits for an older transaction still open, and tries again.
    */
-  | { kind: 'events-committed'; customers: string[]; through?: StreamPosition };
+  | { kind: 'events-committed'; customers: string[]; through?: StreamPosition }
+  /** Commands were queued for these gateways (at most GATEWAYS_PER_COMMAND_SIGNAL): the instance holding each one's connection sends them. */
+  | { kind: 'commands-queued'; gateway_ids: string[] };
 
 /** Customers per `events-committed` signal: 100 ids of at most 64 characters stay well within NOTIFY's 8,000 bytes. */
 export const CUSTOMERS_PER_SIGNAL = 100;

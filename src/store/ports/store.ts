@@ -1,6 +1,7 @@
 import type { ApiKeyRepository } from './api-keys.js';
 import type { AssetRepository } from './assets.js';
 import type { AuditRepository } from './audit.js';
+import type { CommandRepository } from './commands.js';
 import type { GatewayCertificateRepository } from './certificates.js';
 import type { DeviceRepository } from './devices.js';
 import type { EventLogRepository } from './event-log.js';
@@ -93,6 +94,8 @@ export interface Store {
   readonly events: EventRepository;
   /** Scanners, kept by whatever stores events. */
   readonly devices: DeviceRepository;
+  /** Commands to gateways, queued until delivered. */
+  readonly commands: CommandRepository;
   /** The events in commit order (the live stream). */
   readonly eventLog: EventLogRepository;
   readonly ingest: IngestRepository;

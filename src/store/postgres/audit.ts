@@ -19,6 +19,19 @@ export async function insertAuditEntry(client: Queryable, entry: AuditEntry): Pr
   await client.query(INSERT_SQL, auditRowValues(entry));
 }
 
+/** Entries per INSERT: 500 rows of 11 values stay well within PostgreSQL's 65,535 parameters. */
+const ENTRIES_PER_INSERT = 500;
+
+/** Writes the entries in as few statements as it can (a bulk call's thousand entries in two, not a thousand round trips). */
+export async function insertAuditEntries(client: Queryable, entries: readonly AuditEntry[]): Promise<void> {
+  for (let i = 0; i < entries.length; i += ENTRIES_PER_INSERT) {
+    const chunk = entries.slice(i, i + ENTRIES_PER_INSERT);
+    const width = AUDIT_COLUMNS.length;
+    const rows = chunk.map((_, r) => `(${AUDIT_COLUMNS.map((__, c) => `$${r * width + c + 1}`).join(', ')})`);
+    await client.query(`INSERT INTO audit_log (${AUDIT_COLUMNS.join(', ')}) VALUES ${rows.join(', ')}`, chunk.flatMap(auditRowValues));
+  }
+}
+
 /**
  * Runs `change` in one transaction with the audit entries `entriesOf` names for its result (none
  * for a refused change, or when `change` throws), so the entries are written exactly when the change is.
@@ -31,7 +44,7 @@ export function audited<T>(
   return db.transaction(async (client) => {
     const result = await change(client);
     const entries = entriesOf(result);
-    for (const entry of entries === undefined ? [] : ([] as AuditEntry[]).concat(entries)) await insertAuditEntry(client, entry);
+    await insertAuditEntries(client, entries === undefined ? [] : ([] as AuditEntry[]).concat(entries));
     return result;
   });
 }

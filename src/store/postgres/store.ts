@@ -3,6 +3,7 @@ import { PgAssets } from './assets.js';
 import { PgAudit } from './audit.js';
 import { PgCertificates } from './certificates.js';
 import { PgDeadLetters } from './dead-letters.js';
+import { PgCommands } from './commands.js';
 import { PgDevices } from './devices.js';
 import { PgEvents } from './events.js';
 import { PgEventLog } from './event-log.js';
@@ -59,6 +60,7 @@ class PostgresStore implements Store {
   readonly certificates;
   readonly events;
   readonly devices;
+  readonly commands;
   readonly eventLog;
   readonly ingest;
   readonly exportTasks;
@@ -89,6 +91,7 @@ class PostgresStore implements Store {
     this.certificates = new PgCertificates(db);
     this.events = new PgEvents(db);
     this.devices = new PgDevices(db);
+    this.commands = new PgCommands(db);
     this.eventLog = new PgEventLog(db);
     this.ingest = new PgIngest(db);
     this.exportTasks = new PgExportTasks(db);

@@ -43,6 +43,12 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   { name: 'events', columns: STORED_EVENT_COLUMNS },
   { name: 'devices', columns: DEVICE_ROW_COLUMNS, orderBy: 'customer_id, device_id' },
   {
+    name: 'commands',
+    columns: ['seq', 'id', 'customer_id', 'gateway_id', 'device_id', 'name', 'parameters', 'status', 'created', 'last_updated', 'expires_at', 'delivered_at', 'completed_at', 'details', 'attempts'],
+    numbered: 'seq',
+  },
+  { name: 'command_subscriptions', columns: ['gateway_id', 'qos', 'created'] },
+  {
     name: 'export_tasks',
     columns: ['id', 'customer_id', 'requested_by', 'start_time', 'end_time', 'status', 'requested', 'completed', 'rows', 'file', 'failure', 'cells', 'lease_owner', 'lease_until', 'attempts'],
   },

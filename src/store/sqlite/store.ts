@@ -9,6 +9,7 @@ import { SqliteCertificates } from './certificates.js';
 import { walCheckpointer } from './checkpointer.js';
 import { SqliteCustomers } from './customers.js';
 import { SqliteDeadLetters } from './dead-letters.js';
+import { SqliteCommands } from './commands.js';
 import { SqliteDevices } from './devices.js';
 import { SqliteEventLog } from './event-log.js';
 import { SqliteEvents } from './events.js';
@@ -98,6 +99,9 @@ export class SqliteStore implements Store {
   get devices() {
     return this.repository('devices', () => new SqliteDevices(this.db));
   }
+  get commands() {
+    return this.writing('commands', () => new SqliteCommands(this.db, this.signals));
+  }
   get eventLog() {
     return this.repository('eventLog', () => new SqliteEventLog(this.db));
   }
@@ -143,7 +147,8 @@ export class SqliteStore implements Store {
     this.storage.close();
     // The analyses' pool is closed even when unused, so that it refuses work from now on.
     const retention = this.built.get('retention') as SqliteRetention | undefined;
-    await Promise.all([this.jobAnalysis.close(), retention?.close()]);
+    const commands = this.built.get('commands') as SqliteCommands | undefined;
+    await Promise.all([this.jobAnalysis.close(), retention?.close(), commands?.close()]);
     if (this.db.open) this.db.close();
   }
 

@@ -193,6 +193,10 @@ describePostgres('scanhub operator migrate', () => {
     });
     const asset = Buffer.from(await (await fetch(download_url)).arrayBuffer());
     const { key: apiKey } = await admin.post<{ key: string }>(`/${CUSTOMER}/api-keys`, { name: 'ci', permissions: ['event.read'] });
+    // Two commands for the gateway, one of them canceled: queued ones must survive the move.
+    await admin.post(`/${CUSTOMER}/gateways/${gateway.id}/commands`, { name: 'feedback', parameters: { sequence: 'OK' }, device_id: 'ring-1' });
+    const canceled = await admin.post<{ command_id: string }>(`/${CUSTOMER}/gateways/${gateway.id}/commands`, { name: 'reboot' });
+    await admin.post(`/${CUSTOMER}/commands/${canceled.command_id}/cancel`);
     // A retention period, and the (empty) deletion pass it starts: both come along.
     await admin.put(`/${CUSTOMER}/retention`, { events_days: 365 });
     await until(() => admin.get<{ last_deletion: unknown }>(`/${CUSTOMER}/retention`), (retention) => retention.last_deletion !== null, {
@@ -207,6 +211,7 @@ describePostgres('scanhub operator migrate', () => {
     answers.gateway = await read(old.url, adminToken, `/${CUSTOMER}/gateways/${gateway.id}`);
     answers['gateway events'] = await read(old.url, adminToken, `/${CUSTOMER}/events?${RANGE}&gateway_id=${gateway.id}`);
     answers['deleted gateway'] = await read(old.url, adminToken, `/${CUSTOMER}/gateways/${spare.id}`);
+    answers['gateway commands'] = await read(old.url, adminToken, `/${CUSTOMER}/gateways/${gateway.id}/commands`);
     expect(await stop(old.process)).toEqual({ code: 0, signal: null });
 
     // A quarantined message (the writer thread dies with it alone in hand: not something a test
@@ -244,7 +249,7 @@ describePostgres('scanhub operator migrate', () => {
         'users\t3\t3',
         'invitations\t2\t2',
         'login_failures\t0\t0',
-        'audit_log\t18\t18',
+        'audit_log\t21\t21',
         'api_keys\t1\t1',
         'features\t1\t1',
         'gateways\t3\t3',
@@ -252,6 +257,8 @@ describePostgres('scanhub operator migrate', () => {
         'provisioning_tokens\t1\t1',
         'events\t6\t6',
         'devices\t1\t1',
+        'commands\t2\t2',
+        'command_subscriptions\t0\t0',
         'export_tasks\t2\t2',
         'retention\t1\t1',
         'job_configs\t1\t1',
@@ -307,6 +314,10 @@ describePostgres('scanhub operator migrate', () => {
     expect(await read(cluster.url, seen.adminToken, `/${CUSTOMER}/gateways/${seen.gateway.id}`)).toEqual(seen.answers.gateway);
     expect(await read(cluster.url, seen.adminToken, `/${CUSTOMER}/gateways/${seen.deletedGatewayId}`)).toEqual(seen.answers['deleted gateway']);
     expect(seen.answers['deleted gateway']!.status).toBe(404);
+    // The gateway's commands: one still QUEUED (its gateway gets it from the cluster), one CANCELED.
+    const commands = await read(cluster.url, seen.adminToken, `/${CUSTOMER}/gateways/${seen.gateway.id}/commands`);
+    expect(commands).toEqual(seen.answers['gateway commands']);
+    expect((JSON.parse(commands.text) as { items: { status: string }[] }).items.map((c) => c.status)).toEqual(['CANCELED', 'QUEUED']);
     // Events: the same pages and tokens, except the one NUL that PostgreSQL holds as U+FFFD.
     const pages = (await eventPages(cluster.url, seen.adminToken)).join('\n');
     expect(seen.answers['event pages']!.text).toContain('nul\\u0000inside');

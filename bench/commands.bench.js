@@ -1,0 +1,226 @@
+// Commands to gateways (bench/README.md "commands", docs/commands.md), against `scanhub serve`
+// started from the CLI, the gateways in a process of their own (commands-client.js):
+// 1. delivery: 2,000 connected, subscribed gateways, one command each in 2 bulk calls of 1,000:
+//    until every one is DELIVERED in the store, and create-to-PUBACK p50/p99;
+// 2. sustained: 500 commands/s (answered SUCCEEDED) beside the ingest load, against ingest alone,
+//    side by side on one server in alternating order;
+// 3. offline: 10,000 commands queued for 1,000 offline gateways, which then connect at once: until
+//    every command is DELIVERED.
+import { fork } from 'node:child_process';
+import { join } from 'node:path';
+import { api, percentile, report } from './lib.js';
+import { openDatabase } from '../dist/store/sqlite/open.js';
+import { RUNS, benchGateways, dropDeployment, forkGenerator, ingestSettings, load, login, newDeployment, psql, startPostgres, startServe, summarize } from './stores-lib.js';
+
+const BENCH = 'commands';
+const CUSTOMER = 'bench';
+const DELIVERY_GATEWAYS = Number(process.env.BENCH_COMMAND_GATEWAYS ?? 2000);
+const RATE = Number(process.env.BENCH_COMMAND_RATE ?? 500);
+const OFFLINE_GATEWAYS = Number(process.env.BENCH_OFFLINE_GATEWAYS ?? 1000);
+const OFFLINE_PER_GATEWAY = 10;
+const BULK = 1000;
+/** The sustained load's command gateways and its tick: RATE/10 commands every 100 ms. */
+const SUSTAINED_GATEWAYS = 500;
+/** Which parts run (BENCH_COMMAND_PARTS, default all three). */
+const PARTS = new Set((process.env.BENCH_COMMAND_PARTS ?? 'delivery,sustained,offline').split(','));
+const TICK_MS = 100;
+
+/** Commands of the deployment in a status (read from its database, as a reader would). */
+function countStatus(deployment, status) {
+  if (deployment.kind === 'postgres') return Number(psql(deployment.url, `SELECT count(*) FROM commands WHERE status = '${status}'`));
+  const db = openDatabase(join(deployment.dataDir, 'scanhub.db'), { readonly: true });
+  try {
+    return db.prepare('SELECT count(*) FROM commands WHERE status = ?').pluck().get(status);
+  } finally {
+    db.close();
+  }
+}
+
+/** Resolves with the epoch ms at which `count` commands read DELIVERED (or later), polled every 20 ms. */
+async function deliveredBy(deployment, count, statuses = ['DELIVERED']) {
+  for (;;) {
+    let total = 0;
+    for (const status of statuses) total += countStatus(deployment, status);
+    if (total >= count) return Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** A commands-client.js process for these gateways; `next()` resolves with its next message. */
+async function commandClient(server, gateways, options) {
+  const child = fork(new URL('./commands-client.js', import.meta.url), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const messages = [];
+  let waiting;
+  child.on('message', (m) => (waiting ? (waiting(m), (waiting = undefined)) : messages.push(m)));
+  const next = () => (messages.length ? Promise.resolve(messages.shift()) : new Promise((resolve) => (waiting = resolve)));
+  child.send({ host: '127.0.0.1', port: server.mqttPort, caPem: gateways.ca.certPem, gateways: gateways.list, ...options });
+  if ((await next()).type !== 'ready') throw new Error('commands client not ready');
+  return {
+    next,
+    async connect() {
+      child.send('connect');
+      return next();
+    },
+    async received(count) {
+      child.send({ wait: count });
+      return next();
+    },
+    async close() {
+      child.send('close');
+      await new Promise((resolve) => child.once('exit', resolve));
+    },
+  };
+}
+
+/** `gateway_ids` in bulk calls of 1,000, all at once; the created commands. */
+async function sendBulk(server, token, gatewayIds, body) {
+  const calls = [];
+  for (let i = 0; i < gatewayIds.length; i += BULK) calls.push(api(server.url, 'POST', `/${CUSTOMER}/commands`, token, { gateway_ids: gatewayIds.slice(i, i + BULK), ...body }));
+  return (await Promise.all(calls)).flat();
+}
+
+async function withServer(kind, pg, work) {
+  const deployment = newDeployment(kind, pg, { prefix: 'commands' });
+  const server = await startServe(deployment, { customer: CUSTOMER, logLevel: 'warn' });
+  try {
+    return await work(deployment, server, await login(server.url));
+  } finally {
+    await server.stop();
+    dropDeployment(deployment);
+  }
+}
+
+/** 1. One command to each of DELIVERY_GATEWAYS connected gateways. */
+function deliveryRun(kind, pg) {
+  return withServer(kind, pg, async (deployment, server, token) => {
+    const gateways = await benchGateways(deployment, CUSTOMER, DELIVERY_GATEWAYS, 'cmd');
+    const client = await commandClient(server, gateways, { subscribe: true, clean: true, respond: false });
+    await client.connect();
+    const started = Date.now();
+    const created = await sendBulk(server, token, gateways.list.map((g) => g.id), { name: 'feedback', parameters: { sequence: 'OK' } });
+    const received = await client.received(created.length);
+    const allDelivered = await deliveredBy(deployment, created.length);
+    const arrivals = new Map(received.arrivals);
+    const latencies = created.map((c) => arrivals.get(c.command_id) - c.created);
+    await client.close();
+    const figures = { seconds: (allDelivered - started) / 1000, p50: percentile(latencies, 50), p99: percentile(latencies, 99), duplicates: received.duplicates };
+    console.error(`${BENCH}: ${kind} delivery of ${created.length}: all DELIVERED in ${figures.seconds.toFixed(2)} s, create-to-PUBACK p50 ${figures.p50} ms p99 ${figures.p99} ms; load ${load()}`);
+    return figures;
+  });
+}
+
+/** Ingest for the settings' time on the server, with `beside` running meanwhile; events/s acknowledged. */
+async function ingestPhase(server, gateways, settings, beside) {
+  const generator = forkGenerator({ host: '127.0.0.1', port: server.mqttPort }, gateways, settings);
+  const connected = await generator.next();
+  if (connected.type !== 'connected') throw new Error(`load generator: ${JSON.stringify(connected)}`);
+  generator.start();
+  const stop = beside?.();
+  const result = await generator.next();
+  const besideResult = await stop?.();
+  generator.kill();
+  return { eventsPerSecond: result.ackedInWindow / (result.elapsedMs / 1000), beside: besideResult };
+}
+
+/** 2. Ingest alone and ingest with RATE commands/s, side by side on one server (`run` picks the order). */
+function sustainedRun(kind, pg, run) {
+  return withServer(kind, pg, async (deployment, server, token) => {
+    const settings = ingestSettings(BENCH);
+    const loadGateways = await benchGateways(deployment, CUSTOMER, settings.gatewayCount, 'load');
+    const commandGateways = await benchGateways(deployment, CUSTOMER, SUSTAINED_GATEWAYS, 'cmd');
+    const client = await commandClient(server, commandGateways, { subscribe: true, clean: true, respond: true });
+    await client.connect();
+    const ids = commandGateways.list.map((g) => g.id);
+    let sent = 0;
+    // RATE/10 commands every 100 ms, in one bulk call, round the command gateways.
+    const commands = () => {
+      const startedAt = performance.now();
+      let stopped = false;
+      const loop = (async () => {
+        for (let tick = 0; !stopped; tick++) {
+          const batch = Array.from({ length: (RATE * TICK_MS) / 1000 }, (_, i) => ids[(sent + i) % ids.length]);
+          await api(server.url, 'POST', `/${CUSTOMER}/commands`, token, { gateway_ids: batch, name: 'feedback', parameters: { sequence: 'OK' } });
+          sent += batch.length;
+          await new Promise((resolve) => setTimeout(resolve, Math.max(0, startedAt + (tick + 1) * TICK_MS - performance.now())));
+        }
+      })();
+      return async () => {
+        stopped = true;
+        await loop;
+        return sent / ((performance.now() - startedAt) / 1000);
+      };
+    };
+    const phases = {};
+    for (const side of run % 2 === 0 ? ['alone', 'commands'] : ['commands', 'alone']) {
+      phases[side] = await ingestPhase(server, loadGateways, settings, side === 'commands' ? commands : undefined);
+    }
+    const received = await client.received(sent);
+    await deliveredBy(deployment, sent, ['SUCCEEDED']);
+    await client.close();
+    const figures = { alone: phases.alone.eventsPerSecond, withCommands: phases.commands.eventsPerSecond, commandsPerSecond: phases.commands.beside, duplicates: received.duplicates };
+    console.error(
+      `${BENCH}: ${kind} sustained: ingest alone ${Math.round(figures.alone)} events/s, with ${Math.round(figures.commandsPerSecond)} commands/s ${Math.round(figures.withCommands)} events/s ` +
+        `(${(figures.withCommands / figures.alone).toFixed(3)}x); all ${sent} SUCCEEDED; load ${load()}`,
+    );
+    return figures;
+  });
+}
+
+/** 3. OFFLINE_PER_GATEWAY commands for each of OFFLINE_GATEWAYS offline gateways, then their reconnect storm. */
+function offlineRun(kind, pg) {
+  return withServer(kind, pg, async (deployment, server, token) => {
+    const gateways = await benchGateways(deployment, CUSTOMER, OFFLINE_GATEWAYS, 'offline');
+    const ids = gateways.list.map((g) => g.id);
+    for (let i = 0; i < OFFLINE_PER_GATEWAY; i++) await sendBulk(server, token, ids, { name: 'display', parameters: { template: `line ${i}` }, ttl_seconds: 600 });
+    const total = ids.length * OFFLINE_PER_GATEWAY;
+    const client = await commandClient(server, gateways, { subscribe: true, clean: true, respond: false });
+    const started = Date.now();
+    const connected = await client.connect();
+    await client.received(total);
+    const allDelivered = await deliveredBy(deployment, total);
+    await client.close();
+    const figures = { seconds: (allDelivered - started) / 1000, stormSeconds: connected.seconds, afterStorm: (allDelivered - started) / 1000 - connected.seconds };
+    console.error(`${BENCH}: ${kind} offline: ${total} commands for ${ids.length} gateways DELIVERED ${figures.seconds.toFixed(2)} s after their storm began (connected in ${figures.stormSeconds.toFixed(2)} s); load ${load()}`);
+    return figures;
+  });
+}
+
+/** The figures of one store's runs, min / median / max each (summarize), with the targets of the issue. */
+function reportFigures(kind, delivery, sustained, offline) {
+  const median = (values) => percentile(values, 50);
+  if (delivery.length) {
+    summarize(BENCH, `delivery_${DELIVERY_GATEWAYS}_all_delivered_seconds`, 's', { [kind]: delivery.map((f) => f.seconds) }, { target: 2 });
+    summarize(BENCH, 'delivery_create_to_puback_p99_ms', 'ms', { [kind]: delivery.map((f) => f.p99) });
+    summarize(BENCH, 'delivery_create_to_puback_p50_ms', 'ms', { [kind]: delivery.map((f) => f.p50) });
+  }
+  if (sustained.length) {
+    summarize(BENCH, 'ingest_alone_events_per_second', 'events/s', { [kind]: sustained.map((f) => f.alone) });
+    summarize(BENCH, 'ingest_with_commands_events_per_second', 'events/s', { [kind]: sustained.map((f) => f.withCommands) });
+    summarize(BENCH, 'commands_per_second_sent', 'commands/s', { [kind]: sustained.map((f) => f.commandsPerSecond) }, { target: RATE * 0.95, cmp: '>=' });
+    const ratio = median(sustained.map((f) => f.withCommands)) / median(sustained.map((f) => f.alone));
+    report(BENCH, `${kind}_ingest_with_commands_ratio_to_alone`, ratio, 'x', 0.95, '>=');
+  }
+  if (offline.length) {
+    summarize(BENCH, `offline_${OFFLINE_GATEWAYS * OFFLINE_PER_GATEWAY}_delivered_seconds`, 's', { [kind]: offline.map((f) => f.seconds) }, { target: 10 });
+    summarize(BENCH, 'offline_storm_seconds', 's', { [kind]: offline.map((f) => f.stormSeconds) });
+    summarize(BENCH, 'offline_delivered_after_storm_seconds', 's', { [kind]: offline.map((f) => f.afterStorm) });
+  }
+  report(BENCH, `${kind}_redeliveries`, [...delivery, ...sustained].reduce((total, f) => total + f.duplicates, 0), 'commands');
+}
+
+const kinds = (process.env.BENCH_STORES ?? 'sqlite').split(',');
+const pg = kinds.includes('postgres') ? startPostgres(BENCH) : undefined;
+try {
+  for (const kind of kinds.filter((k) => k === 'sqlite' || pg)) {
+    const [delivery, sustained, offline] = [[], [], []];
+    for (let run = 0; run < RUNS; run++) {
+      if (PARTS.has('delivery')) delivery.push(await deliveryRun(kind, pg));
+      if (PARTS.has('sustained')) sustained.push(await sustainedRun(kind, pg, run));
+      if (PARTS.has('offline')) offline.push(await offlineRun(kind, pg));
+    }
+    reportFigures(kind, delivery, sustained, offline);
+  }
+  report(BENCH, 'load_average_1m_at_end', Number(load().split(' ')[0]), 'load');
+} finally {
+  pg?.stop();
+}

@@ -1,0 +1,15 @@
+import type { Command } from 'commander';
+import { registerCancelCommand } from './cancel.js';
+import { registerListCommand } from './list.js';
+import { registerSendCommand } from './send.js';
+
+/** `scanhub commands send|list|cancel`: commands to gateways and their scanners (docs/commands.md). */
+export function registerCommandCommands(program: Command): void {
+  const commands = program
+    .command('commands')
+    .description('commands to gateways and their scanners: queued until the gateway takes them over MQTT')
+    .addHelpText('after', '\nStatus: QUEUED -> DELIVERED (the gateway has it) -> SUCCEEDED or FAILED (its answer); EXPIRED; CANCELED.');
+  registerSendCommand(commands);
+  registerListCommand(commands);
+  registerCancelCommand(commands);
+}

@@ -1,0 +1,193 @@
+import { randomUUID } from 'node:crypto';
+import type { AuditEntry } from '../../domain/audit.js';
+import { deviceAuditEntry } from '../../domain/commands.js';
+import type { CreatedIdKey } from '../../domain/page-token.js';
+import { GATEWAYS_PER_COMMAND_SIGNAL, type CancelOutcome, type ClaimRequest, type CommandOutcome, type CommandRecord, type CommandAck, type CommandRepository, type NewCommand, type ResponseOutcome, UnknownGateways } from '../ports/index.js';
+import { audited, insertAuditEntry } from './audit.js';
+import type { Database } from './pool.js';
+import { SIGNAL_CHANNEL } from './signals.js';
+
+const OPEN = "status IN ('QUEUED', 'DELIVERED')";
+
+// One row per element of the arrays, in their order: `seq` numbers them in creation order.
+const INSERT_SQL = `INSERT INTO commands (id, customer_id, gateway_id, device_id, name, parameters, status, created, last_updated, expires_at)
+  SELECT c.id, $1, c.gateway_id, c.device_id, c.name, c.parameters, 'QUEUED', $2, $2, c.expires_at
+  FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[]) WITH ORDINALITY AS c(id, gateway_id, device_id, name, parameters, expires_at, n)
+  ORDER BY c.n
+  RETURNING *`;
+
+// Sent inside the creating transaction: NOTIFY goes out exactly when it commits.
+const NOTIFY_SQL = `SELECT pg_notify('${SIGNAL_CHANNEL}', json_build_object('kind', 'commands-queued', 'gateway_ids', $1::text[])::text)`;
+
+// Each request's gateway and limit side by side; the excluded (gateway, seq) pairs likewise. A
+// gateway appears once per call (one outbox per gateway).
+const CLAIM_SQL = `WITH excluded AS (SELECT * FROM unnest($4::text[], $5::bigint[]) AS x(gateway_id, seq)),
+  picked AS (
+    SELECT c.seq FROM unnest($1::text[], $2::int[]) AS r(gateway_id, lim)
+    CROSS JOIN LATERAL (
+      SELECT seq FROM commands
+      WHERE gateway_id = r.gateway_id AND status = 'QUEUED' AND expires_at > $3
+        AND NOT EXISTS (SELECT 1 FROM excluded AS x WHERE x.gateway_id = r.gateway_id AND x.seq = commands.seq)
+      ORDER BY seq LIMIT r.lim
+    ) AS c
+  )
+  UPDATE commands SET attempts = attempts + 1 WHERE seq IN (SELECT seq FROM picked) RETURNING *`;
+
+/** Commands (migration 0014), as SQLite's (sqlite/commands.ts); the `commands-queued` signal goes out with the commit. */
+export class PgCommands implements CommandRepository {
+  constructor(private readonly db: Database) {}
+
+  async createAll(customerId: string, commands: NewCommand[], now: number, audit?: AuditEntry[]): Promise<CommandRecord[]> {
+    return audited(
+      this.db,
+      async (client) => {
+        const wanted = [...new Set(commands.map((c) => c.gateway_id))];
+        // FOR SHARE: a gateway deleted meanwhile waits for this commit, or is missing here.
+        const live = await client.query<{ id: string }>('SELECT id FROM gateways WHERE customer_id = $1 AND deleted IS NULL AND id = ANY($2::text[]) FOR SHARE', [customerId, wanted]);
+        const found = new Set(live.rows.map((row) => row.id));
+        const missing = wanted.filter((id) => !found.has(id));
+        if (missing.length) throw new UnknownGateways(missing);
+        const { rows } = await client.query<CommandRecord>(INSERT_SQL, [
+          customerId,
+          now,
+          commands.map((c) => c.id),
+          commands.map((c) => c.gateway_id),
+          commands.map((c) => c.device_id),
+          commands.map((c) => c.name),
+          commands.map((c) => c.parameters),
+          commands.map((c) => c.expires_at),
+        ]);
+        const gatewayIds = [...new Set(rows.map((c) => c.gateway_id))];
+        for (let i = 0; i < gatewayIds.length; i += GATEWAYS_PER_COMMAND_SIGNAL) {
+          await client.query(NOTIFY_SQL, [gatewayIds.slice(i, i + GATEWAYS_PER_COMMAND_SIGNAL)]);
+        }
+        return rows.sort((a, b) => a.seq - b.seq);
+      },
+      () => audit,
+    );
+  }
+
+  async byId(customerId: string, id: string): Promise<CommandRecord | undefined> {
+    return (await this.db.query<CommandRecord>('SELECT * FROM commands WHERE id = $1 AND customer_id = $2', [id.toLowerCase(), customerId])).rows[0];
+  }
+
+  async page(customerId: string, gatewayId: string, before: CreatedIdKey | null, limit: number): Promise<CommandRecord[]> {
+    const { rows } = await this.db.query<CommandRecord>(
+      `SELECT * FROM commands WHERE customer_id = $1 AND gateway_id = $2 AND (created, id) < ($3, $4)
+       ORDER BY created DESC, id DESC LIMIT $5`,
+      [customerId, gatewayId.toLowerCase(), before?.created ?? Number.MAX_SAFE_INTEGER, before?.id ?? '', limit],
+    );
+    return rows;
+  }
+
+  async cancel(customerId: string, id: string, now: number, audit?: AuditEntry): Promise<CancelOutcome> {
+    return this.db.transaction(async (client): Promise<CancelOutcome> => {
+      const current = (await client.query<CommandRecord>('SELECT * FROM commands WHERE id = $1 AND customer_id = $2 FOR UPDATE', [id.toLowerCase(), customerId])).rows[0];
+      if (!current) return 'missing';
+      if (current.status !== 'QUEUED') return { final: current };
+      const expired = current.expires_at <= now;
+      const { rows } = await client.query<CommandRecord>('UPDATE commands SET status = $1, last_updated = $2 WHERE seq = $3 RETURNING *', [
+        expired ? 'EXPIRED' : 'CANCELED',
+        now,
+        current.seq,
+      ]);
+      if (expired) return { final: rows[0]! };
+      if (audit) await insertAuditEntry(client, audit);
+      return rows[0]!;
+    });
+  }
+
+  /** One statement for every request: each gateway's first QUEUED commands (LATERAL, by the partial index), less those excluded. */
+  async claim(requests: ClaimRequest[], now: number): Promise<CommandRecord[][]> {
+    const excluded = requests.flatMap((r) => r.exclude.map((seq) => [r.gateway_id, seq] as const));
+    const { rows } = await this.db.query<CommandRecord>(CLAIM_SQL, [
+      requests.map((r) => r.gateway_id),
+      requests.map((r) => r.limit),
+      now,
+      excluded.map(([gateway]) => gateway),
+      excluded.map(([, seq]) => seq),
+    ]);
+    const byGateway = new Map<string, CommandRecord[]>();
+    for (const row of rows.sort((a, b) => a.seq - b.seq)) {
+      const list = byGateway.get(row.gateway_id);
+      if (list) list.push(row);
+      else byGateway.set(row.gateway_id, [row]);
+    }
+    return requests.map((r) => byGateway.get(r.gateway_id) ?? []);
+  }
+
+  async reclaim(gatewayId: string, ids: string[], now: number): Promise<CommandRecord[]> {
+    const { rows } = await this.db.query<CommandRecord>(
+      `UPDATE commands SET attempts = attempts + 1
+       WHERE gateway_id = $1 AND id = ANY($2::text[]) AND status = 'QUEUED' AND expires_at > $3 RETURNING *`,
+      [gatewayId, ids, now],
+    );
+    return rows.sort((a, b) => a.seq - b.seq);
+  }
+
+  async delivered(acks: CommandAck[], now: number, audit = false): Promise<CommandRecord[]> {
+    return audited(
+      this.db,
+      async (client) =>
+        (
+          await client.query<CommandRecord>(
+            `UPDATE commands SET status = 'DELIVERED', delivered_at = $1, last_updated = $1
+             WHERE status = 'QUEUED' AND (id, gateway_id) IN (SELECT * FROM unnest($2::text[], $3::text[])) RETURNING *`,
+            [now, acks.map((a) => a.id), acks.map((a) => a.gateway_id)],
+          )
+        ).rows,
+      (rows) => (audit ? rows.map((row) => deviceAuditEntry(randomUUID(), row, now)) : undefined),
+    );
+  }
+
+  async respond(responses: CommandOutcome[], now: number, audit = false): Promise<ResponseOutcome[]> {
+    return this.db.transaction(async (client) => {
+      const outcomes: ResponseOutcome[] = [];
+      for (const r of responses) {
+        const changed = (
+          await client.query<CommandRecord>(
+            `UPDATE commands SET status = $1, details = $2, completed_at = $3, last_updated = $3, delivered_at = coalesce(delivered_at, $3)
+             WHERE id = $4 AND gateway_id = $5 AND ${OPEN} AND expires_at > $3 RETURNING *`,
+            [r.status, r.details, now, r.id.toLowerCase(), r.gateway_id],
+          )
+        ).rows[0];
+        if (changed) {
+          if (audit) await insertAuditEntry(client, deviceAuditEntry(randomUUID(), changed, now));
+          outcomes.push(changed);
+          continue;
+        }
+        const known = await client.query('SELECT 1 FROM commands WHERE id = $1 AND gateway_id = $2', [r.id.toLowerCase(), r.gateway_id]);
+        outcomes.push(known.rowCount ? 'final' : 'unknown');
+      }
+      return outcomes;
+    });
+  }
+
+  async expire(now: number, limit: number): Promise<number> {
+    const result = await this.db.query(
+      `UPDATE commands SET status = 'EXPIRED', last_updated = $1
+       WHERE seq IN (SELECT seq FROM commands WHERE ${OPEN} AND expires_at <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+      [now, limit],
+    );
+    return result.rowCount ?? 0;
+  }
+
+  async session(gatewayId: string, cleanSession: boolean): Promise<number | undefined> {
+    const qos = (await this.db.query<{ qos: number }>('SELECT qos FROM command_subscriptions WHERE gateway_id = $1', [gatewayId])).rows[0]?.qos;
+    // Read first: most connections have nothing to drop (as SQLite's, whose write lock a reconnect storm would take).
+    if (!cleanSession || qos === undefined) return cleanSession ? undefined : qos;
+    await this.db.query('DELETE FROM command_subscriptions WHERE gateway_id = $1', [gatewayId]);
+    return undefined;
+  }
+
+  async subscribe(gatewayId: string, qos: number, now: number): Promise<void> {
+    await this.db.query(
+      'INSERT INTO command_subscriptions (gateway_id, qos, created) VALUES ($1, $2, $3) ON CONFLICT (gateway_id) DO UPDATE SET qos = excluded.qos',
+      [gatewayId, qos, now],
+    );
+  }
+
+  async unsubscribe(gatewayId: string): Promise<void> {
+    await this.db.query('DELETE FROM command_subscriptions WHERE gateway_id = $1', [gatewayId]);
+  }
+}

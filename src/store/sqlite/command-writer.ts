@@ -1,0 +1,61 @@
+import { TaskPool } from '../../threads/task-pool.js';
+import { runCommandWrites, type CommandWrite, type WriteResult } from './command-writes.js';
+import type { Db } from './open.js';
+
+/** A thread left without work stops after this long; the next write starts a new one. */
+const IDLE_MS = 30_000;
+
+/**
+ * Runs the writes of command delivery (claims, PUBACKs, responses, expiry) in a worker thread with
+ * its own connection, as the event deleter does (event-deleter.ts): each waits for the write lock
+ * while the ingest writer commits, which on the server's thread would stall HTTP, TLS and MQTT, and
+ * with them ingest (bench/README.md "commands"). The writes that arrive while some run go together
+ * next, in one transaction and in order. An in-memory database cannot be shared with a thread: its
+ * writes run inline.
+ */
+export class CommandWriter {
+  private readonly pool: TaskPool<CommandWrite[], WriteResult[]>;
+  private queue: { write: CommandWrite; resolve: (result: unknown) => void; reject: (error: Error) => void }[] = [];
+  private busy = false;
+
+  constructor(private readonly db: Db) {
+    this.pool = new TaskPool({
+      script: { from: import.meta.url, relative: './command-writer-worker.js' },
+      workerData: { file: db.name },
+      size: 1,
+      idleMs: IDLE_MS,
+      failed: 'writing commands failed',
+      stopped: 'the command writer thread stopped',
+      closed: 'the command writer is closed',
+    });
+  }
+
+  run<R>(write: CommandWrite): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      this.queue.push({ write, resolve: resolve as (result: unknown) => void, reject });
+      this.next();
+    });
+  }
+
+  private next(): void {
+    if (this.busy || this.queue.length === 0) return;
+    this.busy = true;
+    const batch = this.queue;
+    this.queue = [];
+    const writes = batch.map((b) => b.write);
+    const ran = this.db.memory ? Promise.resolve().then(() => runCommandWrites(this.db, writes)) : this.pool.run(writes);
+    ran
+      .then(
+        (results) => results.forEach((r, i) => ('error' in r ? batch[i]!.reject(new Error(r.error)) : batch[i]!.resolve(r.result))),
+        (error: Error) => batch.forEach((b) => b.reject(error)),
+      )
+      .finally(() => {
+        this.busy = false;
+        this.next();
+      });
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+}

@@ -1,0 +1,120 @@
+import { randomUUID } from 'node:crypto';
+import { deviceAuditEntry, type CommandRecord } from '../../domain/commands.js';
+import type { ClaimRequest, CommandAck, CommandOutcome, ResponseOutcome } from '../ports/index.js';
+import { insertAuditEntry } from './audit.js';
+import type { Db } from './open.js';
+import { LIMIT, prepared } from './statements.js';
+
+const OPEN = "status IN ('QUEUED', 'DELIVERED')";
+const bySeq = (rows: CommandRecord[]) => rows.sort((a, b) => a.seq - b.seq);
+
+/** A write of command delivery, as the writer thread is asked for it (command-writer.ts). */
+export type CommandWrite =
+  | { kind: 'claim'; requests: ClaimRequest[]; now: number }
+  | { kind: 'reclaim'; gatewayId: string; ids: string[]; now: number }
+  | { kind: 'delivered'; acks: CommandAck[]; now: number; audit: boolean }
+  | { kind: 'respond'; responses: CommandOutcome[]; now: number; audit: boolean }
+  | { kind: 'expire'; now: number; limit: number };
+
+/** Each write's result, or why it failed (its own savepoint rolled back; the others stand). */
+export type WriteResult = { result: unknown } | { error: string };
+
+function claim(db: Db, requests: ClaimRequest[], now: number): CommandRecord[][] {
+  const statement = prepared(
+    db,
+    `UPDATE commands SET attempts = attempts + 1
+     WHERE seq IN (SELECT seq FROM commands WHERE gateway_id = @gatewayId AND status = 'QUEUED' AND expires_at > @now
+       AND seq NOT IN (SELECT value FROM json_each(@exclude)) ORDER BY seq ${LIMIT})
+     RETURNING *`,
+  );
+  return db.transaction(() => requests.map((r) => bySeq(statement.all({ gatewayId: r.gateway_id, exclude: JSON.stringify(r.exclude), now, limit: r.limit }) as CommandRecord[]))).immediate();
+}
+
+function reclaim(db: Db, gatewayId: string, ids: string[], now: number): CommandRecord[] {
+  return bySeq(
+    prepared(
+      db,
+      `UPDATE commands SET attempts = attempts + 1
+       WHERE gateway_id = @gatewayId AND id IN (SELECT value FROM json_each(@ids)) AND status = 'QUEUED' AND expires_at > @now RETURNING *`,
+    ).all({ gatewayId, ids: JSON.stringify(ids), now }) as CommandRecord[],
+  );
+}
+
+function delivered(db: Db, acks: CommandAck[], now: number, audit: boolean): CommandRecord[] {
+  const update = prepared(
+    db,
+    `UPDATE commands SET status = 'DELIVERED', delivered_at = @now, last_updated = @now
+     WHERE status = 'QUEUED' AND (id, gateway_id) IN (SELECT value ->> '$.id', value ->> '$.gateway_id' FROM json_each(@acks)) RETURNING *`,
+  );
+  return db
+    .transaction(() => {
+      const rows = update.all({ acks: JSON.stringify(acks), now }) as CommandRecord[];
+      if (audit) for (const row of rows) insertAuditEntry(db, deviceAuditEntry(randomUUID(), row, now));
+      return rows;
+    })
+    .immediate();
+}
+
+function respond(db: Db, responses: CommandOutcome[], now: number, audit: boolean): ResponseOutcome[] {
+  const complete = prepared(
+    db,
+    `UPDATE commands SET status = @status, details = @details, completed_at = @now, last_updated = @now, delivered_at = coalesce(delivered_at, @now)
+     WHERE id = @id AND gateway_id = @gatewayId AND ${OPEN} AND expires_at > @now RETURNING *`,
+  );
+  const known = prepared(db, 'SELECT 1 FROM commands WHERE id = ? AND gateway_id = ?');
+  return db
+    .transaction(() =>
+      responses.map((r): ResponseOutcome => {
+        const changed = complete.get({ status: r.status, details: r.details, now, id: r.id.toLowerCase(), gatewayId: r.gateway_id }) as CommandRecord | undefined;
+        if (changed) {
+          if (audit) insertAuditEntry(db, deviceAuditEntry(randomUUID(), changed, now));
+          return changed;
+        }
+        return known.get(r.id.toLowerCase(), r.gateway_id) ? 'final' : 'unknown';
+      }),
+    )
+    .immediate();
+}
+
+function expire(db: Db, now: number, limit: number): number {
+  return prepared(
+    db,
+    `UPDATE commands SET status = 'EXPIRED', last_updated = @now
+     WHERE seq IN (SELECT seq FROM commands WHERE ${OPEN} AND expires_at <= @now ${LIMIT})`,
+  ).run({ now, limit }).changes;
+}
+
+/** Runs one write of command delivery on the connection (in the writer thread, or inline for an in-memory database). */
+export function runCommandWrite(db: Db, write: CommandWrite): unknown {
+  switch (write.kind) {
+    case 'claim':
+      return claim(db, write.requests, write.now);
+    case 'reclaim':
+      return reclaim(db, write.gatewayId, write.ids, write.now);
+    case 'delivered':
+      return delivered(db, write.acks, write.now, write.audit);
+    case 'respond':
+      return respond(db, write.responses, write.now, write.audit);
+    case 'expire':
+      return expire(db, write.now, write.limit);
+  }
+}
+
+/**
+ * The writes that queued while the last ones ran, in one transaction (a group commit): each in a
+ * savepoint of its own (better-sqlite3 nests transactions so), so that one that fails leaves the
+ * others. One lock taken instead of one per write: the ingest writer waits the less.
+ */
+export function runCommandWrites(db: Db, writes: CommandWrite[]): WriteResult[] {
+  return db
+    .transaction(() =>
+      writes.map((write): WriteResult => {
+        try {
+          return { result: runCommandWrite(db, write) };
+        } catch (error) {
+          return { error: error instanceof Error ? error.message : String(error) };
+        }
+      }),
+    )
+    .immediate();
+}

@@ -1,0 +1,132 @@
+import type { AuditEntry } from '../../domain/audit.js';
+import type { CreatedIdKey } from '../../domain/page-token.js';
+import { GATEWAYS_PER_COMMAND_SIGNAL, type CancelOutcome, type ClaimRequest, type CommandOutcome, type CommandRecord, type CommandAck, type CommandRepository, type NewCommand, type ResponseOutcome, UnknownGateways } from '../ports/index.js';
+import type { LocalSignals } from '../shared/local-signals.js';
+import { audited, insertAuditEntry } from './audit.js';
+import { CommandWriter } from './command-writer.js';
+import type { Db } from './open.js';
+import { LIMIT, prepared } from './statements.js';
+
+/**
+ * Commands (migration 0019); every status change is one transaction with its audit entries
+ * (ports/commands.ts). The writes of delivery run in a thread of their own (command-writer.ts);
+ * those of HTTP calls (create, cancel) on the caller's, as every other repository's.
+ */
+export class SqliteCommands implements CommandRepository {
+  private readonly writer: CommandWriter;
+
+  constructor(
+    private readonly db: Db,
+    private readonly signals: LocalSignals,
+  ) {
+    this.writer = new CommandWriter(db);
+  }
+
+  async createAll(customerId: string, commands: NewCommand[], now: number, audit?: AuditEntry[]): Promise<CommandRecord[]> {
+    const insert = prepared(
+      this.db,
+      `INSERT INTO commands (id, customer_id, gateway_id, device_id, name, parameters, status, created, last_updated, expires_at)
+       VALUES (@id, @customerId, @gateway_id, @device_id, @name, @parameters, 'QUEUED', @now, @now, @expires_at) RETURNING *`,
+    );
+    const created = audited(
+      this.db,
+      () => {
+        this.checkGateways(customerId, commands);
+        return commands.map((c) => insert.get({ ...c, customerId, now }) as CommandRecord);
+      },
+      () => audit,
+    );
+    const gatewayIds = [...new Set(created.map((c) => c.gateway_id))];
+    for (let i = 0; i < gatewayIds.length; i += GATEWAYS_PER_COMMAND_SIGNAL) {
+      this.signals.deliver({ kind: 'commands-queued', gateway_ids: gatewayIds.slice(i, i + GATEWAYS_PER_COMMAND_SIGNAL) });
+    }
+    return created;
+  }
+
+  /** Throws UnknownGateways unless every command's gateway is a live gateway of the customer. */
+  private checkGateways(customerId: string, commands: NewCommand[]): void {
+    const wanted = [...new Set(commands.map((c) => c.gateway_id))];
+    const live = new Set(
+      prepared(this.db, 'SELECT id FROM gateways WHERE customer_id = ? AND deleted IS NULL AND id IN (SELECT value FROM json_each(?))')
+        .pluck()
+        .all(customerId, JSON.stringify(wanted)) as string[],
+    );
+    const missing = wanted.filter((id) => !live.has(id));
+    if (missing.length) throw new UnknownGateways(missing);
+  }
+
+  async byId(customerId: string, id: string): Promise<CommandRecord | undefined> {
+    return prepared(this.db, 'SELECT * FROM commands WHERE id = ? AND customer_id = ?').get(id.toLowerCase(), customerId) as CommandRecord | undefined;
+  }
+
+  async page(customerId: string, gatewayId: string, before: CreatedIdKey | null, limit: number): Promise<CommandRecord[]> {
+    return prepared(
+      this.db,
+      `SELECT * FROM commands WHERE customer_id = @customerId AND gateway_id = @gatewayId AND (created, id) < (@created, @id)
+       ORDER BY created DESC, id DESC ${LIMIT}`,
+    ).all({ customerId, gatewayId: gatewayId.toLowerCase(), created: before?.created ?? Number.MAX_SAFE_INTEGER, id: before?.id ?? '', limit }) as CommandRecord[];
+  }
+
+  async cancel(customerId: string, id: string, now: number, audit?: AuditEntry): Promise<CancelOutcome> {
+    return this.db
+      .transaction((): CancelOutcome => {
+        const current = prepared(this.db, 'SELECT * FROM commands WHERE id = ? AND customer_id = ?').get(id.toLowerCase(), customerId) as CommandRecord | undefined;
+        if (!current) return 'missing';
+        if (current.status !== 'QUEUED') return { final: current };
+        const expired = current.expires_at <= now;
+        const changed = prepared(this.db, 'UPDATE commands SET status = @status, last_updated = @now WHERE seq = @seq RETURNING *').get({
+          status: expired ? 'EXPIRED' : 'CANCELED',
+          now,
+          seq: current.seq,
+        }) as CommandRecord;
+        if (expired) return { final: changed };
+        if (audit) insertAuditEntry(this.db, audit);
+        return changed;
+      })
+      .immediate();
+  }
+
+  claim(requests: ClaimRequest[], now: number): Promise<CommandRecord[][]> {
+    return this.writer.run({ kind: 'claim', requests, now });
+  }
+
+  reclaim(gatewayId: string, ids: string[], now: number): Promise<CommandRecord[]> {
+    return this.writer.run({ kind: 'reclaim', gatewayId, ids, now });
+  }
+
+  delivered(acks: CommandAck[], now: number, audit = false): Promise<CommandRecord[]> {
+    return this.writer.run({ kind: 'delivered', acks, now, audit });
+  }
+
+  respond(responses: CommandOutcome[], now: number, audit = false): Promise<ResponseOutcome[]> {
+    return this.writer.run({ kind: 'respond', responses, now, audit });
+  }
+
+  expire(now: number, limit: number): Promise<number> {
+    return this.writer.run({ kind: 'expire', now, limit });
+  }
+
+  /** Stops the writer thread. */
+  close(): Promise<void> {
+    return this.writer.close();
+  }
+
+  async session(gatewayId: string, cleanSession: boolean): Promise<number | undefined> {
+    const qos = prepared(this.db, 'SELECT qos FROM command_subscriptions WHERE gateway_id = ?').pluck().get(gatewayId) as number | undefined;
+    // Read first: most connections have nothing to drop, and a write per connection would take the write lock in a reconnect storm.
+    if (!cleanSession || qos === undefined) return cleanSession ? undefined : qos;
+    prepared(this.db, 'DELETE FROM command_subscriptions WHERE gateway_id = ?').run(gatewayId);
+    return undefined;
+  }
+
+  async subscribe(gatewayId: string, qos: number, now: number): Promise<void> {
+    prepared(
+      this.db,
+      'INSERT INTO command_subscriptions (gateway_id, qos, created) VALUES (?, ?, ?) ON CONFLICT (gateway_id) DO UPDATE SET qos = excluded.qos',
+    ).run(gatewayId, qos, now);
+  }
+
+  async unsubscribe(gatewayId: string): Promise<void> {
+    prepared(this.db, 'DELETE FROM command_subscriptions WHERE gateway_id = ?').run(gatewayId);
+  }
+}
