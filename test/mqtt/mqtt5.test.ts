@@ -114,7 +114,9 @@ describe('CONNECT and CONNACK at level 5', () => {
     const properties = { messageExpiryInterval: 30, contentType: 'application/json', userProperties: { station: 'gate-5' } };
     await client.publishAsync(gateway.topic, scan(uuid(10)), { qos: 1, properties });
     await client.publishAsync(gateway.topic, scan(uuid(11)), { qos: 0, properties });
-    await expect(client.subscribeAsync(`${gateway.topic}/commands`, { qos: 1 })).rejects.toMatchObject({
+    // Its own command topic is granted (docs/commands.md); any other filter is refused with 0x87.
+    expect(await client.subscribeAsync(`${gateway.topic}/commands`, { qos: 1 })).toMatchObject([{ topic: `${gateway.topic}/commands`, qos: 1 }]);
+    await expect(client.subscribeAsync(`${gateway.topic}/other`, { qos: 1 })).rejects.toMatchObject({
       message: 'Subscribe error: Not authorized',
       packet: { cmd: 'suback', granted: [0x87] },
     });
@@ -216,7 +218,7 @@ describe('refusals at level 5: the reason code first, then the connection closes
 });
 
 describe('SUBSCRIBE, UNSUBSCRIBE and DISCONNECT at level 5', () => {
-  it('refuses each filter with the reason code that fits and keeps the connection; UNSUBACK says no subscription existed', async () => {
+  it('grants its command topic, refuses each other filter with the reason code that fits and keeps the connection; UNSUBACK says no subscription existed', async () => {
     const socket = await connected();
     const options = (qos: number) => [qos];
     const filters = [
@@ -226,7 +228,8 @@ describe('SUBSCRIBE, UNSUBSCRIBE and DISCONNECT at level 5', () => {
       [...text(''), ...options(0)],
     ].flat();
     socket.write(mqttPacket(0x82, Buffer.from([0, 5, 0, ...filters])));
-    expect([...(await readBytes(socket, 9))]).toEqual([0x90, 7, 0, 5, 0, 0x87, 0xa2, 0x9e, 0x8f]);
+    // Its own command topic granted at QoS 1; the others refused, each with the reason that fits.
+    expect([...(await readBytes(socket, 9))]).toEqual([0x90, 7, 0, 5, 0, 1, 0xa2, 0x9e, 0x8f]);
     // With a Subscription Identifier (not available): 0xA1.
     socket.write(mqttPacket(0x82, Buffer.from([0, 6, 2, 0x0b, 7, ...text('a/b'), 1])));
     expect([...(await readBytes(socket, 6))]).toEqual([0x90, 4, 0, 6, 0, 0xa1]);
@@ -258,7 +261,7 @@ describe('SUBSCRIBE, UNSUBSCRIBE and DISCONNECT at level 5', () => {
 });
 
 describe('stock mosquitto clients at -V mqttv5, with the PEM files of the PKCS#12', () => {
-  it('mosquitto_pub publishes scans that are stored, and is told "not authorized" for another topic; mosquitto_sub is refused its subscription with 0x87 (135)', async () => {
+  it('mosquitto_pub publishes scans that are stored, and is told "not authorized" for another topic; mosquitto_sub receives a command', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'scanhub-mqttv5-'));
     try {
       extractPemFiles(gateway, dir);
@@ -269,23 +272,27 @@ describe('stock mosquitto clients at -V mqttv5, with the PEM files of the PKCS#1
       // PUBACK 0x87 names the refusal; the DISCONNECT that follows makes it exit non-zero.
       expect({ failed: refused.code !== 0, firstLine: refused.stderr.split('\n')[0] }).toEqual({ failed: true, firstLine: 'Warning: Publish 1 failed: Not authorized.' });
       expect(await stored([uuid(61)])).toEqual([]);
-      // -d prints the packets, and the SUBACK's reason code.
-      const subscribed = await runMosquitto('mosquitto_sub', dir, gateway, ['-V', 'mqttv5', '-q', '1', '-t', `${gateway.topic}/commands`, '-C', '1', '-W', '5', '-d']);
-      // It sends an empty client identifier: the CONNACK assigned it the gateway id, which it prints.
+      // mosquitto_sub at level 5 receives a command queued for the gateway (docs/commands.md), with -d
+      // printing the packets: the SUBACK grants QoS 1, the PUBLISH carries the command's Message
+      // Expiry Interval, and mosquitto_sub acknowledges it.
+      const command = await t.admin.post<{ command_id: string }>(`/${CUSTOMER}/gateways/${gateway.id}/commands`, { name: 'feedback', parameters: { sequence: 'OK' } });
       const topic = `${gateway.topic}/commands`;
-      expect(subscribed).toEqual({
+      const subscribed = await runMosquitto('mosquitto_sub', dir, gateway, ['-V', 'mqttv5', '-q', '1', '-t', topic, '-C', '1', '-W', '10', '-d']);
+      const lines = subscribed.stdout.split('\n');
+      expect({ code: subscribed.code, stderr: subscribed.stderr, first: lines.slice(0, 5) }).toEqual({
         code: 0,
-        stdout: [
+        stderr: '',
+        first: [
           'Client (null) sending CONNECT',
           `Client ${gateway.id} received CONNACK (0)`,
           `Client ${gateway.id} sending SUBSCRIBE (Mid: 1, Topic: ${topic}, QoS: 1, Options: 0x00)`,
           `Client ${gateway.id} received SUBACK`,
-          'Subscribed (mid: 1): 135',
-          `Client ${gateway.id} sending DISCONNECT`,
-          '',
-        ].join('\n'),
-        stderr: 'All subscription requests were denied.\n',
+          'Subscribed (mid: 1): 1',
+        ],
       });
+      expect(lines[5]).toMatch(new RegExp(`^Client ${gateway.id} received PUBLISH \\(d0, q1, r0, m\\d+, '${topic}', \\.\\.\\. \\(\\d+ bytes\\)\\)$`));
+      const received = JSON.parse(lines.find((line) => line.startsWith('{'))!) as { command_id: string; name: string; parameters: unknown };
+      expect({ command_id: received.command_id, name: received.name, parameters: received.parameters }).toEqual({ command_id: command.command_id, name: 'feedback', parameters: { sequence: 'OK' } });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
