@@ -2,6 +2,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { registerApiKeyCommands } from './api-keys/index.js';
 import { registerAssetCommands } from './assets/index.js';
 import { registerAuditCommand } from './audit/index.js';
+import { COMPLETE, completions, registerCompletionCommand } from './completion.js';
 import { registerDeviceCommands } from './devices/index.js';
 import { registerEventCommands } from './events/index.js';
 import { registerFeatureCommands } from './features/index.js';
@@ -56,6 +57,7 @@ export function buildProgram(): Command {
   registerAuditCommand(program);
   registerRetentionCommands(program);
   registerSimulateCommand(program);
+  registerCompletionCommand(program);
   return program;
 }
 
@@ -70,6 +72,11 @@ export async function run(argv: string[]): Promise<void> {
   // line, also `operator assets add --version 1.2.0`, whose own flag it is.
   if (argv.length === 3 && (argv[2] === '--version' || argv[2] === '-V')) {
     process.stdout.write(`scanhub ${SCANHUB_VERSION}\n`);
+    return;
+  }
+  if (argv[2] === COMPLETE) {
+    const candidates = completions(buildProgram(), argv.slice(3));
+    if (candidates.length) process.stdout.write(`${candidates.join('\n')}\n`);
     return;
   }
   const program = buildProgram();
