@@ -44,6 +44,8 @@ export interface Io {
   color: boolean;
   json: boolean;
   debug: boolean;
+  /** Columns of the terminal tables must fit (stdout's width, else COLUMNS, else 80). */
+  width?: number;
 }
 
 export function createIo(options: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Io {
@@ -56,6 +58,7 @@ export function createIo(options: GlobalOptions, env: NodeJS.ProcessEnv = proces
     color: tty && !env.NO_COLOR && env.TERM !== 'dumb',
     json: Boolean(options.json),
     debug: Boolean(options.debug),
+    width: process.stdout.columns || Number(env.COLUMNS) || 80,
   };
 }
 
@@ -73,13 +76,40 @@ export function printList<T>(io: Io, items: T[], columns: Column<T>[]): void {
     return;
   }
   if (rows.length === 0) return io.err('No results.');
+  const head = columns.map((c) => c.header);
+  const natural = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const table = new Table({
-    head: columns.map((c) => c.header),
+    head,
     // compact: one line per row, a rule under the header only (a list of events stays readable).
     style: { head: io.color ? ['cyan'] : [], border: io.color ? ['grey'] : [], compact: true },
+    // Cells cli-table3 cuts short end in "…": the table stays one line per row at any width.
+    colWidths: fitColumns(natural, io.width ?? 80).map((w) => w + 2),
   });
   table.push(...rows);
   io.out(table.toString());
+}
+
+/** The narrowest a column becomes to fit a table into the terminal: room for a few characters and "…". */
+const MIN_COLUMN = 6;
+
+/**
+ * Column widths (without padding) that fit `width` terminal columns: the widest columns give way
+ * first, down to MIN_COLUMN each; a terminal too narrow for even that gets the narrowest table.
+ */
+export function fitColumns(natural: number[], width: number): number[] {
+  const widths = [...natural];
+  // Each column has a space either side and a border on its left, the table one on its right.
+  const total = () => widths.reduce((sum, w) => sum + w + 3, 1);
+  while (total() > width) {
+    const widest = Math.max(...widths);
+    if (widest <= MIN_COLUMN) break;
+    // The widest columns shrink together, no further than the next widest: the cut is shared.
+    const next = Math.max(MIN_COLUMN, ...widths.filter((w) => w < widest));
+    const at = widths.filter((w) => w === widest).length;
+    const to = Math.max(next, widest - Math.ceil((total() - width) / at));
+    for (let i = 0; i < widths.length; i++) if (widths[i] === widest) widths[i] = to;
+  }
+  return widths;
 }
 
 /** One object: `--json` prints the API's object; otherwise `field<TAB>value` lines (aligned on a TTY). */

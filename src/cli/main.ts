@@ -3,6 +3,7 @@ import { registerApiKeyCommands } from './api-keys/index.js';
 import { registerAssetCommands } from './assets/index.js';
 import { registerAuditCommand } from './audit/index.js';
 import { registerCommandCommands } from './commands/index.js';
+import { COMPLETE, completions, registerCompletionCommand } from './completion.js';
 import { registerDeviceCommands } from './devices/index.js';
 import { registerEventCommands } from './events/index.js';
 import { registerFeatureCommands } from './features/index.js';
@@ -28,7 +29,6 @@ export function buildProgram(): Command {
     .option('--ca-cert <file>', "CA certificate (PEM) of an HTTPS deployment, as `scanhub operator ca` prints it (env SCANHUB_CA_CERT; `login` saves it)")
     .option('--json', 'print JSON: lists as arrays of the API items, everything else as the API response')
     .addOption(new Option('--debug', 'print stacks and requests on errors'))
-    .version(`scanhub ${SCANHUB_VERSION}`, '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show the help of a command')
     .addHelpText(
       'after',
@@ -37,6 +37,7 @@ export function buildProgram(): Command {
         'scanhub login --url http://127.0.0.1:8080 --email admin@localhost',
         'scanhub gateways create --name dock-1 --usecase inbound --station dock-1',
         'scanhub events list --since 2h',
+        'scanhub --version          # or -V: prints scanhub and its version',
       ]),
     )
     .showHelpAfterError('(run with --help for usage)')
@@ -58,6 +59,7 @@ export function buildProgram(): Command {
   registerAuditCommand(program);
   registerRetentionCommands(program);
   registerSimulateCommand(program);
+  registerCompletionCommand(program);
   return program;
 }
 
@@ -68,6 +70,17 @@ export async function run(argv: string[]): Promise<void> {
     if (error.code === 'EPIPE') process.exit(process.exitCode ?? Exit.OK);
     throw error;
   });
+  // Answered here, not as a root option: commander would take a root `--version` anywhere on the
+  // line, also `operator assets add --version 1.2.0`, whose own flag it is.
+  if (argv.length === 3 && (argv[2] === '--version' || argv[2] === '-V')) {
+    process.stdout.write(`scanhub ${SCANHUB_VERSION}\n`);
+    return;
+  }
+  if (argv[2] === COMPLETE) {
+    const candidates = completions(buildProgram(), argv.slice(3));
+    if (candidates.length) process.stdout.write(`${candidates.join('\n')}\n`);
+    return;
+  }
   const program = buildProgram();
   try {
     await program.parseAsync(argv);

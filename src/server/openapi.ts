@@ -2,6 +2,7 @@ import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import type { ServerContext } from './context.js';
 import { BODY_METHODS } from './conventions.js';
+import { SCANHUB_VERSION } from '../version.js';
 
 /**
  * What the OpenAPI document says of an operation beyond the usual schema, written in the route's
@@ -64,7 +65,8 @@ export function openApiOptions(ctx: ServerContext): FastifyDynamicSwaggerOptions
       openapi: '3.0.3',
       info: {
         title: 'scanhub API',
-        version: '1.0.1',
+        // The document describes this server: its version is the package's (the spec's is in the description).
+        version: SCANHUB_VERSION,
         description: 'Events, gateways, provisioning, job analysis, features, assets and users (spec v1.0.1).',
         // Self-hosted: whoever runs the deployment answers for it; there is no central address to name.
         contact: { name: 'The operator of this scanhub deployment' },
@@ -73,10 +75,9 @@ export function openApiOptions(ctx: ServerContext): FastifyDynamicSwaggerOptions
       components: {
         securitySchemes: {
           IdToken: {
-            type: 'apiKey',
-            in: 'header',
-            name: 'Authorization',
-            description: 'The id_token of POST /auth/login, or an API key of POST /{customer_id}/api-keys, bare or as "Bearer <token>".',
+            type: 'http',
+            scheme: 'bearer',
+            description: 'The id_token of POST /auth/login, or an API key of POST /{customer_id}/api-keys, as "Bearer <token>" (the bare token is taken too).',
           },
           MetricsToken: {
             type: 'http',

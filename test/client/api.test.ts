@@ -56,3 +56,15 @@ describe('Retry-After', () => {
     expect([retryAfterMs('2', now), retryAfterMs('Fri, 27 Nov 2026 10:00:05 GMT', now), retryAfterMs('soon', now), retryAfterMs(undefined, now)]).toEqual([2000, 5000, undefined, undefined]);
   });
 });
+
+// How the CLI says a 403 (src/cli/io.ts describeError): exit 4 only for a missing permission or
+// access, exit 1 for a refused state (DESIGN.md "CLI conventions").
+describe('a 403', () => {
+  it.each([
+    ['Your role USER_ROLE lacks the permission "gateway.read" this call needs; ask an administrator.', 4, 'not allowed: Your role USER_ROLE lacks the permission "gateway.read" this call needs; ask an administrator'],
+    ['This download link has expired: request a new one.', 1, 'refused: This download link has expired: request a new one'],
+  ])('%s: exit %i', async (details, code, message) => {
+    [answers, requests] = [[{ status: 403, body: { title: 'Forbidden', details } }], []];
+    expect(outcome(await runCli(['gateways', 'list'], { env: env() }))).toEqual({ code, stdout: '', stderr: `scanhub: ${message}\n` });
+  });
+});

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireOperationDocs } from '../../src/server/openapi.js';
@@ -45,7 +46,7 @@ afterAll(async () => t.close());
 describe('GET /openapi.json', () => {
   it('documents every registered route (enumerated at run time) with an operationId, summary, description and tag', () => {
     expect(doc.openapi).toBe('3.0.3');
-    expect(doc.info.version).toBe('1.0.1');
+    expect(doc.info.version).toBe((JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version);
 
     const routes = t.server.app.registeredRoutes.filter((route) => route.method !== 'HEAD');
     // The foundation's own routes are among them (the enumeration works at all).
@@ -261,7 +262,7 @@ describe('GET /openapi.json', () => {
 
   it('declares the IdToken and metrics token security schemes and the error body', () => {
     expect(doc.components.securitySchemes).toEqual({
-      IdToken: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'The id_token of POST /auth/login, or an API key of POST /{customer_id}/api-keys, bare or as "Bearer <token>".' },
+      IdToken: { type: 'http', scheme: 'bearer', description: 'The id_token of POST /auth/login, or an API key of POST /{customer_id}/api-keys, as "Bearer <token>" (the bare token is taken too).' },
       MetricsToken: {
         type: 'http',
         scheme: 'bearer',

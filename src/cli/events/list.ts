@@ -49,7 +49,7 @@ export function registerListCommand(events: Command): void {
       }
       if (options.all) more = false;
       const count = printer.end();
+      // An empty range: the printer's table said "No results." already.
       if (more) io.err(`Printed the newest ${count} events of the range; --all prints every one.`);
-      else if (count === 0 && !io.json && io.tty) io.err('No events in the range.');
     });
 }

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { createJobConfig } from '../../client/jobs.js';
 import { printObject, success } from '../io.js';
+import { gatewayNames } from '../gateway-refs.js';
 import { connect } from '../session.js';
 import { configBody, type ConfigOptions } from './arguments.js';
 import { jobFields } from './output.js';
@@ -19,7 +20,7 @@ export function registerCreateCommand(jobs: Command): void {
     .action(async (options: Required<ConfigOptions>, command: Command) => {
       const session = await connect(command);
       const job = await createJobConfig(session, await configBody(session, options));
-      printObject(session.io, job, jobFields(session.io));
+      printObject(session.io, job, jobFields(session.io, session.io.json ? new Map() : await gatewayNames(session)));
       success(session.io, `Created job configuration "${job.job_name}" (${job.job_config_id}).`);
     });
 }

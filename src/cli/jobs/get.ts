@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { printObject } from '../io.js';
+import { gatewayNames } from '../gateway-refs.js';
 import { connect } from '../session.js';
 import { resolveJob } from './arguments.js';
 import { jobFields } from './output.js';
@@ -13,6 +14,6 @@ export function registerGetCommand(jobs: Command): void {
     .description('show a job configuration (by id or name)')
     .action(async (ref: string, _options: unknown, command: Command) => {
       const session = await connect(command);
-      printObject(session.io, await resolveJob(session, ref), jobFields(session.io));
+      printObject(session.io, await resolveJob(session, ref), jobFields(session.io, session.io.json ? new Map() : await gatewayNames(session)));
     });
 }

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { listJobConfigs } from '../../client/jobs.js';
 import { printList } from '../io.js';
+import { gatewayNames } from '../gateway-refs.js';
 import { connect } from '../session.js';
 import { jobColumns } from './output.js';
 import { examples } from '../help.js';
@@ -13,6 +14,6 @@ export function registerListCommand(jobs: Command): void {
     .description('list the job configurations')
     .action(async (_options: unknown, command: Command) => {
       const session = await connect(command);
-      printList(session.io, await listJobConfigs(session), jobColumns(session.io));
+      printList(session.io, await listJobConfigs(session), jobColumns(session.io, session.io.json ? new Map() : await gatewayNames(session)));
     });
 }

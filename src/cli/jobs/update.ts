@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { updateJobConfig } from '../../client/jobs.js';
 import { CliError, Exit, printObject, success } from '../io.js';
+import { gatewayNames } from '../gateway-refs.js';
 import { connect } from '../session.js';
 import { configBody, resolveJob, type ConfigOptions } from './arguments.js';
 import { jobFields } from './output.js';
@@ -25,7 +26,7 @@ export function registerUpdateCommand(jobs: Command): void {
       const current = await resolveJob(session, ref);
       // If-Match: a change made by someone else since we read it is refused, not overwritten.
       const job = await updateJobConfig(session, current.job_config_id, changes, current.version);
-      printObject(session.io, job, jobFields(session.io));
+      printObject(session.io, job, jobFields(session.io, session.io.json ? new Map() : await gatewayNames(session)));
       success(session.io, `Updated job configuration "${job.job_name}" to version ${job.version}.`);
     });
 }

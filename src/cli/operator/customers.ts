@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { MIN_PASSWORD_LENGTH, hashPassword } from '../../auth/passwords.js';
 import { operatorAuditEntry } from '../../domain/audit.js';
 import { customerIdProblem, isCustomerId, isEmailAddress } from '../../domain/identifiers.js';
-import { CliError, Exit, createIo, promptSecret, readStdin, success } from '../io.js';
+import { CliError, Exit, createIo, promptNewSecret, readStdin, success } from '../io.js';
 import { globalsOf } from '../session.js';
 import { withOperatorStore } from './store.js';
 import { examples } from '../help.js';
@@ -28,7 +28,8 @@ export function registerCustomerCommands(operator: Command): void {
         throw new CliError(`"${options.adminEmail}" is not an e-mail address`, Exit.USAGE);
       }
       const io = createIo(globalsOf(command));
-      const password = options.passwordStdin ? await readStdin() : await promptSecret(io, 'Administrator password:', '--password-stdin');
+      // Typed at a prompt: checked there and asked twice (promptNewSecret); from stdin: checked below.
+      const password = options.passwordStdin ? await readStdin() : await promptNewSecret(io, 'administrator password', MIN_PASSWORD_LENGTH, '--password-stdin');
       if (password.length < MIN_PASSWORD_LENGTH) {
         throw new CliError(`the password must have at least ${MIN_PASSWORD_LENGTH} characters`, Exit.USAGE);
       }

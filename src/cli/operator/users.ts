@@ -13,7 +13,10 @@ import { withOperatorStore } from './store.js';
  * operator command: whoever may read those may take over any account anyway.
  */
 export function registerOperatorUserCommands(operator: Command): void {
-  const users = operator.command('users').description('users of any customer, on the deployment itself (no log-in)');
+  const users = operator
+    .command('users')
+    .description('users of any customer, on the deployment itself (no log-in)')
+    .addHelpText('after', examples(['scanhub operator users reset-password admin@localhost']));
   users
     .command('reset-password <email>')
     .description('set a new password for a user: generated and printed once, or read with --password-stdin; the user’s IdTokens stop working')

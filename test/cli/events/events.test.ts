@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertEvents } from '../../helpers/store-rows.js';
-import { adminEnv, runCli, spawnCli } from '../../helpers/cli.js';
+import { adminEnv, runCli, runOnTerminal, spawnCli } from '../../helpers/cli.js';
 import { eventRow, newestFirst } from '../../helpers/events.js';
 import { exportFixture } from '../../helpers/fixtures.js';
 import { CUSTOMER, startTestServer, type TestServer } from '../../helpers/server.js';
@@ -94,6 +94,12 @@ describe('scanhub events list', () => {
     expect(result).toEqual({ code: 0, stderr: '', stdout: [new Date(event.created).toISOString(), 'scan', label, event.device_id ?? '', 'by-name', event.id].join('\t') + '\n' });
     const unknown = await runCli(['events', 'list', ...range, '--gateway', 'Dock Z'], { env });
     expect(unknown).toEqual({ code: 1, stdout: '', stderr: 'scanhub: no gateway is named "Dock Z": see `scanhub gateways list`\n' });
+  });
+
+  it('an empty range on a terminal says so once', async () => {
+    const terminal = runOnTerminal(['events', 'list', '--since', '2000-01-01T00:00:00Z', '--until', '2000-01-02T00:00:00Z'], env);
+    expect(await terminal.exited).toBe(0);
+    expect(terminal.output()).toBe('No results.\r\n');
   });
 
   it.each([

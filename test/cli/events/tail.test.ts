@@ -59,7 +59,7 @@ it('prints events published over MQTT, each once, and goes on by itself after se
   const url = `http://127.0.0.1:${port}`;
   const anonymous = new ApiClient(url);
   const { id_token: token } = await anonymous.post<{ id_token: string }>('/auth/login', { email: 'admin@localhost', password: PASSWORD });
-  const gateway: TestGateway = await provisionGateway({ admin: new ApiClient(url, token), anonymous });
+  const gateway: TestGateway = await provisionGateway({ admin: new ApiClient(url, token), anonymous }, { name: 'tailed' });
   const publish = async (client: MqttClient, code: string) => {
     const id = randomUUID();
     await client.publishAsync(gateway.topic, JSON.stringify({ id, type: 'scan', scan_code: code }), { qos: 1 });
@@ -86,7 +86,8 @@ it('prints events published over MQTT, each once, and goes on by itself after se
   tail.kill('SIGTERM');
   expect(await tail.exited).toBe(0);
   expect(tail.stdout().split('\n').filter(Boolean).map((line) => line.split('\t').slice(1))).toEqual(
-    ['before-1', 'before-2', 'after-1', 'after-2'].map((code, i) => ['scan', gateway.id, '', code, ids[i]]),
+    // The gateway by name beside its short id (DESIGN.md "CLI conventions").
+    ['before-1', 'before-2', 'after-1', 'after-2'].map((code, i) => ['scan', `tailed (${gateway.id.slice(0, 8)})`, '', code, ids[i]]),
   );
   // Each failed attempt while serve was away says why (refused, cut by the stopping serve, or
   // turned away by a closing serve: which ones depends on timing), then the way back once.

@@ -122,6 +122,15 @@ describe('scanhub jobs', () => {
     );
   });
 
+  it('get and list name the gateways beside their short ids; --json keeps the ids', async () => {
+    const { job_config_id } = await createPacking();
+    const got = await cli('jobs', 'get', 'Packing');
+    expect([got.code, got.stdout.split('\n').find((line) => line.startsWith('gateways\t'))]).toEqual([0, 'gateways\tgw-1 (11111111),gw-2 (22222222)']);
+    const listed = await cli('jobs', 'list');
+    expect(listed.stdout).toBe(`${job_config_id}\tPacking\tPACK-S\tPACK-E\tgw-1 (11111111),gw-2 (22222222)\t1\t${listed.stdout.split('\t')[6]}`);
+    expect((JSON.parse((await cli('jobs', 'get', 'Packing', '--json')).stdout) as { gateway_ids: string[] }).gateway_ids).toEqual([G1, G2]);
+  });
+
   it('--since 2h analyses the last two hours only, where these events are not', async () => {
     await createPacking();
     const result = await cli('jobs', 'analyze', 'Packing', '--since', '2h', '--json');

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { outcome, runCli } from '../../helpers/cli.js';
+import { outcome, runCli, runOnTerminal } from '../../helpers/cli.js';
 import { call } from '../../helpers/http.js';
 import { ADMIN_EMAIL, CUSTOMER, startTestServer, type TestServer } from '../../helpers/server.js';
 
@@ -26,6 +26,18 @@ describe('scanhub operator customers add (while serve runs)', () => {
     expect((users.body as { items: { email: string; roles: string[] }[] }).items.map((u) => [u.email, u.roles])).toEqual([
       ['lumbergh@initech.example', ['ADMIN_ROLE']],
     ]);
+  });
+
+  it('on a terminal, checks the password there and asks for it twice', async () => {
+    const terminal = runOnTerminal(['operator', 'customers', 'add', 'globex', '--admin-email', 'hank@globex.example', ...t.operatorArgs], t.operatorEnv);
+    await terminal.shows(/New administrator password \(at least 12 characters\)/);
+    terminal.type('short\r');
+    await terminal.shows(/The administrator password has 5 characters; it needs at least 12; try again\.[\s\S]*New administrator password/);
+    terminal.type('hammocks-for-all\r');
+    await terminal.shows(/The new administrator password again/);
+    terminal.type('hammocks-for-all\r');
+    expect(await terminal.exited).toBe(0);
+    expect((await call(t.url, 'POST', '/auth/login', { json: { email: 'hank@globex.example', password: 'hammocks-for-all' } })).status).toBe(200);
   });
 
   it('--json prints what was created', async () => {

@@ -23,7 +23,7 @@ describe('scanhub retention', () => {
   it('get: for ever and no deletion on a new customer, as field<TAB>value lines when piped', async () => {
     expect(await runCli(['retention', 'get'], { env: admin })).toEqual({
       code: 0,
-      stdout: 'EVENTS KEPT\tfor ever\nLAST DELETION\tnever\nDELETED\t\nOLDER THAN\t\nLONGEST BATCH\t\n',
+      stdout: 'events_kept\tfor ever\nlast_deletion\tnever\ndeleted\t\nolder_than\t\nlongest_batch\t\n',
       stderr: '',
     });
   });
@@ -50,7 +50,7 @@ describe('scanhub retention', () => {
     const { finished, cutoff, longest_batch_ms } = retention.last_deletion;
     expect(await runCli(['retention', 'get'], { env: admin })).toEqual({
       code: 0,
-      stdout: `EVENTS KEPT\t7 days\nLAST DELETION\t${new Date(finished).toISOString()}\nDELETED\t3\nOLDER THAN\t${new Date(cutoff).toISOString()}\nLONGEST BATCH\t${longest_batch_ms} ms\n`,
+      stdout: `events_kept\t7 days\nlast_deletion\t${new Date(finished).toISOString()}\ndeleted\t3\nolder_than\t${new Date(cutoff).toISOString()}\nlongest_batch\t${longest_batch_ms} ms\n`,
       stderr: '',
     });
   });
