@@ -1,6 +1,7 @@
 import type { AdmissionStats } from './admission.js';
 import { newCommandStats, type CommandStats } from './commands/delivery.js';
 import type { IngestLog, IngestStats } from './ingest.js';
+import type { HandshakeRefusal } from './refusals.js';
 
 /** The counters of the listener, part of BrokerStats. */
 export interface ListenerStats extends AdmissionStats {
@@ -71,4 +72,21 @@ export function logCountersWhileBusy(ingest: IngestStats, stats: BrokerStats, lo
     loggedMessages = ingest.messages;
     log.info({ ingest, mqtt: stats }, 'ingest counters');
   }, 60_000).unref();
+}
+
+/** The broker's refusal counters by reason (the "of which" counters taken out of the totals they are part of). */
+export function refusedHandshakes(stats: BrokerStats): Record<HandshakeRefusal, number> {
+  return {
+    over_cap: stats.connectionsOverCap,
+    proxy_header: stats.proxyHeadersRefused,
+    handshake_timeout: stats.handshakeTimeouts,
+    tls_handshake_failed: stats.handshakesRefused - stats.expiredCertificatesRefused,
+    tls_certificate_expired: stats.expiredCertificatesRefused,
+    connect_timeout: stats.connectTimeouts,
+    protocol_level: stats.protocolLevelsRefused,
+    unknown_gateway: stats.connectsRefused - stats.revokedCertificatesRefused - stats.pendingCertificatesRefused,
+    certificate_revoked: stats.revokedCertificatesRefused,
+    certificate_pending: stats.pendingCertificatesRefused,
+    store_unavailable: stats.connectsUnavailable,
+  };
 }

@@ -5,7 +5,8 @@ import type { BrokerStats } from './broker-stats.js';
 import { clientAddressOf } from './client-address.js';
 import type { CommandDelivery } from './commands/delivery.js';
 import type { ConnectedGateways } from './connected-gateways.js';
-import type { ConnectionHost, GatewayConnection, GatewaySession } from './gateway-connection.js';
+import type { GatewayConnection } from './gateway-connection.js';
+import type { ConnectionHost, GatewaySession } from './gateway-session.js';
 import type { IngestLog, IngestWriter } from './ingest.js';
 import type { ConnectRefusal } from './refusals.js';
 
@@ -76,7 +77,7 @@ async function authenticate(parts: HostParts, connection: GatewayConnection): Pr
 }
 
 /** The broker's side of every gateway connection (gateway-connection.ts): its decisions about gateways, counted and logged. */
-export function connectionHost(parts: HostParts): ConnectionHost {
+export function connectionHost(parts: HostParts): ConnectionHost<GatewayConnection> {
   const { log, stats, gateways, commands } = parts;
   return {
     log,
@@ -97,8 +98,13 @@ export function connectionHost(parts: HostParts): ConnectionHost {
       commands.connected(gatewayId, connection.session!.commandsTopic, connection, connection.cleanSession);
     },
 
-    disconnected(connection) {
-      const { gatewayId } = connection.session!;
+    disconnected(connection, will) {
+      const { gatewayId, topic } = connection.session!;
+      if (will) {
+        if (will.topic !== topic) this.publishRefused(connection, will.topic, `will topic ${JSON.stringify(will.topic)} is not ${topic}`);
+        else if (will.payload.length > parts.maxPayloadBytes) this.publishRefused(connection, will.topic, `will payload of ${will.payload.length} bytes exceeds ${parts.maxPayloadBytes}`);
+        else parts.writer.submit(gatewayId, will.payload, NO_ACK);
+      }
       stats.connected--;
       log.info({ gateway_id: gatewayId }, 'gateway disconnected');
       gateways.disconnected(gatewayId, connection);
@@ -153,3 +159,6 @@ export function connectionHost(parts: HostParts): ConnectionHost {
     commandResponse: (connection, payload) => commands.respond(connection.session!.gatewayId, payload),
   };
 }
+
+/** A will is stored like a QoS 0 message: nothing to acknowledge. */
+const NO_ACK = (): void => {};

@@ -1,5 +1,5 @@
 import type { TLSSocket } from 'node:tls';
-import type { IngestLog, IngestWriter } from './ingest.js';
+import type { ConnectionHost, GatewaySession } from './gateway-session.js';
 import {
   acceptedProperties,
   acknowledgement5,
@@ -8,11 +8,6 @@ import {
   connack5,
   disconnect5,
   publishPayloadStart,
-  readDisconnect5,
-  readSubscribe5,
-  readUnsubscribe5,
-  subscriptionRefusal5,
-  unsuback5,
 } from './mqtt5.js';
 import {
   PINGRESP,
@@ -22,13 +17,15 @@ import {
   acknowledgement,
   connack,
   readConnect,
-  readTopicFilters,
-  suback,
   type ConnectPacket,
   type PacketRefusal,
 } from './packets.js';
+import { AckBuffer } from './ack-buffer.js';
+import { KeepAlive } from './keep-alive.js';
 import { peerCertificateOf } from './peer-certificate.js';
 import { REFUSAL_CODES, ReasonCode, type CloseReason, type ConnectRefusal } from './refusals.js';
+import { subscribeAnswer, unsubscribeAnswer } from './subscriptions.js';
+import { onControlPacket, type ControlHandlers } from './control-packets.js';
 
 // One gateway's MQTT connection, from its CONNECT to its close: the whole protocol a publishing
 // gateway needs ([MQTT-3.1] to [MQTT-3.14]; MQTT 5 3.1 to 3.14 at level 5, where every refusal
@@ -36,50 +33,6 @@ import { REFUSAL_CODES, ReasonCode, type CloseReason, type ConnectRefusal } from
 // subscription it may make, to its commands (the host's, src/mqtt/commands/). Each PUBLISH goes to
 // the ingest writer as a view of the bytes it arrived in; its PUBACK is written once the writer's
 // transaction committed, coalesced with the others of that commit into one write per connection.
-
-/** [MQTT-3.9.3]: the SUBACK return code of a refused filter at levels 3 and 4. */
-const SUBACK_FAILURE = 0x80;
-
-/** The gateway behind a connection, known from its certificate once authenticated. */
-export interface GatewaySession {
-  gatewayId: string;
-  topic: string;
-  /** `topic` as bytes: a PUBLISH's topic is compared without decoding it. */
-  topicBytes: Buffer;
-  /** The serial of the certificate it connected with (lower-case hex): a revocation of it closes the connection. */
-  serial: string;
-  /** The one topic filter it may subscribe to: its commands (docs/commands.md). */
-  commandsTopic: string;
-  /** Where it reports its commands' outcome, as bytes (compared like `topicBytes`). */
-  responsesTopicBytes: Buffer;
-}
-
-/** What a connection needs of the broker. */
-export interface ConnectionHost {
-  log: IngestLog;
-  writer: Pick<IngestWriter, 'submit'>;
-  maxPayloadBytes: number;
-  /** The session of the certificate's gateway, or why it is refused (logged and counted there; refusals.ts has its CONNACK code). */
-  authenticate(connection: GatewayConnection): Promise<GatewaySession | ConnectRefusal>;
-  /** CONNACK 0 went out. */
-  connected(connection: GatewayConnection): void;
-  /** A connected gateway's connection closed. */
-  disconnected(connection: GatewayConnection): void;
-  /** A PUBLISH was refused: foreign topic or payload over the limit (the connection closes). */
-  publishRefused(connection: GatewayConnection, topic: string, reason: string): void;
-  /** A QoS 1 or 2 PUBLISH with packet identifier 0 (the connection closes). */
-  protocolViolation(connection: GatewayConnection, qos: number): void;
-  /** A packet refused on its header alone (the connection closes). */
-  packetRefused(connection: GatewayConnection, refusal: PacketRefusal): void;
-  /** A SUBSCRIBE's filter and its requested QoS: the SUBACK return code, the QoS granted or 0x80 ([MQTT-3.9.3]). */
-  subscribe(connection: GatewayConnection, filter: string, qos: number): number;
-  /** An UNSUBSCRIBE's filter. */
-  unsubscribe(connection: GatewayConnection, filter: string): void;
-  /** A PUBACK of a message the broker sent (a command). */
-  acknowledged(connection: GatewayConnection, packetId: number): void;
-  /** A PUBLISH on the command-responses topic; resolves once handled, rejects when it was not stored (no acknowledgement then). */
-  commandResponse(connection: GatewayConnection, payload: Buffer): Promise<void>;
-}
 
 const CONNECTING = 0;
 const AUTHENTICATING = 1;
@@ -90,10 +43,7 @@ const CLOSED = 3;
 const MAX_PENDING_PER_CONNECTION = 4096;
 /** Bytes written and not yet taken by the peer before its socket is read again. */
 const MAX_UNSENT_BYTES = 1024 * 1024;
-/**
- * QoS 1 messages an MQTT 5 gateway may have unacknowledged (CONNACK's Receive Maximum, MQTT 5
- * 3.2.2.3.3): the messages one connection may have waiting for their commit.
- */
+/** QoS 1 messages an MQTT 5 gateway may have unacknowledged, waiting for their commit (CONNACK's Receive Maximum, MQTT 5 3.2.2.3.3). */
 const RECEIVE_MAXIMUM = MAX_PENDING_PER_CONNECTION;
 /** How long a closing connection's last packet (DISCONNECT, a refusing CONNACK) may take to go out before the socket is cut. */
 const CLOSE_GRACE_MS = 1000;
@@ -117,8 +67,9 @@ export class GatewayConnection {
   /** Packets that arrived after the CONNECT, before its CONNACK: read once authenticated. */
   private deferred: [number, Buffer][] = [];
   /** Acknowledgements of the current commit, written together on the next tick. */
-  private acks: Buffer | undefined;
-  private ackBytes = 0;
+  private readonly acks = new AckBuffer((acks) => {
+    if (!this.closing && this.state !== CLOSED) this.write(acks);
+  });
   private pending = 0;
   /** QoS 1 and 2 messages not acknowledged yet (pending counts QoS 0 too). */
   private inFlight = 0;
@@ -127,8 +78,7 @@ export class GatewayConnection {
   /** Its last packet is on its way: nothing more is written. */
   private closing = false;
   private paused = false;
-  private lastActivity = 0;
-  private keepAliveTimer: NodeJS.Timeout | undefined;
+  private readonly keepAlive = new KeepAlive((limitMs) => this.fail(`no packet within ${limitMs / 1000} s (keep alive)`, true, REFUSAL_CODES.close.keep_alive));
   private graceful = false;
   private stopped = false;
   /** Why the connection closed, when the server closed it on an error; logged once at close. */
@@ -136,7 +86,7 @@ export class GatewayConnection {
 
   constructor(
     readonly socket: TLSSocket,
-    private readonly host: ConnectionHost,
+    private readonly host: ConnectionHost<GatewayConnection>,
     private readonly maxPacketBytes: number,
   ) {
     const { cn, serial } = peerCertificateOf(socket);
@@ -178,7 +128,7 @@ export class GatewayConnection {
    */
   end(): void {
     if (this.closing) return;
-    this.flushAcks();
+    this.acks.flush();
     if (this.state !== CONNECTED || this.level !== 5) return void this.socket.end();
     this.closing = true;
     this.socket.end(disconnect5(REFUSAL_CODES.close.shutting_down));
@@ -198,7 +148,7 @@ export class GatewayConnection {
 
   private readonly onData = (chunk: Buffer) => {
     if (this.stopped) return;
-    this.lastActivity = performance.now();
+    this.keepAlive.seen();
     const refusal = this.reader.push(chunk);
     if (refusal && this.state !== CLOSED && !this.errorReason) this.refuse(refusal);
   };
@@ -229,7 +179,7 @@ export class GatewayConnection {
   private closeWith(last: Buffer | undefined): void {
     this.reader.stop();
     if (!last || this.closing) return void this.socket.destroy();
-    this.flushAcks();
+    this.acks.flush();
     this.closing = true;
     this.socket.end(last, () => this.socket.destroy());
     setTimeout(() => this.socket.destroy(), CLOSE_GRACE_MS).unref();
@@ -280,7 +230,7 @@ export class GatewayConnection {
     this.host.connected(this);
     const keepAlive = this.connect!.keepAlive;
     // [MQTT-3.1.2-24]: no packet within one and a half times the keep alive closes the connection.
-    if (keepAlive > 0) this.watchKeepAlive(keepAlive * 1500);
+    if (keepAlive > 0) this.keepAlive.watch(keepAlive * 1500);
     const deferred = this.deferred;
     this.deferred = [];
     for (const [firstByte, body] of deferred) {
@@ -290,91 +240,28 @@ export class GatewayConnection {
     this.resume();
   }
 
-  private watchKeepAlive(limitMs: number): void {
-    this.lastActivity = performance.now();
-    const check = () => {
-      const idle = performance.now() - this.lastActivity;
-      if (idle >= limitMs) return this.fail(`no packet within ${limitMs / 1000} s (keep alive)`, true, REFUSAL_CODES.close.keep_alive);
-      this.keepAliveTimer = setTimeout(check, limitMs - idle + 1);
-    };
-    this.keepAliveTimer = setTimeout(check, limitMs);
-  }
-
   private onConnectedPacket(firstByte: number, body: Buffer): void {
-    const type = firstByte >> 4;
-    if (type === PacketType.PUBLISH) return this.onPublish(firstByte, body);
-    const flags = firstByte & 0x0f;
-    switch (type) {
-      case PacketType.PINGREQ:
-        this.socket.write(PINGRESP);
-        return;
-      case PacketType.PUBREL:
-        // [MQTT-3.6.1-1]: flags 0010. The message was stored at its PUBLISH: release is only acknowledged.
-        if (flags !== 0x02 || body.length < 2) throw new ProtocolError('malformed PUBREL');
-        this.write(acknowledgement(PacketType.PUBCOMP, body.readUInt16BE(0)));
-        return;
-      case PacketType.SUBSCRIBE:
-        if (flags !== 0x02 || body.length < 2) throw new ProtocolError('malformed SUBSCRIBE');
-        return this.onSubscribe(body);
-      case PacketType.UNSUBSCRIBE:
-        if (flags !== 0x02 || body.length < 2) throw new ProtocolError('malformed UNSUBSCRIBE');
-        return this.onUnsubscribe(body);
-      case PacketType.DISCONNECT:
-        if (flags !== 0) throw new ProtocolError('malformed DISCONNECT');
-        // [MQTT-3.14.4-3]: the will is discarded; at level 5 unless the reason is 0x04 "with will
-        // message" or an error (MQTT 5 3.1.2.5, 3.14.4: only 0x00 discards it).
-        this.graceful = this.level !== 5 || readDisconnect5(body) === ReasonCode.SUCCESS;
-        this.reader.stop();
-        this.socket.end();
-        return;
-      case PacketType.PUBACK:
-        // [MQTT-4.3.2]: the gateway has the command of this packet identifier.
-        if (body.length < 2) throw new ProtocolError('malformed PUBACK');
-        this.host.acknowledged(this, body.readUInt16BE(0));
-        return;
-      case PacketType.PUBREC:
-      case PacketType.PUBCOMP:
-        // Acknowledgements of QoS 2 messages, which the broker never sends: nothing to do.
-        return;
-      default:
-        // A second CONNECT ([MQTT-3.1.0-2]) or a packet only a server sends.
-        throw new ProtocolError(`unexpected packet type ${type}`, ReasonCode.PROTOCOL_ERROR);
-    }
+    if (firstByte >> 4 === PacketType.PUBLISH) return this.onPublish(firstByte, body);
+    onControlPacket(firstByte, body, this.level, this.control);
   }
 
-  private onSubscribe(body: Buffer): void {
-    const packetId = body.readUInt16BE(0);
-    if (this.level !== 5) {
-      const filters = readTopicFilters(body, true);
-      // Each filter is followed by its requested QoS (readTopicFilters checked it).
-      let at = 2;
-      const codes = filters.map((filter) => {
-        at += 2 + Buffer.byteLength(filter) + 1;
-        return this.host.subscribe(this, filter, body[at - 1]!);
-      });
-      // [MQTT-3.8.4-3] / [MQTT-3.9.3-2]: one return code per filter, 0x80 for a refused one; the connection stays open.
-      this.write(suback(packetId, codes, this.level));
-      return;
-    }
-    // MQTT 5 3.9.3: a reason code per filter, saying why one is refused; the connection stays open.
-    // Subscription identifiers are not supported (the CONNACK says so), so with one nothing is granted.
-    const { filters, qos, subscriptionIdentifier } = readSubscribe5(body);
-    const codes = filters.map((filter, i) => {
-      const code = subscriptionIdentifier ? SUBACK_FAILURE : this.host.subscribe(this, filter, qos[i]!);
-      return code === SUBACK_FAILURE ? subscriptionRefusal5(filter, subscriptionIdentifier) : code;
-    });
-    this.write(suback(packetId, codes, 5));
-  }
-
-  private onUnsubscribe(body: Buffer): void {
-    const packetId = body.readUInt16BE(0);
-    const filters = this.level === 5 ? readUnsubscribe5(body) : readTopicFilters(body, false);
-    for (const filter of filters) this.host.unsubscribe(this, filter);
-    if (this.level !== 5) return this.write(acknowledgement(PacketType.UNSUBACK, packetId));
-    // MQTT 5 3.11.3: a reason code per filter; only the command topic can have had a subscription.
-    const codes = filters.map((filter) => (filter === this.session!.commandsTopic ? ReasonCode.SUCCESS : ReasonCode.NO_SUBSCRIPTION_EXISTED));
-    this.write(unsuback5(packetId, codes));
-  }
+  /** What the packets other than PUBLISH do to this connection (control-packets.ts reads them). */
+  private readonly control: ControlHandlers = {
+    ping: () => this.socket.write(PINGRESP),
+    write: (packet) => this.write(packet),
+    subscribe: (body) => this.write(subscribeAnswer(body, this.level, (filter, qos) => this.host.subscribe(this, filter, qos))),
+    unsubscribe: (body) => {
+      const { filters, answer } = unsubscribeAnswer(body, this.level, this.session!.commandsTopic);
+      for (const filter of filters) this.host.unsubscribe(this, filter);
+      this.write(answer);
+    },
+    disconnect: (discardWill) => {
+      this.graceful = discardWill;
+      this.reader.stop();
+      this.socket.end();
+    },
+    acknowledged: (packetId) => this.host.acknowledged(this, packetId),
+  };
 
   private onPublish(firstByte: number, body: Buffer): void {
     const qos = (firstByte >> 1) & 0x03;
@@ -452,21 +339,7 @@ export class GatewayConnection {
     if (qos > 0) this.inFlight--;
     if (this.state === CLOSED || this.closing) return;
     if (error) return this.fail(error.message, true, REFUSAL_CODES.close.not_stored);
-    if (qos > 0) {
-      this.acks ??= Buffer.allocUnsafe(4 * 64);
-      if (this.ackBytes + 4 > this.acks.length) {
-        const larger = Buffer.allocUnsafe(this.acks.length * 2);
-        this.acks.copy(larger, 0, 0, this.ackBytes);
-        this.acks = larger;
-      }
-      const at = this.ackBytes;
-      this.acks[at] = (qos === 1 ? PacketType.PUBACK : PacketType.PUBREC) << 4;
-      this.acks[at + 1] = 2;
-      this.acks[at + 2] = (token >> 8) & 0xff;
-      this.acks[at + 3] = token & 0xff;
-      if (at === 0) process.nextTick(this.flushAcks);
-      this.ackBytes = at + 4;
-    }
+    if (qos > 0) this.acks.add(qos, token & 0xffff);
     if (this.lastWords && this.pending === 0) return this.closeWith(this.lastWords);
     if (this.paused && this.pending < MAX_PENDING_PER_CONNECTION / 2) this.resume();
   };
@@ -487,16 +360,6 @@ export class GatewayConnection {
     this.lastWords = Buffer.concat([ack, disconnect5(code)]);
     if (this.pending === 0) this.closeWith(this.lastWords);
   }
-
-  private readonly flushAcks = (): void => {
-    const bytes = this.ackBytes;
-    if (bytes === 0 || this.closing) return;
-    const acks = this.acks!;
-    this.ackBytes = 0;
-    this.acks = undefined;
-    if (this.state === CLOSED) return;
-    this.write(bytes === acks.length ? acks : acks.subarray(0, bytes));
-  };
 
   private write(packet: Buffer): void {
     if (this.closing) return;
@@ -525,21 +388,13 @@ export class GatewayConnection {
   private onClose(): void {
     const wasConnected = this.state === CONNECTED;
     this.state = CLOSED;
-    clearTimeout(this.keepAliveTimer);
+    this.keepAlive.stop();
     this.reader.stop();
     this.deferred = [];
     if (!wasConnected) return;
     if (this.errorReason) this.host.log.info({ gateway_id: this.session?.gatewayId, reason: this.errorReason }, 'gateway connection closed on error');
-    const will = this.connect?.will;
     // [MQTT-3.1.2-8]: a connection closed without DISCONNECT publishes its will.
-    if (will && !this.graceful) {
-      const session = this.session!;
-      if (will.topic !== session.topic) this.host.publishRefused(this, will.topic, `will topic ${JSON.stringify(will.topic)} is not ${session.topic}`);
-      else if (will.payload.length > this.host.maxPayloadBytes) this.host.publishRefused(this, will.topic, `will payload of ${will.payload.length} bytes exceeds ${this.host.maxPayloadBytes}`);
-      else this.host.writer.submit(session.gatewayId, will.payload, NO_ACK);
-    }
-    this.host.disconnected(this);
+    this.host.disconnected(this, this.graceful ? undefined : this.connect?.will);
   }
 }
 
-const NO_ACK = (): void => {};

@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { BrokerStats } from './broker-stats.js';
+import { refusedHandshakes, type BrokerStats } from './broker-stats.js';
 import type { IngestStats } from './ingest.js';
-import { HANDSHAKE_REFUSALS, refusedHandshakes } from './refusals.js';
+import { HANDSHAKE_REFUSALS } from './refusals.js';
 
 // The MQTT and ingest part of GET /metrics (docs/metrics.md has the table). Ingest and MQTT keep
 // plain counters that cost one increment per message; they are read here only when Prometheus

@@ -1,7 +1,8 @@
 import { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
 import { expect, it } from 'vitest';
-import { GatewayConnection, type ConnectionHost } from '../../src/mqtt/gateway-connection.js';
+import { GatewayConnection } from '../../src/mqtt/gateway-connection.js';
+import type { ConnectionHost } from '../../src/mqtt/gateway-session.js';
 import { connectPacket5, publishPacket5 } from '../helpers/mqtt.js';
 
 // MQTT 5's Receive Maximum (MQTT 5 3.2.2.3.3, 3.3.4): the CONNACK says how many QoS 1 messages a
@@ -39,7 +40,7 @@ it('refuses the 4,097th unacknowledged QoS 1 PUBLISH with DISCONNECT 0x93 "recei
     protocolViolation: () => {},
     packetRefused: () => {},
     subscriptionRefused: () => {},
-  } as unknown as ConnectionHost;
+  } as unknown as ConnectionHost<GatewayConnection>;
   new GatewayConnection(socket as unknown as TLSSocket, host, 327_680);
   socket.emit('data', connectPacket5());
   await new Promise((resolve) => setImmediate(resolve));

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { examples } from '../help.js';
 import { listGatewayCommands } from '../../client/commands.js';
 import { gatewayNames } from '../gateway-refs.js';
 import { gatewayIdOf } from '../gateway-refs.js';
@@ -11,7 +12,7 @@ export function registerListCommand(commands: Command): void {
   commands
     .command('list <gateway>')
     .description('list the commands of a gateway (by id or name), newest first')
-    .addHelpText('after', '\nExamples:\n  scanhub commands list dock-1\n  scanhub commands list dock-1 --json')
+    .addHelpText('after', examples(['scanhub commands list dock-1', 'scanhub commands list dock-1 --json']))
     .action(async (ref: string, _options: unknown, command: Command) => {
       const session = await connect(command);
       const gatewayId = await gatewayIdOf(session, ref);

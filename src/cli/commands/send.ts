@@ -1,3 +1,4 @@
+import { examples } from '../help.js';
 import { InvalidArgumentError, type Command } from 'commander';
 import { createCommand, createCommands, getCommand, type Command as SentCommand, type CommandInput } from '../../client/commands.js';
 import { MAX_TTL_SECONDS, isFinal } from '../../domain/commands.js';
@@ -70,7 +71,10 @@ export function registerSendCommand(commands: Command): void {
     .option('--wait', 'follow each command to its outcome: exit 0 when all SUCCEEDED, 1 otherwise')
     .addHelpText(
       'after',
-      '\nExamples:\n  scanhub commands send dock-1 --name feedback --param sequence=OK --wait\n  scanhub commands send dock-1 dock-2 --name display --parameters \'{"template":"pick","fields":{"n":3}}\' --device ring-7 --ttl 10m',
+      examples([
+        'scanhub commands send dock-1 --name feedback --param sequence=OK --wait',
+        `scanhub commands send dock-1 dock-2 --name display --parameters '{"template":"pick","fields":{"n":3}}' --device ring-7 --ttl 10m`,
+      ]),
     )
     .action(async (refs: string[], options: SendOptions, command: Command) => {
       const session = await connect(command);

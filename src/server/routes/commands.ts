@@ -86,6 +86,12 @@ async function create(ctx: ServerContext, request: FastifyRequest<{ Params: { cu
 
 /** Commands to gateways (docs/commands.md): create one or many, list a gateway's, read, cancel. */
 export function registerCommandRoutes(app: FastifyInstance, ctx: ServerContext): void {
+  registerCommandCreation(app, ctx);
+  registerCommandReads(app, ctx);
+}
+
+/** Creating commands: for one gateway, or one per gateway of a list. */
+function registerCommandCreation(app: FastifyInstance, ctx: ServerContext): void {
   app.post<{ Params: GatewayParams; Body: CommandInput }>('/:customer_id/gateways/:gateway_id/commands', {
     config: PERMISSION,
     schema: {
@@ -139,7 +145,10 @@ export function registerCommandRoutes(app: FastifyInstance, ctx: ServerContext):
       return reply.code(201).send(created.map((c) => toApiCommand(c, now)));
     },
   });
+}
 
+/** Reading and canceling commands: a gateway's list, one command, cancel while queued. */
+function registerCommandReads(app: FastifyInstance, ctx: ServerContext): void {
   app.get<{ Params: GatewayParams; Querystring: { next_token?: string; limit: number } }>('/:customer_id/gateways/:gateway_id/commands', {
     config: PERMISSION,
     schema: {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import mqtt from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { refusedHandshakes } from '../../../src/mqtt/refusals.js';
+import { refusedHandshakes } from '../../../src/mqtt/broker-stats.js';
 import { issueClientCertificate, randomSerialHex } from '../../../src/pki/ca.js';
 import { buildPkcs12 } from '../../../src/pki/pkcs12.js';
 import { OTHER_CUSTOMER_REFUSED, otherCustomerToken } from '../../helpers/gateways.js';
