@@ -28,6 +28,12 @@ export const AUDIT_ACTIONS = [
   'export.created',
   'retention.set',
   'signing_key.rotated',
+  'webhook.created',
+  'webhook.updated',
+  'webhook.deleted',
+  'webhook.secret_rotated',
+  'webhook.replayed',
+  'webhook.disabled',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -18,7 +18,9 @@ export type Signal =
    * (PostgreSQL): a position the committed events all lie before; a read that has not reached it
    * yet waits for an older transaction still open, and tries again.
    */
-  | { kind: 'events-committed'; customers: string[]; through?: StreamPosition };
+  | { kind: 'events-committed'; customers: string[]; through?: StreamPosition }
+  /** The webhook was created, changed, deleted, or has a message queued: whoever delivers it (or may take it) looks again. */
+  | { kind: 'webhook-changed'; webhook_id: string };
 
 /** Customers per `events-committed` signal: 100 ids of at most 64 characters stay well within NOTIFY's 8,000 bytes. */
 export const CUSTOMERS_PER_SIGNAL = 100;

@@ -24,6 +24,9 @@ import { openDatabase, type Db } from './open.js';
 import { SqliteProvisioning } from './provisioning.js';
 import { SqliteRetention } from './retention.js';
 import { FileSecrets } from './secrets.js';
+import { SqliteLeases } from './leases.js';
+import { SqliteWebhooks } from './webhooks.js';
+import { WebhookSecretBox } from '../shared/sealing.js';
 import { mapStorageFull, probeFileSystem } from './storage.js';
 import { SqliteUsers } from './users.js';
 
@@ -53,6 +56,7 @@ export class SqliteStore implements Store {
   readonly storage: StorageWatch;
   readonly secrets: FileSecrets;
   readonly locks = new SqliteLocks();
+  readonly leases = new SqliteLeases();
   private readonly built = new Map<string, object>();
 
   constructor(
@@ -118,6 +122,9 @@ export class SqliteStore implements Store {
   }
   get assets() {
     return this.writing('assets', () => new SqliteAssets(this.db));
+  }
+  get webhooks() {
+    return this.writing('webhooks', () => new SqliteWebhooks(this.db, new WebhookSecretBox(this.secrets)));
   }
   get deadLetters() {
     return this.repository('deadLetters', () => new SqliteDeadLetters(this.db));
