@@ -29,24 +29,20 @@ export class PgWebhooks implements WebhookRepository {
   }
 
   async get(customerId: string, id: string): Promise<WebhookRecord | undefined> {
-    const key = await this.box.ready();
     const row = (await this.db.query<WebhookRow>(`SELECT ${COLUMNS} FROM webhooks WHERE customer_id = $1 AND id = $2`, [customerId, id])).rows[0];
-    return row && toWebhookRecord(row, this.box, key);
+    return row && toWebhookRecord(row, this.box, await this.box.ready());
   }
 
   async page(customerId: string, after: { created: number; id: string } | null, limit: number): Promise<WebhookRecord[]> {
-    const key = await this.box.ready();
     const { rows } = await this.db.query<WebhookRow>(
       `SELECT ${COLUMNS} FROM webhooks WHERE customer_id = $1 AND (created, id) > ($2, $3) ORDER BY created, id LIMIT $4`,
       [customerId, after?.created ?? -1, after?.id ?? '', limit],
     );
-    return rows.map((row) => toWebhookRecord(row, this.box, key));
+    return this.records(rows);
   }
 
   async enabled(): Promise<WebhookRecord[]> {
-    const key = await this.box.ready();
-    const { rows } = await this.db.query<WebhookRow>(`SELECT ${COLUMNS} FROM webhooks WHERE enabled ORDER BY created, id`);
-    return rows.map((row) => toWebhookRecord(row, this.box, key));
+    return this.records((await this.db.query<WebhookRow>(`SELECT ${COLUMNS} FROM webhooks WHERE enabled ORDER BY created, id`)).rows);
   }
 
   async update(customerId: string, id: string, change: WebhookChange, now: number, audit?: AuditOf<WebhookRecord>): Promise<WebhookRecord | undefined> {
@@ -141,6 +137,13 @@ export class PgWebhooks implements WebhookRepository {
       limit,
     ]);
     return rows.map(toDelivery);
+  }
+
+  /** The records of rows; the key is loaded (or made) only when there is a row to open. */
+  private async records(rows: WebhookRow[]): Promise<WebhookRecord[]> {
+    if (rows.length === 0) return [];
+    const key = await this.box.ready();
+    return rows.map((row) => toWebhookRecord(row, this.box, key));
   }
 
   /** One statement that returns the changed webhook's row, with its audit entry in the same transaction. */

@@ -29,22 +29,19 @@ export class SqliteWebhooks implements WebhookRepository {
   }
 
   async get(customerId: string, id: string): Promise<WebhookRecord | undefined> {
-    const key = await this.box.ready();
     const row = this.db.prepare<[string, string], WebhookRow>('SELECT * FROM webhooks WHERE customer_id = ? AND id = ?').get(customerId, id);
-    return row && toWebhookRecord(row, this.box, key);
+    return row && toWebhookRecord(row, this.box, await this.box.ready());
   }
 
   async page(customerId: string, after: { created: number; id: string } | null, limit: number): Promise<WebhookRecord[]> {
-    const key = await this.box.ready();
     const rows = this.db
       .prepare<[string, number, string, number], WebhookRow>('SELECT * FROM webhooks WHERE customer_id = ? AND (created, id) > (?, ?) ORDER BY created, id LIMIT ?')
       .all(customerId, after?.created ?? -1, after?.id ?? '', limit);
-    return rows.map((row) => toWebhookRecord(row, this.box, key));
+    return this.records(rows);
   }
 
   async enabled(): Promise<WebhookRecord[]> {
-    const key = await this.box.ready();
-    return this.db.prepare<[], WebhookRow>('SELECT * FROM webhooks WHERE enabled = 1 ORDER BY created, id').all().map((row) => toWebhookRecord(row, this.box, key));
+    return this.records(this.db.prepare<[], WebhookRow>('SELECT * FROM webhooks WHERE enabled = 1 ORDER BY created, id').all());
   }
 
   async update(customerId: string, id: string, change: WebhookChange, now: number, audit?: AuditOf<WebhookRecord>): Promise<WebhookRecord | undefined> {
@@ -147,6 +144,13 @@ export class SqliteWebhooks implements WebhookRepository {
       .prepare<[string, string, number], DeliveryRow>('SELECT * FROM webhook_deliveries WHERE customer_id = ? AND webhook_id = ? ORDER BY seq DESC LIMIT ?')
       .all(customerId, webhookId, limit)
       .map(toDelivery);
+  }
+
+  /** The records of rows; the key is loaded (or made) only when there is a row to open. */
+  private async records(rows: WebhookRow[]): Promise<WebhookRecord[]> {
+    if (rows.length === 0) return [];
+    const key = await this.box.ready();
+    return rows.map((row) => toWebhookRecord(row, this.box, key));
   }
 
   /** One statement that returns the changed webhook's row, with its audit entry in the same transaction. */
