@@ -14,6 +14,7 @@ import { registerRetentionCommands } from './retention/index.js';
 import { registerServeCommand } from './serve/index.js';
 import { registerSimulateCommand } from './simulate/index.js';
 import { registerUserCommands } from './users/index.js';
+import { registerWebhookCommands } from './webhooks/index.js';
 
 /** The `scanhub` program with every command group registered. */
 export function buildProgram(): Command {
@@ -41,6 +42,7 @@ export function buildProgram(): Command {
   registerJobCommands(program);
   registerAuditCommand(program);
   registerRetentionCommands(program);
+  registerWebhookCommands(program);
   registerSimulateCommand(program);
   return program;
 }
