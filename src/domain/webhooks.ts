@@ -19,6 +19,13 @@ export function isWebhookEventType(value: string): value is WebhookEventType {
   return (WEBHOOK_EVENT_TYPES as readonly string[]).includes(value);
 }
 
+/**
+ * The type of a message of stored events: `data` holds up to EVENTS_PER_MESSAGE of them, of the
+ * types the webhook takes (`event.scan`, `event.telemetry`), in commit order; each event's `type`
+ * says which it is.
+ */
+export const EVENT_BATCH_TYPE = 'event.batch';
+
 /** The type of the message `POST .../webhooks/{id}/test` sends, whatever the webhook subscribes to. */
 export const WEBHOOK_TEST_TYPE = 'webhook.test';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { comparePositions, laterPosition, type StreamPosition } from '../domain/stream-cursor.js';
 import { webhookSignatureHeader } from '../domain/webhook-signature.js';
-import { EVENTS_PER_MESSAGE } from '../domain/webhooks.js';
+import { EVENTS_PER_MESSAGE, EVENT_BATCH_TYPE } from '../domain/webhooks.js';
 import type { CommittedEvent, EventLogRepository, NewDelivery, WebhookDelivery, WebhookRecord } from '../store/ports/index.js';
 
 /**
@@ -9,43 +9,48 @@ import type { CommittedEvent, EventLogRepository, NewDelivery, WebhookDelivery, 
  * cursor, and the bodies and signed headers of whatever it sends.
  */
 
-/** The webhook type of a stored event (`scan` -> `event.scan`), from its JSON text. */
+/**
+ * The webhook type of a stored event (`scan` -> `event.scan`), read off its JSON text without
+ * parsing it: the first `"type":"` is the key (inside a string value the quotes are escaped, and
+ * `gateway_type` has no quote before `type`).
+ */
 function typeOf(event: CommittedEvent): string {
-  return `event.${(JSON.parse(event.json) as { type?: string }).type ?? 'scan'}`;
+  const at = event.json.indexOf('"type":"');
+  if (at === -1) return 'event.scan';
+  const start = at + 8;
+  return `event.${event.json.slice(start, event.json.indexOf('"', start))}`;
+}
+
+/** The event types of `event_types` (`event.scan`, `event.telemetry`) a webhook takes. */
+function wantedEvents(webhook: WebhookRecord): Set<string> {
+  return new Set(webhook.event_types.filter((type) => type.startsWith('event.')));
 }
 
 /**
- * The next batch after the webhook's cursor: the first run of events of one subscribed type (up
- * to EVENTS_PER_MESSAGE; events of types it does not take are passed over), as a delivery from
- * the cursor to the run's last event. Undefined when there is none yet; `scanned` is how far the
- * log was read without finding one (the next call starts there).
+ * The next batch after the webhook's cursor: up to EVENTS_PER_MESSAGE events of the types it
+ * takes, in commit order (the others are passed over), as a delivery from the cursor to the last
+ * of them. Undefined when there is none yet; `scanned` is how far the log was read without finding
+ * one (the next call starts there).
  */
 export async function nextBatch(
   log: EventLogRepository,
   webhook: WebhookRecord,
   scanned: StreamPosition,
   now: number,
-): Promise<{ delivery: NewDelivery | undefined; scanned: StreamPosition }> {
-  const wanted = new Set(webhook.event_types.filter((type) => type.startsWith('event.')));
+): Promise<{ delivery: NewDelivery | undefined; scanned: StreamPosition; data?: string }> {
+  const wanted = wantedEvents(webhook);
   let position = laterPosition(scanned, webhook.cursor);
   if (wanted.size === 0) return { delivery: undefined, scanned: position };
   for (;;) {
     const read = await log.after(webhook.customer_id, position, EVENTS_PER_MESSAGE);
-    let type: string | undefined;
-    let upto: StreamPosition | undefined;
-    let count = 0;
-    for (const event of read.events) {
-      const eventType = typeOf(event);
-      if (!wanted.has(eventType)) continue;
-      if (type !== undefined && eventType !== type) break;
-      type = eventType;
-      upto = event.position;
-      count++;
-    }
-    if (type !== undefined && upto !== undefined && count > 0) {
+    const taken = read.events.filter((event) => wanted.has(typeOf(event)));
+    const last = taken[taken.length - 1];
+    if (last) {
       return {
-        delivery: { id: randomUUID(), webhook_id: webhook.id, customer_id: webhook.customer_id, type, created: now, from: webhook.cursor, upto, payload: null },
+        delivery: { id: randomUUID(), webhook_id: webhook.id, customer_id: webhook.customer_id, type: EVENT_BATCH_TYPE, created: now, from: webhook.cursor, upto: last.position, payload: null },
         scanned: position,
+        // The events as read: the first attempt sends them without reading them again.
+        data: `[${taken.map((event) => event.json).join(',')}]`,
       };
     }
     position = laterPosition(position, read.reached);
@@ -53,8 +58,9 @@ export async function nextBatch(
   }
 }
 
-/** The JSON of the events a batch carries: those of its type after `from` up to `upto`, read again from the log. */
-async function batchData(log: EventLogRepository, delivery: WebhookDelivery): Promise<string> {
+/** The JSON of the events a batch carries: those of the types the webhook takes after `from` up to `upto`, read again from the log. */
+async function batchData(log: EventLogRepository, webhook: WebhookRecord, delivery: WebhookDelivery): Promise<string> {
+  const wanted = wantedEvents(webhook);
   const items: string[] = [];
   let position = delivery.from!;
   const upto = delivery.upto!;
@@ -62,7 +68,7 @@ async function batchData(log: EventLogRepository, delivery: WebhookDelivery): Pr
     const read = await log.after(delivery.customer_id, position, EVENTS_PER_MESSAGE);
     for (const event of read.events) {
       if (comparePositions(event.position, upto) > 0) break;
-      if (typeOf(event) === delivery.type) items.push(event.json);
+      if (wanted.has(typeOf(event))) items.push(event.json);
     }
     const reached = read.events.length > 0 ? read.events[read.events.length - 1]!.position : read.reached;
     if (comparePositions(reached, position) <= 0) break;
@@ -72,9 +78,12 @@ async function batchData(log: EventLogRepository, delivery: WebhookDelivery): Pr
   return `[${items.join(',')}]`;
 }
 
-/** The message's body: `{ type, timestamp, data }` (Standard Webhooks), `timestamp` when the delivery was made. */
-export async function messageBody(log: EventLogRepository, delivery: WebhookDelivery): Promise<string> {
-  const data = delivery.from && delivery.upto ? await batchData(log, delivery) : (delivery.payload ?? 'null');
+/**
+ * The message's body: `{ type, timestamp, data }` (Standard Webhooks), `timestamp` when the
+ * delivery was made. A batch's events are read again from the log unless `data` has them.
+ */
+export async function messageBody(log: EventLogRepository, webhook: WebhookRecord, delivery: WebhookDelivery, data?: string): Promise<string> {
+  data ??= delivery.from && delivery.upto ? await batchData(log, webhook, delivery) : (delivery.payload ?? 'null');
   return `{"type":${JSON.stringify(delivery.type)},"timestamp":${JSON.stringify(new Date(delivery.created).toISOString())},"data":${data}}`;
 }
 

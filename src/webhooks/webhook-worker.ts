@@ -76,6 +76,7 @@ export class WebhookWorker {
       return 0;
     }
     let delivery = await store.webhooks.head(webhook.id);
+    let data: string | undefined;
     if (!delivery) {
       const cursor = JSON.stringify(webhook.cursor);
       const from = this.scanned.cursor === cursor ? this.scanned.position : webhook.cursor;
@@ -84,6 +85,7 @@ export class WebhookWorker {
       if (!batch.delivery) return Infinity;
       await store.webhooks.enqueue(batch.delivery);
       delivery = { ...batch.delivery, attempts: 0, status: 'PENDING', response_status: null, latency_ms: null, next_attempt: null };
+      data = batch.data;
     }
     if (delivery.from && !store.eventLog.isPosition(delivery.from)) {
       await store.webhooks.disabled(outcomeOf(delivery, clock(), null, 0), 'a batch of another store was pending (operator migrate): enable the webhook again to resume');
@@ -91,13 +93,13 @@ export class WebhookWorker {
     }
     const due = delivery.next_attempt ?? 0;
     if (due > clock()) return due - clock();
-    await this.send(webhook, delivery);
+    await this.send(webhook, delivery, data);
     return 0;
   }
 
-  private async send(webhook: WebhookRecord, delivery: WebhookDelivery): Promise<void> {
+  private async send(webhook: WebhookRecord, delivery: WebhookDelivery, data?: string): Promise<void> {
     const { store, sender, clock, timings } = this.host;
-    const body = await messageBody(store.eventLog, delivery);
+    const body = await messageBody(store.eventLog, webhook, delivery, data);
     const result = await sender.send(webhook.url, signedHeaders(webhook, delivery, body, clock()), body, this.abort.signal);
     if (this.stopped && result.status === null) return; // cut off by stop(): still pending, resent by whoever delivers next
     const now = clock();

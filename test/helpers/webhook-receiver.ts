@@ -62,9 +62,9 @@ export class WebhookReceiver {
     return this;
   }
 
-  /** The events of every accepted batch, in the order received (repeats included). */
-  events(type?: string): { id: string }[] {
-    return this.messages.filter((m) => m.body.type.startsWith('event.') && (type === undefined || m.body.type === type)).flatMap((m) => m.body.data as { id: string }[]);
+  /** The events of every accepted batch (`event.batch`), in the order received (repeats included). */
+  events(): { id: string; type: string }[] {
+    return this.messages.filter((m) => m.body.type === 'event.batch').flatMap((m) => m.body.data as { id: string; type: string }[]);
   }
 
   /** Resolves once `ok` holds for the receiver (checked after each request), or rejects after `timeoutMs`. */

@@ -59,12 +59,20 @@ describe('webhook delivery', () => {
     const scans = ids.filter((_, i) => i < 700 || i >= 705);
     await receiver.waitFor((r) => r.events().length >= scans.length, 20_000, '1,000 scans');
     expect(receiver.events().map((e) => e.id)).toEqual(scans);
+    expect(new Set(receiver.events().map((e) => e.type))).toEqual(new Set(['scan']));
     expect(receiver.unverified).toEqual([]);
     for (const message of receiver.messages) {
-      expect(message.body.type).toBe('event.scan');
+      expect(message.body.type).toBe('event.batch');
       expect((message.body.data as unknown[]).length).toBeLessThanOrEqual(500);
       expect(message.headers['content-type']).toBe('application/json');
     }
+  });
+
+  it('mixes the types it takes in one batch, in commit order', async () => {
+    webhook = await createWebhook(['event.scan', 'event.telemetry']);
+    const ids = [...(await storeScans(3)), ...(await storeScans(2, 'telemetry')), ...(await storeScans(3))];
+    await receiver.waitFor((r) => r.events().length >= ids.length);
+    expect(receiver.events().map((e) => [e.id, e.type])).toEqual(ids.map((id, i) => [id, i >= 3 && i < 5 ? 'telemetry' : 'scan']));
   });
 
   it('keeps everything through an outage and sends it after, in order, nothing missing (by event id)', async () => {

@@ -46,7 +46,7 @@ describe('scanhub webhooks', () => {
       async () => JSON.parse((await runCli(['webhooks', 'deliveries', webhook!.webhook_id, '--json'], { env })).stdout) as { type: string; status: string }[],
       (list) => list.length === 2 && list.every((d) => d.status === 'SUCCEEDED'),
     );
-    expect(deliveries.map((d) => d.type)).toEqual(['event.scan', 'webhook.test']);
+    expect(deliveries.map((d) => d.type)).toEqual(['event.batch', 'webhook.test']);
 
     const replayed = await runCli(['webhooks', 'replay', receiver.url, '--since', '1h'], { env });
     expect(replayed).toMatchObject({ code: 0, stdout: '' });
