@@ -37,6 +37,29 @@ afterAll(async () => {
   await t.close();
 });
 
+describe('a receiver failing for longer than the give-up time', () => {
+  it('disables the webhook with the reason and an audit entry', async () => {
+    const failing = await new WebhookReceiver().start();
+    const short = await startTestServer({ webhookAllowLoopback: true, webhooks: { retryBaseMs: 10, retryMaxMs: 20, giveUpMs: 300 } });
+    try {
+      failing.answer = () => 500;
+      const created = await short.admin.post<CreatedWebhook>(`/${CUSTOMER}/webhooks`, { url: failing.url, event_types: ['event.scan'] });
+      failing.secrets = [created.secret];
+      await insertEvents(short, CUSTOMER, [eventRow({ created: Date.now() - 1000 })]);
+      const disabled = await until(() => short.admin.get<{ enabled: boolean; disabled_reason: string }>(`/${CUSTOMER}/webhooks/${created.webhook_id}`), (w) => !w.enabled);
+      expect(disabled.disabled_reason).toMatch(/^no delivery succeeded since \S+ \(last: answered 500\)$/);
+      const [delivery] = (await short.admin.get<{ items: { status: string; attempts: number; response_status: number }[] }>(`/${CUSTOMER}/webhooks/${created.webhook_id}/deliveries`)).items;
+      expect(delivery).toMatchObject({ status: 'FAILED', response_status: 500 });
+      expect(delivery!.attempts).toBeGreaterThan(2);
+      const audit = await short.admin.get<{ items: { action: string; actor: object }[] }>(`/${CUSTOMER}/audit-log?action=webhook.disabled`);
+      expect(audit.items.map((e) => [e.action, e.actor])).toEqual([['webhook.disabled', { type: 'operator', id: 'webhook-deliverer' }]]);
+    } finally {
+      await short.close();
+      await failing.stop();
+    }
+  });
+});
+
 describe('webhook delivery', () => {
   let webhook: CreatedWebhook;
 
