@@ -1,5 +1,6 @@
 import { DEFAULT_WEBHOOK_TIMINGS, type WebhookTimings } from '../domain/webhooks.js';
 import type { Signal, Store } from '../store/ports/index.js';
+import { RecentEvents } from './recent-events.js';
 import { WebhookSender } from './sender.js';
 import { WebhookWorker, type WorkerHost } from './webhook-worker.js';
 
@@ -35,6 +36,7 @@ export class WebhookDeliverer {
     this.host = {
       store: options.store,
       sender: new WebhookSender({ allowLoopback: options.allowLoopback ?? false, timeoutMs: timings.timeoutMs }),
+      events: new RecentEvents(options.store.eventLog),
       clock: options.clock ?? Date.now,
       timings,
       random: Math.random,
@@ -107,6 +109,7 @@ export class WebhookDeliverer {
       this.workers.delete(id);
       await worker.stop();
       await store.leases.release(leaseName(id), this.instance);
+      if (![...this.workers.values()].some((w) => w.customerId === worker.customerId)) this.host.events.drop(worker.customerId);
     }
   }
 }

@@ -4,6 +4,9 @@ import { webhookSignatureHeader } from '../domain/webhook-signature.js';
 import { EVENTS_PER_MESSAGE, EVENT_BATCH_TYPE } from '../domain/webhooks.js';
 import type { CommittedEvent, EventLogRepository, NewDelivery, WebhookDelivery, WebhookRecord } from '../store/ports/index.js';
 
+/** What the messages read the commit order through (RecentEvents, or the store's event log). */
+type EventReader = Pick<EventLogRepository, 'after'>;
+
 /**
  * The messages of a webhook (docs/webhooks.md "Messages"): batches of stored events read from its
  * cursor, and the bodies and signed headers of whatever it sends.
@@ -33,7 +36,7 @@ function wantedEvents(webhook: WebhookRecord): Set<string> {
  * one (the next call starts there).
  */
 export async function nextBatch(
-  log: EventLogRepository,
+  log: EventReader,
   webhook: WebhookRecord,
   scanned: StreamPosition,
   now: number,
@@ -59,7 +62,7 @@ export async function nextBatch(
 }
 
 /** The JSON of the events a batch carries: those of the types the webhook takes after `from` up to `upto`, read again from the log. */
-async function batchData(log: EventLogRepository, webhook: WebhookRecord, delivery: WebhookDelivery): Promise<string> {
+async function batchData(log: EventReader, webhook: WebhookRecord, delivery: WebhookDelivery): Promise<string> {
   const wanted = wantedEvents(webhook);
   const items: string[] = [];
   let position = delivery.from!;
@@ -82,7 +85,7 @@ async function batchData(log: EventLogRepository, webhook: WebhookRecord, delive
  * The message's body: `{ type, timestamp, data }` (Standard Webhooks), `timestamp` when the
  * delivery was made. A batch's events are read again from the log unless `data` has them.
  */
-export async function messageBody(log: EventLogRepository, webhook: WebhookRecord, delivery: WebhookDelivery, data?: string): Promise<string> {
+export async function messageBody(log: EventReader, webhook: WebhookRecord, delivery: WebhookDelivery, data?: string): Promise<string> {
   data ??= delivery.from && delivery.upto ? await batchData(log, webhook, delivery) : (delivery.payload ?? 'null');
   return `{"type":${JSON.stringify(delivery.type)},"timestamp":${JSON.stringify(new Date(delivery.created).toISOString())},"data":${data}}`;
 }

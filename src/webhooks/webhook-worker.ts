@@ -4,12 +4,15 @@ import type { StreamPosition } from '../domain/stream-cursor.js';
 import { retryDelay, type WebhookTimings } from '../domain/webhooks.js';
 import type { Store, WebhookDelivery, WebhookRecord } from '../store/ports/index.js';
 import { messageBody, nextBatch, signedHeaders } from './messages.js';
+import type { RecentEvents } from './recent-events.js';
 import type { WebhookSender } from './sender.js';
 
 /** What a worker needs from its deliverer. */
 export interface WorkerHost {
   store: Store;
   sender: WebhookSender;
+  /** The commit order, read once for every webhook of a customer. */
+  events: RecentEvents;
   clock: () => number;
   timings: WebhookTimings;
   random: () => number;
@@ -80,7 +83,7 @@ export class WebhookWorker {
     if (!delivery) {
       const cursor = JSON.stringify(webhook.cursor);
       const from = this.scanned.cursor === cursor ? this.scanned.position : webhook.cursor;
-      const batch = await nextBatch(store.eventLog, webhook, from, clock());
+      const batch = await nextBatch(this.host.events, webhook, from, clock());
       this.scanned = { cursor, position: batch.scanned };
       if (!batch.delivery) return Infinity;
       await store.webhooks.enqueue(batch.delivery);
@@ -99,7 +102,7 @@ export class WebhookWorker {
 
   private async send(webhook: WebhookRecord, delivery: WebhookDelivery, data?: string): Promise<void> {
     const { store, sender, clock, timings } = this.host;
-    const body = await messageBody(store.eventLog, webhook, delivery, data);
+    const body = await messageBody(this.host.events, webhook, delivery, data);
     const result = await sender.send(webhook.url, signedHeaders(webhook, delivery, body, clock()), body, this.abort.signal);
     if (this.stopped && result.status === null) return; // cut off by stop(): still pending, resent by whoever delivers next
     const now = clock();
