@@ -34,6 +34,8 @@ export const AUDIT_ACTIONS = [
   'webhook.secret_rotated',
   'webhook.replayed',
   'webhook.disabled',
+  'alert_rule.created',
+  'alert_rule.deleted',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

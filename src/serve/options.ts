@@ -62,4 +62,6 @@ export interface ServeOptions {
   webhookAllowLoopback?: boolean;
   /** Retry, timeout and lease timings of webhook deliveries (default DEFAULT_WEBHOOK_TIMINGS; tests shorten them). */
   webhooks?: Partial<WebhookTimings>;
+  /** How often alert rules are evaluated (default DEFAULT_ALERT_INTERVAL_MS; tests shorten it). */
+  alertIntervalMs?: number;
 }

@@ -18,6 +18,7 @@ import { serverContext } from './context.js';
 import type { ServeOptions } from './options.js';
 import { httpsPair, reachableHost, sourceOf, type NameSource } from './public-names.js';
 import { WebhookDeliverer } from '../webhooks/deliverer.js';
+import { AlertEvaluator } from '../alerts/evaluator.js';
 
 /** How long close() lets in-flight HTTP requests finish before it cuts their connections. */
 const DRAIN_GRACE_MS = 3000;
@@ -131,13 +132,15 @@ async function startOnStore(store: Store, options: ServeOptions, dataDir: string
     log: app.log.child({ component: 'webhooks' }),
   });
   webhooks.start();
+  const alerts = new AlertEvaluator({ store, clock: ctx.clock, intervalMs: options.alertIntervalMs, instance: randomUUID(), log: app.log.child({ component: 'alerts' }) });
+  alerts.start();
   const publicUrl = { url: config.publicUrl, source: sourceOf(options.publicUrl, options.host) };
   const mqttPublicHost = { host: config.mqttPublicHost, source: sourceOf(options.mqttPublicHost, options.host) };
   app.log.info(
     { url, publicUrl: publicUrl.url, publicUrlSource: publicUrl.source, mqttPort: broker.port, dataDir, gatewayKeyType: config.gatewayKeyType },
     'scanhub listening',
   );
-  return runningServer({ app, ctx, url, publicUrl, mqttPublicHost, mqttPort: broker.port, broker, bootstrap: created }, tls !== undefined, store, readiness, webhooks);
+  return runningServer({ app, ctx, url, publicUrl, mqttPublicHost, mqttPort: broker.port, broker, bootstrap: created }, tls !== undefined, store, readiness, [webhooks, alerts]);
 }
 
 /** Once per change, however many writes are refused meanwhile (each 507 is in the request log). */
@@ -195,7 +198,7 @@ function runningServer(
   https: boolean,
   store: Store,
   readiness: Readiness,
-  webhooks: WebhookDeliverer,
+  background: { close(): Promise<void> }[],
 ): RunningServer {
   const { app, broker } = parts;
   let closing: Promise<void> | undefined;
@@ -214,7 +217,7 @@ function runningServer(
         // in-flight requests, such connections are cut.
         const cut = setTimeout(() => app.server.closeAllConnections(), DRAIN_GRACE_MS);
         // Both stop accepting first; the broker commits what it received before the database closes.
-        await Promise.all([app.close(), broker.close(), webhooks.close()]);
+        await Promise.all([app.close(), broker.close(), ...background.map((work) => work.close())]);
         clearTimeout(cut);
         await store.close();
       })()),

@@ -33,6 +33,7 @@ import { ServiceMetrics, UNMATCHED_ROUTE } from './metrics.js';
 import { registerUserPasswordRoutes } from './routes/user-passwords.js';
 import { registerUserRoutes } from './routes/users.js';
 import { registerWebhookRoutes } from './routes/webhooks.js';
+import { registerAlertRoutes } from './routes/alerts.js';
 import { addSharedSchemas } from './schemas.js';
 import { strictBodyValidators } from './validation.js';
 import type { TlsPair } from '../pki/tls-pair.js';
@@ -127,6 +128,7 @@ export async function buildApp(ctx: ServerContext, options: AppOptions = {}): Pr
   registerAuditLogRoutes(app, ctx);
   registerRetentionRoutes(app, ctx);
   registerWebhookRoutes(app, ctx);
+  registerAlertRoutes(app, ctx);
   registerMetricsRoutes(app, metrics, options.metricsToken);
   registerConsoleRoutes(app);
   // Registered last: the document lists the paths in the order the routes were registered.

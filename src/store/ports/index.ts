@@ -26,3 +26,4 @@ export * from './signals.js';
 export * from './locks.js';
 export * from './webhooks.js';
 export * from './leases.js';
+export * from './alerts.js';

@@ -21,6 +21,7 @@ import { PgRetention } from './retention.js';
 import { PgSecrets } from './secrets.js';
 import { PgWebhooks } from './webhooks.js';
 import { PgLeases } from './leases.js';
+import { PgAlerts } from './alerts.js';
 import { WebhookSecretBox } from '../shared/sealing.js';
 import { PgSignals } from './signals.js';
 import { PgCustomers } from './customers.js';
@@ -73,6 +74,7 @@ class PostgresStore implements Store {
   readonly secrets;
   readonly locks;
   readonly webhooks;
+  readonly alerts;
   readonly leases;
   readonly signals;
   readonly storage: StorageWatch;
@@ -106,6 +108,7 @@ class PostgresStore implements Store {
     this.locks = new PgLocks(db);
     this.webhooks = new PgWebhooks(db, new WebhookSecretBox(this.secrets));
     this.leases = new PgLeases(db);
+    this.alerts = new PgAlerts(db);
     this.signals = new PgSignals(locator.url, db);
     this.storage = new StorageWatch(() => db.probeStorage());
     // A statement refused for lack of space throws StorageFull (HTTP 507) and makes the store full

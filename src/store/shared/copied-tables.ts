@@ -68,6 +68,8 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   // not a position of its store at the head (src/webhooks/webhook-worker.ts).
   { name: 'webhooks', columns: WEBHOOK_COLUMNS },
   { name: 'webhook_deliveries', columns: DELIVERY_COLUMNS, numbered: 'seq' },
+  { name: 'alert_rules', columns: ['id', 'customer_id', 'kind', 'parameters', 'created'] },
+  { name: 'alerts', columns: ['id', 'customer_id', 'rule_id', 'kind', 'subject_type', 'subject_id', 'state', 'opened', 'resolved', 'details'] },
 ];
 
 /**

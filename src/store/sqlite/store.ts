@@ -26,6 +26,7 @@ import { SqliteRetention } from './retention.js';
 import { FileSecrets } from './secrets.js';
 import { SqliteLeases } from './leases.js';
 import { SqliteWebhooks } from './webhooks.js';
+import { SqliteAlerts } from './alerts.js';
 import { WebhookSecretBox } from '../shared/sealing.js';
 import { mapStorageFull, probeFileSystem } from './storage.js';
 import { SqliteUsers } from './users.js';
@@ -125,6 +126,9 @@ export class SqliteStore implements Store {
   }
   get webhooks() {
     return this.writing('webhooks', () => new SqliteWebhooks(this.db, new WebhookSecretBox(this.secrets)));
+  }
+  get alerts() {
+    return this.writing('alerts', () => new SqliteAlerts(this.db));
   }
   get deadLetters() {
     return this.repository('deadLetters', () => new SqliteDeadLetters(this.db));

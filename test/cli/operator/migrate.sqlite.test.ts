@@ -261,6 +261,8 @@ describePostgres('scanhub operator migrate', () => {
         'dead_letters\t1\t1',
         'webhooks\t0\t0',
         'webhook_deliveries\t0\t0',
+        'alert_rules\t0\t0',
+        'alerts\t0\t0',
         'secrets\t4\t4',
         '',
       ].join('\n'),

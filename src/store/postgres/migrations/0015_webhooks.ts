@@ -45,6 +45,30 @@ export const migration: Migration = {
       );
       CREATE INDEX webhook_deliveries_queue ON webhook_deliveries (webhook_id, status, seq);
 
+      CREATE TABLE alert_rules (
+        id ${T} PRIMARY KEY,
+        customer_id ${T} NOT NULL REFERENCES customers(id) ON DELETE CASCADE,
+        kind text NOT NULL,
+        parameters text NOT NULL,
+        created bigint NOT NULL
+      );
+      CREATE INDEX alert_rules_customer ON alert_rules (customer_id, created, id);
+
+      CREATE TABLE alerts (
+        id ${T} PRIMARY KEY,
+        customer_id ${T} NOT NULL REFERENCES customers(id) ON DELETE CASCADE,
+        rule_id ${T} NOT NULL,
+        kind text NOT NULL,
+        subject_type text NOT NULL,
+        subject_id ${T} NOT NULL,
+        state text NOT NULL,
+        opened bigint NOT NULL,
+        resolved bigint,
+        details text NOT NULL
+      );
+      CREATE UNIQUE INDEX alerts_open_once ON alerts (rule_id, subject_type, subject_id) WHERE state = 'OPEN';
+      CREATE INDEX alerts_customer ON alerts (customer_id, opened, id);
+
       CREATE TABLE leases (
         name ${T} PRIMARY KEY,
         holder ${T} NOT NULL,

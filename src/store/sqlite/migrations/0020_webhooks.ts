@@ -43,6 +43,30 @@ export const migration: Migration = {
         payload TEXT
       ) STRICT;
       CREATE INDEX webhook_deliveries_queue ON webhook_deliveries(webhook_id, status, seq);
+
+      CREATE TABLE alert_rules (
+        id TEXT PRIMARY KEY,
+        customer_id TEXT NOT NULL REFERENCES customers(id) ON DELETE CASCADE,
+        kind TEXT NOT NULL,
+        parameters TEXT NOT NULL,
+        created INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX alert_rules_customer ON alert_rules(customer_id, created, id);
+
+      CREATE TABLE alerts (
+        id TEXT PRIMARY KEY,
+        customer_id TEXT NOT NULL REFERENCES customers(id) ON DELETE CASCADE,
+        rule_id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        subject_type TEXT NOT NULL,
+        subject_id TEXT NOT NULL,
+        state TEXT NOT NULL,
+        opened INTEGER NOT NULL,
+        resolved INTEGER,
+        details TEXT NOT NULL
+      ) STRICT;
+      CREATE UNIQUE INDEX alerts_open_once ON alerts(rule_id, subject_type, subject_id) WHERE state = 'OPEN';
+      CREATE INDEX alerts_customer ON alerts(customer_id, opened, id);
     `);
   },
 };
