@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DEFAULT_ALERT_INTERVAL_MS, alertView, gatewayOffline } from '../domain/alerts.js';
+import { BATTERY_HYSTERESIS, DEFAULT_ALERT_INTERVAL_MS, alertView, gatewayOffline } from '../domain/alerts.js';
 import type { AlertRecord, AlertRule, GatewayRecord, Store } from '../store/ports/index.js';
 
 export interface EvaluatorOptions {
@@ -51,6 +51,7 @@ export class AlertEvaluator {
       if (!(await store.leases.claim('alerts', instance, Math.max(30_000, 3 * this.intervalMs)))) return;
       for (const rule of await store.alerts.allRules()) {
         if (rule.kind === 'gateway_offline') await this.gatewaysOffline(rule);
+        else if (rule.kind === 'device_low_battery') await this.lowBatteries(rule);
       }
     } catch (error) {
       this.options.log?.warn({ reason: (error as Error).message }, 'alert rules could not be evaluated; trying again');
@@ -88,6 +89,38 @@ export class AlertEvaluator {
     }
     // Gateways deleted (or no longer named by the rule) while their alert was open.
     for (const alert of open.values()) await this.told(await store.alerts.resolve(alert, now, messageOf));
+  }
+
+  private async lowBatteries(rule: AlertRule): Promise<void> {
+    const { store } = this.options;
+    const below = rule.parameters.below_percent as number;
+    const now = this.clock();
+    const open = new Map((await store.alerts.openOf(rule.id)).map((alert) => [alert.subject.id, alert]));
+    let after: string | null = null;
+    for (;;) {
+      const page = await store.devices.page(rule.customer_id, after, 500, { batteryBelow: below });
+      for (const device of page) {
+        if (open.has(device.device_id)) continue;
+        const opened: AlertRecord = {
+          id: randomUUID(),
+          customer_id: rule.customer_id,
+          rule_id: rule.id,
+          kind: rule.kind,
+          subject: { type: 'device', id: device.device_id },
+          state: 'OPEN',
+          opened: now,
+          resolved: null,
+          details: { battery: device.battery, below_percent: below, last_gateway_id: device.last_gateway_id },
+        };
+        await this.told(await store.alerts.open(opened, messageOf(opened)));
+      }
+      if (page.length < 500) break;
+      after = page[page.length - 1]!.device_id;
+    }
+    for (const alert of open.values()) {
+      const device = await store.devices.byId(rule.customer_id, alert.subject.id);
+      if (!device || (device.battery !== null && device.battery >= below + BATTERY_HYSTERESIS)) await this.told(await store.alerts.resolve(alert, now, messageOf));
+    }
   }
 
   /** Wakes whoever delivers the webhooks that got a message. */

@@ -5,7 +5,21 @@ import { LAST_MESSAGE_RESOLUTION_MS } from './connectivity.js';
 /** Every kind of rule DESIGN names; `EVALUATED_ALERT_KINDS` those this version evaluates. */
 export const ALERT_KINDS = ['gateway_offline', 'device_low_battery', 'job_open_too_long', 'station_silent'] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
-export const EVALUATED_ALERT_KINDS: readonly AlertKind[] = ['gateway_offline'];
+export const EVALUATED_ALERT_KINDS: readonly AlertKind[] = ['gateway_offline', 'device_low_battery'];
+
+/** The parameters each kind takes: those it needs, then those it may have. */
+export const ALERT_PARAMETERS: Record<AlertKind, { required: readonly string[]; optional: readonly string[] }> = {
+  gateway_offline: { required: ['after_seconds'], optional: ['gateway_ids'] },
+  device_low_battery: { required: ['below_percent'], optional: [] },
+  job_open_too_long: { required: ['job_config_id', 'after_seconds'], optional: [] },
+  station_silent: { required: ['gateway_ids', 'after_seconds'], optional: [] },
+};
+
+/**
+ * Percentage points above `below_percent` a low battery must climb back to before its alert
+ * resolves: a battery read at 19, 20, 19 % must not open and resolve alerts in turn.
+ */
+export const BATTERY_HYSTERESIS = 5;
 
 /** How often the evaluator looks (ServeOptions may change it). */
 export const DEFAULT_ALERT_INTERVAL_MS = 2_000;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { ALERT_KINDS, EVALUATED_ALERT_KINDS, alertView, type AlertKind } from '../../domain/alerts.js';
+import { ALERT_KINDS, ALERT_PARAMETERS, EVALUATED_ALERT_KINDS, alertView, type AlertKind } from '../../domain/alerts.js';
 import type { AlertRule } from '../../store/ports/index.js';
 import { auditEntry } from '../audit.js';
 import type { ServerContext } from '../context.js';
@@ -49,7 +49,7 @@ export function registerAlertRoutes(app: FastifyInstance, ctx: ServerContext): v
       operationId: 'createAlertRule',
       summary: 'Create an alert rule',
       description:
-        'gateway_offline: an alert opens when a gateway (of gateway_ids, or any) has sent nothing for after_seconds, and resolves at its next message. Each opening and resolution is sent to the webhooks that take alert.opened / alert.resolved.',
+        'gateway_offline (after_seconds, gateway_ids?): an alert opens when a gateway has sent nothing for after_seconds, and resolves at its next message. device_low_battery (below_percent): when a scanner reports a battery below it, resolved at 5 points above. Each opening and resolution is sent to the webhooks that take alert.opened / alert.resolved.',
       tags: ['webhooks'],
       params: customerParams,
       body: { type: 'object', properties: ruleProperties, required: ['kind'], additionalProperties: false },
@@ -61,9 +61,11 @@ export function registerAlertRoutes(app: FastifyInstance, ctx: ServerContext): v
       if (!EVALUATED_ALERT_KINDS.includes(kind)) {
         throw badRequest(`Body field "kind" is "${kind}", which this version does not evaluate yet: use ${EVALUATED_ALERT_KINDS.join(', ')}.`);
       }
-      if (parameters.after_seconds === undefined) throw badRequest('Body field "after_seconds" is required for gateway_offline: how long a gateway may be silent, in seconds.');
-      const extra = Object.keys(parameters).filter((name) => name !== 'after_seconds' && name !== 'gateway_ids');
-      if (extra.length > 0) throw badRequest(`Body field "${extra[0]}" does not belong to a gateway_offline rule: give gateway_ids and after_seconds only.`);
+      const { required, optional } = ALERT_PARAMETERS[kind];
+      const missing = required.find((name) => !(name in parameters));
+      if (missing) throw badRequest(`Body field "${missing}" is required for a ${kind} rule (it takes ${[...required, ...optional].join(', ')}).`);
+      const extra = Object.keys(parameters).find((name) => !required.includes(name) && !optional.includes(name));
+      if (extra) throw badRequest(`Body field "${extra}" does not belong to a ${kind} rule: it takes ${[...required, ...optional].join(', ')}.`);
       const rule: AlertRule = { id: randomUUID(), customer_id: request.params.customer_id, kind, parameters, created: ctx.clock() };
       await ctx.store.alerts.createRule(rule, auditEntry(ctx, request, 'alert_rule.created', { type: 'alert_rule', id: rule.id }, { kind, ...parameters }));
       return reply.code(201).send(toRule(rule));

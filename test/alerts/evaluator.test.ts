@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gatewayOffline } from '../../src/domain/alerts.js';
 import { error } from '../helpers/scenarios.js';
 import { CUSTOMER, startTestServer, type TestServer } from '../helpers/server.js';
-import { insertGateway, selectRows } from '../helpers/store-rows.js';
+import { insertEvents, insertGateway, selectRows } from '../helpers/store-rows.js';
+import { eventRow } from '../helpers/events.js';
 import { until } from '../helpers/until.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { call } from '../helpers/http.js';
@@ -18,7 +19,7 @@ describe('gatewayOffline', () => {
   });
 });
 
-describe('a gateway_offline rule', () => {
+describe('alert rules evaluated by serve', () => {
   let t: TestServer;
   const receiver = new WebhookReceiver();
 
@@ -65,9 +66,28 @@ describe('a gateway_offline rule', () => {
     expect(receiver.messages.map((m) => m.body.type)).toEqual(['alert.opened', 'alert.resolved']);
   });
 
+  it('device_low_battery: opens below the threshold, stays open just above it, resolves 5 points above', async () => {
+    receiver.messages.length = 0;
+    const rule = await t.admin.post<{ rule_id: string }>(`/${CUSTOMER}/alert-rules`, { kind: 'device_low_battery', below_percent: 20 });
+    const battery = async (percent: number) => insertEvents(t, CUSTOMER, [eventRow({ created: Date.now(), device_id: 'ring-7', device_battery: percent })]);
+    await battery(12);
+    await receiver.waitFor((r) => r.messages.some((m) => m.body.type === 'alert.opened'));
+    expect(receiver.messages[0]!.body.data).toMatchObject({ rule_id: rule.rule_id, kind: 'device_low_battery', subject: { type: 'device', id: 'ring-7' }, details: { battery: 12, below_percent: 20 } });
+    await battery(22);
+    const stillOpen = await t.admin.get<{ items: { rule_id: string; state: string }[] }>(`/${CUSTOMER}/alerts?state=OPEN`);
+    expect(stillOpen.items.filter((a) => a.rule_id === rule.rule_id)).toHaveLength(1);
+    await battery(30);
+    await receiver.waitFor((r) => r.messages.some((m) => m.body.type === 'alert.resolved'));
+    expect(receiver.messages.map((m) => m.body.type)).toEqual(['alert.opened', 'alert.resolved']);
+    expect(await call(t.url, 'POST', `/${CUSTOMER}/alert-rules`, { authorization: bearer(t.adminToken), json: { kind: 'device_low_battery', after_seconds: 60 } })).toMatchObject({
+      status: 400,
+      body: error('Bad Request', 'Body field "below_percent" is required for a device_low_battery rule (it takes below_percent).'),
+    });
+  });
+
   it('refuses a kind this version does not evaluate, and a USER_ROLE caller', async () => {
     const answer = await call(t.url, 'POST', `/${CUSTOMER}/alert-rules`, { authorization: bearer(t.adminToken), json: { kind: 'station_silent', gateway_ids: ['x'], after_seconds: 60 } });
-    expect(answer).toMatchObject({ status: 400, body: error('Bad Request', 'Body field "kind" is "station_silent", which this version does not evaluate yet: use gateway_offline.') });
+    expect(answer).toMatchObject({ status: 400, body: error('Bad Request', 'Body field "kind" is "station_silent", which this version does not evaluate yet: use gateway_offline, device_low_battery.') });
     const user = await t.createUser('USER_ROLE');
     const refused = await call(t.url, 'POST', `/${CUSTOMER}/alert-rules`, { authorization: bearer(user.token), json: { kind: 'gateway_offline', after_seconds: 60 } });
     expect(refused.status).toBe(403);
