@@ -81,14 +81,14 @@ export class AlertEvaluator {
           resolved: null,
           details: { gateway_name: gateway.name, last_message: gateway.last_message, after_seconds: afterSeconds },
         };
-        await this.told(await store.alerts.open(opened, messageOf(opened)));
+        await this.told(await store.alerts.open(opened, messageOf(opened)), opened);
       } else if (alert && gateway.last_message !== null && gateway.last_message > (alert.details.last_message as number)) {
         // A message since the alert opened: resolved once (the next opening needs the whole silence again).
-        await this.told(await store.alerts.resolve(alert, now, messageOf));
+        await this.resolve(alert, now);
       }
     }
     // Gateways deleted (or no longer named by the rule) while their alert was open.
-    for (const alert of open.values()) await this.told(await store.alerts.resolve(alert, now, messageOf));
+    for (const alert of open.values()) await this.resolve(alert, now);
   }
 
   private async lowBatteries(rule: AlertRule): Promise<void> {
@@ -112,20 +112,32 @@ export class AlertEvaluator {
           resolved: null,
           details: { battery: device.battery, below_percent: below, last_gateway_id: device.last_gateway_id },
         };
-        await this.told(await store.alerts.open(opened, messageOf(opened)));
+        await this.told(await store.alerts.open(opened, messageOf(opened)), opened);
       }
       if (page.length < 500) break;
       after = page[page.length - 1]!.device_id;
     }
     for (const alert of open.values()) {
       const device = await store.devices.byId(rule.customer_id, alert.subject.id);
-      if (!device || (device.battery !== null && device.battery >= below + BATTERY_HYSTERESIS)) await this.told(await store.alerts.resolve(alert, now, messageOf));
+      if (!device || (device.battery !== null && device.battery >= below + BATTERY_HYSTERESIS)) await this.resolve(alert, now);
     }
   }
 
-  /** Wakes whoever delivers the webhooks that got a message. */
-  private async told(webhookIds: string[] | undefined): Promise<void> {
-    for (const id of webhookIds ?? []) await this.options.store.signals.publish({ kind: 'webhook-changed', webhook_id: id });
+  private async resolve(alert: AlertRecord, now: number): Promise<void> {
+    let resolved: AlertRecord | undefined;
+    const told = await this.options.store.alerts.resolve(alert, now, (record) => messageOf((resolved = record)));
+    await this.told(told, resolved);
+  }
+
+  /**
+   * After an alert opened or resolved (`webhookIds` undefined: it did not, another instance or round
+   * did): wakes whoever delivers the webhooks that got its message, and tells the live streams.
+   */
+  private async told(webhookIds: string[] | undefined, alert: AlertRecord | undefined): Promise<void> {
+    if (!webhookIds || !alert) return;
+    const { signals } = this.options.store;
+    for (const id of webhookIds) await signals.publish({ kind: 'webhook-changed', webhook_id: id });
+    await signals.publish({ kind: 'alert-changed', customer_id: alert.customer_id, alert: alertView(alert) });
   }
 }
 

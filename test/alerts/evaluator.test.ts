@@ -11,6 +11,7 @@ import { until } from '../helpers/until.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { call } from '../helpers/http.js';
 import { bearer } from '../helpers/users.js';
+import { openSse } from '../helpers/sse.js';
 
 describe('gatewayOffline', () => {
   it('holds from after_seconds plus the 10 s resolution of the stored last message, never before', () => {
@@ -40,6 +41,9 @@ describe('alert rules evaluated by serve', () => {
     const now = Date.now();
     await selectRows(t, 'UPDATE gateways SET last_message = ? WHERE id = ?', now - 71_000, dock);
     await selectRows(t, 'UPDATE gateways SET last_message = ? WHERE id = ?', now - 30_000, quiet);
+    // A live stream that asked for alerts, and one that did not.
+    const withAlerts = await openSse(t.url, `/${CUSTOMER}/events/stream?alerts=true`, { token: t.adminToken });
+    const without = await openSse(t.url, `/${CUSTOMER}/events/stream`, { token: t.adminToken });
     const rule = await t.admin.post<{ rule_id: string }>(`/${CUSTOMER}/alert-rules`, { kind: 'gateway_offline', after_seconds: 60 });
     expect(rule).toEqual({ rule_id: expect.any(String), kind: 'gateway_offline', after_seconds: 60, created: expect.any(Number) });
 
@@ -64,6 +68,16 @@ describe('alert rules evaluated by serve', () => {
     const all = await until(() => t.admin.get<{ items: { state: string }[] }>(`/${CUSTOMER}/alerts`), (list) => list.items.length === 1 && list.items[0]!.state === 'RESOLVED');
     expect(all.items).toHaveLength(1);
     expect(receiver.messages.map((m) => m.body.type)).toEqual(['alert.opened', 'alert.resolved']);
+    // The same two on the stream that asked, as `event: alert` frames without an id; nothing on the other.
+    const alertFrames = () => withAlerts.items.filter((item) => item.kind === 'event' && item.event === 'alert');
+    await withAlerts.until(() => alertFrames().length === 2, 'two alert frames');
+    expect(alertFrames().map((item) => item.kind === 'event' && [item.id, (JSON.parse(item.data) as { alert_id: string; state: string }).state])).toEqual([
+      [undefined, 'OPEN'],
+      [undefined, 'RESOLVED'],
+    ]);
+    expect(without.items.filter((item) => item.kind === 'event')).toEqual([]);
+    withAlerts.close();
+    without.close();
   });
 
   it('device_low_battery: opens below the threshold, stays open just above it, resolves 5 points above', async () => {

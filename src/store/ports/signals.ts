@@ -20,7 +20,9 @@ export type Signal =
    */
   | { kind: 'events-committed'; customers: string[]; through?: StreamPosition }
   /** The webhook was created, changed, deleted, or has a message queued: whoever delivers it (or may take it) looks again. */
-  | { kind: 'webhook-changed'; webhook_id: string };
+  | { kind: 'webhook-changed'; webhook_id: string }
+  /** An alert of the customer opened or resolved (`alert` as GET /alerts shows it): live streams that asked for alerts send it. */
+  | { kind: 'alert-changed'; customer_id: string; alert: Record<string, unknown> };
 
 /** Customers per `events-committed` signal: 100 ids of at most 64 characters stay well within NOTIFY's 8,000 bytes. */
 export const CUSTOMERS_PER_SIGNAL = 100;
