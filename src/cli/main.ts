@@ -15,6 +15,7 @@ import { registerServeCommand } from './serve/index.js';
 import { registerSimulateCommand } from './simulate/index.js';
 import { registerUserCommands } from './users/index.js';
 import { registerWebhookCommands } from './webhooks/index.js';
+import { registerAlertCommands } from './alerts/index.js';
 
 /** The `scanhub` program with every command group registered. */
 export function buildProgram(): Command {
@@ -43,6 +44,7 @@ export function buildProgram(): Command {
   registerAuditCommand(program);
   registerRetentionCommands(program);
   registerWebhookCommands(program);
+  registerAlertCommands(program);
   registerSimulateCommand(program);
   return program;
 }
