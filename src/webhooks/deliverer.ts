@@ -69,7 +69,7 @@ export class WebhookDeliverer {
   private heard(signal: Signal): void {
     if (signal.kind === 'events-committed') {
       const customers = new Set(signal.customers);
-      for (const worker of this.workers.values()) if (customers.has(worker.customerId)) worker.wake();
+      for (const worker of this.workers.values()) if (customers.has(worker.customerId)) worker.wake(signal.through);
     } else if (signal.kind === 'webhook-changed') {
       this.workers.get(signal.webhook_id)?.wake();
       this.refresh();

@@ -1,11 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { operatorAuditEntry } from '../domain/audit.js';
-import type { StreamPosition } from '../domain/stream-cursor.js';
+import { comparePositions, laterPosition, type StreamPosition } from '../domain/stream-cursor.js';
 import { retryDelay, type WebhookTimings } from '../domain/webhooks.js';
 import type { Store, WebhookDelivery, WebhookRecord } from '../store/ports/index.js';
 import { messageBody, nextBatch, signedHeaders } from './messages.js';
 import type { RecentEvents } from './recent-events.js';
 import type { WebhookSender } from './sender.js';
+
+/** The wait before reading again while announced commits are not readable yet (PostgreSQL). */
+const NOT_YET_READABLE_MS = 20;
+/** The longest a worker waits without a wake-up: a signal lost (a listener gap) delays nothing longer. */
+const IDLE_MS = 5_000;
 
 /** What a worker needs from its deliverer. */
 export interface WorkerHost {
@@ -31,6 +36,8 @@ export class WebhookWorker {
   private readonly abort = new AbortController();
   /** How far the log was read past the cursor without finding a subscribed event, and the cursor that was from (a replay moves it back). */
   private scanned: { cursor: string; position: StreamPosition } = { cursor: '', position: [] };
+  /** A position commits were announced up to that reads must reach. */
+  private wanted: StreamPosition | undefined;
   readonly done: Promise<void>;
 
   constructor(
@@ -41,8 +48,13 @@ export class WebhookWorker {
     this.done = this.run().catch((error: Error) => this.host.log.warn({ webhook_id: webhookId, reason: error.message }, 'webhook worker stopped by an error'));
   }
 
-  /** Something may be new (events committed, a message queued, the webhook changed): look now. */
-  wake(): void {
+  /**
+   * Something may be new (events committed, a message queued, the webhook changed): look now.
+   * `through` (PostgreSQL): the committed events lie before it; a read that has not reached it yet
+   * (an older transaction still open) is tried again soon, as the live stream's hubs do.
+   */
+  wake(through?: StreamPosition): void {
+    if (through) this.wanted = this.wanted ? laterPosition(this.wanted, through) : through;
     this.woken = true;
     this.wakeUp?.();
   }
@@ -85,7 +97,11 @@ export class WebhookWorker {
       const from = this.scanned.cursor === cursor ? this.scanned.position : webhook.cursor;
       const batch = await nextBatch(this.host.events, webhook, from, clock());
       this.scanned = { cursor, position: batch.scanned };
-      if (!batch.delivery) return Infinity;
+      if (!batch.delivery) {
+        if (this.wanted && comparePositions(batch.scanned, this.wanted) < 0) return NOT_YET_READABLE_MS;
+        this.wanted = undefined;
+        return IDLE_MS;
+      }
       await store.webhooks.enqueue(batch.delivery);
       delivery = { ...batch.delivery, attempts: 0, status: 'PENDING', response_status: null, latency_ms: null, next_attempt: null };
       data = batch.data;
