@@ -215,15 +215,17 @@ function storedEvents(deployment) {
  * 1,000 events of serve and of PostgreSQL. `label` names the run on stderr (default: the kind).
  * `during(server)`, if given, starts work beside the load and returns what stops it (its result is `beside`).
  */
-export async function ingestRun(kind, pg, { bench, customer, gatewayCount, window, seconds, warmupSeconds, bin, label = kind, during }) {
+export async function ingestRun(kind, pg, { bench, customer, gatewayCount, window, seconds, warmupSeconds, bin, label = kind, during, before, serveArgs = [] }) {
   const deployment = newDeployment(kind, pg, { prefix: 'ingest' });
-  const server = await startServe(deployment, { customer, logLevel: 'warn', bin });
+  const server = await startServe(deployment, { customer, logLevel: 'warn', bin, args: serveArgs });
   try {
     const gateways = await benchGateways(deployment, customer, gatewayCount);
     const generator = forkGenerator({ host: '127.0.0.1', port: server.mqttPort }, gateways, { window, warmupSeconds, seconds });
     const { next } = generator;
     const connected = await next();
     if (connected.type !== 'connected') throw new Error(`load generator: ${JSON.stringify(connected)}`);
+    // Set-up the load needs in place first (webhooks-ingest: the webhooks).
+    await before?.(server);
     const pgPids = postgresPids(pg && kind === 'postgres' ? pg : undefined);
     const serveCpu = cpuSnapshot([server.pid]);
     const pgCpu = cpuSnapshot(pgPids);

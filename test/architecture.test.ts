@@ -14,9 +14,11 @@ const ROOT = normalize(join(dirname(fileURLToPath(import.meta.url)), '..'));
 const MAY_IMPORT: Record<string, string[]> = {
   cli: ['client', 'simulator', 'domain', 'auth', 'pki', 'store', 'serve', 'threads'],
   simulator: ['client', 'pki', 'domain'],
-  serve: ['server', 'mqtt', 'export', 'retention', 'auth', 'pki', 'store', 'threads', 'domain'],
+  serve: ['server', 'mqtt', 'webhooks', 'alerts', 'export', 'retention', 'auth', 'pki', 'store', 'threads', 'domain'],
   server: ['export', 'retention', 'auth', 'pki', 'store', 'domain'],
   mqtt: ['store', 'pki', 'threads', 'domain'],
+  webhooks: ['store', 'domain'],
+  alerts: ['store', 'domain'],
   export: ['store', 'threads', 'domain'],
   retention: ['store', 'domain'],
   auth: ['store', 'domain'],
@@ -30,7 +32,7 @@ const MAY_IMPORT: Record<string, string[]> = {
 /** Narrower rules inside a room: a path prefix of src/ and the imports only it may make. */
 const ONLY_FROM: { target: string; from: string[] }[] = [
   // The CLI reaches the store only to administer a local deployment, and threads only for backups.
-  { target: 'src/store/', from: ['src/cli/operator/', 'src/cli/deployment.ts', 'src/cli/serve/', 'src/store/', 'src/serve/', 'src/server/', 'src/mqtt/', 'src/export/', 'src/retention/', 'src/auth/', 'src/pki/'] },
+  { target: 'src/store/', from: ['src/cli/operator/', 'src/cli/deployment.ts', 'src/cli/serve/', 'src/store/', 'src/serve/', 'src/server/', 'src/mqtt/', 'src/webhooks/', 'src/alerts/', 'src/export/', 'src/retention/', 'src/auth/', 'src/pki/'] },
   { target: 'src/serve/', from: ['src/cli/serve/', 'src/serve/'] },
   { target: 'src/threads/', from: ['src/cli/operator/', 'src/threads/', 'src/serve/', 'src/mqtt/', 'src/export/', 'src/store/'] },
   // Everything outside the store and the composition root sees the store through its ports.

@@ -18,6 +18,8 @@ import { registerSimulateCommand } from './simulate/index.js';
 import { registerUserCommands } from './users/index.js';
 import { SCANHUB_VERSION } from '../version.js';
 import { HELP, examples } from './help.js';
+import { registerWebhookCommands } from './webhooks/index.js';
+import { registerAlertCommands } from './alerts/index.js';
 
 /** The `scanhub` program with every command group registered. */
 export function buildProgram(): Command {
@@ -58,6 +60,8 @@ export function buildProgram(): Command {
   registerJobCommands(program);
   registerAuditCommand(program);
   registerRetentionCommands(program);
+  registerWebhookCommands(program);
+  registerAlertCommands(program);
   registerSimulateCommand(program);
   registerCompletionCommand(program);
   return program;

@@ -33,6 +33,14 @@ export const AUDIT_ACTIONS = [
   'command.delivered',
   'command.succeeded',
   'command.failed',
+  'webhook.created',
+  'webhook.updated',
+  'webhook.deleted',
+  'webhook.secret_rotated',
+  'webhook.replayed',
+  'webhook.disabled',
+  'alert_rule.created',
+  'alert_rule.deleted',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

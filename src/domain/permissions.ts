@@ -17,6 +17,7 @@ export const PERMISSIONS = [
   'apikey.write',
   'retention.read',
   'retention.write',
+  'webhook.write',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];

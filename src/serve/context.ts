@@ -2,6 +2,7 @@ import { IdTokens } from '../auth/idtoken.js';
 import { DEFAULT_SCRYPT_COST } from '../auth/passwords.js';
 import { loadLinkKey } from '../auth/secrets.js';
 import { cursorKey } from '../domain/stream-cursor.js';
+import { DEFAULT_WEBHOOK_TIMINGS } from '../domain/webhooks.js';
 import { Exporter } from '../export/exporter.js';
 import type { CertificateAuthority } from '../pki/ca.js';
 import { DEFAULT_GATEWAY_KEY_TYPE } from '../pki/keys.js';
@@ -27,6 +28,8 @@ export async function serverContext(store: Store, options: ServeOptions, dirs: {
     mqttPort: options.mqttPort,
     gatewayKeyType: options.gatewayKeyType ?? DEFAULT_GATEWAY_KEY_TYPE,
     passwordCost: options.passwordCost ?? DEFAULT_SCRYPT_COST,
+    webhookAllowLoopback: options.webhookAllowLoopback ?? false,
+    webhookPreviousSecretMs: options.webhooks?.previousSecretMs ?? DEFAULT_WEBHOOK_TIMINGS.previousSecretMs,
   };
   // The tokens' audience is the public URL, which is settled only once the port is bound.
   const idTokens = await IdTokens.load(store.secrets, { audience: () => config.publicUrl, clock });

@@ -8,6 +8,7 @@ import type { TlsPair } from '../pki/tls-pair.js';
 import type { RetentionOptions } from '../retention/sweeper.js';
 import type { LiveEventOptions } from '../server/live-events/live-events.js';
 import type { StoreLocator } from '../store/ports/index.js';
+import type { WebhookTimings } from '../domain/webhooks.js';
 
 /** What the service is started with: `scanhub serve` maps its flags and environment onto it; tests set it directly. */
 export interface ServeOptions {
@@ -57,4 +58,10 @@ export interface ServeOptions {
    * server lowers it: the suite sets thousands of passwords. `scanhub serve` never sets it.
    */
   passwordCost?: ScryptCost;
+  /** `--webhook-allow-loopback` (SCANHUB_WEBHOOK_ALLOW_LOOPBACK): webhook URLs may name loopback addresses. */
+  webhookAllowLoopback?: boolean;
+  /** Retry, timeout and lease timings of webhook deliveries (default DEFAULT_WEBHOOK_TIMINGS; tests shorten them). */
+  webhooks?: Partial<WebhookTimings>;
+  /** How often alert rules are evaluated (default DEFAULT_ALERT_INTERVAL_MS; tests shorten it). */
+  alertIntervalMs?: number;
 }

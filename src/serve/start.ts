@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { Server as TlsServer } from 'node:tls';
 import type { FastifyInstance } from 'fastify';
@@ -16,6 +17,8 @@ import { bootstrap, prepareBlobDir, prepareDataDir, type Bootstrap } from './boo
 import { serverContext } from './context.js';
 import type { ServeOptions } from './options.js';
 import { httpsPair, reachableHost, sourceOf, type NameSource } from './public-names.js';
+import { WebhookDeliverer } from '../webhooks/deliverer.js';
+import { AlertEvaluator } from '../alerts/evaluator.js';
 
 /** How long close() lets in-flight HTTP requests finish before it cuts their connections. */
 const DRAIN_GRACE_MS = 3000;
@@ -120,13 +123,24 @@ async function startOnStore(store: Store, options: ServeOptions, dataDir: string
   ctx.retention.start(app.log.child({ component: 'retention' }), (customerId, cutoff, limit, after) =>
     broker.deleteEvents({ customerId, cutoff, limit, after }),
   );
+  const webhooks = new WebhookDeliverer({
+    store,
+    clock: ctx.clock,
+    timings: options.webhooks,
+    allowLoopback: options.webhookAllowLoopback,
+    instance: randomUUID(),
+    log: app.log.child({ component: 'webhooks' }),
+  });
+  webhooks.start();
+  const alerts = new AlertEvaluator({ store, clock: ctx.clock, intervalMs: options.alertIntervalMs, instance: randomUUID(), log: app.log.child({ component: 'alerts' }) });
+  alerts.start();
   const publicUrl = { url: config.publicUrl, source: sourceOf(options.publicUrl, options.host) };
   const mqttPublicHost = { host: config.mqttPublicHost, source: sourceOf(options.mqttPublicHost, options.host) };
   app.log.info(
     { url, publicUrl: publicUrl.url, publicUrlSource: publicUrl.source, mqttPort: broker.port, dataDir, gatewayKeyType: config.gatewayKeyType },
     'scanhub listening',
   );
-  return runningServer({ app, ctx, url, publicUrl, mqttPublicHost, mqttPort: broker.port, broker, bootstrap: created }, tls !== undefined, store, readiness);
+  return runningServer({ app, ctx, url, publicUrl, mqttPublicHost, mqttPort: broker.port, broker, bootstrap: created }, tls !== undefined, store, readiness, [webhooks, alerts]);
 }
 
 /** Once per change, however many writes are refused meanwhile (each 507 is in the request log). */
@@ -184,6 +198,7 @@ function runningServer(
   https: boolean,
   store: Store,
   readiness: Readiness,
+  background: { close(): Promise<void> }[],
 ): RunningServer {
   const { app, broker } = parts;
   let closing: Promise<void> | undefined;
@@ -202,7 +217,7 @@ function runningServer(
         // in-flight requests, such connections are cut.
         const cut = setTimeout(() => app.server.closeAllConnections(), DRAIN_GRACE_MS);
         // Both stop accepting first; the broker commits what it received before the database closes.
-        await Promise.all([app.close(), broker.close()]);
+        await Promise.all([app.close(), broker.close(), ...background.map((work) => work.close())]);
         clearTimeout(cut);
         await store.close();
       })()),

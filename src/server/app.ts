@@ -33,6 +33,9 @@ import { registerOpenApiRoutes } from './routes/openapi.js';
 import { ServiceMetrics, UNMATCHED_ROUTE } from './metrics.js';
 import { registerUserPasswordRoutes } from './routes/user-passwords.js';
 import { registerUserRoutes } from './routes/users.js';
+import { registerWebhookActionRoutes } from './routes/webhook-actions.js';
+import { registerWebhookRoutes } from './routes/webhooks.js';
+import { registerAlertRoutes } from './routes/alerts.js';
 import { addSharedSchemas } from './schemas.js';
 import { strictBodyValidators } from './validation.js';
 import type { TlsPair } from '../pki/tls-pair.js';
@@ -127,6 +130,9 @@ export async function buildApp(ctx: ServerContext, options: AppOptions = {}): Pr
   registerAssetRoutes(app, ctx);
   registerAuditLogRoutes(app, ctx);
   registerRetentionRoutes(app, ctx);
+  registerWebhookRoutes(app, ctx);
+  registerWebhookActionRoutes(app, ctx);
+  registerAlertRoutes(app, ctx);
   registerMetricsRoutes(app, metrics, options.metricsToken);
   registerConsoleRoutes(app);
   // Registered last: the document lists the paths in the order the routes were registered.

@@ -24,6 +24,10 @@ export interface ServerConfig {
    * in-process test server lowers it. A log-in with a hash of a lower cost hashes it again.
    */
   passwordCost: ScryptCost;
+  /** `serve --webhook-allow-loopback`: webhook URLs may name loopback addresses (docs/webhooks.md "URLs"). */
+  webhookAllowLoopback: boolean;
+  /** How long a rotated-out webhook secret still signs. */
+  webhookPreviousSecretMs: number;
 }
 
 /** Everything a route needs: the store, keys, the clock. Built once per server by `serve` (src/serve/context.ts). */

@@ -36,6 +36,7 @@ const TAGS = [
   { name: 'downloads', description: 'Files handed out through signed, expiring links: exports, assets, provisioning packages.' },
   { name: 'audit', description: 'Who did what: the audit log of security-relevant actions.' },
   { name: 'retention', description: 'How long events are kept before they are deleted.' },
+  { name: 'webhooks', description: 'Messages POSTed to your URLs, signed the Standard Webhooks way: events, alerts, job completions.' },
   { name: 'operations', description: 'Health, metrics and this document, for operators and tools.' },
   { name: 'console', description: 'The web console served on the API\'s own origin: its page and the files the page loads.' },
 ];

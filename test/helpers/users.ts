@@ -19,6 +19,7 @@ export const ADMIN_PERMISSIONS = [
   'apikey.write',
   'retention.read',
   'retention.write',
+  'webhook.write',
 ];
 export const USER_PERMISSIONS = ['event.read', 'event.export', 'gateway.read', 'jobconfig.read', 'jobanalysis.run', 'feature.read', 'asset.download'];
 

@@ -53,6 +53,8 @@ export function registerTailCommand(events: Command): void {
               failures = 0;
               offline = false;
               if (item.kind === 'event') {
+                // Frames of other kinds (`event: alert`, asked for with ?alerts=true) are not events: never printed as one.
+                if (item.event !== undefined) continue;
                 print(JSON.parse(item.data) as ApiEvent);
                 lastEventId = item.id;
               } else if (item.text.includes('Last-Event-ID') || item.text.startsWith('access ended')) {

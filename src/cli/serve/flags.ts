@@ -12,7 +12,7 @@ import { LOG_LEVELS, type LogFormat } from './log.js';
 // with a sentence that says what would do, before anything starts.
 
 /** The flags of `scanhub serve` as commander hands them over: those ServeOptions takes as they are, and those the command maps onto it. */
-export type ServeFlags = Pick<ServeOptions, 'dataDir' | 'blobDir' | 'host' | 'port' | 'mqttPort' | 'publicUrl' | 'mqttPublicHost' | 'mqttPublicPort' | 'trustProxy' | 'mqttProxyProtocol'> & {
+export type ServeFlags = Pick<ServeOptions, 'dataDir' | 'blobDir' | 'host' | 'port' | 'mqttPort' | 'publicUrl' | 'mqttPublicHost' | 'mqttPublicPort' | 'trustProxy' | 'mqttProxyProtocol' | 'webhookAllowLoopback'> & {
   gatewayKeyType: KeyType;
   database?: string;
   masterKeyFile?: string;

@@ -45,6 +45,7 @@ export function registerServeCommand(program: Command): void {
     )
     .addOption(new Option('--mqtt-public-port <port>', 'port put into mqtt_endpoint (default: the MQTT port as bound; set it to the balancer\'s)').env('SCANHUB_MQTT_PUBLIC_PORT').argParser(port))
     .addOption(new Option('--mqtt-proxy-protocol', 'expect HAProxy\'s PROXY protocol v2 header on every MQTT connection (refusing those without); env SCANHUB_MQTT_PROXY_PROTOCOL=1'))
+    .addOption(new Option('--webhook-allow-loopback', 'let webhook URLs name loopback addresses (a receiver on this machine); link-local and unspecified stay refused; env SCANHUB_WEBHOOK_ALLOW_LOOPBACK=1'))
     .addOption(new Option('--mqtt-public-host <host>', 'host put into mqtt_endpoint (default: --host, or the machine\'s host name)').env('SCANHUB_MQTT_PUBLIC_HOST'))
     .addOption(
       new Option('--log-format <format>', 'log lines for a person (pretty) or JSON lines (json); default pretty on a terminal, json otherwise')

@@ -42,7 +42,7 @@ interface Resolved {
 /** The flags, the environment's settings and what the command resolved, as the service takes them. */
 function serveOptions(flags: ServeFlags, settings: Omit<ReturnType<typeof environmentSettings>, 'logLevel'>, resolved: Resolved): ServeOptions {
   const { database, masterKeyFile, blobDir: _blobOption, tlsCert, tlsKey, https, logFormat, ...rest } = flags;
-  const { minCreated, maxCreatedAhead, mqttProxyProtocol, mqttProxyTrust, authRateLimit, provisioningRateLimit, retentionRate, ...listen } = rest;
+  const { minCreated, maxCreatedAhead, mqttProxyProtocol, mqttProxyTrust, webhookAllowLoopback, authRateLimit, provisioningRateLimit, retentionRate, ...listen } = rest;
   return {
     ...listen,
     locator: resolved.locator,
@@ -52,6 +52,7 @@ function serveOptions(flags: ServeFlags, settings: Omit<ReturnType<typeof enviro
     tls: resolved.tls,
     mqttProxyProtocol: mqttProxyProtocol || environmentSwitch('SCANHUB_MQTT_PROXY_PROTOCOL', process.env.SCANHUB_MQTT_PROXY_PROTOCOL),
     mqttProxyTrust,
+    webhookAllowLoopback: webhookAllowLoopback || environmentSwitch('SCANHUB_WEBHOOK_ALLOW_LOOPBACK', process.env.SCANHUB_WEBHOOK_ALLOW_LOOPBACK),
     createdWindow: { earliest: minCreated, aheadMs: maxCreatedAhead },
     rateLimits: { auth: authRateLimit, provisioning: provisioningRateLimit },
     retention: { maxDeletedPerSecond: retentionRate },

@@ -58,6 +58,7 @@ export class LiveEvents extends EventEmitter implements LiveStreamHost {
     resumedFrom: string | undefined,
     access: AccessCheck,
     holder: { id: string; limit: number },
+    alerts = false,
   ): Promise<LiveStream> {
     if (this.closed) throw new Error('the server is shutting down');
     const holding = this.held.get(holder.id) ?? 0;
@@ -69,7 +70,7 @@ export class LiveEvents extends EventEmitter implements LiveStreamHost {
       hub = new CustomerHub(this, customerId);
       this.hubs.set(customerId, hub);
     }
-    const stream = new LiveStream(this, hub, gatewayId, resumedFrom, access);
+    const stream = new LiveStream(this, hub, gatewayId, resumedFrom, access, alerts);
     hub.members.add(stream);
     this.streams.add(stream);
     this.stats.open++;
@@ -117,6 +118,12 @@ export class LiveEvents extends EventEmitter implements LiveStreamHost {
   private listen(): void {
     if (this.stopSignals) return;
     const stopCommits = this.store.signals.subscribe((signal: Signal) => {
+      if (signal.kind === 'alert-changed') {
+        // Out of the commit order: an `event: alert` frame without an id, to the streams that asked for alerts.
+        const frame = `event: alert\ndata: ${JSON.stringify(signal.alert)}\n\n`;
+        for (const stream of this.hubs.get(signal.customer_id)?.members ?? []) stream.sendAlert(frame);
+        return;
+      }
       if (signal.kind !== 'events-committed') return;
       for (const customerId of signal.customers) this.hubs.get(customerId)?.wake(signal.through);
     });

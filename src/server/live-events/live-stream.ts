@@ -42,6 +42,8 @@ export class LiveStream extends Readable {
     private readonly gatewayId: string | undefined,
     resumedFrom: string | undefined,
     private readonly access: AccessCheck,
+    /** The client asked for alerts (`?alerts=true`) beside the events. */
+    private readonly alerts = false,
   ) {
     super({ highWaterMark: 64 * 1024 });
     this.lastId = resumedFrom;
@@ -68,6 +70,11 @@ export class LiveStream extends Readable {
   }
 
   /** Events of the hub, in commit order; those up to this stream's position it has sent already. */
+  /** An alert's frame, when this stream asked for alerts and goes on. */
+  sendAlert(frame: string): void {
+    if (this.alerts && this.state !== 'finished') this.push(frame);
+  }
+
   deliver(batch: LiveBatch): void {
     if (this.state !== 'live') return;
     const { events } = batch;

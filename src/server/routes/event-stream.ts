@@ -25,7 +25,7 @@ export function registerEventStreamRoutes(app: FastifyInstance, ctx: ServerConte
   // Before the server waits for its connections to end: every stream ends now, saying where to resume.
   app.addHook('preClose', async () => live.close());
 
-  app.get<{ Params: { customer_id: string }; Querystring: { gateway_id?: string } }>('/:customer_id/events/stream', {
+  app.get<{ Params: { customer_id: string }; Querystring: { gateway_id?: string; alerts?: boolean } }>('/:customer_id/events/stream', {
     config: { access: { permission: 'event.read' } },
     schema: {
       operationId: 'streamEvents',
@@ -38,6 +38,11 @@ export function registerEventStreamRoutes(app: FastifyInstance, ctx: ServerConte
         type: 'object',
         properties: {
           gateway_id: { type: 'string', minLength: 1, maxLength: 200, description: 'Only events of this gateway (its id, as events carry it).' },
+          alerts: {
+            type: 'boolean',
+            default: false,
+            description: 'Also each alert of the customer as it opens or resolves: an `event: alert` frame without an id, `data:` the alert as in GET /{customer_id}/alerts (docs/alerts.md).',
+          },
         },
         additionalProperties: false,
       },
@@ -89,7 +94,7 @@ export function registerEventStreamRoutes(app: FastifyInstance, ctx: ServerConte
       const holder = { id: principalOf(request).user.id, limit: CONCURRENCY_LIMITS.liveStreamsPerUser };
       let stream;
       try {
-        stream = await live.open(customerId, request.query.gateway_id, from, resumedFrom, () => refusalNow(ctx, request), holder);
+        stream = await live.open(customerId, request.query.gateway_id, from, resumedFrom, () => refusalNow(ctx, request), holder, request.query.alerts === true);
       } catch (error) {
         if (!(error instanceof TooManyStreams)) throw error;
         throw tooManyRequests(

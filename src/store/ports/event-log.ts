@@ -36,6 +36,12 @@ export interface EventLogRepository {
   frontier(): Promise<StreamPosition>;
   /** Up to `limit` events of the customer (of one gateway, when given) after the position. */
   after(customerId: string, after: StreamPosition, limit: number, gatewayId?: string): Promise<EventLogRead>;
+  /**
+   * A position just before the customer's first event (in commit order) created at or after
+   * `since`: a reader going on from it reads that event and everything committed after it. The
+   * head when there is none.
+   */
+  before(customerId: string, since: number): Promise<StreamPosition>;
   /** Whether the value has the shape of this store's positions (a cursor is text a client sends). */
   isPosition(value: unknown): value is StreamPosition;
 }

@@ -25,3 +25,6 @@ export * from './assets.js';
 export * from './secrets.js';
 export * from './signals.js';
 export * from './locks.js';
+export * from './webhooks.js';
+export * from './leases.js';
+export * from './alerts.js';

@@ -1,7 +1,7 @@
 import type { AuditEntry } from '../../domain/audit.js';
 
 /** The secrets a deployment keeps (SQLite: files under the data directory; PostgreSQL: encrypted rows). */
-export const SECRET_NAMES = ['pki/ca.key', 'pki/ca.crt', 'keys/idtoken.jwk', 'keys/links.key'] as const;
+export const SECRET_NAMES = ['pki/ca.key', 'pki/ca.crt', 'keys/idtoken.jwk', 'keys/links.key', 'keys/webhooks.key'] as const;
 export type SecretName = (typeof SECRET_NAMES)[number];
 
 export interface SecretRepository {

@@ -20,7 +20,11 @@ export type Signal =
    */
   | { kind: 'events-committed'; customers: string[]; through?: StreamPosition }
   /** Commands were queued for these gateways (at most GATEWAYS_PER_COMMAND_SIGNAL): the instance holding each one's connection sends them. */
-  | { kind: 'commands-queued'; gateway_ids: string[] };
+  | { kind: 'commands-queued'; gateway_ids: string[] }
+  /** The webhook was created, changed, deleted, or has a message queued: whoever delivers it (or may take it) looks again. */
+  | { kind: 'webhook-changed'; webhook_id: string }
+  /** An alert of the customer opened or resolved (`alert` as GET /alerts shows it): live streams that asked for alerts send it. */
+  | { kind: 'alert-changed'; customer_id: string; alert: Record<string, unknown> };
 
 /** Customers per `events-committed` signal: 100 ids of at most 64 characters stay well within NOTIFY's 8,000 bytes. */
 export const CUSTOMERS_PER_SIGNAL = 100;

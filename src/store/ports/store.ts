@@ -12,6 +12,9 @@ import type { GatewayRepository } from './gateways.js';
 import type { DeadLetterRepository, IngestRepository } from './ingest.js';
 import type { JobAnalysisRepository, JobConfigRepository } from './jobs.js';
 import type { LockRepository } from './locks.js';
+import type { LeaseRepository } from './leases.js';
+import type { WebhookRepository } from './webhooks.js';
+import type { AlertRepository } from './alerts.js';
 import type { ProvisioningRepository } from './provisioning.js';
 import type { RetentionRepository } from './retention.js';
 import type { SecretRepository } from './secrets.js';
@@ -107,6 +110,10 @@ export interface Store {
   readonly deadLetters: DeadLetterRepository;
   readonly secrets: SecretRepository;
   readonly locks: LockRepository;
+  /** Leases on work one instance does at a time, taken over when its holder dies (webhook deliveries). */
+  readonly leases: LeaseRepository;
+  readonly webhooks: WebhookRepository;
+  readonly alerts: AlertRepository;
   /** Whether writes are refused for lack of space (/healthz, ingest). */
   readonly storage: StorageStatus;
   /** Resolves when the database answers; rejects with StoreUnavailable saying why (for /healthz). */

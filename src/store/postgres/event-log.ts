@@ -54,6 +54,15 @@ export class PgEventLog implements EventLogRepository {
     return { events, reached: comparePositions(below, after) > 0 ? below : after, more: false };
   }
 
+  async before(customerId: string, since: number): Promise<StreamPosition> {
+    const { rows } = await this.db.query<{ tx: number; seq: number }>(
+      'SELECT tx, seq FROM events WHERE customer_id = $1 AND created >= $2 AND tx IS NOT NULL ORDER BY tx, seq LIMIT 1',
+      [customerId, since],
+    );
+    const first = rows[0];
+    return first ? [first.tx, first.seq - 1] : this.head();
+  }
+
   isPosition(value: unknown): value is StreamPosition {
     return Array.isArray(value) && value.length === 2 && value.every((n) => Number.isSafeInteger(n) && n >= 0);
   }

@@ -1,9 +1,9 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { AuditEntry } from '../../domain/audit.js';
 import type { SecretName, SecretRepository } from '../ports/index.js';
 import { insertAuditEntry } from './audit.js';
 import { ADVISORY_LOCKS } from './locks.js';
 import type { Database } from './pool.js';
+import { cipherKey, openSealed, sealSecret, type SecretRow } from '../shared/sealing.js';
 
 /** Thrown when the stored secrets were encrypted under another master key. */
 export class WrongMasterKey extends Error {
@@ -13,35 +13,12 @@ export class WrongMasterKey extends Error {
   }
 }
 
-/** A secret as stored: AES-256-GCM ciphertext with its nonce and tag. */
-export interface SecretRow {
-  nonce: Buffer;
-  ciphertext: Buffer;
-  tag: Buffer;
-}
-
-/** The master key as a cipher key; refuses one that is not 32 bytes. */
-export function cipherKey(masterKey: Uint8Array): Buffer {
-  if (masterKey.byteLength !== 32) throw new Error(`the master key must be 32 bytes, got ${masterKey.byteLength}`);
-  return Buffer.from(masterKey);
-}
-
-/** Encrypts a secret's value under the key, its name as additional authenticated data. */
-export function sealSecret(key: Buffer, name: string, value: string): SecretRow {
-  const nonce = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', key, nonce);
-  cipher.setAAD(Buffer.from(name));
-  const ciphertext = Buffer.concat([cipher.update(value, 'utf8'), cipher.final()]);
-  return { nonce, ciphertext, tag: cipher.getAuthTag() };
-}
+export { cipherKey, sealSecret, type SecretRow } from '../shared/sealing.js';
 
 /** Decrypts a stored secret; WrongMasterKey when the key (or the name) is not the one it was sealed with. */
 export function openSecret(key: Buffer, name: string, row: SecretRow): string {
   try {
-    const decipher = createDecipheriv('aes-256-gcm', key, row.nonce);
-    decipher.setAAD(Buffer.from(name));
-    decipher.setAuthTag(row.tag);
-    return Buffer.concat([decipher.update(row.ciphertext), decipher.final()]).toString('utf8');
+    return openSealed(key, name, row);
   } catch (cause) {
     throw new WrongMasterKey(name, { cause });
   }

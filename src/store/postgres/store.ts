@@ -20,6 +20,10 @@ import { StorageWatch } from '../shared/storage-watch.js';
 import { PgProvisioning } from './provisioning.js';
 import { PgRetention } from './retention.js';
 import { PgSecrets } from './secrets.js';
+import { PgWebhooks } from './webhooks.js';
+import { PgLeases } from './leases.js';
+import { PgAlerts } from './alerts.js';
+import { WebhookSecretBox } from '../shared/sealing.js';
 import { PgSignals } from './signals.js';
 import { PgCustomers } from './customers.js';
 import { PgUsers } from './users.js';
@@ -71,6 +75,9 @@ class PostgresStore implements Store {
   readonly deadLetters;
   readonly secrets;
   readonly locks;
+  readonly webhooks;
+  readonly alerts;
+  readonly leases;
   readonly signals;
   readonly storage: StorageWatch;
   private closing: Promise<void> | undefined;
@@ -102,6 +109,9 @@ class PostgresStore implements Store {
     this.deadLetters = new PgDeadLetters(db);
     this.secrets = new PgSecrets(db, locator.masterKey);
     this.locks = new PgLocks(db);
+    this.webhooks = new PgWebhooks(db, new WebhookSecretBox(this.secrets));
+    this.leases = new PgLeases(db);
+    this.alerts = new PgAlerts(db);
     this.signals = new PgSignals(locator.url, db);
     this.storage = new StorageWatch(() => db.probeStorage());
     // A statement refused for lack of space throws StorageFull (HTTP 507) and makes the store full

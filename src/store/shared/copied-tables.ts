@@ -1,5 +1,6 @@
 import { DEVICE_ROW_COLUMNS } from '../../domain/devices.js';
 import { STORED_EVENT_COLUMNS } from '../../domain/events.js';
+import { DELIVERY_COLUMNS, WEBHOOK_COLUMNS } from './webhook-rows.js';
 
 /**
  * What `scanhub operator migrate` copies from a SQLite deployment into PostgreSQL: every table
@@ -69,6 +70,12 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
     numbered: 'seq',
   },
   { name: 'dead_letters', columns: ['seq', 'gateway_id', 'customer_id', 'received', 'quarantined', 'reason', 'payload'], numbered: 'seq' },
+  // Cursors and batch ranges are SQLite positions: the deliverer starts a webhook whose cursor is
+  // not a position of its store at the head (src/webhooks/webhook-worker.ts).
+  { name: 'webhooks', columns: WEBHOOK_COLUMNS },
+  { name: 'webhook_deliveries', columns: DELIVERY_COLUMNS, numbered: 'seq' },
+  { name: 'alert_rules', columns: ['id', 'customer_id', 'kind', 'parameters', 'created'] },
+  { name: 'alerts', columns: ['id', 'customer_id', 'rule_id', 'kind', 'subject_type', 'subject_id', 'state', 'opened', 'resolved', 'details'] },
 ];
 
 /**

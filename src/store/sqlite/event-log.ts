@@ -28,11 +28,13 @@ export class SqliteEventLog implements EventLogRepository {
   private readonly highWater: Statement<[], number>;
   private readonly afterStatement: Statement;
   private readonly gatewayAfterStatement: Statement;
+  private readonly firstSince: Statement<[string, number], number | null>;
 
   constructor(db: Db) {
     this.highWater = db.prepare<[], number>(HIGH_WATER_SQL).pluck();
     this.afterStatement = db.prepare(AFTER_SQL).raw(true);
     this.gatewayAfterStatement = db.prepare(GATEWAY_AFTER_SQL).raw(true);
+    this.firstSince = db.prepare<[string, number], number | null>('SELECT min(seq) FROM events WHERE customer_id = ? AND created >= ?').pluck();
   }
 
   async head(): Promise<StreamPosition> {
@@ -56,6 +58,11 @@ export class SqliteEventLog implements EventLogRepository {
     const events: CommittedEvent[] = rows.map(([seq, json, gateway]) => ({ position: [seq], json, gatewayId: gateway }));
     if (rows.length === limit) return { events, reached: events[events.length - 1]!.position, more: true };
     return { events, reached: [upto], more: upto < highWater };
+  }
+
+  async before(customerId: string, since: number): Promise<StreamPosition> {
+    const first = this.firstSince.get(customerId, since);
+    return first === null || first === undefined ? this.head() : [first - 1];
   }
 
   /** A SQLite position: `[seq]`. */

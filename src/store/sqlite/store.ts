@@ -25,6 +25,10 @@ import { openDatabase, type Db } from './open.js';
 import { SqliteProvisioning } from './provisioning.js';
 import { SqliteRetention } from './retention.js';
 import { FileSecrets } from './secrets.js';
+import { SqliteLeases } from './leases.js';
+import { SqliteWebhooks } from './webhooks.js';
+import { SqliteAlerts } from './alerts.js';
+import { WebhookSecretBox } from '../shared/sealing.js';
 import { mapStorageFull, probeFileSystem } from './storage.js';
 import { SqliteUsers } from './users.js';
 
@@ -54,6 +58,7 @@ export class SqliteStore implements Store {
   readonly storage: StorageWatch;
   readonly secrets: FileSecrets;
   readonly locks = new SqliteLocks();
+  readonly leases = new SqliteLeases();
   private readonly built = new Map<string, object>();
 
   constructor(
@@ -122,6 +127,12 @@ export class SqliteStore implements Store {
   }
   get assets() {
     return this.writing('assets', () => new SqliteAssets(this.db));
+  }
+  get webhooks() {
+    return this.writing('webhooks', () => new SqliteWebhooks(this.db, new WebhookSecretBox(this.secrets)));
+  }
+  get alerts() {
+    return this.writing('alerts', () => new SqliteAlerts(this.db));
   }
   get deadLetters() {
     return this.repository('deadLetters', () => new SqliteDeadLetters(this.db));

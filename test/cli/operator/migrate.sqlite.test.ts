@@ -266,6 +266,10 @@ describePostgres('scanhub operator migrate', () => {
         'assets\t1\t1',
         'asset_agreements\t1\t1',
         'dead_letters\t1\t1',
+        'webhooks\t0\t0',
+        'webhook_deliveries\t0\t0',
+        'alert_rules\t0\t0',
+        'alerts\t0\t0',
         'secrets\t4\t4',
         '',
       ].join('\n'),
@@ -374,7 +378,8 @@ describePostgres('scanhub operator migrate', () => {
     await store.close();
     const columns = await pgQuery<{ table_name: string; column_name: string }>(
       database,
-      "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'public' AND table_name NOT IN ('schema_migrations', 'secrets')",
+      // leases: which instance holds what now (webhook deliveries), nothing a stopped SQLite deployment has.
+      "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'public' AND table_name NOT IN ('schema_migrations', 'secrets', 'leases')",
     );
     const copied = Object.fromEntries(COPIED_TABLES.map((t) => [t.name, [...t.columns].sort()]));
     const inPostgres: Record<string, string[]> = {};

@@ -80,7 +80,7 @@ const creation: Scenario<Foundation>[] = [
     status: 400,
     body: error(
       'Bad Request',
-      'Body field "permissions" names an unknown permission "event.write": use some of event.read, event.export, gateway.read, gateway.write, gateway.provision, gateway.command, jobconfig.read, jobconfig.write, jobanalysis.run, feature.read, asset.download, user.read, user.write, audit.read, apikey.write, retention.read, retention.write.',
+      'Body field "permissions" names an unknown permission "event.write": use some of event.read, event.export, gateway.read, gateway.write, gateway.provision, gateway.command, jobconfig.read, jobconfig.write, jobanalysis.run, feature.read, asset.download, user.read, user.write, audit.read, apikey.write, retention.read, retention.write, webhook.write.',
     ),
   },
   {

@@ -1,0 +1,34 @@
+import { createHmac, randomBytes } from 'node:crypto';
+
+/**
+ * Standard Webhooks signing (https://www.standardwebhooks.com, docs/webhooks.md "Verifying"): the
+ * secret is `whsec_` and the base64 of its key bytes; a signature is `v1,` and the base64 of
+ * HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{body}`.
+ */
+
+const SECRET_PREFIX = 'whsec_';
+const SECRET_BYTES = 32;
+
+/** A new webhook secret: `whsec_` + base64 of 32 random bytes. */
+export function newWebhookSecret(): string {
+  return SECRET_PREFIX + randomBytes(SECRET_BYTES).toString('base64');
+}
+
+/** The HMAC key a secret stands for (the bytes after `whsec_`). */
+function secretKey(secret: string): Buffer {
+  return Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64');
+}
+
+/** One `v1,<base64>` signature of a message. */
+export function signWebhookMessage(secret: string, messageId: string, timestampSeconds: number, body: string): string {
+  const mac = createHmac('sha256', secretKey(secret)).update(`${messageId}.${timestampSeconds}.`).update(body).digest('base64');
+  return `v1,${mac}`;
+}
+
+/**
+ * The `webhook-signature` header: one signature per secret, separated by spaces (during a
+ * rotation both the new and the previous secret sign, so a receiver holding either verifies).
+ */
+export function webhookSignatureHeader(secrets: readonly string[], messageId: string, timestampSeconds: number, body: string): string {
+  return secrets.map((secret) => signWebhookMessage(secret, messageId, timestampSeconds, body)).join(' ');
+}

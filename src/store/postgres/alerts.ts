@@ -1,0 +1,83 @@
+import type { AuditEntry } from '../../domain/audit.js';
+import type { AlertRecord, AlertRepository, AlertRule, AlertState, AuditOf } from '../ports/index.js';
+import { alertEventType, alertValues, toAlert, toAlertRule, type AlertRow, type AlertRuleRow } from '../shared/alert-rows.js';
+import { audited } from './audit.js';
+import type { Database, Queryable } from './pool.js';
+
+/** Queues a message for each enabled webhook of the customer taking the type; their ids. */
+const NOTIFY_SQL = `INSERT INTO webhook_deliveries (id, webhook_id, customer_id, type, attempts, status, created, payload)
+  SELECT gen_random_uuid()::text, id, customer_id, $1, 0, 'PENDING', $2, $3
+  FROM webhooks WHERE customer_id = $4 AND enabled AND event_types LIKE $5
+  RETURNING webhook_id`;
+
+/** The alert_rules and alerts tables (migration 0015). */
+export class PgAlerts implements AlertRepository {
+  constructor(private readonly db: Database) {}
+
+  async createRule(rule: AlertRule, audit?: AuditEntry): Promise<void> {
+    await audited(
+      this.db,
+      (client) =>
+        client.query('INSERT INTO alert_rules (id, customer_id, kind, parameters, created) VALUES ($1, $2, $3, $4, $5)', [rule.id, rule.customer_id, rule.kind, JSON.stringify(rule.parameters), rule.created]),
+      () => audit,
+    );
+  }
+
+  async rules(customerId: string): Promise<AlertRule[]> {
+    return (await this.db.query<AlertRuleRow>('SELECT * FROM alert_rules WHERE customer_id = $1 ORDER BY created, id', [customerId])).rows.map(toAlertRule);
+  }
+
+  async allRules(): Promise<AlertRule[]> {
+    return (await this.db.query<AlertRuleRow>('SELECT * FROM alert_rules ORDER BY created, id')).rows.map(toAlertRule);
+  }
+
+  async deleteRule(customerId: string, id: string, audit?: AuditOf<AlertRule>): Promise<boolean> {
+    const { rows } = await audited(
+      this.db,
+      (client) => client.query<AlertRuleRow>('DELETE FROM alert_rules WHERE customer_id = $1 AND id = $2 RETURNING *', [customerId, id]),
+      (deleted) => (deleted.rows[0] && audit ? audit(toAlertRule(deleted.rows[0])) : undefined),
+    );
+    return rows.length === 1;
+  }
+
+  async open(alert: AlertRecord, message: string): Promise<string[] | undefined> {
+    const v = alertValues(alert);
+    return this.db.transaction(async (client) => {
+      const inserted = await client.query(
+        `INSERT INTO alerts (id, customer_id, rule_id, kind, subject_type, subject_id, state, opened, resolved, details)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+         ON CONFLICT (rule_id, subject_type, subject_id) WHERE state = 'OPEN' DO NOTHING`,
+        [v.id, v.customer_id, v.rule_id, v.kind, v.subject_type, v.subject_id, v.state, v.opened, v.resolved, v.details],
+      );
+      if (inserted.rowCount === 0) return undefined;
+      return notify(client, alert.customer_id, 'OPEN', alert.opened, message);
+    });
+  }
+
+  async openOf(ruleId: string): Promise<AlertRecord[]> {
+    return (await this.db.query<AlertRow>("SELECT * FROM alerts WHERE rule_id = $1 AND state = 'OPEN'", [ruleId])).rows.map(toAlert);
+  }
+
+  async resolve(alert: AlertRecord, now: number, message: (resolved: AlertRecord) => string): Promise<string[] | undefined> {
+    return this.db.transaction(async (client) => {
+      const row = (await client.query<AlertRow>("UPDATE alerts SET state = 'RESOLVED', resolved = $1 WHERE id = $2 AND state = 'OPEN' RETURNING *", [now, alert.id])).rows[0];
+      if (!row) return undefined;
+      return notify(client, alert.customer_id, 'RESOLVED', now, message(toAlert(row)));
+    });
+  }
+
+  async list(customerId: string, state: AlertState | undefined, limit: number): Promise<AlertRecord[]> {
+    const { rows } = await this.db.query<AlertRow>('SELECT * FROM alerts WHERE customer_id = $1 AND ($2::text IS NULL OR state = $2) ORDER BY opened DESC, id DESC LIMIT $3', [
+      customerId,
+      state ?? null,
+      limit,
+    ]);
+    return rows.map(toAlert);
+  }
+}
+
+async function notify(client: Queryable, customerId: string, state: AlertState, now: number, payload: string): Promise<string[]> {
+  const type = alertEventType(state);
+  const { rows } = await client.query<{ webhook_id: string }>(NOTIFY_SQL, [type, now, payload, customerId, `%"${type}"%`]);
+  return rows.map((row) => row.webhook_id);
+}

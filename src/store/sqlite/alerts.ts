@@ -1,0 +1,84 @@
+import type { AuditEntry } from '../../domain/audit.js';
+import type { AlertRecord, AlertRepository, AlertRule, AlertState, AuditOf } from '../ports/index.js';
+import { alertEventType, alertValues, toAlert, toAlertRule, type AlertRow, type AlertRuleRow } from '../shared/alert-rows.js';
+import { audited } from './audit.js';
+import type { Db } from './open.js';
+
+/** Queues a message for each enabled webhook of the customer taking the type; their ids. */
+const NOTIFY_SQL = `INSERT INTO webhook_deliveries (id, webhook_id, customer_id, type, attempts, status, created, payload)
+  SELECT lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' || substr(hex(randomblob(2)), 2) || '-8' || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6))),
+    id, customer_id, @type, 0, 'PENDING', @now, @payload
+  FROM webhooks WHERE customer_id = @customerId AND enabled = 1 AND event_types LIKE @like
+  RETURNING webhook_id`;
+
+/** The alert_rules and alerts tables (migration 0020). */
+export class SqliteAlerts implements AlertRepository {
+  constructor(private readonly db: Db) {}
+
+  async createRule(rule: AlertRule, audit?: AuditEntry): Promise<void> {
+    audited(
+      this.db,
+      () => this.db.prepare('INSERT INTO alert_rules (id, customer_id, kind, parameters, created) VALUES (?, ?, ?, ?, ?)').run(rule.id, rule.customer_id, rule.kind, JSON.stringify(rule.parameters), rule.created),
+      () => audit,
+    );
+  }
+
+  async rules(customerId: string): Promise<AlertRule[]> {
+    return this.db.prepare<[string], AlertRuleRow>('SELECT * FROM alert_rules WHERE customer_id = ? ORDER BY created, id').all(customerId).map(toAlertRule);
+  }
+
+  async allRules(): Promise<AlertRule[]> {
+    return this.db.prepare<[], AlertRuleRow>('SELECT * FROM alert_rules ORDER BY created, id').all().map(toAlertRule);
+  }
+
+  async deleteRule(customerId: string, id: string, audit?: AuditOf<AlertRule>): Promise<boolean> {
+    const row = audited(
+      this.db,
+      () => this.db.prepare<[string, string], AlertRuleRow>('DELETE FROM alert_rules WHERE customer_id = ? AND id = ? RETURNING *').get(customerId, id),
+      (deleted) => (deleted && audit ? audit(toAlertRule(deleted)) : undefined),
+    );
+    return row !== undefined;
+  }
+
+  async open(alert: AlertRecord, message: string): Promise<string[] | undefined> {
+    return this.db
+      .transaction(() => {
+        const inserted = this.db
+          .prepare(
+            `INSERT INTO alerts (id, customer_id, rule_id, kind, subject_type, subject_id, state, opened, resolved, details)
+             VALUES (@id, @customer_id, @rule_id, @kind, @subject_type, @subject_id, @state, @opened, @resolved, @details)
+             ON CONFLICT (rule_id, subject_type, subject_id) WHERE state = 'OPEN' DO NOTHING`,
+          )
+          .run(alertValues(alert));
+        if (inserted.changes === 0) return undefined;
+        return this.notify(alert.customer_id, 'OPEN', alert.opened, message);
+      })
+      .immediate();
+  }
+
+  async openOf(ruleId: string): Promise<AlertRecord[]> {
+    return this.db.prepare<[string], AlertRow>("SELECT * FROM alerts WHERE rule_id = ? AND state = 'OPEN'").all(ruleId).map(toAlert);
+  }
+
+  async resolve(alert: AlertRecord, now: number, message: (resolved: AlertRecord) => string): Promise<string[] | undefined> {
+    return this.db
+      .transaction(() => {
+        const row = this.db.prepare<[number, string], AlertRow>("UPDATE alerts SET state = 'RESOLVED', resolved = ? WHERE id = ? AND state = 'OPEN' RETURNING *").get(now, alert.id);
+        if (!row) return undefined;
+        return this.notify(alert.customer_id, 'RESOLVED', now, message(toAlert(row)));
+      })
+      .immediate();
+  }
+
+  async list(customerId: string, state: AlertState | undefined, limit: number): Promise<AlertRecord[]> {
+    return this.db
+      .prepare<[string, string | null, string | null, number], AlertRow>('SELECT * FROM alerts WHERE customer_id = ? AND (? IS NULL OR state = ?) ORDER BY opened DESC, id DESC LIMIT ?')
+      .all(customerId, state ?? null, state ?? null, limit)
+      .map(toAlert);
+  }
+
+  private notify(customerId: string, state: AlertState, now: number, payload: string): string[] {
+    const type = alertEventType(state);
+    return (this.db.prepare(NOTIFY_SQL).pluck().all({ type, now, payload, customerId, like: `%"${type}"%` }) as string[]);
+  }
+}

@@ -1,0 +1,107 @@
+import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions, type LookupOneOptions } from 'node:dns';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { RESPONSE_BODY_CAP, checkWebhookUrl, refusedAddress } from '../domain/webhooks.js';
+
+/** How one POST to a receiver ended: its status, or why there was none, and how long it took. */
+export interface SendResult {
+  status: number | null;
+  latencyMs: number;
+  /** Why there is no status (refused address, timeout, connection error). */
+  error?: string;
+}
+
+type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/**
+ * A DNS lookup that refuses the addresses webhooks may not reach (docs/webhooks.md "URLs"),
+ * checked on the answer the connection then uses, so a name that resolved to a public address at
+ * creation cannot be pointed at an internal one later (DNS rebinding).
+ */
+export function guardedLookup(allowLoopback: boolean) {
+  return (hostname: string, options: LookupOneOptions | LookupAllOptions, callback: LookupCallback): void => {
+    dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error, []);
+      for (const { address } of addresses) {
+        const refused = refusedAddress(address, allowLoopback);
+        if (refused) return callback(Object.assign(new Error(`${hostname} resolves to ${refused}`), { code: 'EADDRREFUSED' }), []);
+      }
+      if ((options as LookupAllOptions).all) return callback(null, addresses);
+      const first = addresses[0];
+      if (!first) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), []);
+      callback(null, first.address, first.family);
+    });
+  };
+}
+
+/** POSTs webhook messages: keep-alive connections, no redirects followed, a deadline, a capped answer. */
+export class WebhookSender {
+  private readonly http: HttpAgent;
+  private readonly https: HttpsAgent;
+
+  constructor(
+    private readonly options: { allowLoopback: boolean; timeoutMs: number },
+  ) {
+    const lookup = guardedLookup(options.allowLoopback);
+    this.http = new HttpAgent({ keepAlive: true, lookup } as ConstructorParameters<typeof HttpAgent>[0]);
+    this.https = new HttpsAgent({ keepAlive: true, lookup } as ConstructorParameters<typeof HttpsAgent>[0]);
+  }
+
+  /** POSTs the body; a 3xx is an answer like any other (not followed). Never throws. */
+  send(url: string, headers: Record<string, string>, body: string, signal?: AbortSignal): Promise<SendResult> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    const checked = checkWebhookUrl(url, this.options.allowLoopback);
+    if (!checked.ok) return Promise.resolve({ status: null, latencyMs: 0, error: checked.reason });
+    const https = checked.url.protocol === 'https:';
+    return new Promise<SendResult>((resolve) => {
+      let settled = false;
+      const settle = (result: SendResult) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(deadline);
+        signal?.removeEventListener('abort', abort);
+        resolve(result);
+      };
+      const payload = Buffer.from(body);
+      const request = (https ? httpsRequest : httpRequest)(checked.url, {
+        method: 'POST',
+        agent: https ? this.https : this.http,
+        lookup: guardedLookup(this.options.allowLoopback),
+        headers: { ...headers, 'content-type': 'application/json', 'content-length': String(payload.length), 'user-agent': 'scanhub-webhooks' },
+      });
+      const deadline = setTimeout(() => {
+        request.destroy();
+        settle({ status: null, latencyMs: elapsed(), error: `no answer within ${this.options.timeoutMs / 1000} s` });
+      }, this.options.timeoutMs);
+      const abort = () => {
+        request.destroy();
+        settle({ status: null, latencyMs: elapsed(), error: 'stopped' });
+      };
+      signal?.addEventListener('abort', abort, { once: true });
+      request.on('error', (error) => settle({ status: null, latencyMs: elapsed(), error: error.message }));
+      request.on('response', (response: IncomingMessage) => readCapped(response, () => settle({ status: response.statusCode ?? null, latencyMs: elapsed() })));
+      request.end(payload);
+    });
+  }
+
+  close(): void {
+    this.http.destroy();
+    this.https.destroy();
+  }
+}
+
+/** Reads the answer up to RESPONSE_BODY_CAP bytes (its content is of no use to us), then calls `done`; a longer one loses its connection. */
+function readCapped(response: IncomingMessage, done: () => void): void {
+  let read = 0;
+  response.on('data', (chunk: Buffer) => {
+    read += chunk.length;
+    if (read > RESPONSE_BODY_CAP) {
+      response.destroy();
+      done();
+    }
+  });
+  response.on('end', done);
+  response.on('error', done);
+  response.on('close', done);
+}

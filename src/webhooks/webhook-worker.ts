@@ -1,0 +1,168 @@
+import { randomUUID } from 'node:crypto';
+import { operatorAuditEntry } from '../domain/audit.js';
+import { comparePositions, laterPosition, type StreamPosition } from '../domain/stream-cursor.js';
+import { retryDelay, type WebhookTimings } from '../domain/webhooks.js';
+import type { Store, WebhookDelivery, WebhookRecord } from '../store/ports/index.js';
+import { messageBody, nextBatch, signedHeaders } from './messages.js';
+import type { RecentEvents } from './recent-events.js';
+import type { WebhookSender } from './sender.js';
+
+/** The wait before reading again while announced commits are not readable yet (PostgreSQL). */
+const NOT_YET_READABLE_MS = 20;
+/** The longest a worker waits without a wake-up: a signal lost (a listener gap) delays nothing longer. */
+const IDLE_MS = 5_000;
+
+/** What a worker needs from its deliverer. */
+export interface WorkerHost {
+  store: Store;
+  sender: WebhookSender;
+  /** The commit order, read once for every webhook of a customer. */
+  events: RecentEvents;
+  clock: () => number;
+  timings: WebhookTimings;
+  random: () => number;
+  log: { warn(fields: object, message: string): void; info(fields: object, message: string): void };
+}
+
+/**
+ * Delivers one webhook, one message at a time, in order (docs/webhooks.md "Delivery"): the oldest
+ * pending delivery, else the next batch of events after its cursor. Every state is in the store,
+ * so a worker that stops (lease lost, process killed) leaves nothing another cannot resume.
+ */
+export class WebhookWorker {
+  private stopped = false;
+  private woken = false;
+  private wakeUp: (() => void) | undefined;
+  private readonly abort = new AbortController();
+  /** How far the log was read past the cursor without finding a subscribed event, and the cursor that was from (a replay moves it back). */
+  private scanned: { cursor: string; position: StreamPosition } = { cursor: '', position: [] };
+  /** A position commits were announced up to that reads must reach. */
+  private wanted: StreamPosition | undefined;
+  readonly done: Promise<void>;
+
+  constructor(
+    private readonly host: WorkerHost,
+    readonly customerId: string,
+    readonly webhookId: string,
+  ) {
+    this.done = this.run().catch((error: Error) => this.host.log.warn({ webhook_id: webhookId, reason: error.message }, 'webhook worker stopped by an error'));
+  }
+
+  /**
+   * Something may be new (events committed, a message queued, the webhook changed): look now.
+   * `through` (PostgreSQL): the committed events lie before it; a read that has not reached it yet
+   * (an older transaction still open) is tried again soon, as the live stream's hubs do.
+   */
+  wake(through?: StreamPosition): void {
+    if (through) this.wanted = this.wanted ? laterPosition(this.wanted, through) : through;
+    this.woken = true;
+    this.wakeUp?.();
+  }
+
+  stop(): Promise<void> {
+    this.stopped = true;
+    this.abort.abort();
+    this.wakeUp?.();
+    return this.done;
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      this.woken = false;
+      try {
+        const waitMs = await this.step();
+        if (waitMs > 0) await this.sleep(waitMs);
+      } catch (error) {
+        if (this.stopped) return;
+        this.host.log.warn({ webhook_id: this.webhookId, reason: (error as Error).message }, 'webhook delivery failed to read or record; retrying');
+        await this.sleep(this.host.timings.retryBaseMs);
+      }
+    }
+  }
+
+  /** One message sent, or how long to wait for the next (Infinity: until woken). */
+  private async step(): Promise<number> {
+    const { store, clock } = this.host;
+    const webhook = await store.webhooks.get(this.customerId, this.webhookId);
+    if (!webhook || !webhook.enabled) return Infinity;
+    if (!store.eventLog.isPosition(webhook.cursor)) {
+      // A cursor of another store (copied by operator migrate): start at the head of this one.
+      await store.webhooks.moveCursor(webhook.customer_id, webhook.id, await store.eventLog.head(), clock());
+      return 0;
+    }
+    let delivery = await store.webhooks.head(webhook.id);
+    let data: string | undefined;
+    if (!delivery) {
+      const cursor = JSON.stringify(webhook.cursor);
+      const from = this.scanned.cursor === cursor ? this.scanned.position : webhook.cursor;
+      const batch = await nextBatch(this.host.events, webhook, from, clock());
+      this.scanned = { cursor, position: batch.scanned };
+      if (!batch.delivery) {
+        if (this.wanted && comparePositions(batch.scanned, this.wanted) < 0) return NOT_YET_READABLE_MS;
+        this.wanted = undefined;
+        return IDLE_MS;
+      }
+      await store.webhooks.enqueue(batch.delivery);
+      delivery = { ...batch.delivery, attempts: 0, status: 'PENDING', response_status: null, latency_ms: null, next_attempt: null };
+      data = batch.data;
+    }
+    if (delivery.from && !store.eventLog.isPosition(delivery.from)) {
+      await store.webhooks.disabled(outcomeOf(delivery, clock(), null, 0), 'a batch of another store was pending (operator migrate): enable the webhook again to resume');
+      return 0;
+    }
+    const due = delivery.next_attempt ?? 0;
+    if (due > clock()) return due - clock();
+    await this.send(webhook, delivery, data);
+    return 0;
+  }
+
+  private async send(webhook: WebhookRecord, delivery: WebhookDelivery, data?: string): Promise<void> {
+    const { store, sender, clock, timings } = this.host;
+    const body = await messageBody(this.host.events, webhook, delivery, data);
+    const result = await sender.send(webhook.url, signedHeaders(webhook, delivery, body, clock()), body, this.abort.signal);
+    if (this.stopped && result.status === null) return; // cut off by stop(): still pending, resent by whoever delivers next
+    const now = clock();
+    const outcome = outcomeOf(delivery, now, result.status, result.latencyMs);
+    if (result.status !== null && result.status >= 200 && result.status < 300) {
+      await store.webhooks.succeeded(outcome);
+      return;
+    }
+    const why = result.status !== null ? `answered ${result.status}` : result.error ?? 'no answer';
+    if (result.status === 410) {
+      await this.disable(webhook, outcome, 'the receiver answered 410 Gone');
+      return;
+    }
+    const failingSince = webhook.failing_since ?? now;
+    if (now - failingSince >= timings.giveUpMs) {
+      await this.disable(webhook, outcome, `no delivery succeeded since ${new Date(failingSince).toISOString()} (last: ${why})`);
+      return;
+    }
+    const next = now + retryDelay(delivery.attempts + 1, timings, this.host.random());
+    this.host.log.info({ webhook_id: webhook.id, delivery_id: delivery.id, reason: why, next_attempt: next }, 'webhook delivery failed; retrying');
+    await store.webhooks.failed(outcome, next);
+  }
+
+  private async disable(webhook: WebhookRecord, outcome: ReturnType<typeof outcomeOf>, reason: string): Promise<void> {
+    const audit = operatorAuditEntry(randomUUID(), webhook.customer_id, outcome.now, 'webhook.disabled', { type: 'webhook', id: webhook.id }, { reason, url: webhook.url });
+    await this.host.store.webhooks.disabled(outcome, reason, { ...audit, actor: { type: 'operator', id: 'webhook-deliverer' } });
+    this.host.log.warn({ webhook_id: webhook.id, reason }, 'webhook disabled');
+  }
+
+  /** Waits `ms` (Infinity: no timer) or until woken or stopped. */
+  private sleep(ms: number): Promise<void> {
+    if (this.woken || this.stopped) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = Number.isFinite(ms) ? setTimeout(() => done(), ms) : undefined;
+      const done = () => {
+        clearTimeout(timer);
+        this.wakeUp = undefined;
+        resolve();
+      };
+      this.wakeUp = done;
+    });
+  }
+}
+
+function outcomeOf(delivery: WebhookDelivery, now: number, status: number | null, latencyMs: number) {
+  return { delivery, now, response_status: status, latency_ms: latencyMs };
+}
