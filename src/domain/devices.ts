@@ -1,4 +1,4 @@
-import { ACTIVE_WINDOW_MS } from './connectivity.js';
+import { ACTIVE_WINDOW_MS, LAST_MESSAGE_RESOLUTION_MS } from './connectivity.js';
 import { COLUMN } from './payload.js';
 
 /**
@@ -111,12 +111,27 @@ export function newerReport(created: number, value: Value, at: number | null, ke
 }
 
 const FIRST_SEEN = DEVICE_ROW_COLUMNS.indexOf('first_seen');
+const LAST_SEEN = DEVICE_ROW_COLUMNS.indexOf('last_seen');
 /** Where each report's (value, at) begins in a row, and the slot of EventValues it comes from. */
 const REPORT_SLOTS = DEVICE_REPORTS.map((report) => ({
   offset: DEVICE_ROW_COLUMNS.indexOf(report.value),
   slot: COLUMN[report.source],
   always: report.always,
 }));
+
+/**
+ * Whether a batch's row of a device must be written over the stored one (docs/devices.md "Kept
+ * by ingest"): an earlier first_seen, a newer report whose value differs, or a last_seen
+ * LAST_MESSAGE_RESOLUTION_MS newer. shared/device-merge.ts says the same in SQL.
+ */
+export function deviceRowDue(stored: DeviceRow, row: DeviceRow): boolean {
+  if ((row[FIRST_SEEN] as number) < (stored[FIRST_SEEN] as number)) return true;
+  if ((row[LAST_SEEN] as number) >= (stored[LAST_SEEN] as number) + LAST_MESSAGE_RESOLUTION_MS) return true;
+  return REPORT_SLOTS.some(({ offset }) => {
+    const at = row[offset + 1] as number | null;
+    return at !== null && row[offset] !== stored[offset] && newerReport(at, row[offset]!, stored[offset + 1] as number | null, stored[offset]!);
+  });
+}
 
 /** What a batch of new events says of each device, one row per device: a store then writes one upsert per device, not per event. */
 export class DeviceSightings {

@@ -32,7 +32,7 @@ export interface BatchResult {
   events: number;
   duplicates: number;
   reports: number;
-  /** Device rows written: one per device of the new events (domain/devices.ts). */
+  /** Device rows written: at most one per device of the new events (docs/devices.md "Kept by ingest"). */
   devices: number;
   /**
    * The customers whose new events the commit stored, for a store whose commit does not announce

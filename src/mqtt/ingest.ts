@@ -26,7 +26,7 @@ export interface IngestStats {
   retriedAlone: number;
   /** `class: "gateway"` reports that changed a gateway record. */
   reports: number;
-  /** Device rows written: one per device per transaction with new events of it. */
+  /** Device rows written: at most one per device per transaction with new events of it (docs/devices.md). */
   devices: number;
   /** Messages not acknowledged: the commit failed or the gateway was deleted meanwhile. */
   failed: number;

@@ -19,7 +19,7 @@ const INGEST_COUNTERS: [keyof IngestStats, string, string][] = [
   ['quarantined', 'scanhub_ingest_quarantined_messages_total', 'Messages kept as dead letters (they killed the writer thread), and copies of them, acknowledged.'],
   ['failed', 'scanhub_ingest_failed_messages_total', 'Messages not acknowledged: the commit failed or the writer was down (the gateway resends).'],
   ['reports', 'scanhub_ingest_gateway_reports_total', 'Gateway report messages that changed a gateway record.'],
-  ['devices', 'scanhub_ingest_device_updates_total', 'Device rows written by ingest: one per device per transaction that stored new events of it.'],
+  ['devices', 'scanhub_ingest_device_updates_total', 'Device rows written by ingest: at most one per device per transaction that stored new events of it (docs/devices.md).'],
   ['batches', 'scanhub_ingest_batches_total', 'Ingest transactions committed.'],
 ];
 

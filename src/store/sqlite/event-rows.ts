@@ -1,6 +1,6 @@
 import { DeviceSightings } from '../../domain/devices.js';
 import { EVENT_COLUMNS, STORED_EVENT_COLUMNS, storedValues, type EventRow } from '../../domain/events.js';
-import { DeviceWriter } from './devices.js';
+import { deviceCacheOf, DeviceWriter } from './devices.js';
 import type { Db } from './open.js';
 
 export { EVENT_COLUMNS, toApiEvent, type EventColumn, type EventRow } from '../../domain/events.js';
@@ -27,7 +27,7 @@ const INSERT_EVENT_AT_SQL = `INSERT INTO events (seq, ${STORED_SELECT}) VALUES (
 export interface InsertedEvents {
   /** New events; the others were stored already. */
   events: number;
-  /** Devices written: one per device of the new events. */
+  /** Devices written: at most one per device of the new events (sqlite/devices.ts DeviceWriter). */
   devices: number;
 }
 
@@ -79,5 +79,11 @@ export class EventInserter {
 export function insertEvents(db: Db, customerId: string, rows: EventRow[]): number {
   const inserter = new EventInserter(db);
   const values = rows.map((row) => storedValues(customerId, row));
-  return db.transaction(() => inserter.insertAll(values).events).immediate();
+  try {
+    return db.transaction(() => inserter.insertAll(values).events).immediate();
+  } catch (error) {
+    // The devices rolled back with the events; the connection's cache may hold their rows as written.
+    deviceCacheOf(db).clear();
+    throw error;
+  }
 }

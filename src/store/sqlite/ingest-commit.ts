@@ -5,6 +5,7 @@ import { Outcome, type BatchResult, type IngestMessage } from '../../domain/inge
 import type { GatewayReport } from '../../domain/payload.js';
 import type { CreatedWindow } from '../../domain/payload-limits.js';
 import { insertDeadLetter } from './dead-letters.js';
+import { deviceCacheOf } from './devices.js';
 import { EventInserter } from './event-rows.js';
 import type { Db } from './open.js';
 import { storageFullOf } from './storage.js';
@@ -80,6 +81,8 @@ function commitBatch(store: CommitStatements, transaction: Transaction<typeof ap
   try {
     return transaction.immediate(store, plan);
   } catch (batchError) {
+    // The devices rolled back with the rest; the cache may hold their rows as written.
+    deviceCacheOf(store.db).clear();
     const { batch, parsed } = plan;
     const result = emptyBatchResult(batch.length);
     if (isDatabaseFailure(batchError)) {
@@ -94,6 +97,7 @@ function commitBatch(store: CommitStatements, transaction: Transaction<typeof ap
       try {
         mergeSingle(result, i, transaction.immediate(store, planParsed([batch[i]!], [parsed[i]!])));
       } catch (error) {
+        deviceCacheOf(store.db).clear();
         if (isDatabaseFailure(error)) {
           // The rest would fail alike: they stay unacknowledged, in order behind this one.
           failFrom(result, i, store, error);
