@@ -33,12 +33,11 @@ export function newCommandStats(): CommandStats {
  */
 export class CommandDelivery {
   private readonly outboxes = new Map<string, CommandOutbox>();
-  private readonly claims = new TickBatch<ClaimRequest, CommandRecord[]>((requests) => this.store.commands.claim(requests, this.clock()));
-  private readonly acks = new TickBatch<CommandAck, void>((acks) => this.storeAcks(acks));
-  private readonly responses = new TickBatch<CommandOutcome, ResponseOutcome>((responses) => {
-    const now = this.clock();
-    return this.store.commands.respond(responses, now, true);
-  });
+  private readonly claims = new TickBatch<ClaimRequest, CommandRecord[]>((requests) => this.serially(() => this.store.commands.claim(requests, this.clock())));
+  private readonly acks = new TickBatch<CommandAck, void>((acks) => this.serially(() => this.storeAcks(acks)));
+  private readonly responses = new TickBatch<CommandOutcome, ResponseOutcome>((responses) => this.serially(() => this.store.commands.respond(responses, this.clock(), true)));
+  /** The last write of delivery in flight: the next waits for it. */
+  private writing: Promise<unknown> = Promise.resolve();
   private stopSignals: (() => void) | undefined;
   private stopResume: (() => void) | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
@@ -149,6 +148,17 @@ export class CommandDelivery {
     });
     this.outboxes.set(gatewayId, outbox);
     outbox.wake();
+  }
+
+  /**
+   * Runs the writes of delivery one at a time: on PostgreSQL two multi-row UPDATEs of one
+   * gateway's commands (the PUBACKs of a turn, the responses of the next) that overlap take their
+   * row locks in different orders and deadlock; one at a time they cannot. (SQLite has one writer anyway.)
+   */
+  private serially<T>(write: () => Promise<T>): Promise<T> {
+    const next = this.writing.then(write, write);
+    this.writing = next.catch(() => undefined);
+    return next;
   }
 
   /** The PUBACKs of one turn of the event loop, stored together; a failure is logged (those commands stay QUEUED). */
