@@ -5,25 +5,14 @@ import { Dialog } from '../../components/dialog';
 import { ErrorMessage } from '../../components/error-message';
 import { Field } from '../../components/field';
 import { api, customerPath } from '../../lib/api';
+import { useSubmit } from '../../lib/use-submit';
 
 /** Creates a gateway (`POST /{customer_id}/gateways`); the API checks the fields and names the wrong one. */
 export function NewGatewayDialog({ onCreated, onClose }: { onCreated: (gateway: Gateway) => void; onClose: () => void }) {
   const [name, setName] = useState('');
   const [usecase, setUsecase] = useState('');
   const [station, setStation] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      onCreated(await api.post<Gateway>(customerPath('/gateways'), { name, usecase, station }));
-    } catch (failure) {
-      setError(failure);
-      setBusy(false);
-    }
-  };
+  const { busy, error, submit } = useSubmit(async () => onCreated(await api.post<Gateway>(customerPath('/gateways'), { name, usecase, station })));
   return (
     <Dialog title="New gateway" onClose={onClose}>
       <form class="form" onSubmit={submit}>

@@ -8,25 +8,16 @@ import { api } from '../../lib/api';
 import { afterSignIn, navigate, type Route } from '../../lib/router';
 import { lastSessionEnd } from '../../lib/session';
 import { beginSession } from '../../lib/sign-in';
+import { useSubmit } from '../../lib/use-submit';
 
 /** Sign in with e-mail and password, then back to the page the user came from (`?next=`). */
 export function SignInPage({ route }: { route: Route }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      await beginSession(await api.post<LoginResponse>('/auth/login', { email, password }, { anonymous: true }));
-      navigate(afterSignIn(route));
-    } catch (failure) {
-      setError(failure);
-      setBusy(false);
-    }
-  };
+  const { busy, error, submit } = useSubmit(async () => {
+    await beginSession(await api.post<LoginResponse>('/auth/login', { email, password }, { anonymous: true }));
+    navigate(afterSignIn(route));
+  });
   return (
     <>
       <PageHeading title="Sign in" />
