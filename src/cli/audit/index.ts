@@ -5,6 +5,7 @@ import { AUDIT_ACTIONS } from '../../domain/audit.js';
 import { addRangeOptions, limitArgument, rangeQuery, type RangeOptions } from '../flags.js';
 import { formatTime, printList, type Column, type Io } from '../io.js';
 import { connect } from '../session.js';
+import { gatewayLabel, gatewayNames } from '../gateway-refs.js';
 import { examples } from '../help.js';
 
 interface AuditOptions extends RangeOptions {
@@ -12,11 +13,20 @@ interface AuditOptions extends RangeOptions {
   limit?: number;
 }
 
-const columns = (io: Io): Column<AuditItem>[] => [
+/** The target as a person reads it: a gateway by its name (today's, or the one its entry recorded if it is gone) beside its short id. */
+function targetOf(entry: AuditItem, names: ReadonlyMap<string, string>): string {
+  if (!entry.target) return '';
+  if (entry.target.type !== 'gateway') return `${entry.target.type} ${entry.target.id}`;
+  const recorded = typeof entry.details?.name === 'string' ? entry.details.name : undefined;
+  const known = names.has(entry.target.id) || recorded === undefined ? names : new Map([[entry.target.id, recorded]]);
+  return `gateway ${gatewayLabel(entry.target.id, known)}`;
+}
+
+const columns = (io: Io, names: ReadonlyMap<string, string>): Column<AuditItem>[] => [
   { header: 'TIME', value: (e) => formatTime(io, e.time) },
   { header: 'ACTION', value: (e) => e.action },
   { header: 'ACTOR', value: (e) => (e.actor.email ? `${e.actor.type} ${e.actor.email}` : `${e.actor.type} ${e.actor.id}`) },
-  { header: 'TARGET', value: (e) => (e.target ? `${e.target.type} ${e.target.id}` : '') },
+  { header: 'TARGET', value: (e) => targetOf(e, names) },
   { header: 'IP', value: (e) => e.ip },
   { header: 'DETAILS', value: (e) => (e.details ? JSON.stringify(e.details) : '') },
 ];
@@ -52,7 +62,8 @@ export function registerAuditCommand(program: Command): void {
         entries.push(...page.items);
       }
       const printed = entries.slice(0, max);
-      printList(session.io, printed, columns(session.io));
+      const gatewaysNamed = !session.io.json && printed.some((e) => e.target?.type === 'gateway');
+      printList(session.io, printed, columns(session.io, gatewaysNamed ? await gatewayNames(session) : new Map()));
       if (entries.length > printed.length || (printed.length === max && page.links.next)) {
         session.io.err(`Printed the newest ${printed.length} entries of the range; without --limit every one is printed.`);
       }

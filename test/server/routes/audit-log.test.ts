@@ -361,7 +361,7 @@ describe('scanhub audit', () => {
     const text = await runCli(['audit', ...range], { env: env() });
     expect([text.code, text.stderr]).toEqual([0, '']);
     const [newest, ...rest] = text.stdout.trim().split('\n').map((line) => line.split('\t'));
-    expect(newest).toEqual([new Date(at(8)).toISOString(), 'gateway.prepared', `user ${ADMIN_EMAIL}`, `gateway ${gatewayId}`, IP, expect.stringMatching(/^\{"name":"dock-1","certificate_serial":"[0-9a-f]+","key_type":"ec-p256"\}$/)]);
+    expect(newest).toEqual([new Date(at(8)).toISOString(), 'gateway.prepared', `user ${ADMIN_EMAIL}`, `gateway dock-1 (${gatewayId.slice(0, 8)})`, IP, expect.stringMatching(/^\{"name":"dock-1","certificate_serial":"[0-9a-f]+","key_type":"ec-p256"\}$/)]);
     expect(rest.map((row) => row.slice(0, 2))).toEqual([
       [new Date(at(7)).toISOString(), 'gateway.created'],
       [new Date(at(7)).toISOString(), 'gateway.created'],
