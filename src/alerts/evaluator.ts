@@ -58,17 +58,16 @@ export class AlertEvaluator {
     try {
       // Held for three rounds: an instance that stops renewing leaves the work to another soon after.
       if (!(await store.leases.claim('alerts', instance, Math.max(30_000, 3 * this.intervalMs)))) return;
-      const [rules, webhooks] = await Promise.all([store.alerts.allRules(), store.webhooks.enabled()]);
-      const wanting = (type: string) => webhooks.filter((webhook) => webhook.event_types.includes(type)).map((webhook) => webhook.customer_id);
+      const rules = await store.alerts.allRules();
       const tracked = rules.filter((rule) => rule.kind === 'job_open_too_long' || rule.kind === 'station_silent').map((rule) => rule.customer_id);
-      await this.jobs.run(new Set([...tracked, ...wanting(JOB_COMPLETED_MESSAGE_TYPE)]), this.clock());
+      await this.jobs.run(new Set([...tracked, ...(await store.alerts.customersTaking(JOB_COMPLETED_MESSAGE_TYPE))]), this.clock());
       for (const rule of rules) {
         if (rule.kind === 'gateway_offline') await this.gatewaysOffline(rule);
         else if (rule.kind === 'device_low_battery') await this.lowBatteries(rule);
         else if (rule.kind === 'job_open_too_long') await jobsOpenTooLong(store, this.writer, rule, this.clock());
         else if (rule.kind === 'station_silent') await stationsSilent(store, this.writer, rule, this.clock());
       }
-      await this.connectivity.run(new Set(wanting(CONNECTIVITY_MESSAGE_TYPE)), this.clock());
+      await this.connectivity.run(new Set(await store.alerts.customersTaking(CONNECTIVITY_MESSAGE_TYPE)), this.clock());
     } catch (error) {
       this.options.log?.warn({ reason: (error as Error).message }, 'alert rules could not be evaluated; trying again');
     }

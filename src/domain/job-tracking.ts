@@ -86,6 +86,8 @@ export function trackScans(
 
 /** The scan in an event's JSON as the events list writes it; undefined for telemetry, or a scan without a code or gateway. */
 export function scanOf(json: string): TrackedScan | undefined {
+  // Most events of a busy customer are telemetry: passed over without parsing.
+  if (!json.includes('"scan_code":')) return undefined;
   const event = JSON.parse(json) as { id: string; type?: string; created: number; scan_code?: string | null; gateway_id?: string | null };
   if (event.type !== 'scan' || typeof event.scan_code !== 'string' || typeof event.gateway_id !== 'string') return undefined;
   return { id: event.id, created: event.created, gateway_id: event.gateway_id, scan_code: event.scan_code };

@@ -49,6 +49,8 @@ export interface AlertRepository {
   /** The customer's alerts, newest first, of one state when given. */
   list(customerId: string, state: AlertState | undefined, limit: number): Promise<AlertRecord[]>;
 
+  /** The customers with an enabled webhook that takes messages of this type (without reading a secret). */
+  customersTaking(type: string): Promise<string[]>;
   /** The job tracker's state of the customer (docs/alerts.md "Jobs"); undefined before it started. */
   tracker(customerId: string): Promise<TrackerState | undefined>;
   /** The customers whose tracker started. */

@@ -87,6 +87,11 @@ export class PgAlerts implements AlertRepository {
     return rows.map(toAlert);
   }
 
+  async customersTaking(type: string): Promise<string[]> {
+    const { rows } = await this.db.query<{ customer_id: string }>('SELECT DISTINCT customer_id FROM webhooks WHERE enabled AND event_types LIKE $1 ORDER BY customer_id', [`%"${type}"%`]);
+    return rows.map((row) => row.customer_id);
+  }
+
   async tracker(customerId: string): Promise<TrackerState | undefined> {
     const row = (await this.db.query<TrackerRow>('SELECT * FROM alert_trackers WHERE customer_id = $1', [customerId])).rows[0];
     return row && toTracker(row);

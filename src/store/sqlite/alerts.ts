@@ -89,6 +89,10 @@ export class SqliteAlerts implements AlertRepository {
       .map(toAlert);
   }
 
+  async customersTaking(type: string): Promise<string[]> {
+    return this.db.prepare('SELECT DISTINCT customer_id FROM webhooks WHERE enabled = 1 AND event_types LIKE ? ORDER BY customer_id').pluck().all(`%"${type}"%`) as string[];
+  }
+
   async tracker(customerId: string): Promise<TrackerState | undefined> {
     const row = this.db.prepare<[string], TrackerRow>('SELECT * FROM alert_trackers WHERE customer_id = ?').get(customerId);
     return row && toTracker(row);
