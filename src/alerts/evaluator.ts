@@ -1,6 +1,10 @@
-import { randomUUID } from 'node:crypto';
-import { BATTERY_HYSTERESIS, DEFAULT_ALERT_INTERVAL_MS, alertView, gatewayOffline } from '../domain/alerts.js';
-import type { AlertRecord, AlertRule, GatewayRecord, Store } from '../store/ports/index.js';
+import { BATTERY_HYSTERESIS, CONNECTIVITY_MESSAGE_TYPE, DEFAULT_ALERT_INTERVAL_MS, JOB_COMPLETED_MESSAGE_TYPE, gatewayOffline } from '../domain/alerts.js';
+import type { AlertRule, Store } from '../store/ports/index.js';
+import { AlertWriter } from './alert-writer.js';
+import { ConnectivityWatcher } from './connectivity.js';
+import { allGateways } from './gateways.js';
+import { JobTracker } from './job-tracker.js';
+import { jobsOpenTooLong, stationsSilent } from './job-kinds.js';
 
 export interface EvaluatorOptions {
   store: Store;
@@ -11,24 +15,29 @@ export interface EvaluatorOptions {
   log?: { warn(fields: object, message: string): void };
 }
 
-/** The `data` of an alert's webhook message. */
-const messageOf = (alert: AlertRecord) => JSON.stringify(alertView(alert));
-
 /**
  * Evaluates the alert rules every intervalMs on one instance at a time (the lease `alerts`; on
  * SQLite the one process): opens an alert once per rule and subject while its condition holds and
  * resolves it once when it clears, queuing the webhook messages in the same transactions
- * (docs/alerts.md). This version evaluates `gateway_offline`.
+ * (docs/alerts.md). Before the rules, the job tracker reads on (job_open_too_long and station_silent
+ * use its state; it sends `job.completed`), and after them the connectivity watcher sends
+ * `gateway.connectivity`.
  */
 export class AlertEvaluator {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private readonly clock: () => number;
   private readonly intervalMs: number;
+  private readonly writer: AlertWriter;
+  private readonly jobs: JobTracker;
+  private readonly connectivity: ConnectivityWatcher;
 
   constructor(private readonly options: EvaluatorOptions) {
     this.clock = options.clock ?? Date.now;
     this.intervalMs = options.intervalMs ?? DEFAULT_ALERT_INTERVAL_MS;
+    this.writer = new AlertWriter(options.store);
+    this.jobs = new JobTracker(options.store, this.writer);
+    this.connectivity = new ConnectivityWatcher(options.store, this.writer);
   }
 
   start(): void {
@@ -49,10 +58,16 @@ export class AlertEvaluator {
     try {
       // Held for three rounds: an instance that stops renewing leaves the work to another soon after.
       if (!(await store.leases.claim('alerts', instance, Math.max(30_000, 3 * this.intervalMs)))) return;
-      for (const rule of await store.alerts.allRules()) {
+      const rules = await store.alerts.allRules();
+      const tracked = rules.filter((rule) => rule.kind === 'job_open_too_long' || rule.kind === 'station_silent').map((rule) => rule.customer_id);
+      await this.jobs.run(new Set([...tracked, ...(await store.alerts.customersTaking(JOB_COMPLETED_MESSAGE_TYPE))]), this.clock());
+      for (const rule of rules) {
         if (rule.kind === 'gateway_offline') await this.gatewaysOffline(rule);
         else if (rule.kind === 'device_low_battery') await this.lowBatteries(rule);
+        else if (rule.kind === 'job_open_too_long') await jobsOpenTooLong(store, this.writer, rule, this.clock());
+        else if (rule.kind === 'station_silent') await stationsSilent(store, this.writer, rule, this.clock());
       }
+      await this.connectivity.run(new Set(await store.alerts.customersTaking(CONNECTIVITY_MESSAGE_TYPE)), this.clock());
     } catch (error) {
       this.options.log?.warn({ reason: (error as Error).message }, 'alert rules could not be evaluated; trying again');
     }
@@ -70,25 +85,14 @@ export class AlertEvaluator {
       open.delete(gateway.id);
       const offline = gatewayOffline(gateway.last_message, now, afterSeconds);
       if (offline && !alert) {
-        const opened: AlertRecord = {
-          id: randomUUID(),
-          customer_id: rule.customer_id,
-          rule_id: rule.id,
-          kind: rule.kind,
-          subject: { type: 'gateway', id: gateway.id },
-          state: 'OPEN',
-          opened: now,
-          resolved: null,
-          details: { gateway_name: gateway.name, last_message: gateway.last_message, after_seconds: afterSeconds },
-        };
-        await this.told(await store.alerts.open(opened, messageOf(opened)), opened);
+        await this.writer.open(rule, { type: 'gateway', id: gateway.id }, { gateway_name: gateway.name, last_message: gateway.last_message, after_seconds: afterSeconds }, now);
       } else if (alert && gateway.last_message !== null && gateway.last_message > (alert.details.last_message as number)) {
         // A message since the alert opened: resolved once (the next opening needs the whole silence again).
-        await this.resolve(alert, now);
+        await this.writer.resolve(alert, now);
       }
     }
     // Gateways deleted (or no longer named by the rule) while their alert was open.
-    for (const alert of open.values()) await this.resolve(alert, now);
+    for (const alert of open.values()) await this.writer.resolve(alert, now);
   }
 
   private async lowBatteries(rule: AlertRule): Promise<void> {
@@ -101,54 +105,14 @@ export class AlertEvaluator {
       const page = await store.devices.page(rule.customer_id, after, 500, { batteryBelow: below });
       for (const device of page) {
         if (open.has(device.device_id)) continue;
-        const opened: AlertRecord = {
-          id: randomUUID(),
-          customer_id: rule.customer_id,
-          rule_id: rule.id,
-          kind: rule.kind,
-          subject: { type: 'device', id: device.device_id },
-          state: 'OPEN',
-          opened: now,
-          resolved: null,
-          details: { battery: device.battery, below_percent: below, last_gateway_id: device.last_gateway_id },
-        };
-        await this.told(await store.alerts.open(opened, messageOf(opened)), opened);
+        await this.writer.open(rule, { type: 'device', id: device.device_id }, { battery: device.battery, below_percent: below, last_gateway_id: device.last_gateway_id }, now);
       }
       if (page.length < 500) break;
       after = page[page.length - 1]!.device_id;
     }
     for (const alert of open.values()) {
       const device = await store.devices.byId(rule.customer_id, alert.subject.id);
-      if (!device || (device.battery !== null && device.battery >= below + BATTERY_HYSTERESIS)) await this.resolve(alert, now);
+      if (!device || (device.battery !== null && device.battery >= below + BATTERY_HYSTERESIS)) await this.writer.resolve(alert, now);
     }
-  }
-
-  private async resolve(alert: AlertRecord, now: number): Promise<void> {
-    let resolved: AlertRecord | undefined;
-    const told = await this.options.store.alerts.resolve(alert, now, (record) => messageOf((resolved = record)));
-    await this.told(told, resolved);
-  }
-
-  /**
-   * After an alert opened or resolved (`webhookIds` undefined: it did not, another instance or round
-   * did): wakes whoever delivers the webhooks that got its message, and tells the live streams.
-   */
-  private async told(webhookIds: string[] | undefined, alert: AlertRecord | undefined): Promise<void> {
-    if (!webhookIds || !alert) return;
-    const { signals } = this.options.store;
-    for (const id of webhookIds) await signals.publish({ kind: 'webhook-changed', webhook_id: id });
-    await signals.publish({ kind: 'alert-changed', customer_id: alert.customer_id, alert: alertView(alert) });
-  }
-}
-
-async function allGateways(store: Store, customerId: string): Promise<GatewayRecord[]> {
-  const all: GatewayRecord[] = [];
-  let after: { created: number; id: string } | null = null;
-  for (;;) {
-    const page = await store.gateways.page(customerId, after, 500);
-    all.push(...page);
-    if (page.length < 500) return all;
-    const last = page[page.length - 1]!;
-    after = { created: last.created, id: last.id };
   }
 }

@@ -1,11 +1,14 @@
 import { LAST_MESSAGE_RESOLUTION_MS } from './connectivity.js';
+import type { WebhookEventType } from './webhooks.js';
 
 /** The rules of alerts (docs/alerts.md). */
 
-/** Every kind of rule DESIGN names; `EVALUATED_ALERT_KINDS` those this version evaluates. */
+/** Every kind of rule (docs/alerts.md "Kinds"). */
 export const ALERT_KINDS = ['gateway_offline', 'device_low_battery', 'job_open_too_long', 'station_silent'] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
-export const EVALUATED_ALERT_KINDS: readonly AlertKind[] = ['gateway_offline', 'device_low_battery'];
+/** The webhook messages the evaluator sends besides alerts (docs/alerts.md "Jobs", "Connectivity"). */
+export const JOB_COMPLETED_MESSAGE_TYPE = 'job.completed' satisfies WebhookEventType;
+export const CONNECTIVITY_MESSAGE_TYPE = 'gateway.connectivity' satisfies WebhookEventType;
 
 /** The parameters each kind takes: those it needs, then those it may have. */
 export const ALERT_PARAMETERS: Record<AlertKind, { required: readonly string[]; optional: readonly string[] }> = {

@@ -57,24 +57,38 @@ export function classifyCode(code: string, barcodes: JobBarcodes, jobOpen: boole
   return undefined;
 }
 
+/** The job open on one gateway: its start scan. */
+export interface OpenJob {
+  created: number;
+  id: string;
+}
+
+/**
+ * One scan read on one gateway (the per-gateway step of the analysis, also the job tracker's,
+ * docs/alerts.md "Jobs"): the job open after it, and the job it closed, if any. Scans that are
+ * neither a start nor an end leave the open job as it was.
+ */
+export function jobStep(open: OpenJob | undefined, barcodes: JobBarcodes, id: string, created: number, code: string): { open: OpenJob | undefined; closed?: Job } {
+  const marker = classifyCode(code, barcodes, open !== undefined);
+  if (marker === 'start') return { open: { created, id } };
+  if (marker === 'end' && open) return { open: undefined, closed: { start_time: open.created, end_time: created, start_event_id: open.id, end_event_id: id } };
+  return { open };
+}
+
 /**
  * The state machine over one gateway's scans, fed in (created, id) order. Scans that are neither
  * a start nor an end change nothing, so a caller may feed only the scans that match a prefix.
  */
 export class JobScanner {
   readonly jobs: Job[] = [];
-  private open: { created: number; id: string } | undefined;
+  private open: OpenJob | undefined;
 
   constructor(private readonly barcodes: JobBarcodes) {}
 
   feed(id: string, created: number, code: string): void {
-    const marker = classifyCode(code, this.barcodes, this.open !== undefined);
-    if (marker === 'start') {
-      this.open = { created, id };
-    } else if (marker === 'end' && this.open) {
-      this.jobs.push({ start_time: this.open.created, end_time: created, start_event_id: this.open.id, end_event_id: id });
-      this.open = undefined;
-    }
+    const step = jobStep(this.open, this.barcodes, id, created, code);
+    this.open = step.open;
+    if (step.closed) this.jobs.push(step.closed);
   }
 }
 

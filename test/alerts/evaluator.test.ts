@@ -99,9 +99,9 @@ describe('alert rules evaluated by serve', () => {
     });
   });
 
-  it('refuses a kind this version does not evaluate, and a USER_ROLE caller', async () => {
+  it('refuses a rule naming what the customer does not have, and a USER_ROLE caller', async () => {
     const answer = await call(t.url, 'POST', `/${CUSTOMER}/alert-rules`, { authorization: bearer(t.adminToken), json: { kind: 'station_silent', gateway_ids: ['x'], after_seconds: 60 } });
-    expect(answer).toMatchObject({ status: 400, body: error('Bad Request', 'Body field "kind" is "station_silent", which this version does not evaluate yet: use gateway_offline, device_low_battery.') });
+    expect(answer).toMatchObject({ status: 400, body: error('Bad Request', 'Body field "gateway_ids" names "x", which is no gateway of the customer.') });
     const user = await t.createUser('USER_ROLE');
     const refused = await call(t.url, 'POST', `/${CUSTOMER}/alert-rules`, { authorization: bearer(user.token), json: { kind: 'gateway_offline', after_seconds: 60 } });
     expect(refused.status).toBe(403);

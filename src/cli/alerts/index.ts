@@ -3,6 +3,8 @@ import { Option, type Command } from 'commander';
 import { createAlertRule, deleteAlertRule, listAlertRules, listAlerts, type Alert, type AlertRule } from '../../client/alerts.js';
 import { ALERT_KINDS } from '../../domain/alerts.js';
 import { durationArgument } from '../flags.js';
+import { gatewayIds } from '../gateway-refs.js';
+import { resolveJob } from '../jobs/arguments.js';
 import { formatTime, printList, success, type Column, type Io } from '../io.js';
 import { connect } from '../session.js';
 
@@ -20,7 +22,15 @@ const ruleColumns = (io: Io): Column<AlertRule>[] => [
   { header: 'KIND', value: (r) => r.kind },
   {
     header: 'PARAMETERS',
-    value: (r) => [r.after_seconds !== undefined ? `after ${r.after_seconds}s` : '', r.below_percent !== undefined ? `below ${r.below_percent}%` : '', r.gateway_ids ? `gateways ${r.gateway_ids.join(',')}` : ''].filter(Boolean).join(', '),
+    value: (r) =>
+      [
+        r.job_config_id !== undefined ? `job config ${r.job_config_id}` : '',
+        r.after_seconds !== undefined ? `after ${r.after_seconds}s` : '',
+        r.below_percent !== undefined ? `below ${r.below_percent}%` : '',
+        r.gateway_ids ? `gateways ${r.gateway_ids.join(',')}` : '',
+      ]
+        .filter(Boolean)
+        .join(', '),
   },
   { header: 'CREATED', value: (r) => formatTime(io, r.created) },
 ];
@@ -31,7 +41,7 @@ const collect = (value: string, previous: string[] = []) => [...previous, value]
 export function registerAlertCommands(program: Command): void {
   const alerts = program
     .command('alerts')
-    .description('alerts and the rules that open them (gateways offline, low batteries)')
+    .description('alerts and the rules that open them (gateways offline, low batteries, jobs open too long, silent stations)')
     .addHelpText('after', examples(['scanhub alerts rules create --kind gateway_offline --after 60s', 'scanhub alerts list --state OPEN']));
   alerts
     .command('list')
@@ -55,17 +65,28 @@ export function registerAlertCommands(program: Command): void {
     .command('create')
     .description('create an alert rule')
     .addOption(new Option('--kind <kind>', 'what the rule watches').choices([...ALERT_KINDS]).makeOptionMandatory())
-    .option('--after <duration>', 'gateway_offline: how long a gateway may be silent (60s, 5m)', durationArgument)
+    .option('--after <duration>', 'gateway_offline, station_silent: how long a gateway may be silent; job_open_too_long: how long a job may stay open (60s, 5m, 1h)', durationArgument)
     .option('--below <percent>', 'device_low_battery: the battery percentage below which an alert opens', (text) => Number(text))
-    .option('--gateway <id>', 'gateway_offline: only this gateway (repeatable; default every gateway)', collect)
-    .addHelpText('after', '\nExamples:\n  scanhub alerts rules create --kind gateway_offline --after 60s\n  scanhub alerts rules create --kind device_low_battery --below 20')
-    .action(async (options: { kind: (typeof ALERT_KINDS)[number]; after?: number; below?: number; gateway?: string[] }, command: Command) => {
+    .option('--gateway <id>', 'a gateway by name or id; gateway_offline: only these (repeatable; default every gateway); station_silent: those watched (repeatable, at least one)', collect)
+    .option('--job-config <id>', 'job_open_too_long: the job configuration (name or id) whose jobs are watched')
+    .addHelpText(
+      'after',
+      [
+        '\nExamples:',
+        '  scanhub alerts rules create --kind gateway_offline --after 60s',
+        '  scanhub alerts rules create --kind device_low_battery --below 20',
+        '  scanhub alerts rules create --kind job_open_too_long --job-config picking --after 30m',
+        '  scanhub alerts rules create --kind station_silent --gateway dock-1 --after 5m',
+      ].join('\n'),
+    )
+    .action(async (options: { kind: (typeof ALERT_KINDS)[number]; after?: number; below?: number; gateway?: string[]; jobConfig?: string }, command: Command) => {
       const session = await connect(command);
       const rule = await createAlertRule(session, {
         kind: options.kind,
+        ...(options.jobConfig !== undefined ? { job_config_id: (await resolveJob(session, options.jobConfig)).job_config_id } : {}),
         ...(options.after !== undefined ? { after_seconds: Math.round(options.after / 1000) } : {}),
         ...(options.below !== undefined ? { below_percent: options.below } : {}),
-        ...(options.gateway ? { gateway_ids: options.gateway } : {}),
+        ...(options.gateway ? { gateway_ids: await gatewayIds(session, options.gateway) } : {}),
       });
       if (session.io.json) session.io.out(JSON.stringify(rule, null, 2));
       else session.io.out(rule.rule_id);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { ALERT_KINDS, ALERT_PARAMETERS, EVALUATED_ALERT_KINDS, alertView, type AlertKind } from '../../domain/alerts.js';
+import { ALERT_KINDS, ALERT_PARAMETERS, alertView, type AlertKind } from '../../domain/alerts.js';
 import type { AlertRule } from '../../store/ports/index.js';
 import { auditEntry } from '../audit.js';
 import type { ServerContext } from '../context.js';
@@ -40,6 +40,18 @@ const alertSchema = {
 
 type RuleBody = { kind: AlertKind; gateway_ids?: string[]; after_seconds?: number; below_percent?: number; job_config_id?: string };
 
+/** Refuses a rule naming a job configuration or (station_silent) a gateway the customer does not have. */
+async function checkNamed(ctx: ServerContext, customerId: string, kind: AlertKind, parameters: Omit<RuleBody, 'kind'>): Promise<void> {
+  const configId = parameters.job_config_id;
+  if (configId !== undefined && !(await ctx.store.jobConfigs.byId(customerId, configId))) {
+    throw badRequest(`Body field "job_config_id" is "${configId}", which is no job configuration of the customer: GET /${customerId}/job-configs lists them.`);
+  }
+  if (kind !== 'station_silent') return;
+  for (const gatewayId of parameters.gateway_ids ?? []) {
+    if (!(await ctx.store.gateways.byId(customerId, gatewayId))) throw badRequest(`Body field "gateway_ids" names "${gatewayId}", which is no gateway of the customer.`);
+  }
+}
+
 const toRule = (rule: AlertRule) => ({ rule_id: rule.id, kind: rule.kind, ...rule.parameters, created: rule.created });
 
 export function registerAlertRoutes(app: FastifyInstance, ctx: ServerContext): void {
@@ -49,23 +61,21 @@ export function registerAlertRoutes(app: FastifyInstance, ctx: ServerContext): v
       operationId: 'createAlertRule',
       summary: 'Create an alert rule',
       description:
-        'gateway_offline (after_seconds, gateway_ids?): an alert opens when a gateway has sent nothing for after_seconds, and resolves at its next message. device_low_battery (below_percent): when a scanner reports a battery below it, resolved at 5 points above. Each opening and resolution is sent to the webhooks that take alert.opened / alert.resolved.',
+        'gateway_offline (after_seconds, gateway_ids?): an alert opens when a gateway has sent nothing for after_seconds, and resolves at its next message. device_low_battery (below_percent): when a scanner reports a battery below it, resolved at 5 points above. job_open_too_long (job_config_id, after_seconds): when a job of the configuration is open on a gateway for after_seconds, resolved when it ends or a new start replaces it. station_silent (gateway_ids, after_seconds): when a gateway sends messages but no scan for after_seconds, resolved at its next scan or once it sends nothing. Each opening and resolution is sent to the webhooks that take alert.opened / alert.resolved.',
       tags: ['webhooks'],
       params: customerParams,
       body: { type: 'object', properties: ruleProperties, required: ['kind'], additionalProperties: false },
       response: { 201: ruleSchema, ...errorResponses },
-      refusals: { 400: 'A kind this version does not evaluate yet, or a parameter the kind needs missing or one it does not take.' },
+      refusals: { 400: 'A parameter the kind needs missing or one it does not take, or a job configuration or gateway the customer does not have.' },
     },
     handler: async (request, reply) => {
       const { kind, ...parameters } = request.body;
-      if (!EVALUATED_ALERT_KINDS.includes(kind)) {
-        throw badRequest(`Body field "kind" is "${kind}", which this version does not evaluate yet: use ${EVALUATED_ALERT_KINDS.join(', ')}.`);
-      }
       const { required, optional } = ALERT_PARAMETERS[kind];
       const missing = required.find((name) => !(name in parameters));
       if (missing) throw badRequest(`Body field "${missing}" is required for a ${kind} rule (it takes ${[...required, ...optional].join(', ')}).`);
       const extra = Object.keys(parameters).find((name) => !required.includes(name) && !optional.includes(name));
       if (extra) throw badRequest(`Body field "${extra}" does not belong to a ${kind} rule: it takes ${[...required, ...optional].join(', ')}.`);
+      await checkNamed(ctx, request.params.customer_id, kind, parameters);
       const rule: AlertRule = { id: randomUUID(), customer_id: request.params.customer_id, kind, parameters, created: ctx.clock() };
       await ctx.store.alerts.createRule(rule, auditEntry(ctx, request, 'alert_rule.created', { type: 'alert_rule', id: rule.id }, { kind, ...parameters }));
       return reply.code(201).send(toRule(rule));

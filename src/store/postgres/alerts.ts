@@ -1,6 +1,18 @@
 import type { AuditEntry } from '../../domain/audit.js';
-import type { AlertRecord, AlertRepository, AlertRule, AlertState, AuditOf } from '../ports/index.js';
-import { alertEventType, alertValues, toAlert, toAlertRule, type AlertRow, type AlertRuleRow } from '../shared/alert-rows.js';
+import { CONNECTIVITY_MESSAGE_TYPE, JOB_COMPLETED_MESSAGE_TYPE } from '../../domain/alerts.js';
+import type { StreamPosition } from '../../domain/stream-cursor.js';
+import type { AlertRecord, AlertRepository, AlertRule, AlertState, AuditOf, TrackerState } from '../ports/index.js';
+import {
+  alertEventType,
+  alertValues,
+  toAlert,
+  toAlertRule,
+  toTracker,
+  trackerValues,
+  type AlertRow,
+  type AlertRuleRow,
+  type TrackerRow,
+} from '../shared/alert-rows.js';
 import { audited } from './audit.js';
 import type { Database, Queryable } from './pool.js';
 
@@ -50,7 +62,7 @@ export class PgAlerts implements AlertRepository {
         [v.id, v.customer_id, v.rule_id, v.kind, v.subject_type, v.subject_id, v.state, v.opened, v.resolved, v.details],
       );
       if (inserted.rowCount === 0) return undefined;
-      return notify(client, alert.customer_id, 'OPEN', alert.opened, message);
+      return notify(client, alert.customer_id, alertEventType('OPEN'), alert.opened, message);
     });
   }
 
@@ -62,7 +74,7 @@ export class PgAlerts implements AlertRepository {
     return this.db.transaction(async (client) => {
       const row = (await client.query<AlertRow>("UPDATE alerts SET state = 'RESOLVED', resolved = $1 WHERE id = $2 AND state = 'OPEN' RETURNING *", [now, alert.id])).rows[0];
       if (!row) return undefined;
-      return notify(client, alert.customer_id, 'RESOLVED', now, message(toAlert(row)));
+      return notify(client, alert.customer_id, alertEventType('RESOLVED'), now, message(toAlert(row)));
     });
   }
 
@@ -74,10 +86,72 @@ export class PgAlerts implements AlertRepository {
     ]);
     return rows.map(toAlert);
   }
+
+  async customersTaking(type: string): Promise<string[]> {
+    const { rows } = await this.db.query<{ customer_id: string }>('SELECT DISTINCT customer_id FROM webhooks WHERE enabled AND event_types LIKE $1 ORDER BY customer_id', [`%"${type}"%`]);
+    return rows.map((row) => row.customer_id);
+  }
+
+  async tracker(customerId: string): Promise<TrackerState | undefined> {
+    const row = (await this.db.query<TrackerRow>('SELECT * FROM alert_trackers WHERE customer_id = $1', [customerId])).rows[0];
+    return row && toTracker(row);
+  }
+
+  async trackedCustomers(): Promise<string[]> {
+    return (await this.db.query<{ customer_id: string }>('SELECT customer_id FROM alert_trackers ORDER BY customer_id')).rows.map((row) => row.customer_id);
+  }
+
+  async startTracker(customerId: string, state: TrackerState): Promise<void> {
+    const v = trackerValues(customerId, state);
+    await this.db.query('INSERT INTO alert_trackers (customer_id, cursor, started, open_jobs, last_scans) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING', [
+      v.customer_id,
+      v.cursor,
+      v.started,
+      v.open_jobs,
+      v.last_scans,
+    ]);
+  }
+
+  async advanceTracker(customerId: string, from: StreamPosition, next: TrackerState, completed: string[], now: number): Promise<string[] | undefined> {
+    const v = trackerValues(customerId, next);
+    return this.db.transaction(async (client) => {
+      const moved = await client.query('UPDATE alert_trackers SET cursor = $2, started = $3, open_jobs = $4, last_scans = $5 WHERE customer_id = $1 AND cursor = $6', [
+        v.customer_id,
+        v.cursor,
+        v.started,
+        v.open_jobs,
+        v.last_scans,
+        JSON.stringify(from),
+      ]);
+      if (moved.rowCount === 0) return undefined;
+      const told = new Set<string>();
+      for (const payload of completed) for (const id of await notify(client, customerId, JOB_COMPLETED_MESSAGE_TYPE, now, payload)) told.add(id);
+      return [...told];
+    });
+  }
+
+  async dropTracker(customerId: string): Promise<void> {
+    await this.db.query('DELETE FROM alert_trackers WHERE customer_id = $1', [customerId]);
+  }
+
+  async connectivity(customerId: string): Promise<Record<string, string>> {
+    const { rows } = await this.db.query<{ gateway_id: string; connectivity: string }>('SELECT gateway_id, connectivity FROM gateway_connectivity WHERE customer_id = $1', [customerId]);
+    return Object.fromEntries(rows.map((row) => [row.gateway_id, row.connectivity]));
+  }
+
+  async recordConnectivity(customerId: string, gatewayId: string, from: string | null, to: string, now: number, message: string | null): Promise<string[] | undefined> {
+    return this.db.transaction(async (client) => {
+      const recorded =
+        from === null
+          ? await client.query('INSERT INTO gateway_connectivity (gateway_id, customer_id, connectivity, changed_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [gatewayId, customerId, to, now])
+          : await client.query('UPDATE gateway_connectivity SET connectivity = $1, changed_at = $2 WHERE gateway_id = $3 AND connectivity = $4', [to, now, gatewayId, from]);
+      if (recorded.rowCount === 0) return undefined;
+      return message === null ? [] : notify(client, customerId, CONNECTIVITY_MESSAGE_TYPE, now, message);
+    });
+  }
 }
 
-async function notify(client: Queryable, customerId: string, state: AlertState, now: number, payload: string): Promise<string[]> {
-  const type = alertEventType(state);
+async function notify(client: Queryable, customerId: string, type: string, now: number, payload: string): Promise<string[]> {
   const { rows } = await client.query<{ webhook_id: string }>(NOTIFY_SQL, [type, now, payload, customerId, `%"${type}"%`]);
   return rows.map((row) => row.webhook_id);
 }

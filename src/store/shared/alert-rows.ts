@@ -1,4 +1,4 @@
-import type { AlertRecord, AlertRule, AlertState } from '../ports/index.js';
+import type { AlertRecord, AlertRule, AlertState, TrackerState } from '../ports/index.js';
 
 /** The alert_rules and alerts rows as both stores keep them (objects as JSON text). */
 
@@ -56,3 +56,29 @@ export function alertValues(alert: AlertRecord) {
 
 /** The event type of webhooks that take a message of this alert state. */
 export const alertEventType = (state: AlertState) => (state === 'OPEN' ? 'alert.opened' : 'alert.resolved');
+
+/** The alert_trackers row (migrations: SQLite 0021, PostgreSQL 0016): the state's parts as JSON text. */
+export interface TrackerRow {
+  customer_id: string;
+  cursor: string;
+  started: number;
+  open_jobs: string;
+  last_scans: string;
+}
+
+export const TRACKER_COLUMNS = ['customer_id', 'cursor', 'started', 'open_jobs', 'last_scans'] as const;
+
+export const toTracker = (row: TrackerRow): TrackerState => ({
+  cursor: JSON.parse(row.cursor) as TrackerState['cursor'],
+  started: Number(row.started),
+  open_jobs: JSON.parse(row.open_jobs) as TrackerState['open_jobs'],
+  last_scans: JSON.parse(row.last_scans) as TrackerState['last_scans'],
+});
+
+export const trackerValues = (customerId: string, state: TrackerState): TrackerRow => ({
+  customer_id: customerId,
+  cursor: JSON.stringify(state.cursor),
+  started: state.started,
+  open_jobs: JSON.stringify(state.open_jobs),
+  last_scans: JSON.stringify(state.last_scans),
+});

@@ -1,5 +1,6 @@
 import { DEVICE_ROW_COLUMNS } from '../../domain/devices.js';
 import { STORED_EVENT_COLUMNS } from '../../domain/events.js';
+import { TRACKER_COLUMNS } from './alert-rows.js';
 import { DELIVERY_COLUMNS, WEBHOOK_COLUMNS } from './webhook-rows.js';
 
 /**
@@ -76,6 +77,9 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   { name: 'webhook_deliveries', columns: DELIVERY_COLUMNS, numbered: 'seq' },
   { name: 'alert_rules', columns: ['id', 'customer_id', 'kind', 'parameters', 'created'] },
   { name: 'alerts', columns: ['id', 'customer_id', 'rule_id', 'kind', 'subject_type', 'subject_id', 'state', 'opened', 'resolved', 'details'] },
+  // A tracker's cursor is a SQLite position: the tracker goes on from PostgreSQL's head, keeping its open jobs (src/alerts/job-tracker.ts).
+  { name: 'alert_trackers', columns: TRACKER_COLUMNS },
+  { name: 'gateway_connectivity', columns: ['gateway_id', 'customer_id', 'connectivity', 'changed_at'] },
 ];
 
 /**

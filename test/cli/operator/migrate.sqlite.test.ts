@@ -270,6 +270,8 @@ describePostgres('scanhub operator migrate', () => {
         'webhook_deliveries\t0\t0',
         'alert_rules\t0\t0',
         'alerts\t0\t0',
+        'alert_trackers\t0\t0',
+        'gateway_connectivity\t0\t0',
         'secrets\t4\t4',
         '',
       ].join('\n'),

@@ -19,10 +19,11 @@ import { migration as m0017 } from './0017_sealed_gateway_keys.js';
 import { migration as m0018 } from './0018_devices.js';
 import { migration as m0019 } from './0019_commands.js';
 import { migration as m0020 } from './0020_webhooks.js';
+import { migration as m0021 } from './0021_alert_trackers.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, in order. A new one is a new file and one line here. */
-export const migrations: Migration[] = [m0001, m0002, m0003, m0004, m0005, m0006, m0007, m0008, m0009, m0010, m0011, m0012, m0013, m0014, m0015, m0016, m0017, m0018, m0019, m0020];
+export const migrations: Migration[] = [m0001, m0002, m0003, m0004, m0005, m0006, m0007, m0008, m0009, m0010, m0011, m0012, m0013, m0014, m0015, m0016, m0017, m0018, m0019, m0020, m0021];
 
 /**
  * Applies the pending migrations in one transaction; a failure names the migration and applies
