@@ -39,6 +39,11 @@ const statusOf = async (page: Page, name: string) => (await cells(page, name))[2
 const respond = (command_id: string, status: 'SUCCEEDED' | 'FAILED', details: string) =>
   client.publishAsync(`${dock1.topic}/command-responses`, JSON.stringify({ command_id, status, details }), { qos: 1 });
 
+/** Makes the page believe its tab was hidden or shown again (the Page Visibility API), as switching tabs does. */
+const setVisibility = (page: Page, state: 'hidden' | 'visible') =>
+  page.evaluate(`Object.defineProperty(document, 'visibilityState', { value: '${state}', configurable: true });
+    document.dispatchEvent(new Event('visibilitychange'));`);
+
 beforeAll(async () => {
   [t, browser] = await Promise.all([startTestServer(), launchBrowser()]);
   dock1 = await provisionGateway(t, { name: 'Dock 1', usecase: 'picking', station: 'dock-1' });
@@ -127,6 +132,17 @@ describe('the gateway page', () => {
     await region.getByLabel('Fields').fill('qty=3\n\nbin = A-7');
     await region.getByRole('button', { name: 'Send command' }).click();
     await expect.poll(() => cells(page, 'display'), LIVE).toEqual(['pick: qty=3, bin=A-7', 'the gateway', 'Queued', expect.any(String), '—', '—', '', 'Cancel']);
+    // QUEUED: read every second while the tab is shown, not at all while it is hidden.
+    const reads: string[] = [];
+    page.on('request', (request) => request.url().includes('/commands') && reads.push(request.url()));
+    await setVisibility(page, 'hidden');
+    reads.splice(0);
+    await page.waitForTimeout(2500);
+    expect(reads).toEqual([]);
+    await setVisibility(page, 'visible');
+    await until(() => reads.length >= 2, { what: 'two readings once shown again', timeoutMs: 5000 });
+    expect(reads[0]).toBe(`${t.url}/${CUSTOMER}/gateways/${dock2.id}/commands?limit=20`);
+
     await commandRow(page, 'display').getByRole('button', { name: 'Cancel' }).click();
     await expect.poll(() => statusOf(page, 'display'), LIVE).toBe('Canceled');
     expect(await region.getByRole('status').last().textContent()).toBe('Canceled display (pick: qty=3, bin=A-7).');
@@ -150,6 +166,12 @@ describe('the Scanners page\'s Command column', () => {
     expect(await dialog.locator('.dialog-body').textContent()).toBe('Through the gateway of its newest event, Dock 1.');
     await expectAccessible(page);
     await saveScreenshots(page, 'scanners-command-dialog');
+    // Escape closes it, the focus back on the row's button; Enter opens it again.
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    expect(await page.evaluate("document.activeElement.getAttribute('aria-label')")).toBe('Send command to ring-7');
+    await page.keyboard.press('Enter');
+    await dialog.waitFor();
     await dialog.getByLabel('Sequence').selectOption('WARNING');
     await dialog.getByRole('button', { name: 'Send command' }).click();
     await dialog.waitFor({ state: 'detached' });

@@ -1,5 +1,6 @@
-import type { Command } from '../../../../src/client/commands';
-import { DEFAULT_TTL_SECONDS, FEEDBACK_SEQUENCES, type CommandInput } from '../../../../src/domain/commands';
+// Imports end in .js so that the tests' Node resolution reads this file too (test/console/command-input.test.ts).
+import type { Command } from '../../../../src/client/commands.js';
+import { DEFAULT_TTL_SECONDS, FEEDBACK_SEQUENCES, type CommandInput } from '../../../../src/domain/commands.js';
 
 /** The commands the console's form sends (docs/commands.md "The API": the well-known names it checks). */
 export const FORM_COMMANDS = ['feedback', 'display'] as const;
