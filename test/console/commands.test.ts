@@ -33,9 +33,9 @@ const rows = (page: Page, table: string, name: string) =>
   page.getByRole('table', { name: table }).getByRole('row').filter({ has: page.getByRole('rowheader', { name, exact: true }) });
 /** The command's row on the gateway page: the newest row of that name. */
 const commandRow = (page: Page, name: string) => rows(page, 'Sent commands', name).first();
-/** The cells after the row's header: Parameters, Scanner, Status, Created, Delivered, Completed, Details, Actions. */
+/** The cells after the row's header: Status, Scanner, Parameters, Created, Delivered, Completed, Details, Actions. */
 const cells = (page: Page, name: string) => commandRow(page, name).getByRole('cell').allTextContents();
-const statusOf = async (page: Page, name: string) => (await cells(page, name))[2];
+const statusOf = async (page: Page, name: string) => (await cells(page, name))[0];
 const respond = (command_id: string, status: 'SUCCEEDED' | 'FAILED', details: string) =>
   client.publishAsync(`${dock1.topic}/command-responses`, JSON.stringify({ command_id, status, details }), { qos: 1 });
 
@@ -91,7 +91,7 @@ describe('the gateway page', () => {
     expect(await region.getByRole('status').first().textContent()).toBe('Sent feedback (NOK) to ring-7.');
     // Delivered once the gateway's PUBACK is stored: the page shows it without a reload.
     await expect.poll(() => statusOf(page, 'feedback'), LIVE).toBe('Delivered');
-    expect((await cells(page, 'feedback')).slice(0, 2)).toEqual(['NOK', 'ring-7']);
+    expect((await cells(page, 'feedback')).slice(1, 3)).toEqual(['ring-7', 'NOK']);
     expect((await cells(page, 'feedback'))[4]).not.toBe('—');
     expect((await cells(page, 'feedback'))[5]).toBe('—');
 
@@ -131,7 +131,7 @@ describe('the gateway page', () => {
 
     await region.getByLabel('Fields').fill('qty=3\n\nbin = A-7');
     await region.getByRole('button', { name: 'Send command' }).click();
-    await expect.poll(() => cells(page, 'display'), LIVE).toEqual(['pick: qty=3, bin=A-7', 'the gateway', 'Queued', expect.any(String), '—', '—', '', 'Cancel']);
+    await expect.poll(() => cells(page, 'display'), LIVE).toEqual(['Queued', 'the gateway', 'pick: qty=3, bin=A-7', expect.any(String), '—', '—', '', 'Cancel']);
     // QUEUED: read every second while the tab is shown, not at all while it is hidden.
     const reads: string[] = [];
     page.on('request', (request) => request.url().includes('/commands') && reads.push(request.url()));

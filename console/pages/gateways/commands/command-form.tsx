@@ -55,8 +55,8 @@ export function CommandForm({ gatewayId, deviceId = '', onSent, onCancel }: Prop
         label="Command"
         value={values.name}
         options={[
-          { value: 'feedback', label: 'feedback: a signal on the scanner' },
-          { value: 'display', label: 'display: a text on its display' },
+          { value: 'feedback', label: 'feedback (a signal)' },
+          { value: 'display', label: 'display (a text)' },
         ]}
         onValue={(name) => set({ name: name as FormCommand })}
       />

@@ -23,9 +23,10 @@ function Moment({ at }: { at: number | undefined }) {
 export function CommandTable({ commands, onCancel, canceling }: Props) {
   const columns: Column<Command>[] = [
     { header: 'Command', cell: (c) => c.name, rowHeader: true, class: 'name' },
-    { header: 'Parameters', cell: (c) => <span class="command-parameters">{describeParameters(c.name, c.parameters)}</span> },
-    { header: 'Scanner', cell: (c) => (c.device_id === null ? <span class="muted">the gateway</span> : <span class="mono">{c.device_id}</span>) },
+    // The state next to the name: in sight without scrolling sideways on a narrow screen.
     { header: 'Status', cell: (c) => <CommandStatusBadge status={c.status} /> },
+    { header: 'Scanner', cell: (c) => (c.device_id === null ? <span class="muted">the gateway</span> : <span class="mono">{c.device_id}</span>) },
+    { header: 'Parameters', cell: (c) => <span class="command-parameters">{describeParameters(c.name, c.parameters)}</span> },
     { header: 'Created', cell: (c) => <Moment at={c.created} />, class: 'nowrap' },
     { header: 'Delivered', cell: (c) => <Moment at={c.delivered_at} />, class: 'nowrap' },
     { header: 'Completed', cell: (c) => <Moment at={c.completed_at} />, class: 'nowrap' },
