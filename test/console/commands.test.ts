@@ -156,6 +156,20 @@ describe('the gateway page', () => {
   });
 });
 
+describe('a gateway page of no gateway', () => {
+  it('says what the API says, with the link back to the board', async () => {
+    const { page } = admin;
+    const missing = randomUUID();
+    await page.goto(`${t.url}/#/gateways/${missing}`);
+    const refusal = await t.admin.get(`/${CUSTOMER}/gateways/${missing}`).catch((error: ApiError) => error);
+    await expect.poll(() => page.getByRole('alert').textContent()).toBe((refusal as ApiError).details);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Gateway');
+    expect(await page.getByRole('link', { name: 'All gateways' }).getAttribute('href')).toBe('#/gateways');
+    expect(await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Gateways' }).getAttribute('aria-current')).toBe('page');
+    expect(admin.problems.splice(0)).toEqual(['Failed to load resource: the server responded with a status of 404 (Not Found)']);
+  });
+});
+
 describe('the Scanners page\'s Command column', () => {
   it('sends a command to a scanner through the gateway of its newest event and shows its state as it changes', async () => {
     const { page } = admin;
