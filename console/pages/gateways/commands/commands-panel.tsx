@@ -29,6 +29,7 @@ export function CommandsPanel({ gatewayId, gatewayName }: { gatewayId: string; g
   );
 }
 
+/** The form and the pages of the gateway's commands, for a user with gateway.command. */
 function GatewayCommands({ gatewayId, gatewayName }: { gatewayId: string; gatewayName: string }) {
   const list = useCommandPages(gatewayId);
   const [sentStatus, setSentStatus] = useState<string>();
