@@ -23,7 +23,21 @@ export const PAGES: PageEntry[] = [
   { path: '/admin', title: 'Admin', permission: 'user.write', load: () => import('./pages/admin/admin-page').then((m) => m.AdminPage) },
 ];
 
-/** The page a route shows: its own, or the one it lies below (`/admin/users` -> Admin). */
-export function pageOf(path: string): PageEntry | undefined {
+/**
+ * Pages of one thing, at a route below a page's path plus the thing's id (`#/gateways/{id}`): not
+ * in the navigation, which marks the page they lie below; `path` ends with `/`.
+ */
+export const DETAIL_PAGES: PageEntry[] = [
+  { path: '/gateways/', title: 'Gateway', permission: 'gateway.read', load: () => import('./pages/gateways/gateway-page').then((m) => m.GatewayPage) },
+];
+
+/** The page of the navigation a route is under: its own, or the one it lies below (`/admin/users` -> Admin). */
+export function sectionOf(path: string): PageEntry | undefined {
   return PAGES.find((page) => path === page.path || path.startsWith(`${page.path}/`));
 }
+
+/** The page a route shows: a detail page (`/gateways/{id}`), else its section's. */
+export function pageOf(path: string): PageEntry | undefined {
+  return DETAIL_PAGES.find((page) => path.startsWith(page.path) && path.length > page.path.length) ?? sectionOf(path);
+}
+

@@ -13,6 +13,8 @@ interface Props {
   autofocus?: boolean;
   spellcheck?: boolean;
   placeholder?: string;
+  /** The id of a `<datalist>` of values to suggest. */
+  list?: string;
 }
 
 /** A labelled text field: the label names it for screen readers and tests (`getByLabel('Email')`). */

@@ -1,9 +1,9 @@
-import { PAGES, pageOf } from '../pages';
+import { PAGES, sectionOf } from '../pages';
 import { can } from '../lib/session';
 
 /** The navigation landmark: a link per page the user may see, the current one marked. */
 export function Navigation({ path }: { path: string }) {
-  const current = pageOf(path);
+  const current = sectionOf(path);
   return (
     <nav class="navigation" aria-label="Console">
       <ul>

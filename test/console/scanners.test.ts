@@ -65,16 +65,16 @@ describe('the Scanners page', () => {
     await row(page, 'ring-001').waitFor();
     const names = await listed(page);
     expect(names).toEqual(Array.from({ length: 50 }, (_, i) => `ring-${String(i + 1).padStart(3, '0')}`));
-    expect(await row(page, 'ring-001').getByRole('cell').allTextContents()).toEqual(['Active', '80 %', '10 min ago', gatewayCell('Dock 1'), '2.4.1']);
+    expect(await row(page, 'ring-001').getByRole('cell').allTextContents()).toEqual(['Active', '80 %', '10 min ago', gatewayCell('Dock 1'), '2.4.1', 'Send command']);
     expect(await page.getByRole('group', { name: 'Scanners pages' }).textContent()).toBe('Previous pageScanners 1–50Next page');
     await expectAccessible(page);
     await saveScreenshots(page, 'scanners');
 
     await page.getByRole('button', { name: 'Next page' }).click();
     await expectListed(page, ['ring-051', 'ring-052', 'ring-idle', 'ring-lost', 'ring-low']);
-    expect(await row(page, 'ring-idle').getByRole('cell').allTextContents()).toEqual(['Inactive', 'unknown', '3 h ago', gatewayCell('Dock 2'), 'unknown']);
-    expect(await row(page, 'ring-lost').getByRole('cell').allTextContents()).toEqual(['Lost', '60 %', '8 days ago', gatewayCell('Dock 1'), '1.0']);
-    expect(await row(page, 'ring-low').getByRole('cell').allTextContents()).toEqual(['Active', '12 % low', '20 min ago', gatewayCell('Dock 2'), 'unknown']);
+    expect(await row(page, 'ring-idle').getByRole('cell').allTextContents()).toEqual(['Inactive', 'unknown', '3 h ago', gatewayCell('Dock 2'), 'unknown', 'Send command']);
+    expect(await row(page, 'ring-lost').getByRole('cell').allTextContents()).toEqual(['Lost', '60 %', '8 days ago', gatewayCell('Dock 1'), '1.0', 'Send command']);
+    expect(await row(page, 'ring-low').getByRole('cell').allTextContents()).toEqual(['Active', '12 % low', '20 min ago', gatewayCell('Dock 2'), 'unknown', 'Send command']);
     expect(await page.getByRole('group', { name: 'Scanners pages' }).textContent()).toBe('Previous pageScanners 51–55Next page');
     expect(await page.getByRole('button', { name: 'Next page' }).isDisabled()).toBe(true);
     await expectAccessible(page);
@@ -124,7 +124,7 @@ describe('the Scanners page', () => {
     await page.getByRole('button', { name: 'Refresh' }).click();
     await select(page, 'Gateway').selectOption({ label: 'Dock 3' });
     await expectListed(page, ['ring-mqtt']);
-    expect(await row(page, 'ring-mqtt').getByRole('cell').allTextContents()).toEqual(['Active', '45 %', 'just now', gatewayCell('Dock 3'), '3.0.0']);
+    expect(await row(page, 'ring-mqtt').getByRole('cell').allTextContents()).toEqual(['Active', '45 %', 'just now', gatewayCell('Dock 3'), '3.0.0', 'Send command']);
     // Nothing went wrong in the page all along: no console error, no uncaught exception, nothing the CSP refused.
     expect(admin.problems).toEqual([]);
   });

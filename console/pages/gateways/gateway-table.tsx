@@ -13,10 +13,10 @@ interface Props {
   empty: string;
 }
 
-/** One page of the board: a row per gateway, its name first. */
+/** One page of the board: a row per gateway, its name first, a link to its page. */
 export function GatewayTable({ gateways, now, busy, onAction, empty }: Props) {
   const columns: Column<Gateway>[] = [
-    { header: 'Name', cell: (g) => g.name, rowHeader: true, class: 'name' },
+    { header: 'Name', cell: (g) => <a href={`#/gateways/${encodeURIComponent(g.id)}`}>{g.name}</a>, rowHeader: true, class: 'name' },
     { header: 'Status', cell: (g) => <ConnectivityBadge status={g.connectivity_status} /> },
     { header: 'Last seen', cell: (g) => <LastSeen at={g.last_seen} now={now} />, class: 'nowrap' },
     { header: 'Station', cell: (g) => g.station },

@@ -1,22 +1,16 @@
-import { useCallback, useEffect, useState } from 'preact/hooks';
-import type { Device, DevicePage } from '../../../src/client/devices';
-import { api, customerPath } from '../../lib/api';
+import { useMemo } from 'preact/hooks';
+import type { Device } from '../../../src/client/devices';
+import { customerPath } from '../../lib/api';
+import { useKeysetPages, type KeysetPages } from '../../lib/use-keyset-pages';
 import { LOW_BATTERY } from './device-badges';
 import type { ScannerFilter } from './scanner-filters';
 
 /** Scanners on one page: a screenful to scan, and the one request a page costs stays small. */
 export const SCANNER_PAGE_SIZE = 50;
 
-export interface DevicePages {
+/** The pages of the device list (KeysetPages) and the rows of the one shown. */
+export interface DevicePages extends KeysetPages<Device> {
   devices: Device[] | undefined;
-  /** Zero-based number of the page shown. */
-  page: number;
-  hasNext: boolean;
-  error: unknown;
-  next: () => void;
-  previous: () => void;
-  /** Reads the page shown again (statuses and batteries change). */
-  refresh: () => void;
 }
 
 /** The first page's path for the filter: the API checks the values and names a wrong one. */
@@ -28,39 +22,9 @@ function firstPage(filter: ScannerFilter): string {
   return `${customerPath('/devices')}?${query}`;
 }
 
-/**
- * The device list a page at a time, by the API's keyset (`links.next`, docs/devices.md "The
- * list"). Only the paths of the pages passed are kept, to go back: one page of rows in memory.
- */
+/** The device list a page at a time, by the API's keyset (docs/devices.md "The list"). */
 export function useDevicePages(filter: ScannerFilter): DevicePages {
-  // The path of every page up to the one shown; the last is shown.
-  const [trail, setTrail] = useState<string[]>(() => [firstPage(filter)]);
-  const [shown, setShown] = useState<DevicePage>();
-  const [error, setError] = useState<unknown>();
-  const [reads, setReads] = useState(0);
-  useEffect(() => {
-    setTrail([firstPage(filter)]);
-  }, [filter]);
-  const path = trail[trail.length - 1]!;
-  useEffect(() => {
-    const controller = new AbortController();
-    api.get<DevicePage>(path, { signal: controller.signal }).then(
-      (page) => {
-        setShown(page);
-        setError(undefined);
-      },
-      (failure: unknown) => {
-        if ((failure as Error).name === 'AbortError') return;
-        setShown(undefined);
-        setError(failure);
-      },
-    );
-    return () => controller.abort();
-  }, [path, reads]);
-  const next = useCallback(() => {
-    if (shown?.links.next) setTrail((pages) => [...pages, shown.links.next!]);
-  }, [shown]);
-  const previous = useCallback(() => setTrail((pages) => (pages.length > 1 ? pages.slice(0, -1) : pages)), []);
-  const refresh = useCallback(() => setReads((n) => n + 1), []);
-  return { devices: shown?.items, page: trail.length - 1, hasNext: Boolean(shown?.links.next), error, next, previous, refresh };
+  const pages = useKeysetPages<Device>(useMemo(() => firstPage(filter), [filter]));
+  // A failed read shows its error, not the rows of another filter.
+  return { ...pages, devices: pages.error ? undefined : pages.shown?.items };
 }

@@ -1,4 +1,4 @@
-import { Button } from '../../components/button';
+import { Button } from './button';
 
 interface Props {
   /** Zero-based page shown. */
