@@ -1,0 +1,59 @@
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import type { WebhookDelivery } from '../../../../src/client/webhooks';
+import { api, customerPath } from '../../../lib/api';
+
+/** How often deliveries are read again while one is pending after a test or replay, and for how many reads at most. */
+const FOLLOW_MS = 1000;
+const FOLLOW_READS = 15;
+
+export interface Deliveries {
+  /** Newest first, as the API lists them (the newest 500 and every pending one); undefined until read. */
+  items: WebhookDelivery[] | undefined;
+  error: unknown;
+  loading: boolean;
+  /** Reads them again now. */
+  refresh: () => Promise<void>;
+  /**
+   * Reads them after `firstMs`, then every second while one is pending (15 s at most): a test or a
+   * replay is sent within moments, and its outcome shows without asking.
+   */
+  follow: (firstMs: number) => void;
+}
+
+/** A webhook's deliveries (`GET .../deliveries`), read when shown, on demand, and after a test or replay. */
+export function useDeliveries(webhookId: string): Deliveries {
+  const [items, setItems] = useState<WebhookDelivery[]>();
+  const [error, setError] = useState<unknown>();
+  const [loading, setLoading] = useState(false);
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const read = useCallback(async (): Promise<WebhookDelivery[] | undefined> => {
+    setLoading(true);
+    try {
+      const page = await api.get<{ items: WebhookDelivery[] }>(customerPath(`/webhooks/${encodeURIComponent(webhookId)}/deliveries?limit=500`));
+      setItems(page.items);
+      setError(undefined);
+      return page.items;
+    } catch (failure) {
+      setError(failure);
+      return undefined;
+    } finally {
+      setLoading(false);
+    }
+  }, [webhookId]);
+  const follow = useCallback(
+    (firstMs: number) => {
+      clearTimeout(timer.current);
+      const step = (left: number) => async () => {
+        const items = await read();
+        if (left > 1 && items?.some((d) => d.status === 'PENDING')) timer.current = setTimeout(step(left - 1), FOLLOW_MS);
+      };
+      timer.current = setTimeout(step(FOLLOW_READS), firstMs);
+    },
+    [read],
+  );
+  useEffect(() => {
+    void read();
+    return () => clearTimeout(timer.current);
+  }, [read]);
+  return { items, error, loading, refresh: async () => void (await read()), follow };
+}
