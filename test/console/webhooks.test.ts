@@ -106,15 +106,14 @@ describe('the Admin page: webhooks', () => {
     expect(admin.problems).toEqual([]);
   });
 
-  it('Replay sends the events since the time given again; a time to come shows the API\'s details', async () => {
+  it('Replay sends the events since the time given again; a time still to come is refused', async () => {
     const { page } = admin;
     await page.getByRole('button', { name: 'Replay' }).click();
     const dialog = page.getByRole('dialog', { name: 'Replay events' });
     await dialog.getByLabel('Since').fill('2099-01-01T00:00');
     await dialog.getByRole('button', { name: 'Replay' }).click();
-    expect(await dialog.getByRole('alert').textContent()).toBe(
-      `Body field "since" (${new Date('2099-01-01T00:00').toISOString()}) is in the future: give a past time in milliseconds since the epoch.`,
-    );
+    // Refused before asking the API, in the dialog's words rather than the API's milliseconds.
+    expect(await dialog.getByRole('alert').textContent()).toMatch(/^Since \(.*2099.*\) is still to come: give a past date and time\.$/);
     // An hour ago, as the dialog proposes: the scans of half an hour ago go again.
     await dialog.getByLabel('Since').fill(new Date(Date.now() - 3_600_000 - new Date().getTimezoneOffset() * 60_000).toISOString().slice(0, 16));
     await expectAccessible(page);
@@ -127,8 +126,7 @@ describe('the Admin page: webhooks', () => {
       ['event.batch', 'Succeeded'],
       ['webhook.test', 'Succeeded'],
     ]);
-    expect(admin.problems).toEqual([refused('400 (Bad Request)')]);
-    admin.problems.length = 0;
+    expect(admin.problems).toEqual([]);
   });
 
   it('Rotate secret shows the new secret once, and both secrets sign the next message', async () => {

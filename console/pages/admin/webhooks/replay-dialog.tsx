@@ -4,6 +4,7 @@ import { Button } from '../../../components/button';
 import { Dialog } from '../../../components/dialog';
 import { ErrorMessage } from '../../../components/error-message';
 import { api, customerPath } from '../../../lib/api';
+import { dateTime } from '../../../lib/time';
 import { useSubmit } from '../../../lib/use-submit';
 import { DateTimeField, epochOf, localDateTime } from '../date-time-field';
 
@@ -18,6 +19,7 @@ export function ReplayDialog({ webhook, onReplayed, onClose }: { webhook: Webhoo
   const { busy, error, submit } = useSubmit(async () => {
     const from = epochOf(since);
     if (from === undefined || Number.isNaN(from)) throw new Error('Give the date and time to send the events again from (Since).');
+    if (from > Date.now()) throw new Error(`Since (${dateTime(from)}) is still to come: give a past date and time.`);
     await api.post(customerPath(`/webhooks/${encodeURIComponent(webhook.webhook_id)}/replay`), { since: from });
     onReplayed(from);
   });

@@ -14,8 +14,9 @@ export interface Deliveries {
   /** Reads them again now. */
   refresh: () => Promise<void>;
   /**
-   * Reads them after `firstMs`, then every second while one is pending (15 s at most): a test or a
-   * replay is sent within moments, and its outcome shows without asking.
+   * Reads them after `firstMs`, then every second until a new delivery is listed and none is
+   * pending (15 s at most): a test or a replay is sent within moments, and its outcome shows
+   * without asking.
    */
   follow: (firstMs: number) => void;
 }
@@ -26,6 +27,8 @@ export function useDeliveries(webhookId: string): Deliveries {
   const [error, setError] = useState<unknown>();
   const [loading, setLoading] = useState(false);
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const latest = useRef<WebhookDelivery[] | undefined>(undefined);
+  latest.current = items;
   const read = useCallback(async (): Promise<WebhookDelivery[] | undefined> => {
     setLoading(true);
     try {
@@ -43,9 +46,12 @@ export function useDeliveries(webhookId: string): Deliveries {
   const follow = useCallback(
     (firstMs: number) => {
       clearTimeout(timer.current);
+      const newestBefore = latest.current?.[0]?.delivery_id;
+      // Until the action's delivery is listed (a replay's first batch takes a moment to be made) and none is pending.
+      const waiting = (items: WebhookDelivery[]) => items[0]?.delivery_id === newestBefore || items.some((d) => d.status === 'PENDING');
       const step = (left: number) => async () => {
         const items = await read();
-        if (left > 1 && items?.some((d) => d.status === 'PENDING')) timer.current = setTimeout(step(left - 1), FOLLOW_MS);
+        if (left > 1 && (items === undefined || waiting(items))) timer.current = setTimeout(step(left - 1), FOLLOW_MS);
       };
       timer.current = setTimeout(step(FOLLOW_READS), firstMs);
     },

@@ -6,6 +6,7 @@ import { ErrorMessage } from '../../../components/error-message';
 import { api, customerPath } from '../../../lib/api';
 import { dateTime } from '../../../lib/time';
 import { DeliveriesTable } from './deliveries-table';
+import { EventTypes } from './event-types';
 import type { WebhookWithSecret } from './new-webhook-dialog';
 import { ReplayDialog } from './replay-dialog';
 import { useDeliveries } from './use-deliveries';
@@ -62,7 +63,9 @@ export function WebhookDetail({ webhook, onChanged, onStatus, onRotated, onDelet
       <h3 class="mono webhook-title">{webhook.url}</h3>
       <dl class="details webhook-details">
         <dt>Events</dt>
-        <dd class="mono">{webhook.event_types.join(', ')}</dd>
+        <dd>
+          <EventTypes types={webhook.event_types} />
+        </dd>
         <dt>State</dt>
         <dd>
           <WebhookState webhook={webhook} />
@@ -101,7 +104,7 @@ export function WebhookDetail({ webhook, onChanged, onStatus, onRotated, onDelet
           onReplayed={(since) => {
             setDialog(undefined);
             onStatus(`Replaying the events since ${dateTime(since)}: their deliveries are listed below as they are sent.`);
-            deliveries.follow(FIRST_BATCH_MS);
+            deliveries.follow(FIRST_READ_MS);
           }}
         />
       )}
@@ -133,5 +136,5 @@ export function WebhookDetail({ webhook, onChanged, onStatus, onRotated, onDelet
   );
 }
 
-/** After a replay, the first read of the deliveries: time for the deliverer to send the first batch. */
-const FIRST_BATCH_MS = 1000;
+/** After a replay, the first read of the deliveries: a moment for the deliverer to make the first batch. */
+const FIRST_READ_MS = 500;

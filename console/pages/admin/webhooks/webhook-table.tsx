@@ -1,5 +1,6 @@
 import type { Webhook } from '../../../../src/client/webhooks';
 import { Table } from '../../../components/table';
+import { EventTypes } from './event-types';
 import { webhookRoute } from './webhook-route';
 import { WebhookState } from './webhook-state';
 
@@ -19,7 +20,7 @@ export function WebhookTable({ webhooks }: { webhooks: readonly Webhook[] }) {
             </a>
           ),
         },
-        { header: 'Events', cell: (w) => <span class="mono">{w.event_types.join(', ')}</span> },
+        { header: 'Events', cell: (w) => <EventTypes types={w.event_types} /> },
         { header: 'State', cell: (w) => <WebhookState webhook={w} /> },
         { header: 'Description', cell: (w) => w.description },
       ]}
