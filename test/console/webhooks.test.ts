@@ -49,7 +49,7 @@ describe('the Admin page: webhooks', () => {
     // Every type the API takes, none chosen.
     await dialog.getByRole('group', { name: 'Events' }).waitFor();
     const boxes = dialog.getByRole('group', { name: 'Events' }).getByRole('checkbox');
-    expect(await boxes.evaluateAll((inputs) => inputs.map((i) => [i.parentElement!.textContent, (i as HTMLInputElement).checked]))).toEqual(
+    expect(await boxes.evaluateAll((inputs) => inputs.map((i) => [i.parentElement!.textContent, (i as unknown as { checked: boolean }).checked]))).toEqual(
       WEBHOOK_EVENT_TYPES.map((type) => [type, false]),
     );
     // Link-local is refused even where loopback is allowed (docs/webhooks.md "URLs").

@@ -1,0 +1,54 @@
+import { useEffect, useState } from 'preact/hooks';
+import type { Alert } from '../../../../src/client/alerts';
+import { api, customerPath } from '../../../lib/api';
+import { followEventStream } from '../../../lib/follow-stream';
+import { can } from '../../../lib/session';
+import { OpenAlerts } from './open-alerts';
+
+export interface OpenAlertsView {
+  /** Newest opened first; undefined until first read. */
+  alerts: Alert[] | undefined;
+  /** Why the list could not be read, or why it is not updating (the stream failed; it reconnects). */
+  error: unknown;
+}
+
+const readOpen = async () => (await api.get<{ items: Alert[] }>(customerPath('/alerts?state=OPEN'))).items;
+
+/**
+ * The open alerts, kept current by the live stream with `?alerts=true` (docs/alerts.md): read
+ * when each connection opens, changed by each `event: alert` frame. The stream needs
+ * `event.read`; without it the list is read once.
+ */
+export function useOpenAlerts(): OpenAlertsView {
+  const [view, setView] = useState<OpenAlertsView>({ alerts: undefined, error: undefined });
+  useEffect(() => {
+    const controller = new AbortController();
+    const open = new OpenAlerts<Alert>();
+    const show = (error: unknown) => setView({ alerts: open.loaded ? open.current() : undefined, error });
+    const list = (connection: number) =>
+      readOpen().then(
+        (alerts) => open.listed(connection, alerts) && show(undefined),
+        (failure) => open.listed(connection, undefined) && show(failure),
+      );
+    if (!can('event.read')) {
+      void list(open.connected());
+      return () => controller.abort();
+    }
+    void followEventStream(customerPath('/events/stream?alerts=true'), {
+      signal: controller.signal,
+      onOpen: () => void list(open.connected()),
+      onItems: (items) => {
+        let changed = false;
+        for (const item of items) {
+          if (item.kind !== 'event' || item.event !== 'alert') continue;
+          open.frame(JSON.parse(item.data) as Alert);
+          changed = true;
+        }
+        if (changed) show(undefined);
+      },
+      onBreak: (failure) => failure !== undefined && show(failure),
+    });
+    return () => controller.abort();
+  }, []);
+  return view;
+}
