@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectAccessible, launchBrowser, openConsole, saveScreenshots, signIn, type ConsolePage } from '../helpers/browser.js';
 import { GatewayClients, provisionGateway, type TestGateway } from '../helpers/mqtt.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, CUSTOMER, startTestServer, type TestServer } from '../helpers/server.js';
+import { openSse } from '../helpers/sse.js';
 import { insertGateway, selectRows } from '../helpers/store-rows.js';
 import { until } from '../helpers/until.js';
 
@@ -81,6 +82,30 @@ describe('the Alerts panel of the Gateways board', () => {
       await expect.poll(() => listed(page), { timeout: 5000 }).toEqual(['Low battery Scanner ring-7 opened just nowBattery at 9 %, below 20 %; last heard through Dock 1']);
       expect(problems).toEqual([]);
     } finally {
+      await close();
+    }
+  });
+
+  it('shows the open alerts and why they are not updating when the stream is refused, and goes live once a place is free', async () => {
+    const user = await t.createUser('USER_ROLE', 'streams@example.com');
+    // A user may hold 10 streams on an instance (docs/events.md): the board's is the 11th.
+    const held = await Promise.all(Array.from({ length: 10 }, () => openSse(t.url, `/${CUSTOMER}/events/stream`, { token: user.token })));
+    const { page, problems, close } = await openConsole(browser, t.url, '#/gateways');
+    try {
+      await signIn(page, 'streams@example.com', 'user-password-123');
+      await expect.poll(() => listed(page)).toEqual(['Low battery Scanner ring-7 opened just nowBattery at 9 %, below 20 %; last heard through Dock 1']);
+      expect(await panel(page).getByRole('alert').textContent()).toBe(
+        'You have 10 live event streams open on this server, as many as a user may: close one (or reuse it with a gateway filter on the client\'s side) before opening another.',
+      );
+      await expectAccessible(page);
+      held.pop()!.close();
+      // The panel tries again after 0.25, 1, 2, then every 5 s; once live, it follows the alerts again.
+      await expect.poll(() => panel(page).getByRole('alert').count(), { timeout: 15_000 }).toBe(0);
+      await battery(40);
+      await expect.poll(() => panel(page).textContent(), { timeout: 5000 }).toBe('AlertsNo open alerts.');
+      expect(new Set(problems)).toEqual(new Set(['Failed to load resource: the server responded with a status of 429 (Too Many Requests)']));
+    } finally {
+      held.forEach((connection) => connection.close());
       await close();
     }
   });

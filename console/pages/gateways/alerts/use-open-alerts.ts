@@ -24,11 +24,14 @@ export function useOpenAlerts(): OpenAlertsView {
   useEffect(() => {
     const controller = new AbortController();
     const open = new OpenAlerts<Alert>();
-    const show = (error: unknown) => setView({ alerts: open.loaded ? open.current() : undefined, error });
+    // Why the list could not be read; why the stream is not live (it reconnects meanwhile).
+    let listError: unknown;
+    let streamError: unknown;
+    const show = () => setView({ alerts: open.loaded ? open.current() : undefined, error: listError ?? streamError });
     const list = (connection: number) =>
       readOpen().then(
-        (alerts) => open.listed(connection, alerts) && show(undefined),
-        (failure) => open.listed(connection, undefined) && show(failure),
+        (alerts) => open.listed(connection, alerts) && ((listError = undefined), show()),
+        (failure) => open.listed(connection, undefined) && ((listError = failure), show()),
       );
     if (!can('event.read')) {
       void list(open.connected());
@@ -36,7 +39,10 @@ export function useOpenAlerts(): OpenAlertsView {
     }
     void followEventStream(customerPath('/events/stream?alerts=true'), {
       signal: controller.signal,
-      onOpen: () => void list(open.connected()),
+      onOpen: () => {
+        streamError = undefined;
+        void list(open.connected());
+      },
       onItems: (items) => {
         let changed = false;
         for (const item of items) {
@@ -44,9 +50,15 @@ export function useOpenAlerts(): OpenAlertsView {
           open.frame(JSON.parse(item.data) as Alert);
           changed = true;
         }
-        if (changed) show(undefined);
+        if (changed) show();
       },
-      onBreak: (failure) => failure !== undefined && show(failure),
+      onBreak: (failure) => {
+        if (failure === undefined) return;
+        streamError = failure;
+        show();
+        // A stream refused (429: the user's streams are all taken) still leaves the list to show, without updates.
+        if (!open.loaded) void list(open.connected());
+      },
     });
     return () => controller.abort();
   }, []);
