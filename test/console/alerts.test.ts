@@ -109,4 +109,17 @@ describe('the Alerts panel of the Gateways board', () => {
       await close();
     }
   });
+
+  it('lists five alerts and the rest on Show all', async () => {
+    const { page } = board;
+    // One message of a gateway flushing its buffer: six scanners low at once.
+    const events = [1, 2, 3, 4, 5, 6].map((n) => ({ id: randomUUID(), type: 'telemetry', device_id: `ring-${10 + n}`, device_battery: n }));
+    await client.publishAsync(dock.topic, JSON.stringify(events), { qos: 1 });
+    await expect.poll(() => listed(page), { timeout: 5000 }).toHaveLength(5);
+    await page.getByRole('button', { name: 'Show all 6' }).click();
+    expect((await listed(page)).map((text) => text.split(' opened')[0]).sort()).toEqual([11, 12, 13, 14, 15, 16].map((n) => `Low battery Scanner ring-${n}`));
+    await page.getByRole('button', { name: 'Show fewer' }).click();
+    expect(await listed(page)).toHaveLength(5);
+    expect(board.problems).toEqual([]);
+  });
 });

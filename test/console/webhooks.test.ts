@@ -87,6 +87,28 @@ describe('the Admin page: webhooks', () => {
     admin.problems.length = 0;
   });
 
+  it('is used by keyboard alone: the dialog takes the focus and gives it back on Escape, the URL opens the webhook', async () => {
+    const { page } = admin;
+    await page.getByRole('button', { name: 'New webhook' }).focus();
+    await page.keyboard.press('Enter');
+    const dialog = page.getByRole('dialog', { name: 'New webhook' });
+    await expect.poll(() => page.evaluate('document.activeElement?.labels?.[0]?.textContent')).toBe('URL');
+    await page.keyboard.type('https://example.com/hook');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Space');
+    expect(await dialog.getByRole('checkbox', { name: 'event.scan' }).isChecked()).toBe(true);
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    expect(await page.evaluate('document.activeElement.textContent')).toBe('New webhook');
+    await page.getByRole('link', { name: receiver.url }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: receiver.url, level: 3 }).waitFor();
+    await page.getByRole('link', { name: 'All webhooks' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('button', { name: 'New webhook' }).waitFor();
+    expect(admin.problems).toEqual([]);
+  });
+
   it('Send test: the receiver gets a verified webhook.test, and the deliveries show it succeeded with its latency', async () => {
     const { page } = admin;
     await page.getByRole('link', { name: receiver.url }).click();
@@ -98,7 +120,7 @@ describe('the Admin page: webhooks', () => {
     expect(message.verifiedBy).toEqual([0]);
     // The table follows the delivery until it is no longer pending, without Refresh.
     await expect
-      .poll(() => deliveries(page))
+      .poll(() => deliveries(page), { timeout: 5000 })
       .toEqual([['webhook.test', 'Succeeded', '200', expect.stringMatching(/^\d+ ms$/), '1', '—', expect.any(String), message.id]]);
     expect(await page.getByRole('status').filter({ hasText: 'Queued' }).textContent()).toBe('Queued a test message (webhook.test): its delivery is listed below.');
     await expectAccessible(page);
@@ -122,7 +144,7 @@ describe('the Admin page: webhooks', () => {
     await dialog.waitFor({ state: 'detached' });
     await receiver.waitFor((r) => r.events().length >= 3);
     expect(receiver.events().map((e) => e.id)).toEqual(earlier);
-    await expect.poll(() => deliveries(page).then((rows) => rows.map((r) => [r[0], r[1]]))).toEqual([
+    await expect.poll(() => deliveries(page).then((rows) => rows.map((r) => [r[0], r[1]])), { timeout: 5000 }).toEqual([
       ['event.batch', 'Succeeded'],
       ['webhook.test', 'Succeeded'],
     ]);

@@ -2,9 +2,9 @@ import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { WebhookDelivery } from '../../../../src/client/webhooks';
 import { api, customerPath } from '../../../lib/api';
 
-/** How often deliveries are read again while one is pending after a test or replay, and for how many reads at most. */
-const FOLLOW_MS = 1000;
-const FOLLOW_READS = 15;
+/** How often deliveries are read again after a test or replay, and for how many reads at most (15 s). */
+const FOLLOW_MS = 500;
+const FOLLOW_READS = 30;
 
 export interface Deliveries {
   /** Newest first, as the API lists them (the newest 500 and every pending one); undefined until read. */
@@ -14,7 +14,7 @@ export interface Deliveries {
   /** Reads them again now. */
   refresh: () => Promise<void>;
   /**
-   * Reads them after `firstMs`, then every second until a new delivery is listed and none is
+   * Reads them after `firstMs`, then every half second until a new delivery is listed and none is
    * pending (15 s at most): a test or a replay is sent within moments, and its outcome shows
    * without asking.
    */
