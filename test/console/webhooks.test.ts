@@ -6,6 +6,7 @@ import { expectAccessible, launchBrowser, openConsole, saveScreenshots, signIn, 
 import { eventRow } from '../helpers/events.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, CUSTOMER, startTestServer, type TestServer } from '../helpers/server.js';
 import { insertEvents } from '../helpers/store-rows.js';
+import { until } from '../helpers/until.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 // The Admin page's Webhooks section (docs/console.md "Webhooks"): a real serve that may deliver to
@@ -194,5 +195,29 @@ describe('the Admin page: webhooks', () => {
     expect((await t.admin.get<{ items: object[] }>(`/${CUSTOMER}/webhooks`)).items).toEqual([]);
     expect(admin.problems).toEqual([]);
     await openAdminSection(page, 'Users');
+  });
+
+  it('says why the service disabled a webhook, and Enable resumes it', async () => {
+    const { page } = admin;
+    const gone = await new WebhookReceiver().start();
+    try {
+      gone.answer = () => 410;
+      const created = await t.admin.post<{ webhook_id: string; secret: string }>(`/${CUSTOMER}/webhooks`, { url: gone.url, event_types: ['event.scan'] });
+      gone.secrets = [created.secret];
+      await t.admin.post(`/${CUSTOMER}/webhooks/${created.webhook_id}/test`);
+      await until(() => t.admin.get<{ enabled: boolean }>(`/${CUSTOMER}/webhooks/${created.webhook_id}`), (w) => !w.enabled);
+      await openAdminSection(page, 'Webhooks');
+      await expect.poll(() => row(page, gone.url).getByRole('cell').allTextContents()).toEqual(['event.scan', 'Disabled by the service: the receiver answered 410 Gone', '']);
+      await expectAccessible(page);
+      await saveScreenshots(page, 'admin-webhooks-disabled');
+      await page.getByRole('link', { name: gone.url }).click();
+      await expect.poll(() => deliveries(page).then((rows) => rows.map((r) => r.slice(0, 5)))).toEqual([['webhook.test', 'Failed', '410', expect.stringMatching(/^\d+ ms$/), '1']]);
+      await page.getByRole('button', { name: 'Enable' }).click();
+      await page.getByRole('button', { name: 'Disable' }).waitFor();
+      expect(await t.admin.get<{ enabled: boolean; disabled_reason: null }>(`/${CUSTOMER}/webhooks/${created.webhook_id}`)).toMatchObject({ enabled: true, disabled_reason: null });
+      expect(admin.problems).toEqual([]);
+    } finally {
+      await gone.stop();
+    }
   });
 });

@@ -27,6 +27,7 @@ export function useDeliveries(webhookId: string): Deliveries {
   const [error, setError] = useState<unknown>();
   const [loading, setLoading] = useState(false);
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const following = useRef(0);
   const latest = useRef<WebhookDelivery[] | undefined>(undefined);
   latest.current = items;
   const read = useCallback(async (): Promise<WebhookDelivery[] | undefined> => {
@@ -46,12 +47,14 @@ export function useDeliveries(webhookId: string): Deliveries {
   const follow = useCallback(
     (firstMs: number) => {
       clearTimeout(timer.current);
+      // A read in flight when the webhook goes (deleted, or another shown) must not schedule the next.
+      const run = ++following.current;
       const newestBefore = latest.current?.[0]?.delivery_id;
       // Until the action's delivery is listed (a replay's first batch takes a moment to be made) and none is pending.
       const waiting = (items: WebhookDelivery[]) => items[0]?.delivery_id === newestBefore || items.some((d) => d.status === 'PENDING');
       const step = (left: number) => async () => {
         const items = await read();
-        if (left > 1 && (items === undefined || waiting(items))) timer.current = setTimeout(step(left - 1), FOLLOW_MS);
+        if (run === following.current && left > 1 && (items === undefined || waiting(items))) timer.current = setTimeout(step(left - 1), FOLLOW_MS);
       };
       timer.current = setTimeout(step(FOLLOW_READS), firstMs);
     },
@@ -59,7 +62,10 @@ export function useDeliveries(webhookId: string): Deliveries {
   );
   useEffect(() => {
     void read();
-    return () => clearTimeout(timer.current);
+    return () => {
+      following.current++;
+      clearTimeout(timer.current);
+    };
   }, [read]);
   return { items, error, loading, refresh: async () => void (await read()), follow };
 }
