@@ -9,6 +9,9 @@ const KINDS: Record<string, string> = {
   station_silent: 'Station silent',
 };
 
+/** A gateway gone silent stops scans reaching the service; the other kinds warn of what comes. */
+export const kindTone = (kind: string) => (kind === 'gateway_offline' ? 'bad' : 'warning');
+
 export function kindInWords(kind: string): string {
   return KINDS[kind] ?? kind.charAt(0).toUpperCase() + kind.slice(1).replace(/_/g, ' ');
 }

@@ -4,7 +4,7 @@ import { Badge } from '../../../components/badge';
 import { Button } from '../../../components/button';
 import { ErrorMessage } from '../../../components/error-message';
 import { ago, dateTime } from '../../../lib/time';
-import { detailsLine, kindInWords, subjectOf } from './alert-text';
+import { detailsLine, kindInWords, kindTone, subjectOf } from './alert-text';
 import { useOpenAlerts } from './use-open-alerts';
 
 /** Alerts listed before `Show all`: the panel stays a strip above the board however many are open. */
@@ -40,7 +40,7 @@ export function AlertsPanel({ gateways }: { gateways: readonly Gateway[] | undef
         <ul class="alert-list">
           {shown!.map((alert) => (
             <li key={alert.alert_id}>
-              <Badge tone="bad">{kindInWords(alert.kind)}</Badge> <strong class="alert-subject">{subjectOf(alert, nameOf)}</strong>{' '}
+              <Badge tone={kindTone(alert.kind)}>{kindInWords(alert.kind)}</Badge> <strong class="alert-subject">{subjectOf(alert, nameOf)}</strong>{' '}
               <span class="muted nowrap">
                 opened{' '}
                 <time dateTime={new Date(alert.opened).toISOString()} title={dateTime(alert.opened)}>
