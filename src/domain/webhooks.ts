@@ -3,21 +3,7 @@ import { addressMatcher } from './addresses.js';
 
 /** The rules of webhooks (docs/webhooks.md): what they subscribe to, where they may point, how deliveries are retried. */
 
-/** Every type a webhook may subscribe to (`event_types`). */
-export const WEBHOOK_EVENT_TYPES = [
-  'event.scan',
-  'event.telemetry',
-  'gateway.connectivity',
-  'command.status',
-  'alert.opened',
-  'alert.resolved',
-  'job.completed',
-] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
-
-export function isWebhookEventType(value: string): value is WebhookEventType {
-  return (WEBHOOK_EVENT_TYPES as readonly string[]).includes(value);
-}
+export { WEBHOOK_EVENT_TYPES, isWebhookEventType, type WebhookEventType } from './webhook-event-types.js';
 
 /**
  * The type of a message of stored events: `data` holds up to EVENTS_PER_MESSAGE of them, of the

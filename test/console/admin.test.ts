@@ -36,7 +36,7 @@ describe('the Admin page: users', () => {
     await row(page, ADMIN_EMAIL).waitFor();
     expect(new URL(page.url()).hash).toBe('#/admin/users');
     expect(await page.title()).toBe('Users · Admin · scanhub');
-    expect(await page.getByRole('navigation', { name: 'Admin' }).getByRole('link').allTextContents()).toEqual(['Users', 'Roles', 'API keys', 'Audit log', 'Retention']);
+    expect(await page.getByRole('navigation', { name: 'Admin' }).getByRole('link').allTextContents()).toEqual(['Users', 'Roles', 'API keys', 'Audit log', 'Retention', 'Webhooks']);
     expect(await page.getByRole('link', { name: 'Users', exact: true }).getAttribute('aria-current')).toBe('page');
     expect(await page.getByRole('table', { name: 'Users' }).getByRole('columnheader').allTextContents()).toEqual(['Email', 'Name', 'Roles', 'Created', 'Actions']);
     const cells = await row(page, ADMIN_EMAIL).getByRole('cell').allTextContents();
@@ -205,7 +205,7 @@ describe('the Admin page for a session without some permissions', () => {
     // The console decides what to offer from /me's permissions, kept with the session: take some away.
     await page.evaluate(`(() => {
       const session = JSON.parse(sessionStorage.getItem('scanhub.session'));
-      const taken = ['apikey.write', 'audit.read', 'retention.write'];
+      const taken = ['apikey.write', 'audit.read', 'retention.write', 'webhook.write'];
       session.user.permissions = session.user.permissions.filter((p) => !taken.includes(p));
       sessionStorage.setItem('scanhub.session', JSON.stringify(session));
     })()`);

@@ -4,6 +4,7 @@ import { AuditSection } from './audit-section';
 import { RetentionSection } from './retention-section';
 import { RolesSection } from './roles-section';
 import { UsersSection } from './users-section';
+import { WebhooksSection } from './webhooks/webhooks-section';
 
 /** A section of the Admin page: its route below `/admin`, its link, and the permission it needs to be offered. */
 export interface AdminSection {
@@ -20,4 +21,5 @@ export const ADMIN_SECTIONS: AdminSection[] = [
   { path: '/admin/api-keys', title: 'API keys', permission: 'apikey.write', component: ApiKeysSection },
   { path: '/admin/audit', title: 'Audit log', permission: 'audit.read', component: AuditSection },
   { path: '/admin/retention', title: 'Retention', permission: 'retention.read', component: RetentionSection },
+  { path: '/admin/webhooks', title: 'Webhooks', permission: 'webhook.write', component: WebhooksSection },
 ];

@@ -9,6 +9,7 @@ import { Pager } from '../../components/pager';
 import { StatusMessage } from '../../components/status-message';
 import { api, customerPath } from '../../lib/api';
 import { can } from '../../lib/session';
+import { AlertsPanel } from './alerts/alerts-panel';
 import { CertificateDialog } from './certificate-dialog';
 import type { GatewayAction } from './gateway-actions';
 import { searchable, search } from './gateway-search';
@@ -88,6 +89,7 @@ export function GatewaysPage() {
           </Button>
         )}
       </PageHeading>
+      <AlertsPanel gateways={list.gateways} />
       <GatewaySearch
         value={query}
         onValue={(value) => {

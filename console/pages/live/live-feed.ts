@@ -1,6 +1,7 @@
 import type { ApiEvent } from '../../../src/client/events';
 import { ApiError, customerPath } from '../../lib/api';
-import { readEventStream, type StreamItem } from '../../lib/event-stream';
+import type { StreamItem } from '../../lib/event-stream';
+import { followEventStream } from '../../lib/follow-stream';
 import { RateHistory } from './rate-history';
 
 /**
@@ -12,8 +13,6 @@ export const LIVE_ROWS = 200;
 export const RATE_SECONDS = 300;
 /** How often new scans reach the table: at 500 a second, a render per 125 rather than per scan. */
 const FLUSH_MS = 250;
-/** Waits before connecting again after a failure: at once for the first, then longer. */
-const RETRY_MS = [250, 1000, 2000, 5000];
 
 export type FeedState = 'connecting' | 'live' | 'reconnecting' | 'stopped';
 
@@ -31,12 +30,6 @@ export interface FeedView {
   /** Scans received since the page opened, or since the gateway filter changed. */
   total: number;
 }
-
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
-  });
 
 /**
  * The customer's scans as they are stored: the live event stream read with fetch, reconnected with
@@ -104,24 +97,22 @@ export class LiveFeed {
     this.state = 'stopped';
   }
 
-  private async run(signal: AbortSignal): Promise<void> {
+  private run(signal: AbortSignal): Promise<void> {
     const path = customerPath(`/events/stream${this.gatewayId ? `?gateway_id=${encodeURIComponent(this.gatewayId)}` : ''}`);
-    for (let failures = 0; !signal.aborted; ) {
-      try {
-        await readEventStream(path, { lastEventId: this.lastId, signal, onOpen: () => this.setState('live', undefined), onItems: (items) => this.take(items) });
-        // The server ended the stream (shutting down, or this reader fell behind): go on where it stopped.
-        failures = 0;
-        this.setState('reconnecting', undefined);
-      } catch (failure) {
-        if (signal.aborted) return;
+    return followEventStream(path, {
+      signal,
+      lastEventId: () => this.lastId,
+      onOpen: () => this.setState('live', undefined),
+      onItems: (items) => this.take(items),
+      onBreak: (failure, final) => {
         // 401 ends the session (the shell signs in again); 403, the role lost event.read: both are final.
-        if (failure instanceof ApiError && (failure.status === 401 || failure.status === 403)) return this.setState('stopped', failure);
+        if (final) return this.setState('stopped', failure);
         // 400 for Last-Event-ID: the deployment does not know that position (a restored backup); go on from now.
         if (failure instanceof ApiError && failure.status === 400 && this.lastId) this.lastId = undefined;
+        // Without a failure, the server ended the stream (shutting down, or this reader fell behind): go on where it stopped.
         this.setState('reconnecting', failure);
-      }
-      await sleep(RETRY_MS[Math.min(failures++, RETRY_MS.length - 1)]!, signal);
-    }
+      },
+    });
   }
 
   private take(items: StreamItem[]): void {
