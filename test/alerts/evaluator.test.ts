@@ -99,6 +99,27 @@ describe('alert rules evaluated by serve', () => {
     });
   });
 
+  it('a stream with events=false carries the alert frames and no event; events=false alone is refused', async () => {
+    const alertsOnly = await openSse(t.url, `/${CUSTOMER}/events/stream?alerts=true&events=false`, { token: t.adminToken });
+    const everything = await openSse(t.url, `/${CUSTOMER}/events/stream?alerts=true`, { token: t.adminToken });
+    await t.admin.post(`/${CUSTOMER}/alert-rules`, { kind: 'device_low_battery', below_percent: 15 });
+    await insertEvents(t, CUSTOMER, [eventRow({ created: Date.now(), device_id: 'ring-9', device_battery: 3 })]);
+    const isOpening = (item: (typeof alertsOnly.items)[number]) => item.kind === 'event' && item.event === 'alert' && item.data.includes('"ring-9"');
+    await everything.until(() => everything.items.filter(isOpening).length === 2 && everything.events().some((e) => e.id !== undefined), 'the event and the alerts');
+    await alertsOnly.until(() => alertsOnly.items.filter(isOpening).length === 2, 'the two alerts');
+    // ring-9 opens an alert under this rule and under the one of the test before (below 20): two alert frames, no event.
+    expect(alertsOnly.items.filter((item) => item.kind === 'event').map((item) => item.kind === 'event' && [item.event, item.id])).toEqual([
+      ['alert', undefined],
+      ['alert', undefined],
+    ]);
+    alertsOnly.close();
+    everything.close();
+    expect(await call(t.url, 'GET', `/${CUSTOMER}/events/stream?events=false`, { authorization: bearer(t.adminToken) })).toMatchObject({
+      status: 400,
+      body: error('Bad Request', 'Query "events=false" without "alerts=true" asks for a stream of nothing: add alerts=true for the alerts alone, or leave events out.'),
+    });
+  });
+
   it('refuses a rule naming what the customer does not have, and a USER_ROLE caller', async () => {
     const answer = await call(t.url, 'POST', `/${CUSTOMER}/alert-rules`, { authorization: bearer(t.adminToken), json: { kind: 'station_silent', gateway_ids: ['x'], after_seconds: 60 } });
     expect(answer).toMatchObject({ status: 400, body: error('Bad Request', 'Body field "gateway_ids" names "x", which is no gateway of the customer.') });

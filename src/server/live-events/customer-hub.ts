@@ -66,7 +66,8 @@ export class CustomerHub {
         const read = await this.events.store.eventLog.after(this.customerId, this.position, this.events.options.readLimit);
         if (this.stopped) return;
         this.position = laterPosition(this.position, read.reached);
-        if (read.events.length > 0) {
+        // Frames only for streams that take events: a hub of alert-only streams just keeps its position.
+        if (read.events.length > 0 && this.live.size > 0) {
           const events = read.events.map((event) => frameOf(this.events.key, this.customerId, event));
           // The frames of the read as one buffer, encoded once: a stream that takes them all writes it as it is.
           const batch: LiveBatch = { events, bytes: Buffer.from(events.map((event) => event.frame).join('')) };

@@ -4,7 +4,7 @@ import type { StreamPosition } from '../../domain/stream-cursor.js';
 import type { Signal, Store } from '../../store/ports/index.js';
 import { CustomerHub } from './customer-hub.js';
 import { DEFAULT_LIVE_EVENT_OPTIONS, type LiveEventOptions } from './frames.js';
-import { LiveStream, type AccessCheck, type LiveStreamHost } from './live-stream.js';
+import { LiveStream, type AccessCheck, type LiveStreamHost, type StreamWants } from './live-stream.js';
 
 export { DEFAULT_LIVE_EVENT_OPTIONS, type LiveEventOptions } from './frames.js';
 
@@ -58,7 +58,7 @@ export class LiveEvents extends EventEmitter implements LiveStreamHost {
     resumedFrom: string | undefined,
     access: AccessCheck,
     holder: { id: string; limit: number },
-    alerts = false,
+    wants: StreamWants = { alerts: false, events: true },
   ): Promise<LiveStream> {
     if (this.closed) throw new Error('the server is shutting down');
     const holding = this.held.get(holder.id) ?? 0;
@@ -70,7 +70,7 @@ export class LiveEvents extends EventEmitter implements LiveStreamHost {
       hub = new CustomerHub(this, customerId);
       this.hubs.set(customerId, hub);
     }
-    const stream = new LiveStream(this, hub, gatewayId, resumedFrom, access, alerts);
+    const stream = new LiveStream(this, hub, gatewayId, resumedFrom, access, wants);
     hub.members.add(stream);
     this.streams.add(stream);
     this.stats.open++;

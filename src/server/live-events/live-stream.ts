@@ -26,6 +26,12 @@ export interface StreamHub {
  * taken yet waits here; past `bufferBytes` the stream is cut off (a live one) or waits (one
  * catching up reads on only when the client took what it had).
  */
+/** What a stream carries: the events of the commit order, the alerts' frames, or both. */
+export interface StreamWants {
+  alerts: boolean;
+  events: boolean;
+}
+
 export class LiveStream extends Readable {
   /** Where this stream has read up to (events after it are still to send). */
   private position: StreamPosition = [];
@@ -42,8 +48,8 @@ export class LiveStream extends Readable {
     private readonly gatewayId: string | undefined,
     resumedFrom: string | undefined,
     private readonly access: AccessCheck,
-    /** The client asked for alerts (`?alerts=true`) beside the events. */
-    private readonly alerts = false,
+    /** What the client asked for: alerts (`?alerts=true`), events (unless `?events=false`). */
+    private readonly wants: StreamWants = { alerts: false, events: true },
   ) {
     super({ highWaterMark: 64 * 1024 });
     this.lastId = resumedFrom;
@@ -60,6 +66,11 @@ export class LiveStream extends Readable {
     this.push(': connected\n\n');
     this.heartbeat = setInterval(() => this.beat(), this.events.options.heartbeatMs);
     this.heartbeat.unref();
+    if (!this.wants.events) {
+      // Alerts only: the stream stays a member of the hub for them and never reads or receives events.
+      this.state = 'live';
+      return;
+    }
     this.state = 'catching-up';
     this.catchUp();
   }
@@ -69,12 +80,12 @@ export class LiveStream extends Readable {
     if (this.state === 'catching-up') this.catchUp();
   }
 
-  /** Events of the hub, in commit order; those up to this stream's position it has sent already. */
   /** An alert's frame, when this stream asked for alerts and goes on. */
   sendAlert(frame: string): void {
-    if (this.alerts && this.state !== 'finished') this.push(frame);
+    if (this.wants.alerts && this.state !== 'finished') this.push(frame);
   }
 
+  /** Events of the hub, in commit order; those up to this stream's position it has sent already. */
   deliver(batch: LiveBatch): void {
     if (this.state !== 'live') return;
     const { events } = batch;

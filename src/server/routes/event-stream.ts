@@ -25,7 +25,7 @@ export function registerEventStreamRoutes(app: FastifyInstance, ctx: ServerConte
   // Before the server waits for its connections to end: every stream ends now, saying where to resume.
   app.addHook('preClose', async () => live.close());
 
-  app.get<{ Params: { customer_id: string }; Querystring: { gateway_id?: string; alerts?: boolean } }>('/:customer_id/events/stream', {
+  app.get<{ Params: { customer_id: string }; Querystring: { gateway_id?: string; alerts?: boolean; events?: boolean } }>('/:customer_id/events/stream', {
     config: { access: { permission: 'event.read' } },
     schema: {
       operationId: 'streamEvents',
@@ -42,6 +42,11 @@ export function registerEventStreamRoutes(app: FastifyInstance, ctx: ServerConte
             type: 'boolean',
             default: false,
             description: 'Also each alert of the customer as it opens or resolves: an `event: alert` frame without an id, `data:` the alert as in GET /{customer_id}/alerts (docs/alerts.md).',
+          },
+          events: {
+            type: 'boolean',
+            default: true,
+            description: 'false with alerts=true: the alert frames and heartbeats only, no event (a board that shows open alerts need not receive every scan).',
           },
         },
         additionalProperties: false,
@@ -64,12 +69,15 @@ export function registerEventStreamRoutes(app: FastifyInstance, ctx: ServerConte
         ...errorResponses,
       },
       refusals: {
-        400: 'gateway_id is malformed, or Last-Event-ID is not the id of an event of this customer\'s stream (or names a position past every stored event).',
+        400: 'gateway_id is malformed, events=false without alerts=true, or Last-Event-ID is not the id of an event of this customer\'s stream (or names a position past every stored event).',
         429: `The user holds ${CONCURRENCY_LIMITS.liveStreamsPerUser} live streams on this instance already; Retry-After says when to try again.`,
       },
     },
     handler: async (request, reply) => {
       const customerId = request.params.customer_id;
+      if (request.query.events === false && request.query.alerts !== true) {
+        throw badRequest('Query "events=false" without "alerts=true" asks for a stream of nothing: add alerts=true for the alerts alone, or leave events out.');
+      }
       const resumedFrom = lastEventId(request.headers['last-event-id']);
       let from: StreamPosition | undefined;
       if (resumedFrom !== undefined) {
@@ -94,7 +102,7 @@ export function registerEventStreamRoutes(app: FastifyInstance, ctx: ServerConte
       const holder = { id: principalOf(request).user.id, limit: CONCURRENCY_LIMITS.liveStreamsPerUser };
       let stream;
       try {
-        stream = await live.open(customerId, request.query.gateway_id, from, resumedFrom, () => refusalNow(ctx, request), holder, request.query.alerts === true);
+        stream = await live.open(customerId, request.query.gateway_id, from, resumedFrom, () => refusalNow(ctx, request), holder, { alerts: request.query.alerts === true, events: request.query.events !== false });
       } catch (error) {
         if (!(error instanceof TooManyStreams)) throw error;
         throw tooManyRequests(

@@ -15,7 +15,7 @@ export interface OpenAlertsView {
 const readOpen = async () => (await api.get<{ items: Alert[] }>(customerPath('/alerts?state=OPEN'))).items;
 
 /**
- * The open alerts, kept current by the live stream with `?alerts=true` (docs/alerts.md): read
+ * The open alerts, kept current by the live stream with `?alerts=true&events=false` (docs/alerts.md): read
  * when each connection opens, changed by each `event: alert` frame. The stream needs
  * `event.read`; without it the list is read once.
  */
@@ -37,7 +37,7 @@ export function useOpenAlerts(): OpenAlertsView {
       void list(open.connected());
       return () => controller.abort();
     }
-    void followEventStream(customerPath('/events/stream?alerts=true'), {
+    void followEventStream(customerPath('/events/stream?alerts=true&events=false'), {
       signal: controller.signal,
       onOpen: () => {
         streamError = undefined;
