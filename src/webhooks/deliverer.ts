@@ -66,8 +66,15 @@ export class WebhookDeliverer {
     this.host.sender.close();
   }
 
+  /** Whether this instance delivers any webhook: commits then hand their events over (`events-committed` with `committed`). */
+  get following(): boolean {
+    return this.workers.size > 0;
+  }
+
   private heard(signal: Signal): void {
     if (signal.kind === 'events-committed') {
+      // Before the workers wake: a caught-up one then finds the commit's events in memory.
+      if (signal.committed) this.host.events.committed(signal.committed);
       const customers = new Set(signal.customers);
       for (const worker of this.workers.values()) if (customers.has(worker.customerId)) worker.wake(signal.through);
     } else if (signal.kind === 'webhook-changed') {

@@ -7,7 +7,7 @@ import { LocalSignals } from '../../../src/store/shared/local-signals.js';
 import { SqliteEvents } from '../../../src/store/sqlite/events.js';
 import { openDatabase } from '../../../src/store/sqlite/open.js';
 import { EVENT_COLUMNS } from '../../../src/domain/events.js';
-import { eventJson } from '../../../src/store/postgres/event-json.js';
+import { eventJson } from '../../../src/store/shared/event-json.js';
 import { eventRow, newestFirst } from '../../helpers/events.js';
 
 /** A blob as better-sqlite3 returns it for a read: a buffer of its own, the items followed by the room. */

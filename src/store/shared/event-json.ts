@@ -2,7 +2,8 @@ import { EVENT_COLUMNS, REAL_COLUMNS } from '../../domain/events.js';
 
 /**
  * An event's JSON as the SQLite store writes it (store/sqlite/event-json.ts: its members,
- * absent ones left out), so that both stores answer with the same bytes. Strings: SQLite escapes `"`, `\` and
+ * absent ones left out), so that both stores answer with the same bytes, and SQLite's ingest
+ * writer hands the events it stored to the server's thread as they would be read back. Strings: SQLite escapes `"`, `\` and
  * the control characters as JSON.stringify does (`\b \t \n \f \r`, else `\u00xx`) and writes
  * every other character as it is; stored text is well-formed, so JSON.stringify is the same.
  * Numbers: see realJson.
@@ -12,11 +13,11 @@ import { EVENT_COLUMNS, REAL_COLUMNS } from '../../domain/events.js';
 const KIND = EVENT_COLUMNS.map((column) => (REAL_COLUMNS.has(column) ? 'real' : column === 'created' ? 'integer' : 'text'));
 const MEMBER_NAMES = EVENT_COLUMNS.map((column) => `"${column}":`);
 
-/** One event's JSON from its values in EVENT_COLUMNS order. */
-export function eventJson(row: readonly unknown[]): string {
+/** One event's JSON from its values in EVENT_COLUMNS order, from `start` on (a stored row's values begin with its customer). */
+export function eventJson(row: readonly unknown[], start = 0): string {
   let json = '{';
   for (let i = 0; i < KIND.length; i++) {
-    const value = row[i];
+    const value = row[start + i];
     if (value === null || value === undefined) continue;
     if (json.length > 1) json += ',';
     json += MEMBER_NAMES[i];
