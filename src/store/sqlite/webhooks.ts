@@ -85,12 +85,7 @@ export class SqliteWebhooks implements WebhookRepository {
   }
 
   async enqueue(delivery: NewDelivery): Promise<void> {
-    this.db
-      .prepare(
-        `INSERT INTO webhook_deliveries (id, webhook_id, customer_id, type, attempts, status, created, from_position, upto_position, payload)
-         VALUES (@id, @webhook_id, @customer_id, @type, 0, 'PENDING', @created, @from_position, @upto_position, @payload)`,
-      )
-      .run(newDeliveryValues(delivery));
+    this.insertDelivery(delivery);
   }
 
   async head(webhookId: string): Promise<WebhookDelivery | undefined> {
@@ -100,13 +95,14 @@ export class SqliteWebhooks implements WebhookRepository {
     return row && toDelivery(row);
   }
 
-  async succeeded(outcome: AttemptOutcome): Promise<void> {
+  async succeeded(outcome: AttemptOutcome, next?: NewDelivery): Promise<void> {
     const { delivery } = outcome;
     this.db
       .transaction(() => {
         this.finish(outcome, 'SUCCEEDED', null);
         if (delivery.from && delivery.upto) {
-          this.db.prepare('UPDATE webhooks SET cursor = ? WHERE id = ? AND cursor = ?').run(JSON.stringify(delivery.upto), delivery.webhook_id, JSON.stringify(delivery.from));
+          const moved = this.db.prepare('UPDATE webhooks SET cursor = ? WHERE id = ? AND cursor = ?').run(JSON.stringify(delivery.upto), delivery.webhook_id, JSON.stringify(delivery.from));
+          if (next && moved.changes === 1) this.insertDelivery(next);
         }
         this.db.prepare('UPDATE webhooks SET failing_since = NULL WHERE id = ?').run(delivery.webhook_id);
         this.db
@@ -162,6 +158,15 @@ export class SqliteWebhooks implements WebhookRepository {
       (changed) => (changed && audit ? audit(toWebhookRecord(changed, this.box, key)) : undefined),
     );
     return row && toWebhookRecord(row, this.box, key);
+  }
+
+  private insertDelivery(delivery: NewDelivery): void {
+    this.db
+      .prepare(
+        `INSERT INTO webhook_deliveries (id, webhook_id, customer_id, type, attempts, status, created, from_position, upto_position, payload)
+         VALUES (@id, @webhook_id, @customer_id, @type, 0, 'PENDING', @created, @from_position, @upto_position, @payload)`,
+      )
+      .run(newDeliveryValues(delivery));
   }
 
   private finish(outcome: AttemptOutcome, status: string, nextAttempt: number | null): void {
