@@ -1,7 +1,7 @@
 import type { Transaction } from 'better-sqlite3';
 import { lastMessageDue } from '../../domain/connectivity.js';
 import { customersOf, emptyBatchResult, mergeSingle, planBatch, planParsed, settleBatch, type BatchPlan, type IngestGateway } from '../../domain/ingest-batch-plan.js';
-import { EVENT_COLUMNS } from '../../domain/events.js';
+import { STORED_EVENT_COLUMNS } from '../../domain/events.js';
 import { Outcome, type BatchResult, type CommittedEvents, type IngestMessage } from '../../domain/ingest.js';
 import type { GatewayReport } from '../../domain/payload.js';
 import type { CreatedWindow } from '../../domain/payload-limits.js';
@@ -145,9 +145,10 @@ function applyPlan(store: CommitStatements, plan: BatchPlan, handOff: boolean): 
   return result;
 }
 
-const GATEWAY_ID = 1 + EVENT_COLUMNS.indexOf('gateway_id');
+const GATEWAY_ID = STORED_EVENT_COLUMNS.indexOf('gateway_id');
+const PLAIN_TEXT = STORED_EVENT_COLUMNS.indexOf('plain_text');
 
 /** A stored row (STORED_EVENT_COLUMNS order) as the event log reads it back (event-log.ts): `[seq]`, its JSON, its gateway. */
 function committedEvent(row: readonly unknown[], seq: number): CommittedEvents['events'][number] {
-  return { customerId: row[0] as string, position: [seq], json: eventJson(row, 1), gatewayId: row[GATEWAY_ID] as string | null };
+  return { customerId: row[0] as string, position: [seq], json: eventJson(row, 1, row[PLAIN_TEXT] === 1), gatewayId: row[GATEWAY_ID] as string | null };
 }
