@@ -1,17 +1,23 @@
 import type { AuditEntry } from '../../domain/audit.js';
 import type { StreamPosition } from '../../domain/stream-cursor.js';
-import type { AttemptOutcome, AuditOf, NewDelivery, WebhookChange, WebhookDelivery, WebhookRecord, WebhookRepository } from '../ports/index.js';
+import type { AttemptOutcome, AuditOf, NewDelivery, SignalBus, WebhookChange, WebhookDelivery, WebhookRecord, WebhookRepository } from '../ports/index.js';
 import type { WebhookSecretBox } from '../shared/sealing.js';
 import { KEPT_DELIVERIES, newDeliveryValues, toDelivery, toWebhookRecord, toWebhookRow, type DeliveryRow, type WebhookRow } from '../shared/webhook-rows.js';
 import { audited } from './audit.js';
+import { BetweenCommits } from './between-commits.js';
 import type { Db } from './open.js';
 
 /** The webhooks and webhook_deliveries tables (migration 0020). */
 export class SqliteWebhooks implements WebhookRepository {
+  private readonly writes: BetweenCommits;
+
   constructor(
     private readonly db: Db,
     private readonly box: WebhookSecretBox,
-  ) {}
+    signals: SignalBus,
+  ) {
+    this.writes = new BetweenCommits(db, signals);
+  }
 
   async create(webhook: WebhookRecord, audit?: AuditEntry): Promise<void> {
     const row = toWebhookRow(webhook, this.box, await this.box.ready(), (enabled) => (enabled ? 1 : 0));
@@ -95,24 +101,30 @@ export class SqliteWebhooks implements WebhookRepository {
     return row && toDelivery(row);
   }
 
+  /**
+   * With the other successes of this turn in one write transaction, between two commits of the
+   * ingest writer (BetweenCommits): the webhooks of a customer finish their messages of the same
+   * events at about the same time, and each one's own transaction would wait for the writer's lock.
+   */
   async succeeded(outcome: AttemptOutcome, next?: NewDelivery): Promise<void> {
+    return this.writes.run(() => this.success(outcome, next));
+  }
+
+  /** One success, inside a transaction: SUCCEEDED, the cursor moved, the next batch queued, old deliveries dropped. */
+  private success(outcome: AttemptOutcome, next: NewDelivery | undefined): void {
     const { delivery } = outcome;
+    this.finish(outcome, 'SUCCEEDED', null);
+    if (delivery.from && delivery.upto) {
+      const moved = this.db.prepare('UPDATE webhooks SET cursor = ? WHERE id = ? AND cursor = ?').run(JSON.stringify(delivery.upto), delivery.webhook_id, JSON.stringify(delivery.from));
+      if (next && moved.changes === 1) this.insertDelivery(next);
+    }
+    this.db.prepare('UPDATE webhooks SET failing_since = NULL WHERE id = ?').run(delivery.webhook_id);
     this.db
-      .transaction(() => {
-        this.finish(outcome, 'SUCCEEDED', null);
-        if (delivery.from && delivery.upto) {
-          const moved = this.db.prepare('UPDATE webhooks SET cursor = ? WHERE id = ? AND cursor = ?').run(JSON.stringify(delivery.upto), delivery.webhook_id, JSON.stringify(delivery.from));
-          if (next && moved.changes === 1) this.insertDelivery(next);
-        }
-        this.db.prepare('UPDATE webhooks SET failing_since = NULL WHERE id = ?').run(delivery.webhook_id);
-        this.db
-          .prepare(
-            `DELETE FROM webhook_deliveries WHERE webhook_id = ? AND status <> 'PENDING' AND seq < (
-               SELECT min(seq) FROM (SELECT seq FROM webhook_deliveries WHERE webhook_id = ? AND status <> 'PENDING' ORDER BY seq DESC LIMIT ?))`,
-          )
-          .run(delivery.webhook_id, delivery.webhook_id, KEPT_DELIVERIES);
-      })
-      .immediate();
+      .prepare(
+        `DELETE FROM webhook_deliveries WHERE webhook_id = ? AND status <> 'PENDING' AND seq < (
+           SELECT min(seq) FROM (SELECT seq FROM webhook_deliveries WHERE webhook_id = ? AND status <> 'PENDING' ORDER BY seq DESC LIMIT ?))`,
+      )
+      .run(delivery.webhook_id, delivery.webhook_id, KEPT_DELIVERIES);
   }
 
   async failed(outcome: AttemptOutcome, nextAttempt: number): Promise<void> {
