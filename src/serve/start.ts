@@ -118,6 +118,7 @@ async function startOnStore(store: Store, options: ServeOptions, dataDir: string
     clock: ctx.clock,
     timings: options.webhooks,
     allowLoopback: options.webhookAllowLoopback,
+    keptEvents: options.webhookWindowEvents,
     instance: randomUUID(),
     log: app.log.child({ component: 'webhooks' }),
   });
