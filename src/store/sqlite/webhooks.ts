@@ -5,6 +5,7 @@ import type { WebhookSecretBox } from '../shared/sealing.js';
 import { KEPT_DELIVERIES, newDeliveryValues, toDelivery, toWebhookRecord, toWebhookRow, type DeliveryRow, type WebhookRow } from '../shared/webhook-rows.js';
 import { audited } from './audit.js';
 import { BetweenCommits } from './between-commits.js';
+import { prepared } from './statements.js';
 import type { Db } from './open.js';
 
 /** The webhooks and webhook_deliveries tables (migration 0020). */
@@ -35,7 +36,7 @@ export class SqliteWebhooks implements WebhookRepository {
   }
 
   async get(customerId: string, id: string): Promise<WebhookRecord | undefined> {
-    const row = this.db.prepare<[string, string], WebhookRow>('SELECT * FROM webhooks WHERE customer_id = ? AND id = ?').get(customerId, id);
+    const row = prepared(this.db, 'SELECT * FROM webhooks WHERE customer_id = ? AND id = ?').get(customerId, id) as WebhookRow | undefined;
     return row && toWebhookRecord(row, this.box, await this.box.ready());
   }
 
@@ -95,9 +96,7 @@ export class SqliteWebhooks implements WebhookRepository {
   }
 
   async head(webhookId: string): Promise<WebhookDelivery | undefined> {
-    const row = this.db
-      .prepare<[string], DeliveryRow>("SELECT * FROM webhook_deliveries WHERE webhook_id = ? AND status = 'PENDING' ORDER BY seq LIMIT 1")
-      .get(webhookId);
+    const row = prepared(this.db, "SELECT * FROM webhook_deliveries WHERE webhook_id = ? AND status = 'PENDING' ORDER BY seq LIMIT 1").get(webhookId) as DeliveryRow | undefined;
     return row && toDelivery(row);
   }
 
@@ -115,16 +114,15 @@ export class SqliteWebhooks implements WebhookRepository {
     const { delivery } = outcome;
     this.finish(outcome, 'SUCCEEDED', null);
     if (delivery.from && delivery.upto) {
-      const moved = this.db.prepare('UPDATE webhooks SET cursor = ? WHERE id = ? AND cursor = ?').run(JSON.stringify(delivery.upto), delivery.webhook_id, JSON.stringify(delivery.from));
+      const moved = prepared(this.db, 'UPDATE webhooks SET cursor = ? WHERE id = ? AND cursor = ?').run(JSON.stringify(delivery.upto), delivery.webhook_id, JSON.stringify(delivery.from));
       if (next && moved.changes === 1) this.insertDelivery(next);
     }
-    this.db.prepare('UPDATE webhooks SET failing_since = NULL WHERE id = ?').run(delivery.webhook_id);
-    this.db
-      .prepare(
-        `DELETE FROM webhook_deliveries WHERE webhook_id = ? AND status <> 'PENDING' AND seq < (
-           SELECT min(seq) FROM (SELECT seq FROM webhook_deliveries WHERE webhook_id = ? AND status <> 'PENDING' ORDER BY seq DESC LIMIT ?))`,
-      )
-      .run(delivery.webhook_id, delivery.webhook_id, KEPT_DELIVERIES);
+    prepared(this.db, 'UPDATE webhooks SET failing_since = NULL WHERE id = ?').run(delivery.webhook_id);
+    prepared(
+      this.db,
+      `DELETE FROM webhook_deliveries WHERE webhook_id = ? AND status <> 'PENDING' AND seq < (
+         SELECT min(seq) FROM (SELECT seq FROM webhook_deliveries WHERE webhook_id = ? AND status <> 'PENDING' ORDER BY seq DESC LIMIT ?))`,
+    ).run(delivery.webhook_id, delivery.webhook_id, KEPT_DELIVERIES);
   }
 
   async failed(outcome: AttemptOutcome, nextAttempt: number): Promise<void> {
@@ -173,17 +171,20 @@ export class SqliteWebhooks implements WebhookRepository {
   }
 
   private insertDelivery(delivery: NewDelivery): void {
-    this.db
-      .prepare(
-        `INSERT INTO webhook_deliveries (id, webhook_id, customer_id, type, attempts, status, created, from_position, upto_position, payload)
-         VALUES (@id, @webhook_id, @customer_id, @type, 0, 'PENDING', @created, @from_position, @upto_position, @payload)`,
-      )
-      .run(newDeliveryValues(delivery));
+    prepared(
+      this.db,
+      `INSERT INTO webhook_deliveries (id, webhook_id, customer_id, type, attempts, status, created, from_position, upto_position, payload)
+       VALUES (@id, @webhook_id, @customer_id, @type, 0, 'PENDING', @created, @from_position, @upto_position, @payload)`,
+    ).run(newDeliveryValues(delivery));
   }
 
   private finish(outcome: AttemptOutcome, status: string, nextAttempt: number | null): void {
-    this.db
-      .prepare('UPDATE webhook_deliveries SET status = ?, attempts = attempts + 1, response_status = ?, latency_ms = ?, next_attempt = ? WHERE id = ?')
-      .run(status, outcome.response_status, outcome.latency_ms, nextAttempt, outcome.delivery.id);
+    prepared(this.db, 'UPDATE webhook_deliveries SET status = ?, attempts = attempts + 1, response_status = ?, latency_ms = ?, next_attempt = ? WHERE id = ?').run(
+      status,
+      outcome.response_status,
+      outcome.latency_ms,
+      nextAttempt,
+      outcome.delivery.id,
+    );
   }
 }
