@@ -1,4 +1,5 @@
 /** A received MQTT message on its way to the store, and what became of it (ingest's shapes, shared by broker and stores). */
+import type { StreamPosition } from './stream-cursor.js';
 
 /** Why and when a message was quarantined: it is kept as a dead letter, not parsed. */
 export interface Quarantine {
@@ -40,6 +41,8 @@ export interface BatchResult {
    * thread; the IngestWriter announces them). PostgreSQL announces in the transaction (NOTIFY).
    */
   unannounced?: string[];
+  /** The events the commit stored, when the batch asked for them (SQLite): see CommittedEvents. */
+  committed?: CommittedEvents;
   /**
    * Set when messages FAILED because the database has no space left (the reason): IngestWriter
    * keeps them, unacknowledged, and commits them again once space returns.
@@ -47,4 +50,16 @@ export interface BatchResult {
   storageFull?: string;
   /** Set when the writer thread died with the batch: nothing is known of its messages. */
   crash?: { cause: string; /** The thread had opened the database: the batch, not the start, killed it. */ whileRunning: boolean };
+}
+
+/**
+ * The events one commit stored, in commit order, each as the event log reads it back (its
+ * position, its JSON as GET /{c}/events lists it): SQLite's writer thread hands them to the
+ * server's thread, so that readers following the commit order there (the webhooks) need not read
+ * them back. No other event lies after `after` up to `through`.
+ */
+export interface CommittedEvents {
+  after: StreamPosition;
+  through: StreamPosition;
+  events: { customerId: string; position: StreamPosition; json: string; gatewayId: string | null }[];
 }

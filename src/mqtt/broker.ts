@@ -1,5 +1,5 @@
 import { issueServerCertificate, type CertificateAuthority, type PregeneratedKeys } from '../pki/ca.js';
-import { CUSTOMERS_PER_SIGNAL, type DeletedBatch, type Store } from '../store/ports/index.js';
+import { CUSTOMERS_PER_SIGNAL, type DeletedBatch, type Signal, type Store } from '../store/ports/index.js';
 import type { CreatedWindow } from '../domain/payload-limits.js';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './admission.js';
 import { logCountersWhileBusy, newBrokerStats, type BrokerStats } from './broker-stats.js';
@@ -52,6 +52,8 @@ export interface BrokerOptions {
   proxyTrust?: readonly string[];
   /** Told the seconds each ingest batch took from hand-over to the writer thread until its result (IngestOptions.onCommit). */
   onCommit?: (seconds: number) => void;
+  /** Whether commits are to hand the events they stored to this thread (IngestOptions.handOff): the webhooks deliver some. */
+  handOff?: () => boolean;
 }
 
 /** What the broker needs of the deployment: the store, the CA, where its certificate lives and the name gateways reach it by, the clock. */
@@ -89,12 +91,16 @@ function startIngestWriter(ctx: BrokerContext, options: BrokerOptions): IngestWr
     createdWindow: options.createdWindow,
     storage: store.storage,
     onCommit: options.onCommit,
-    // SQLite: the writer thread committed, this thread's live streams read on (within the process).
-    onUnannounced: (customers) => {
+    // SQLite: the writer thread committed, this thread's live streams and webhooks read on (within
+    // the process), the webhooks from the events handed over when they asked (options.handOff).
+    onUnannounced: (customers, committed) => {
       for (let i = 0; i < customers.length; i += CUSTOMERS_PER_SIGNAL) {
-        store.signals.publish({ kind: 'events-committed', customers: customers.slice(i, i + CUSTOMERS_PER_SIGNAL) }).catch(() => undefined);
+        const signal: Signal = { kind: 'events-committed', customers: customers.slice(i, i + CUSTOMERS_PER_SIGNAL) };
+        if (i === 0 && committed) signal.committed = committed;
+        store.signals.publish(signal).catch(() => undefined);
       }
     },
+    handOff: options.handOff,
   });
 }
 

@@ -45,7 +45,7 @@ parentPort!.on('message', (message: PackedBatch | 'close' | { testCrash: TestCra
   const batch = unpackBatch(message);
   if (typeof testCrash === 'object' && carriesMarker(batch, testCrash.payloadContains)) die('test crash on a marked payload');
   // One batch at a time (the broker sends the next one after this answer): one await per batch.
-  void store.ingest.commit(batch, createdWindow).then((result) => {
+  void store.ingest.commit(batch, createdWindow, message.handOff).then((result) => {
     if (testCrash === 'after-commit') setImmediate(() => die('test crash after commit'));
     else parentPort!.postMessage(result);
   });

@@ -19,8 +19,8 @@ export type DeletionAnswer = { deletion: number; batch: DeletedBatch } | { delet
 
 /** Where a batch is committed: in this thread, or in the writer thread. */
 export interface CommitBackend {
-  /** Commits the batch and calls `done` once with its result (synchronously or later). */
-  commit(batch: IngestMessage[], done: (result: BatchResult) => void): void;
+  /** Commits the batch and calls `done` once with its result (synchronously or later); `handOff`: with the events stored (BatchResult.committed). */
+  commit(batch: IngestMessage[], done: (result: BatchResult) => void, handOff?: boolean): void;
   /** Deletes one batch of old events on the writer's connection, between two commits. */
   deleteEvents(job: DeletionJob): Promise<DeletedBatch>;
   /** Shutdown began: a thread that dies now is not replaced; a batch waiting for one fails. */
@@ -37,6 +37,8 @@ export interface PackedBatch {
   bytes: Uint8Array;
   /** The quarantined messages by index; absent when there is none (nearly always). */
   quarantines?: [number, Quarantine][];
+  /** The result is to carry the events stored (BatchResult.committed). */
+  handOff?: true;
 }
 
 /** What the writer thread is started with. */
@@ -175,12 +177,13 @@ export function startIngestThread(
   );
   return {
     threads: { writer, maintenance: others },
-    commit(batch, done) {
+    commit(batch, done, handOff) {
       if (pending) throw new Error('one batch at a time');
       pending = done;
       size = batch.length;
       if (writer.state === 'closed') return answer(failedBatch(size, 'the writer thread is closed'));
       const packed = packBatch(batch);
+      if (handOff) packed.handOff = true;
       if (!send(packed)) waiting = packed;
     },
     async deleteEvents(job) {

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { FastifyBaseLogger } from 'fastify';
-import { Outcome, type BatchResult, type IngestMessage } from '../domain/ingest.js';
+import { Outcome, type BatchResult, type CommittedEvents, type IngestMessage } from '../domain/ingest.js';
 import type { StoreThread } from '../store/ports/index.js';
 import type { DeletedBatch, StorageStatus, StoreLocator } from '../store/ports/index.js';
 import { startIngestThread, type CommitBackend, type DeletionJob, type IngestThreads } from './ingest-thread.js';
@@ -63,8 +63,13 @@ export interface IngestOptions {
    * /metrics' commit latency. A batch the thread died with, or held for a full disk, is not timed.
    */
   onCommit?: (seconds: number) => void;
-  /** Hears of committed events the store did not announce itself (BatchResult.unannounced: SQLite), after their PUBACKs. */
-  onUnannounced?: (customers: string[]) => void;
+  /**
+   * Hears of committed events the store did not announce itself (BatchResult.unannounced: SQLite),
+   * after their PUBACKs, with the events themselves when the batch asked for them (`handOff`).
+   */
+  onUnannounced?: (customers: string[], committed?: CommittedEvents) => void;
+  /** Whether a batch is to come back with the events it stored (someone in this thread follows them: the webhooks). */
+  handOff?: () => boolean;
 }
 
 /** A message of a batch the writer thread died with, waiting to be committed alone. */
@@ -196,6 +201,7 @@ export class IngestWriter {
       this.busy = true;
       let inline = true;
       const handedOver = performance.now();
+      const handOff = this.options.handOff?.() ?? false;
       this.backend.commit(batch, (result) => {
         this.busy = false;
         if (result.crash) this.suspect(batch, callbacks, tokens, result.crash);
@@ -210,7 +216,7 @@ export class IngestWriter {
         // answer given at once (no thread left, at shutdown) lets this loop go on instead, so
         // that thousands of suspects failing one by one do not recurse.
         if (!inline && !this.scheduled) this.flush();
-      });
+      }, handOff);
       inline = false;
     }
     if (this.isIdle()) for (const resolve of this.idleWaiters.splice(0)) resolve();
@@ -262,7 +268,7 @@ export class IngestWriter {
       this.options.log.error({ err: error }, 'ingest could not count or log a batch');
     }
     for (let i = 0; i < callbacks.length; i++) callbacks[i]!(this.errorOf(result, i), tokens[i]!);
-    if (result.unannounced?.length) this.options.onUnannounced?.(result.unannounced);
+    if (result.unannounced?.length) this.options.onUnannounced?.(result.unannounced, result.committed);
   }
 
   /**

@@ -62,6 +62,8 @@ export interface ServeOptions {
   webhookAllowLoopback?: boolean;
   /** Retry, timeout and lease timings of webhook deliveries (default DEFAULT_WEBHOOK_TIMINGS; tests shorten them). */
   webhooks?: Partial<WebhookTimings>;
+  /** Events of a customer the webhooks keep in memory (default webhooks/recent-events.ts KEPT; tests shrink it). */
+  webhookWindowEvents?: number;
   /** How often alert rules are evaluated (default DEFAULT_ALERT_INTERVAL_MS; tests shorten it). */
   alertIntervalMs?: number;
 }

@@ -113,7 +113,17 @@ async function startOnStore(store: Store, options: ServeOptions, dataDir: string
 
   const url = await listenHttp(started, tls !== undefined);
   readiness.http = true;
-  const broker = await startMqtt(started, keys, mqttMetrics);
+  const webhooks = new WebhookDeliverer({
+    store,
+    clock: ctx.clock,
+    timings: options.webhooks,
+    allowLoopback: options.webhookAllowLoopback,
+    keptEvents: options.webhookWindowEvents,
+    instance: randomUUID(),
+    log: app.log.child({ component: 'webhooks' }),
+  });
+  // Commits hand their events over while webhooks follow them here (docs/webhooks.md "Delivery").
+  const broker = await startMqtt(started, keys, mqttMetrics, () => webhooks.following);
   // mqtt_endpoint (provisioning) names the port as bound, or the balancer's.
   config.mqttPort = options.mqttPublicPort ?? broker.port;
   readiness.mqtt = true;
@@ -123,14 +133,6 @@ async function startOnStore(store: Store, options: ServeOptions, dataDir: string
   ctx.retention.start(app.log.child({ component: 'retention' }), (customerId, cutoff, limit, after) =>
     broker.deleteEvents({ customerId, cutoff, limit, after }),
   );
-  const webhooks = new WebhookDeliverer({
-    store,
-    clock: ctx.clock,
-    timings: options.webhooks,
-    allowLoopback: options.webhookAllowLoopback,
-    instance: randomUUID(),
-    log: app.log.child({ component: 'webhooks' }),
-  });
   webhooks.start();
   const alerts = new AlertEvaluator({ store, clock: ctx.clock, intervalMs: options.alertIntervalMs, instance: randomUUID(), log: app.log.child({ component: 'alerts' }) });
   alerts.start();
@@ -170,7 +172,7 @@ async function listenHttp({ options, ctx, app, failed }: Started, https: boolean
 }
 
 /** Starts the broker, its counters watched by the metrics; a failure closes the app. */
-async function startMqtt({ options, ctx, app, failed }: Started, keys: PregeneratedKeys, metrics: MqttMetrics): Promise<MqttBroker> {
+async function startMqtt({ options, ctx, app, failed }: Started, keys: PregeneratedKeys, metrics: MqttMetrics, handOff: () => boolean): Promise<MqttBroker> {
   let broker: MqttBroker;
   try {
     broker = await startBroker({ store: ctx.store, ca: ctx.ca, clock: ctx.clock, dataDir: ctx.config.dataDir, publicHost: ctx.config.mqttPublicHost }, {
@@ -183,6 +185,7 @@ async function startMqtt({ options, ctx, app, failed }: Started, keys: Pregenera
       proxyProtocol: options.mqttProxyProtocol,
       proxyTrust: options.mqttProxyTrust,
       onCommit: metrics.observeCommit,
+      handOff,
     });
   } catch (error) {
     await app.close();

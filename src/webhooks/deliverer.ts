@@ -9,6 +9,8 @@ export interface DelivererOptions {
   clock?: () => number;
   timings?: Partial<WebhookTimings>;
   allowLoopback?: boolean;
+  /** Events per customer kept in memory (default KEPT). */
+  keptEvents?: number;
   /** This instance's name in the leases (unique per process). */
   instance: string;
   log?: WorkerHost['log'];
@@ -36,7 +38,7 @@ export class WebhookDeliverer {
     this.host = {
       store: options.store,
       sender: new WebhookSender({ allowLoopback: options.allowLoopback ?? false, timeoutMs: timings.timeoutMs }),
-      events: new RecentEvents(options.store.eventLog),
+      events: new RecentEvents(options.store.eventLog, options.keptEvents),
       clock: options.clock ?? Date.now,
       timings,
       random: Math.random,
@@ -47,7 +49,12 @@ export class WebhookDeliverer {
   start(): void {
     const { store } = this.host;
     this.unsubscribe.push(store.signals.subscribe((signal) => this.heard(signal)));
-    this.unsubscribe.push(store.signals.onResume(() => this.refresh()));
+    this.unsubscribe.push(
+      store.signals.onResume(() => {
+        this.host.events.committedElsewhere();
+        this.refresh();
+      }),
+    );
     this.timer = setInterval(() => this.refresh(), this.host.timings.leaseRenewMs);
     this.timer.unref();
     this.refresh();
@@ -66,8 +73,19 @@ export class WebhookDeliverer {
     this.host.sender.close();
   }
 
+  /**
+   * Whether this instance delivers a webhook that follows the newest events: commits then hand
+   * their events over (`events-committed` with `committed`).
+   */
+  get following(): boolean {
+    return this.workers.size > 0 && this.host.events.wanted;
+  }
+
   private heard(signal: Signal): void {
     if (signal.kind === 'events-committed') {
+      // Before the workers wake: a caught-up one then finds the commit's events in memory.
+      if (signal.committed) this.host.events.committed(signal.committed);
+      else this.host.events.committedElsewhere(signal.customers);
       const customers = new Set(signal.customers);
       for (const worker of this.workers.values()) if (customers.has(worker.customerId)) worker.wake(signal.through);
     } else if (signal.kind === 'webhook-changed') {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { operatorAuditEntry } from '../domain/audit.js';
 import { comparePositions, laterPosition, type StreamPosition } from '../domain/stream-cursor.js';
 import { retryDelay, type WebhookTimings } from '../domain/webhooks.js';
-import type { Store, WebhookDelivery, WebhookRecord } from '../store/ports/index.js';
+import type { NewDelivery, Store, WebhookDelivery, WebhookRecord } from '../store/ports/index.js';
 import { messageBody, nextBatch, signedHeaders } from './messages.js';
 import type { RecentEvents } from './recent-events.js';
 import type { WebhookSender } from './sender.js';
@@ -38,6 +38,8 @@ export class WebhookWorker {
   private scanned: { cursor: string; position: StreamPosition } = { cursor: '', position: [] };
   /** A position commits were announced up to that reads must reach. */
   private wanted: StreamPosition | undefined;
+  /** The batch queued with the last one's success, and its events as read: its first attempt sends them. */
+  private prepared: { id: string; data: string } | undefined;
   readonly done: Promise<void>;
 
   constructor(
@@ -92,6 +94,8 @@ export class WebhookWorker {
     }
     let delivery = await store.webhooks.head(webhook.id);
     let data: string | undefined;
+    if (delivery && delivery.id === this.prepared?.id) data = this.prepared.data;
+    this.prepared = undefined;
     if (!delivery) {
       const cursor = JSON.stringify(webhook.cursor);
       const from = this.scanned.cursor === cursor ? this.scanned.position : webhook.cursor;
@@ -124,7 +128,8 @@ export class WebhookWorker {
     const now = clock();
     const outcome = outcomeOf(delivery, now, result.status, result.latencyMs);
     if (result.status !== null && result.status >= 200 && result.status < 300) {
-      await store.webhooks.succeeded(outcome);
+      // A failed read leaves the next batch to the next step.
+      await store.webhooks.succeeded(outcome, await this.following(webhook, delivery, now).catch(() => undefined));
       return;
     }
     const why = result.status !== null ? `answered ${result.status}` : result.error ?? 'no answer';
@@ -140,6 +145,19 @@ export class WebhookWorker {
     const next = now + retryDelay(delivery.attempts + 1, timings, this.host.random());
     this.host.log.info({ webhook_id: webhook.id, delivery_id: delivery.id, reason: why, next_attempt: next }, 'webhook delivery failed; retrying');
     await store.webhooks.failed(outcome, next);
+  }
+
+  /**
+   * The batch after a batch just delivered, to queue with its success (one write per message), or
+   * undefined (not a batch, or nothing new yet: the next step looks again).
+   */
+  private async following(webhook: WebhookRecord, delivery: WebhookDelivery, now: number): Promise<NewDelivery | undefined> {
+    if (!delivery.from || !delivery.upto) return undefined;
+    const cursor = delivery.upto;
+    const batch = await nextBatch(this.host.events, { ...webhook, cursor }, cursor, now);
+    this.scanned = { cursor: JSON.stringify(cursor), position: batch.scanned };
+    if (batch.delivery && batch.data !== undefined) this.prepared = { id: batch.delivery.id, data: batch.data };
+    return batch.delivery;
   }
 
   private async disable(webhook: WebhookRecord, outcome: ReturnType<typeof outcomeOf>, reason: string): Promise<void> {

@@ -1,6 +1,8 @@
 // RecentEvents (src/webhooks/recent-events.ts): reads of the commit order shared by the webhooks
-// of a customer answer exactly what the event log answers, and read each event from it once.
+// of a customer answer exactly what the event log answers, and read each event from it once; the
+// events commits hand over are answered from memory, and a reader behind them reads the log.
 import { describe, expect, it } from 'vitest';
+import type { CommittedEvents } from '../../src/domain/ingest.js';
 import { comparePositions, type StreamPosition } from '../../src/domain/stream-cursor.js';
 import type { CommittedEvent, EventLogRead, EventLogRepository } from '../../src/store/ports/index.js';
 import { RecentEvents } from '../../src/webhooks/recent-events.js';
@@ -15,6 +17,14 @@ class ArrayLog implements Pick<EventLogRepository, 'after'> {
       const seq = this.events.length + 1;
       this.events.push({ position: [seq], json: `{"id":"e${seq}"}`, gatewayId: null });
     }
+  }
+
+  /** Adds `count` events as one commit and returns them as the writer hands them over. */
+  commit(count: number): CommittedEvents {
+    const before = this.events.length;
+    this.add(count);
+    const events = this.events.slice(before).map((e) => ({ ...e, customerId: 'c' }));
+    return { after: [before], through: [this.events.length], events };
   }
 
   async after(_customerId: string, after: StreamPosition, limit: number): Promise<EventLogRead> {
@@ -59,5 +69,61 @@ describe('RecentEvents', () => {
     const served = log.served;
     expect(ids(await recent.after('c', [25], 3))).toEqual([26, 27, 28]);
     expect(log.served).toBe(served);
+  });
+
+  it('answers a caught-up reader from the events commits hand over, reading nothing from the log', async () => {
+    const log = new ArrayLog();
+    const recent = new RecentEvents(log);
+    log.add(3);
+    expect(ids(await recent.after('c', [0], 500))).toEqual([1, 2, 3]);
+    const served = log.served;
+    recent.committed(log.commit(4));
+    // Another customer's commit moves the window on too: nothing of this customer lies in it.
+    recent.committed({ after: [7], through: [9], events: [] });
+    log.add(2);
+    expect(await recent.after('c', [3], 500)).toEqual({ events: log.events.slice(3, 7), reached: [9], more: false });
+    expect(log.served).toBe(served);
+    expect(recent.stats).toEqual({ fromMemory: 4, fromStore: 3 });
+  });
+
+  it('reads from the log what no commit handed over (a gap), then goes on in memory: every event in order', async () => {
+    const log = new ArrayLog();
+    const recent = new RecentEvents(log);
+    recent.committed(log.commit(2)); // no window yet: no webhook reads this customer
+    expect(ids(await recent.after('c', [0], 500))).toEqual([1, 2]);
+    log.add(3); // committed elsewhere (not by the ingest writer): not handed over
+    recent.committed(log.commit(2));
+    expect(ids(await recent.after('c', [2], 500))).toEqual([3, 4, 5, 6, 7]);
+    const served = log.served;
+    recent.committed(log.commit(2));
+    expect(ids(await recent.after('c', [7], 500))).toEqual([8, 9]);
+    expect(log.served).toBe(served);
+    // A commit heard of without its events (events-committed without them): the end of the window reads the log again.
+    log.add(2);
+    expect(ids(await recent.after('c', [9], 500))).toEqual([]);
+    recent.committedElsewhere(['c']);
+    expect(ids(await recent.after('c', [9], 500))).toEqual([10, 11]);
+    expect(log.served).toBe(served + 2);
+  });
+
+  it('keeps a bounded window: readers that fell behind it get every event in order, the part dropped read from the log once for both', async () => {
+    const log = new ArrayLog();
+    const recent = new RecentEvents(log, 50);
+    await recent.after('c', [0], 500);
+    for (let i = 0; i < 30; i++) recent.committed(log.commit(10));
+    const served = log.served;
+    const readers = [{ got: [] as number[], position: [0] as StreamPosition, done: false }, { got: [] as number[], position: [0] as StreamPosition, done: false }];
+    while (readers.some((reader) => !reader.done)) {
+      for (const reader of readers.filter((r) => !r.done)) {
+        const read = await recent.after('c', reader.position, 40);
+        reader.got.push(...ids(read));
+        reader.position = read.reached;
+        reader.done = !read.more;
+      }
+    }
+    for (const reader of readers) expect(reader.got).toEqual(Array.from({ length: 300 }, (_, i) => i + 1));
+    // The window keeps events 251-300: pages of 40 from the log up to 280 (the seventh reaches into the window), once for both readers.
+    expect(log.served - served).toBe(280);
+    expect(recent.stats).toEqual({ fromMemory: 280 + 2 * 20, fromStore: 280 });
   });
 });

@@ -17,9 +17,10 @@ export interface IngestRepository {
   /**
    * One group commit (src/domain/ingest-batch-plan.ts) in one transaction; a message the database
    * refuses alone is INVALID without failing its neighbours. Never throws: when the database
-   * fails, every message is FAILED (nothing is acknowledged).
+   * fails, every message is FAILED (nothing is acknowledged). `handOff`: the result carries the
+   * events stored (BatchResult.committed) where the store can (SQLite, a batch committed whole).
    */
-  commit(batch: IngestMessage[], window?: CreatedWindow): Promise<BatchResult>;
+  commit(batch: IngestMessage[], window?: CreatedWindow, handOff?: boolean): Promise<BatchResult>;
 }
 
 /** A message kept for the operator instead of being stored (docs/gateways-mqtt.md "Quarantine"). */

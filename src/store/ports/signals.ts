@@ -1,3 +1,4 @@
+import type { CommittedEvents } from '../../domain/ingest.js';
 import type { StreamPosition } from '../../domain/stream-cursor.js';
 
 /**
@@ -16,9 +17,10 @@ export type Signal =
    * Events of these customers were committed (one signal per committed batch, at most
    * CUSTOMERS_PER_SIGNAL customers each): every instance's live streams of them read on. `through`
    * (PostgreSQL): a position the committed events all lie before; a read that has not reached it
-   * yet waits for an older transaction still open, and tries again.
+   * yet waits for an older transaction still open, and tries again. `committed` (within the
+   * process only, SQLite's ingest): the events themselves, on the first signal of the commit.
    */
-  | { kind: 'events-committed'; customers: string[]; through?: StreamPosition }
+  | { kind: 'events-committed'; customers: string[]; through?: StreamPosition; committed?: CommittedEvents }
   /** Commands were queued for these gateways (at most GATEWAYS_PER_COMMAND_SIGNAL): the instance holding each one's connection sends them. */
   | { kind: 'commands-queued'; gateway_ids: string[] }
   /** The webhook was created, changed, deleted, or has a message queued: whoever delivers it (or may take it) looks again. */

@@ -83,8 +83,12 @@ export interface WebhookRepository {
   enqueue(delivery: NewDelivery): Promise<void>;
   /** The oldest PENDING delivery of the webhook. */
   head(webhookId: string): Promise<WebhookDelivery | undefined>;
-  /** A 2xx: SUCCEEDED; a batch moves the cursor from `from` to `upto`; failing_since cleared; older deliveries beyond the kept number dropped. */
-  succeeded(outcome: AttemptOutcome): Promise<void>;
+  /**
+   * A 2xx: SUCCEEDED; a batch moves the cursor from `from` to `upto`; failing_since cleared; older
+   * deliveries beyond the kept number dropped. `next` (the batch after it, from `upto`) is queued
+   * in the same transaction when the cursor moved (no replay meanwhile): one write per message.
+   */
+  succeeded(outcome: AttemptOutcome, next?: NewDelivery): Promise<void>;
   /** A failure to retry at `nextAttempt`; failing_since set when not yet. */
   failed(outcome: AttemptOutcome, nextAttempt: number): Promise<void>;
   /** A failure that disables the webhook (410, or failing too long): the delivery FAILED, the webhook disabled with `reason`. */

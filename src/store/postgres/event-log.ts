@@ -2,7 +2,7 @@ import { comparePositions } from '../../domain/stream-cursor.js';
 import type { CommittedEvent, EventLogRead, EventLogRepository, StreamPosition } from '../ports/index.js';
 import { EVENT_SELECT } from './events.js';
 import type { Database } from './pool.js';
-import { eventJson } from './event-json.js';
+import { eventJson } from '../shared/event-json.js';
 
 /**
  * The oldest transaction still running when the statement began: every transaction below it has

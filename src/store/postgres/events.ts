@@ -8,7 +8,7 @@ import { ownBuffer, TAIL_ROOM } from '../shared/event-items.js';
 import { CUSTOMERS_PER_SIGNAL, type CsvChunk, type EventItems, type EventRepository, type RawEvent } from '../ports/index.js';
 import type { Database, Queryable } from './pool.js';
 import { SIGNAL_CHANNEL } from './signals.js';
-import { eventJson } from './event-json.js';
+import { eventJson } from '../shared/event-json.js';
 
 export const EVENT_SELECT = EVENT_COLUMNS.join(', ');
 const CREATED = EVENT_COLUMNS.indexOf('created');
@@ -105,7 +105,7 @@ export function itemsOfRows(rows: unknown[][], limit: number, prefix: string): E
   const more = rows.length > limit;
   const items = more ? rows.slice(0, limit) : rows;
   // A buffer of its own (never Node's shared pool), with room behind the JSON that withText fills.
-  const json = ownBuffer(prefix + items.map(eventJson).join(','), TAIL_ROOM);
+  const json = ownBuffer(prefix + items.map((item) => eventJson(item)).join(','), TAIL_ROOM);
   const lastRow = items[items.length - 1];
   return {
     json,

@@ -80,12 +80,7 @@ export class PgWebhooks implements WebhookRepository {
   }
 
   async enqueue(delivery: NewDelivery): Promise<void> {
-    const v = newDeliveryValues(delivery);
-    await this.db.query(
-      `INSERT INTO webhook_deliveries (id, webhook_id, customer_id, type, attempts, status, created, from_position, upto_position, payload)
-       VALUES ($1, $2, $3, $4, 0, 'PENDING', $5, $6, $7, $8)`,
-      [v.id, v.webhook_id, v.customer_id, v.type, v.created, v.from_position, v.upto_position, v.payload],
-    );
+    await insertDelivery(this.db, delivery);
   }
 
   async head(webhookId: string): Promise<WebhookDelivery | undefined> {
@@ -93,13 +88,14 @@ export class PgWebhooks implements WebhookRepository {
     return row && toDelivery(row);
   }
 
-  async succeeded(outcome: AttemptOutcome): Promise<void> {
+  async succeeded(outcome: AttemptOutcome, next?: NewDelivery): Promise<void> {
     const { delivery } = outcome;
     await this.db.transaction(async (client) => {
       await lockWebhook(client, delivery.webhook_id);
       await finish(client, outcome, 'SUCCEEDED', null);
       if (delivery.from && delivery.upto) {
-        await client.query('UPDATE webhooks SET cursor = $1 WHERE id = $2 AND cursor = $3', [JSON.stringify(delivery.upto), delivery.webhook_id, JSON.stringify(delivery.from)]);
+        const moved = await client.query('UPDATE webhooks SET cursor = $1 WHERE id = $2 AND cursor = $3', [JSON.stringify(delivery.upto), delivery.webhook_id, JSON.stringify(delivery.from)]);
+        if (next && moved.rowCount === 1) await insertDelivery(client, next);
       }
       await client.query('UPDATE webhooks SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL', [delivery.webhook_id]);
       await client.query(
@@ -164,6 +160,15 @@ export class PgWebhooks implements WebhookRepository {
  */
 function lockWebhook(client: Queryable, webhookId: string) {
   return client.query('SELECT 1 FROM webhooks WHERE id = $1 FOR UPDATE', [webhookId]);
+}
+
+function insertDelivery(client: Queryable, delivery: NewDelivery) {
+  const v = newDeliveryValues(delivery);
+  return client.query(
+    `INSERT INTO webhook_deliveries (id, webhook_id, customer_id, type, attempts, status, created, from_position, upto_position, payload)
+     VALUES ($1, $2, $3, $4, 0, 'PENDING', $5, $6, $7, $8)`,
+    [v.id, v.webhook_id, v.customer_id, v.type, v.created, v.from_position, v.upto_position, v.payload],
+  );
 }
 
 function finish(client: Queryable, outcome: AttemptOutcome, status: string, nextAttempt: number | null) {

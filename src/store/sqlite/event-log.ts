@@ -14,10 +14,14 @@ export const SCAN_WINDOW = 20_000;
 /** The largest seq given so far: the largest left, or the largest deleted (migration 0013). */
 const HIGH_WATER_SQL = `SELECT max(coalesce((SELECT max(seq) FROM events), 0), (SELECT seq FROM event_seq_mark WHERE id = 1))`;
 
-/** A range of seq (the rowid: no index needed), the customer checked on the row. */
-const AFTER_SQL = `SELECT seq, ${ITEM_JSON}, gateway_id FROM events
+/**
+ * A range of seq (the rowid: no index needed), the customer checked on the row. NOT INDEXED: the
+ * planner would otherwise take the customer's (or gateway's) index, walk every event of it and
+ * sort them, a cost per event read that grows with the table.
+ */
+export const AFTER_SQL = `SELECT seq, ${ITEM_JSON}, gateway_id FROM events NOT INDEXED
   WHERE seq > @after AND seq <= @upto AND customer_id = @customerId ORDER BY seq ${LIMIT}`;
-const GATEWAY_AFTER_SQL = `SELECT seq, ${ITEM_JSON}, gateway_id FROM events
+export const GATEWAY_AFTER_SQL = `SELECT seq, ${ITEM_JSON}, gateway_id FROM events NOT INDEXED
   WHERE seq > @after AND seq <= @upto AND customer_id = @customerId AND gateway_id = @gatewayId ORDER BY seq ${LIMIT}`;
 
 /**

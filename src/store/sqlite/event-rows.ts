@@ -53,25 +53,32 @@ export class EventInserter {
     this.devices = new DeviceWriter(db);
   }
 
-  /** Inserts rows (values in STORED_EVENT_COLUMNS order), the rest being events already stored, and writes their devices. */
-  insertAll(rows: readonly (readonly unknown[])[]): InsertedEvents {
+  /**
+   * Inserts rows (values in STORED_EVENT_COLUMNS order), the rest being events already stored, and
+   * writes their devices; `inserted` hears of each new row with its seq, in seq order.
+   */
+  insertAll(rows: readonly (readonly unknown[])[], inserted?: (row: readonly unknown[], seq: number) => void): InsertedEvents {
     const sightings = new DeviceSightings();
-    let inserted = 0;
+    let count = 0;
     let i = 0;
     const mark = this.mark.get();
     if (mark !== undefined) {
-      for (; i < rows.length && inserted === 0; i++) {
-        if (this.insertAt.run([mark + 1, ...rows[i]!]).changes === 0) continue;
-        inserted++;
+      for (; i < rows.length && count === 0; i++) {
+        const result = this.insertAt.run([mark + 1, ...rows[i]!]);
+        if (result.changes === 0) continue;
+        count++;
         sightings.add(rows[i]!);
+        inserted?.(rows[i]!, Number(result.lastInsertRowid));
       }
     }
     for (; i < rows.length; i++) {
-      if (this.insert.run(rows[i]!).changes === 0) continue;
-      inserted++;
+      const result = this.insert.run(rows[i]!);
+      if (result.changes === 0) continue;
+      count++;
       sightings.add(rows[i]!);
+      inserted?.(rows[i]!, Number(result.lastInsertRowid));
     }
-    return { events: inserted, devices: this.devices.write(sightings.rows()) };
+    return { events: count, devices: this.devices.write(sightings.rows()) };
   }
 }
 

@@ -1,9 +1,11 @@
 import type { Transaction } from 'better-sqlite3';
 import { lastMessageDue } from '../../domain/connectivity.js';
 import { customersOf, emptyBatchResult, mergeSingle, planBatch, planParsed, settleBatch, type BatchPlan, type IngestGateway } from '../../domain/ingest-batch-plan.js';
-import { Outcome, type BatchResult, type IngestMessage } from '../../domain/ingest.js';
+import { STORED_EVENT_COLUMNS } from '../../domain/events.js';
+import { Outcome, type BatchResult, type CommittedEvents, type IngestMessage } from '../../domain/ingest.js';
 import type { GatewayReport } from '../../domain/payload.js';
 import type { CreatedWindow } from '../../domain/payload-limits.js';
+import { eventJson } from '../shared/event-json.js';
 import { insertDeadLetter } from './dead-letters.js';
 import { deviceCacheOf } from './devices.js';
 import { EventInserter } from './event-rows.js';
@@ -19,8 +21,8 @@ function isDatabaseFailure(error: unknown): boolean {
   return typeof code === 'string' && code.startsWith('SQLITE_') && !DATA_ERRORS.test(code);
 }
 
-/** A function that commits one batch; build it once per database connection. Never throws. */
-export type Committer = (batch: IngestMessage[], window?: CreatedWindow) => BatchResult;
+/** A function that commits one batch (`handOff`: with the events it stored, BatchResult.committed); build it once per database connection. Never throws. */
+export type Committer = (batch: IngestMessage[], window?: CreatedWindow, handOff?: boolean) => BatchResult;
 
 /** The statements of a group commit, prepared once per connection (main thread or writer thread). */
 class CommitStatements {
@@ -74,12 +76,12 @@ class CommitStatements {
 export function createCommitter(db: Db): Committer {
   const statements = new CommitStatements(db);
   const transaction = db.transaction(applyPlan);
-  return (batch, window) => commitBatch(statements, transaction, planBatch(batch, window));
+  return (batch, window, handOff) => commitBatch(statements, transaction, planBatch(batch, window), handOff ?? false);
 }
 
-function commitBatch(store: CommitStatements, transaction: Transaction<typeof applyPlan>, plan: BatchPlan): BatchResult {
+function commitBatch(store: CommitStatements, transaction: Transaction<typeof applyPlan>, plan: BatchPlan, handOff: boolean): BatchResult {
   try {
-    return transaction.immediate(store, plan);
+    return transaction.immediate(store, plan, handOff);
   } catch (batchError) {
     // The devices rolled back with the rest; the cache may hold their rows as written.
     deviceCacheOf(store.db).clear();
@@ -95,7 +97,8 @@ function commitBatch(store: CommitStatements, transaction: Transaction<typeof ap
     // neighbours: store each message alone; the one refused alone is dropped as invalid.
     for (let i = 0; i < batch.length; i++) {
       try {
-        mergeSingle(result, i, transaction.immediate(store, planParsed([batch[i]!], [parsed[i]!])));
+        // Not handed off: the server's thread reads these back (the next hand-off shows the gap).
+        mergeSingle(result, i, transaction.immediate(store, planParsed([batch[i]!], [parsed[i]!]), false));
       } catch (error) {
         deviceCacheOf(store.db).clear();
         if (isDatabaseFailure(error)) {
@@ -120,7 +123,7 @@ function failFrom(result: BatchResult, from: number, store: CommitStatements, er
 }
 
 /** The body of the transaction: touch each gateway once, then keep dead letters, apply reports, insert the events. */
-function applyPlan(store: CommitStatements, plan: BatchPlan): BatchResult {
+function applyPlan(store: CommitStatements, plan: BatchPlan, handOff: boolean): BatchResult {
   const gateways = new Map<string, IngestGateway | undefined>();
   for (const [id, at] of plan.lastMessage) gateways.set(id, store.touchGateway(id, at));
   const { result, events, reports, deadLetters } = settleBatch(plan, gateways);
@@ -130,11 +133,22 @@ function applyPlan(store: CommitStatements, plan: BatchPlan): BatchResult {
     result.reasons[i] = String(seq);
   }
   for (const { gatewayId, report, at } of reports) if (store.applyReport(gatewayId, report, at)) result.reports++;
-  const { events: inserted, devices } = store.events.insertAll(events);
+  const committed: CommittedEvents['events'] | undefined = handOff ? [] : undefined;
+  const { events: inserted, devices } = store.events.insertAll(events, committed && ((row, seq) => committed.push(committedEvent(row, seq))));
   result.events += inserted;
   result.devices += devices;
   result.duplicates += events.length - inserted;
   // The live streams of these customers read on once the server's thread hears of the commit.
   if (inserted > 0) result.unannounced = customersOf(events);
+  // The seqs of one write transaction follow each other: nothing else lies between the first's predecessor and the last.
+  if (committed?.length) result.committed = { after: [committed[0]!.position[0]! - 1], through: committed[committed.length - 1]!.position, events: committed };
   return result;
+}
+
+const GATEWAY_ID = STORED_EVENT_COLUMNS.indexOf('gateway_id');
+const PLAIN_TEXT = STORED_EVENT_COLUMNS.indexOf('plain_text');
+
+/** A stored row (STORED_EVENT_COLUMNS order) as the event log reads it back (event-log.ts): `[seq]`, its JSON, its gateway. */
+function committedEvent(row: readonly unknown[], seq: number): CommittedEvents['events'][number] {
+  return { customerId: row[0] as string, position: [seq], json: eventJson(row, 1, row[PLAIN_TEXT] === 1), gatewayId: row[GATEWAY_ID] as string | null };
 }

@@ -36,8 +36,8 @@ export class SqliteIngest implements IngestRepository {
   }
 
   /** The whole batch in one synchronous transaction: one await per batch, none per event. */
-  async commit(batch: IngestMessage[], window?: CreatedWindow): Promise<BatchResult> {
+  async commit(batch: IngestMessage[], window?: CreatedWindow, handOff?: boolean): Promise<BatchResult> {
     this.committer ??= createCommitter(this.db);
-    return this.committer(batch, window);
+    return this.committer(batch, window, handOff);
   }
 }

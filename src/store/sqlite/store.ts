@@ -129,7 +129,7 @@ export class SqliteStore implements Store {
     return this.writing('assets', () => new SqliteAssets(this.db));
   }
   get webhooks() {
-    return this.writing('webhooks', () => new SqliteWebhooks(this.db, new WebhookSecretBox(this.secrets)));
+    return this.writing('webhooks', () => new SqliteWebhooks(this.db, new WebhookSecretBox(this.secrets), this.signals));
   }
   get alerts() {
     return this.writing('alerts', () => new SqliteAlerts(this.db));

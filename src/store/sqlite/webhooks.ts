@@ -1,17 +1,24 @@
 import type { AuditEntry } from '../../domain/audit.js';
 import type { StreamPosition } from '../../domain/stream-cursor.js';
-import type { AttemptOutcome, AuditOf, NewDelivery, WebhookChange, WebhookDelivery, WebhookRecord, WebhookRepository } from '../ports/index.js';
+import type { AttemptOutcome, AuditOf, NewDelivery, SignalBus, WebhookChange, WebhookDelivery, WebhookRecord, WebhookRepository } from '../ports/index.js';
 import type { WebhookSecretBox } from '../shared/sealing.js';
 import { KEPT_DELIVERIES, newDeliveryValues, toDelivery, toWebhookRecord, toWebhookRow, type DeliveryRow, type WebhookRow } from '../shared/webhook-rows.js';
 import { audited } from './audit.js';
+import { BetweenCommits } from './between-commits.js';
+import { prepared } from './statements.js';
 import type { Db } from './open.js';
 
 /** The webhooks and webhook_deliveries tables (migration 0020). */
 export class SqliteWebhooks implements WebhookRepository {
+  private readonly writes: BetweenCommits;
+
   constructor(
     private readonly db: Db,
     private readonly box: WebhookSecretBox,
-  ) {}
+    signals: SignalBus,
+  ) {
+    this.writes = new BetweenCommits(db, signals);
+  }
 
   async create(webhook: WebhookRecord, audit?: AuditEntry): Promise<void> {
     const row = toWebhookRow(webhook, this.box, await this.box.ready(), (enabled) => (enabled ? 1 : 0));
@@ -29,7 +36,7 @@ export class SqliteWebhooks implements WebhookRepository {
   }
 
   async get(customerId: string, id: string): Promise<WebhookRecord | undefined> {
-    const row = this.db.prepare<[string, string], WebhookRow>('SELECT * FROM webhooks WHERE customer_id = ? AND id = ?').get(customerId, id);
+    const row = prepared(this.db, 'SELECT * FROM webhooks WHERE customer_id = ? AND id = ?').get(customerId, id) as WebhookRow | undefined;
     return row && toWebhookRecord(row, this.box, await this.box.ready());
   }
 
@@ -85,38 +92,37 @@ export class SqliteWebhooks implements WebhookRepository {
   }
 
   async enqueue(delivery: NewDelivery): Promise<void> {
-    this.db
-      .prepare(
-        `INSERT INTO webhook_deliveries (id, webhook_id, customer_id, type, attempts, status, created, from_position, upto_position, payload)
-         VALUES (@id, @webhook_id, @customer_id, @type, 0, 'PENDING', @created, @from_position, @upto_position, @payload)`,
-      )
-      .run(newDeliveryValues(delivery));
+    this.insertDelivery(delivery);
   }
 
   async head(webhookId: string): Promise<WebhookDelivery | undefined> {
-    const row = this.db
-      .prepare<[string], DeliveryRow>("SELECT * FROM webhook_deliveries WHERE webhook_id = ? AND status = 'PENDING' ORDER BY seq LIMIT 1")
-      .get(webhookId);
+    const row = prepared(this.db, "SELECT * FROM webhook_deliveries WHERE webhook_id = ? AND status = 'PENDING' ORDER BY seq LIMIT 1").get(webhookId) as DeliveryRow | undefined;
     return row && toDelivery(row);
   }
 
-  async succeeded(outcome: AttemptOutcome): Promise<void> {
+  /**
+   * With the other successes of this turn in one write transaction, between two commits of the
+   * ingest writer (BetweenCommits): the webhooks of a customer finish their messages of the same
+   * events at about the same time, and each one's own transaction would wait for the writer's lock.
+   */
+  async succeeded(outcome: AttemptOutcome, next?: NewDelivery): Promise<void> {
+    return this.writes.run(() => this.success(outcome, next));
+  }
+
+  /** One success, inside a transaction: SUCCEEDED, the cursor moved, the next batch queued, old deliveries dropped. */
+  private success(outcome: AttemptOutcome, next: NewDelivery | undefined): void {
     const { delivery } = outcome;
-    this.db
-      .transaction(() => {
-        this.finish(outcome, 'SUCCEEDED', null);
-        if (delivery.from && delivery.upto) {
-          this.db.prepare('UPDATE webhooks SET cursor = ? WHERE id = ? AND cursor = ?').run(JSON.stringify(delivery.upto), delivery.webhook_id, JSON.stringify(delivery.from));
-        }
-        this.db.prepare('UPDATE webhooks SET failing_since = NULL WHERE id = ?').run(delivery.webhook_id);
-        this.db
-          .prepare(
-            `DELETE FROM webhook_deliveries WHERE webhook_id = ? AND status <> 'PENDING' AND seq < (
-               SELECT min(seq) FROM (SELECT seq FROM webhook_deliveries WHERE webhook_id = ? AND status <> 'PENDING' ORDER BY seq DESC LIMIT ?))`,
-          )
-          .run(delivery.webhook_id, delivery.webhook_id, KEPT_DELIVERIES);
-      })
-      .immediate();
+    this.finish(outcome, 'SUCCEEDED', null);
+    if (delivery.from && delivery.upto) {
+      const moved = prepared(this.db, 'UPDATE webhooks SET cursor = ? WHERE id = ? AND cursor = ?').run(JSON.stringify(delivery.upto), delivery.webhook_id, JSON.stringify(delivery.from));
+      if (next && moved.changes === 1) this.insertDelivery(next);
+    }
+    prepared(this.db, 'UPDATE webhooks SET failing_since = NULL WHERE id = ?').run(delivery.webhook_id);
+    prepared(
+      this.db,
+      `DELETE FROM webhook_deliveries WHERE webhook_id = ? AND status <> 'PENDING' AND seq < (
+         SELECT min(seq) FROM (SELECT seq FROM webhook_deliveries WHERE webhook_id = ? AND status <> 'PENDING' ORDER BY seq DESC LIMIT ?))`,
+    ).run(delivery.webhook_id, delivery.webhook_id, KEPT_DELIVERIES);
   }
 
   async failed(outcome: AttemptOutcome, nextAttempt: number): Promise<void> {
@@ -164,9 +170,21 @@ export class SqliteWebhooks implements WebhookRepository {
     return row && toWebhookRecord(row, this.box, key);
   }
 
+  private insertDelivery(delivery: NewDelivery): void {
+    prepared(
+      this.db,
+      `INSERT INTO webhook_deliveries (id, webhook_id, customer_id, type, attempts, status, created, from_position, upto_position, payload)
+       VALUES (@id, @webhook_id, @customer_id, @type, 0, 'PENDING', @created, @from_position, @upto_position, @payload)`,
+    ).run(newDeliveryValues(delivery));
+  }
+
   private finish(outcome: AttemptOutcome, status: string, nextAttempt: number | null): void {
-    this.db
-      .prepare('UPDATE webhook_deliveries SET status = ?, attempts = attempts + 1, response_status = ?, latency_ms = ?, next_attempt = ? WHERE id = ?')
-      .run(status, outcome.response_status, outcome.latency_ms, nextAttempt, outcome.delivery.id);
+    prepared(this.db, 'UPDATE webhook_deliveries SET status = ?, attempts = attempts + 1, response_status = ?, latency_ms = ?, next_attempt = ? WHERE id = ?').run(
+      status,
+      outcome.response_status,
+      outcome.latency_ms,
+      nextAttempt,
+      outcome.delivery.id,
+    );
   }
 }

@@ -7,7 +7,7 @@ import { LocalSignals } from '../../../src/store/shared/local-signals.js';
 import { SqliteEvents } from '../../../src/store/sqlite/events.js';
 import { openDatabase } from '../../../src/store/sqlite/open.js';
 import { EVENT_COLUMNS } from '../../../src/domain/events.js';
-import { eventJson } from '../../../src/store/postgres/event-json.js';
+import { eventJson, realJson } from '../../../src/store/shared/event-json.js';
 import { eventRow, newestFirst } from '../../helpers/events.js';
 
 /** A blob as better-sqlite3 returns it for a read: a buffer of its own, the items followed by the room. */
@@ -121,6 +121,23 @@ describe('the JSON SQLite writes for a page', () => {
     const expected = newestFirst(rows).map((row) => eventJson(EVENT_COLUMNS.map((column) => row[column])));
     expect(items.json.toString()).toBe(expected.join(','));
     expect(items.count).toBe(40);
+    db.close();
+  });
+
+  it('writes fractions of up to 13 significant digits, of every magnitude, as SQLite writes them (most taken as JavaScript writes them)', () => {
+    const db = openDatabase(':memory:');
+    const sqlite = db.prepare<[number], string>('SELECT json_quote(?)').pluck();
+    // A fixed pseudo-random sequence: the same values on every run.
+    let seed = 7;
+    const random = () => ((seed = (seed * 16807) % 2147483647) - 1) / 2147483646;
+    const values: number[] = [0.1, 36.6, 87.5, -5.5, 1e-4, 0.00012345, 0.00097837428979, 0.001, 99.99, 123456789.0123, 1234567890123.5];
+    for (let i = 0; i < 20_000; i++) {
+      const digits = 1 + (i % 13);
+      const exponent = (i % 24) - 4;
+      values.push(Number(`${i % 2 ? '-' : ''}${(random() * 10 ** digits).toFixed(0)}e${exponent - digits}`));
+    }
+    const fractions = values.filter((value) => !Number.isInteger(value));
+    expect(fractions.map(realJson)).toEqual(fractions.map((value) => sqlite.get(value)));
     db.close();
   });
 });

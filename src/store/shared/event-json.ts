@@ -2,7 +2,8 @@ import { EVENT_COLUMNS, REAL_COLUMNS } from '../../domain/events.js';
 
 /**
  * An event's JSON as the SQLite store writes it (store/sqlite/event-json.ts: its members,
- * absent ones left out), so that both stores answer with the same bytes. Strings: SQLite escapes `"`, `\` and
+ * absent ones left out), so that both stores answer with the same bytes, and SQLite's ingest
+ * writer hands the events it stored to the server's thread as they would be read back. Strings: SQLite escapes `"`, `\` and
  * the control characters as JSON.stringify does (`\b \t \n \f \r`, else `\u00xx`) and writes
  * every other character as it is; stored text is well-formed, so JSON.stringify is the same.
  * Numbers: see realJson.
@@ -12,21 +13,48 @@ import { EVENT_COLUMNS, REAL_COLUMNS } from '../../domain/events.js';
 const KIND = EVENT_COLUMNS.map((column) => (REAL_COLUMNS.has(column) ? 'real' : column === 'created' ? 'integer' : 'text'));
 const MEMBER_NAMES = EVENT_COLUMNS.map((column) => `"${column}":`);
 
-/** One event's JSON from its values in EVENT_COLUMNS order. */
-export function eventJson(row: readonly unknown[]): string {
+/**
+ * One event's JSON from its values in EVENT_COLUMNS order, from `start` on (a stored row's values
+ * begin with its customer). `plain`: no text holds a character JSON escapes (domain/events.ts
+ * plainTexts), so each is written between quotes as it is.
+ */
+export function eventJson(row: readonly unknown[], start = 0, plain = false): string {
   let json = '{';
   for (let i = 0; i < KIND.length; i++) {
-    const value = row[i];
+    const value = row[start + i];
     if (value === null || value === undefined) continue;
     if (json.length > 1) json += ',';
     json += MEMBER_NAMES[i];
     const kind = KIND[i];
-    json += kind === 'text' ? JSON.stringify(value) : kind === 'integer' ? String(value) : realJson(value as number);
+    if (kind === 'text') json += plain ? `"${value as string}"` : JSON.stringify(value);
+    else json += kind === 'integer' ? String(value) : realJson(value as number);
   }
   return json + '}';
 }
 
 const TWO_TO_63 = 2 ** 63;
+
+/**
+ * The common case at a fraction of the cost: a value between 1e-3 and 1e17 whose shortest text
+ * (JavaScript's) has at most 13 significant digits. Its 18-digit form is those digits then 000 (or
+ * one less then 999), so SQLite shortens it to them too, in the same fixed notation. (Below 1e-3
+ * SQLite's 18 digits can be off by more, and it then writes 17 digits.)
+ */
+function shortFraction(value: number): string | undefined {
+  const magnitude = Math.abs(value);
+  if (!(magnitude >= 1e-3 && magnitude < 1e17)) return undefined;
+  const text = String(value);
+  let digits = 0;
+  let leading = true;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x30 || code > 0x39) continue;
+    if (leading && code === 0x30) continue;
+    leading = false;
+    if (++digits > 13) return undefined;
+  }
+  return text;
+}
 
 /**
  * A REAL as the SQLite store writes it: a whole value that fits in 64 bits as that integer
@@ -39,6 +67,8 @@ export function realJson(value: number): string {
   if (Number.isInteger(value) && value >= -TWO_TO_63 && value < TWO_TO_63) {
     return Number.isSafeInteger(value) ? String(value === 0 ? 0 : value) : BigInt(value).toString();
   }
+  const shortest = shortFraction(value);
+  if (shortest !== undefined) return shortest;
   if (!Number.isFinite(value)) return Number.isNaN(value) ? 'null' : value > 0 ? '9.0e+999' : '-9.0e+999';
   const negative = value < 0;
   const r = Math.abs(value);
