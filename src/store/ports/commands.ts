@@ -53,10 +53,11 @@ export class UnknownGateways extends Error {
 export const GATEWAYS_PER_COMMAND_SIGNAL = 150;
 
 /**
- * Commands to gateways (docs/commands.md). Every change of a command's status is made by one of
- * these methods, in one transaction with its audit entries: the one place a `command.status`
- * webhook would hook in. A QUEUED or DELIVERED command past `expires_at` reads as EXPIRED
- * (domain/commands.ts statusAt) until `expire` or a cancel stores it.
+ * Commands to gateways (docs/commands.md). Every change of a command's status (its creation as
+ * QUEUED included) is made by one of these methods, in one transaction with its audit entries and
+ * a `command.status` message for each enabled webhook of the customer taking it; the webhooks told
+ * are woken (`webhook-changed`) once it committed. A QUEUED or DELIVERED command past `expires_at`
+ * reads as EXPIRED (domain/commands.ts statusAt) until `expire` or a cancel stores it.
  */
 export interface CommandRepository {
   /** Stores all the commands or none (UnknownGateways when a gateway is not the customer's live one), then signals `commands-queued` for their gateways (the instance holding each delivers). */
@@ -86,7 +87,7 @@ export interface CommandRepository {
   delivered(acks: CommandAck[], now: number, audit?: boolean): Promise<CommandRecord[]>;
   /** Gateways' responses, in one transaction: QUEUED or DELIVERED, not expired -> SUCCEEDED or FAILED; one outcome per response, in their order. */
   respond(responses: CommandOutcome[], now: number, audit?: boolean): Promise<ResponseOutcome[]>;
-  /** Stores EXPIRED on up to `limit` commands past their `expires_at`; returns how many. */
+  /** Stores EXPIRED on up to `limit` commands past their `expires_at`, each audited (`command.expired`); returns how many. */
   expire(now: number, limit: number): Promise<number>;
   /**
    * The gateway connected: with a clean session ([MQTT-3.1.2-6]) its stored subscription is

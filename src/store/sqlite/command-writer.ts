@@ -1,5 +1,6 @@
 import { TaskPool } from '../../threads/task-pool.js';
-import { runCommandWrites, type CommandWrite, type WriteResult } from './command-writes.js';
+import type { LocalSignals } from '../shared/local-signals.js';
+import { runCommandWrites, type CommandWrite, type WritesDone } from './command-writes.js';
 import type { Db } from './open.js';
 
 /** A thread left without work stops after this long; the next write starts a new one. */
@@ -14,11 +15,14 @@ const IDLE_MS = 30_000;
  * writes run inline.
  */
 export class CommandWriter {
-  private readonly pool: TaskPool<CommandWrite[], WriteResult[]>;
+  private readonly pool: TaskPool<CommandWrite[], WritesDone>;
   private queue: { write: CommandWrite; resolve: (result: unknown) => void; reject: (error: Error) => void }[] = [];
   private busy = false;
 
-  constructor(private readonly db: Db) {
+  constructor(
+    private readonly db: Db,
+    private readonly signals: LocalSignals,
+  ) {
     this.pool = new TaskPool({
       script: { from: import.meta.url, relative: './command-writer-worker.js' },
       workerData: { file: db.name },
@@ -46,7 +50,11 @@ export class CommandWriter {
     const ran = this.db.memory ? Promise.resolve().then(() => runCommandWrites(this.db, writes)) : this.pool.run(writes);
     ran
       .then(
-        (results) => results.forEach((r, i) => ('error' in r ? batch[i]!.reject(new Error(r.error)) : batch[i]!.resolve(r.result))),
+        ({ results, told }) => {
+          // Committed: the webhooks given `command.status` messages are woken, then the callers answered.
+          for (const id of told) this.signals.deliver({ kind: 'webhook-changed', webhook_id: id });
+          results.forEach((r, i) => ('error' in r ? batch[i]!.reject(new Error(r.error)) : batch[i]!.resolve(r.result)));
+        },
         (error: Error) => batch.forEach((b) => b.reject(error)),
       )
       .finally(() => {

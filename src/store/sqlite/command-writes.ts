@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { deviceAuditEntry, type CommandRecord } from '../../domain/commands.js';
+import { deviceAuditEntry, expiredAuditEntry, type CommandRecord } from '../../domain/commands.js';
 import type { ClaimRequest, CommandAck, CommandOutcome, ResponseOutcome } from '../ports/index.js';
 import { insertAuditEntry } from './audit.js';
+import { queueStatusMessages } from './command-messages.js';
 import type { Db } from './open.js';
 import { LIMIT, prepared } from './statements.js';
 
@@ -18,6 +19,12 @@ export type CommandWrite =
 
 /** Each write's result, or why it failed (its own savepoint rolled back; the others stand). */
 export type WriteResult = { result: unknown } | { error: string };
+
+/** The results of writes run together, and the webhooks given `command.status` messages (to wake once committed). */
+export interface WritesDone {
+  results: WriteResult[];
+  told: string[];
+}
 
 function claim(db: Db, requests: ClaimRequest[], now: number): CommandRecord[][] {
   const statement = prepared(
@@ -40,7 +47,7 @@ function reclaim(db: Db, gatewayId: string, ids: string[], now: number): Command
   );
 }
 
-function delivered(db: Db, acks: CommandAck[], now: number, audit: boolean): CommandRecord[] {
+function delivered(db: Db, acks: CommandAck[], now: number, audit: boolean, told: Set<string>): CommandRecord[] {
   const update = prepared(
     db,
     `UPDATE commands SET status = 'DELIVERED', delivered_at = @now, last_updated = @now
@@ -50,12 +57,13 @@ function delivered(db: Db, acks: CommandAck[], now: number, audit: boolean): Com
     .transaction(() => {
       const rows = update.all({ acks: JSON.stringify(acks), now }) as CommandRecord[];
       if (audit) for (const row of rows) insertAuditEntry(db, deviceAuditEntry(randomUUID(), row, now));
+      queueStatusMessages(db, bySeq(rows), now, told);
       return rows;
     })
     .immediate();
 }
 
-function respond(db: Db, responses: CommandOutcome[], now: number, audit: boolean): ResponseOutcome[] {
+function respond(db: Db, responses: CommandOutcome[], now: number, audit: boolean, told: Set<string>): ResponseOutcome[] {
   const complete = prepared(
     db,
     `UPDATE commands SET status = @status, details = @details, completed_at = @now, last_updated = @now, delivered_at = coalesce(delivered_at, @now)
@@ -63,40 +71,51 @@ function respond(db: Db, responses: CommandOutcome[], now: number, audit: boolea
   );
   const known = prepared(db, 'SELECT 1 FROM commands WHERE id = ? AND gateway_id = ?');
   return db
-    .transaction(() =>
-      responses.map((r): ResponseOutcome => {
+    .transaction(() => {
+      const outcomes = responses.map((r): ResponseOutcome => {
         const changed = complete.get({ status: r.status, details: r.details, now, id: r.id.toLowerCase(), gatewayId: r.gateway_id }) as CommandRecord | undefined;
         if (changed) {
           if (audit) insertAuditEntry(db, deviceAuditEntry(randomUUID(), changed, now));
           return changed;
         }
         return known.get(r.id.toLowerCase(), r.gateway_id) ? 'final' : 'unknown';
-      }),
-    )
+      });
+      queueStatusMessages(db, outcomes.filter((o): o is CommandRecord => typeof o === 'object'), now, told);
+      return outcomes;
+    })
     .immediate();
 }
 
-function expire(db: Db, now: number, limit: number): number {
-  return prepared(
+/** Stores EXPIRED on up to `limit` commands past their end, each audited and told to webhooks (as every other change). */
+function expire(db: Db, now: number, limit: number, told: Set<string>): number {
+  const update = prepared(
     db,
     `UPDATE commands SET status = 'EXPIRED', last_updated = @now
-     WHERE seq IN (SELECT seq FROM commands WHERE ${OPEN} AND expires_at <= @now ${LIMIT})`,
-  ).run({ now, limit }).changes;
+     WHERE seq IN (SELECT seq FROM commands WHERE ${OPEN} AND expires_at <= @now ${LIMIT}) RETURNING *`,
+  );
+  return db
+    .transaction(() => {
+      const rows = bySeq(update.all({ now, limit }) as CommandRecord[]);
+      for (const row of rows) insertAuditEntry(db, expiredAuditEntry(randomUUID(), row, now));
+      queueStatusMessages(db, rows, now, told);
+      return rows.length;
+    })
+    .immediate();
 }
 
-/** Runs one write of command delivery on the connection (in the writer thread, or inline for an in-memory database). */
-export function runCommandWrite(db: Db, write: CommandWrite): unknown {
+/** Runs one write of command delivery on the connection (in the writer thread, or inline for an in-memory database); the webhooks it tells go to `told`. */
+export function runCommandWrite(db: Db, write: CommandWrite, told: Set<string>): unknown {
   switch (write.kind) {
     case 'claim':
       return claim(db, write.requests, write.now);
     case 'reclaim':
       return reclaim(db, write.gatewayId, write.ids, write.now);
     case 'delivered':
-      return delivered(db, write.acks, write.now, write.audit);
+      return delivered(db, write.acks, write.now, write.audit, told);
     case 'respond':
-      return respond(db, write.responses, write.now, write.audit);
+      return respond(db, write.responses, write.now, write.audit, told);
     case 'expire':
-      return expire(db, write.now, write.limit);
+      return expire(db, write.now, write.limit, told);
   }
 }
 
@@ -105,16 +124,22 @@ export function runCommandWrite(db: Db, write: CommandWrite): unknown {
  * savepoint of its own (better-sqlite3 nests transactions so), so that one that fails leaves the
  * others. One lock taken instead of one per write: the ingest writer waits the less.
  */
-export function runCommandWrites(db: Db, writes: CommandWrite[]): WriteResult[] {
+export function runCommandWrites(db: Db, writes: CommandWrite[]): WritesDone {
   return db
-    .transaction(() =>
-      writes.map((write): WriteResult => {
+    .transaction((): WritesDone => {
+      const told = new Set<string>();
+      const results = writes.map((write): WriteResult => {
+        // A write that fails rolls its own messages back with it: only those of the others are told.
+        const own = new Set<string>();
         try {
-          return { result: runCommandWrite(db, write) };
+          const result = runCommandWrite(db, write, own);
+          for (const id of own) told.add(id);
+          return { result };
         } catch (error) {
           return { error: error instanceof Error ? error.message : String(error) };
         }
-      }),
-    )
+      });
+      return { results, told: [...told] };
+    })
     .immediate();
 }

@@ -1,8 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import type { AuditEntry } from '../../domain/audit.js';
 import type { CreatedIdKey } from '../../domain/page-token.js';
 import { GATEWAYS_PER_COMMAND_SIGNAL, type CancelOutcome, type ClaimRequest, type CommandOutcome, type CommandRecord, type CommandAck, type CommandRepository, type NewCommand, type ResponseOutcome, UnknownGateways } from '../ports/index.js';
 import type { LocalSignals } from '../shared/local-signals.js';
+import { expiredAuditEntry } from '../../domain/commands.js';
 import { audited, insertAuditEntry } from './audit.js';
+import { queueStatusMessages } from './command-messages.js';
 import { CommandWriter } from './command-writer.js';
 import type { Db } from './open.js';
 import { LIMIT, prepared } from './statements.js';
@@ -19,7 +22,7 @@ export class SqliteCommands implements CommandRepository {
     private readonly db: Db,
     private readonly signals: LocalSignals,
   ) {
-    this.writer = new CommandWriter(db);
+    this.writer = new CommandWriter(db, signals);
   }
 
   async createAll(customerId: string, commands: NewCommand[], now: number, audit?: AuditEntry[]): Promise<CommandRecord[]> {
@@ -28,14 +31,18 @@ export class SqliteCommands implements CommandRepository {
       `INSERT INTO commands (id, customer_id, gateway_id, device_id, name, parameters, status, created, last_updated, expires_at)
        VALUES (@id, @customerId, @gateway_id, @device_id, @name, @parameters, 'QUEUED', @now, @now, @expires_at) RETURNING *`,
     );
+    const told = new Set<string>();
     const created = audited(
       this.db,
       () => {
         this.checkGateways(customerId, commands);
-        return commands.map((c) => insert.get({ ...c, customerId, now }) as CommandRecord);
+        const rows = commands.map((c) => insert.get({ ...c, customerId, now }) as CommandRecord);
+        queueStatusMessages(this.db, rows, now, told);
+        return rows;
       },
       () => audit,
     );
+    this.tell(told);
     const gatewayIds = [...new Set(created.map((c) => c.gateway_id))];
     for (let i = 0; i < gatewayIds.length; i += GATEWAYS_PER_COMMAND_SIGNAL) {
       this.signals.deliver({ kind: 'commands-queued', gateway_ids: gatewayIds.slice(i, i + GATEWAYS_PER_COMMAND_SIGNAL) });
@@ -68,7 +75,8 @@ export class SqliteCommands implements CommandRepository {
   }
 
   async cancel(customerId: string, id: string, now: number, audit?: AuditEntry): Promise<CancelOutcome> {
-    return this.db
+    const told = new Set<string>();
+    const outcome = this.db
       .transaction((): CancelOutcome => {
         const current = prepared(this.db, 'SELECT * FROM commands WHERE id = ? AND customer_id = ?').get(id.toLowerCase(), customerId) as CommandRecord | undefined;
         if (!current) return 'missing';
@@ -79,11 +87,23 @@ export class SqliteCommands implements CommandRepository {
           now,
           seq: current.seq,
         }) as CommandRecord;
-        if (expired) return { final: changed };
+        queueStatusMessages(this.db, [changed], now, told);
+        if (expired) {
+          // Stored EXPIRED here rather than by the sweep: audited as the sweep's (not the caller's cancel).
+          insertAuditEntry(this.db, expiredAuditEntry(randomUUID(), changed, now));
+          return { final: changed };
+        }
         if (audit) insertAuditEntry(this.db, audit);
         return changed;
       })
       .immediate();
+    this.tell(told);
+    return outcome;
+  }
+
+  /** Wakes the webhooks given `command.status` messages by a commit. */
+  private tell(told: Set<string>): void {
+    for (const id of told) this.signals.deliver({ kind: 'webhook-changed', webhook_id: id });
   }
 
   claim(requests: ClaimRequest[], now: number): Promise<CommandRecord[][]> {
