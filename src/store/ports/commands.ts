@@ -41,6 +41,26 @@ export type CancelOutcome = CommandRecord | 'missing' | { final: CommandRecord }
 /** A gateway's response: the completed command, `unknown` (no command of this gateway has the id) or `final` (too late: expired, canceled, completed). */
 export type ResponseOutcome = CommandRecord | 'unknown' | 'final';
 
+/** A write of command delivery as it crosses to the thread that runs it (SQLite, docs/commands.md "Delivery"): one method's call. */
+export type CommandWrite =
+  | { kind: 'claim'; requests: ClaimRequest[]; now: number }
+  | { kind: 'reclaim'; gatewayId: string; ids: string[]; now: number }
+  | { kind: 'delivered'; acks: CommandAck[]; now: number; audit: boolean }
+  | { kind: 'respond'; responses: CommandOutcome[]; now: number; audit: boolean }
+  | { kind: 'expire'; now: number; limit: number };
+
+/** Each write's result, or why it failed (its own savepoint rolled back; the others of its group stand). */
+export type CommandWriteResult = { result: unknown } | { error: string };
+
+/** The results of a group of writes run together, and the webhooks given `command.status` messages (to wake once committed). */
+export interface CommandWritesDone {
+  results: CommandWriteResult[];
+  told: string[];
+}
+
+/** Runs a group of delivery writes in one transaction elsewhere: `serve` hands in the ingest writer thread's. */
+export type CommandWriteRoute = (writes: CommandWrite[]) => Promise<CommandWritesDone>;
+
 /** Thrown by createAll when some gateways are not live gateways of the customer: nothing is stored. */
 export class UnknownGateways extends Error {
   constructor(readonly gatewayIds: string[]) {
@@ -97,4 +117,13 @@ export interface CommandRepository {
   /** The gateway subscribed to its command topic with this granted QoS (kept for its next persistent session). */
   subscribe(gatewayId: string, qos: number, now: number): Promise<void>;
   unsubscribe(gatewayId: string): Promise<void>;
+  /**
+   * SQLite only: `serve` routes the writes of delivery (claim, reclaim, delivered, respond, expire)
+   * to the ingest writer thread, which runs them between its commits on its own connection
+   * (runWrites there), so that they never wait for the write lock nor make ingest wait for it.
+   * Without a route they run in a thread of their own. `undefined` drops the route.
+   */
+  routeWrites?(route: CommandWriteRoute | undefined): void;
+  /** SQLite only, in the ingest writer thread: runs routed writes on this connection, in one transaction. */
+  runWrites?(writes: CommandWrite[]): CommandWritesDone;
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { deviceAuditEntry, expiredAuditEntry, type CommandRecord } from '../../domain/commands.js';
-import type { ClaimRequest, CommandAck, CommandOutcome, ResponseOutcome } from '../ports/index.js';
+import type { ClaimRequest, CommandAck, CommandOutcome, CommandWrite, CommandWriteResult, CommandWritesDone, ResponseOutcome } from '../ports/index.js';
 import { insertAuditEntry } from './audit.js';
 import { queueStatusMessages } from './command-messages.js';
 import type { Db } from './open.js';
@@ -9,22 +9,6 @@ import { LIMIT, prepared } from './statements.js';
 const OPEN = "status IN ('QUEUED', 'DELIVERED')";
 const bySeq = (rows: CommandRecord[]) => rows.sort((a, b) => a.seq - b.seq);
 
-/** A write of command delivery, as the writer thread is asked for it (command-writer.ts). */
-export type CommandWrite =
-  | { kind: 'claim'; requests: ClaimRequest[]; now: number }
-  | { kind: 'reclaim'; gatewayId: string; ids: string[]; now: number }
-  | { kind: 'delivered'; acks: CommandAck[]; now: number; audit: boolean }
-  | { kind: 'respond'; responses: CommandOutcome[]; now: number; audit: boolean }
-  | { kind: 'expire'; now: number; limit: number };
-
-/** Each write's result, or why it failed (its own savepoint rolled back; the others stand). */
-export type WriteResult = { result: unknown } | { error: string };
-
-/** The results of writes run together, and the webhooks given `command.status` messages (to wake once committed). */
-export interface WritesDone {
-  results: WriteResult[];
-  told: string[];
-}
 
 function claim(db: Db, requests: ClaimRequest[], now: number): CommandRecord[][] {
   const statement = prepared(
@@ -124,11 +108,11 @@ export function runCommandWrite(db: Db, write: CommandWrite, told: Set<string>):
  * savepoint of its own (better-sqlite3 nests transactions so), so that one that fails leaves the
  * others. One lock taken instead of one per write: the ingest writer waits the less.
  */
-export function runCommandWrites(db: Db, writes: CommandWrite[]): WritesDone {
+export function runCommandWrites(db: Db, writes: CommandWrite[]): CommandWritesDone {
   return db
-    .transaction((): WritesDone => {
+    .transaction((): CommandWritesDone => {
       const told = new Set<string>();
-      const results = writes.map((write): WriteResult => {
+      const results = writes.map((write): CommandWriteResult => {
         // A write that fails rolls its own messages back with it: only those of the others are told.
         const own = new Set<string>();
         try {

@@ -1,12 +1,27 @@
 import { randomUUID } from 'node:crypto';
 import type { AuditEntry } from '../../domain/audit.js';
 import type { CreatedIdKey } from '../../domain/page-token.js';
-import { GATEWAYS_PER_COMMAND_SIGNAL, type CancelOutcome, type ClaimRequest, type CommandOutcome, type CommandRecord, type CommandAck, type CommandRepository, type NewCommand, type ResponseOutcome, UnknownGateways } from '../ports/index.js';
+import {
+  GATEWAYS_PER_COMMAND_SIGNAL,
+  type CancelOutcome,
+  type ClaimRequest,
+  type CommandOutcome,
+  type CommandRecord,
+  type CommandAck,
+  type CommandRepository,
+  type CommandWrite,
+  type CommandWriteRoute,
+  type CommandWritesDone,
+  type NewCommand,
+  type ResponseOutcome,
+  UnknownGateways,
+} from '../ports/index.js';
 import type { LocalSignals } from '../shared/local-signals.js';
 import { expiredAuditEntry } from '../../domain/commands.js';
 import { audited, insertAuditEntry } from './audit.js';
 import { queueStatusMessages } from './command-messages.js';
 import { CommandWriter } from './command-writer.js';
+import { runCommandWrites } from './command-writes.js';
 import type { Db } from './open.js';
 import { LIMIT, prepared } from './statements.js';
 
@@ -124,6 +139,14 @@ export class SqliteCommands implements CommandRepository {
 
   expire(now: number, limit: number): Promise<number> {
     return this.writer.run({ kind: 'expire', now, limit });
+  }
+
+  routeWrites(route: CommandWriteRoute | undefined): void {
+    this.writer.route = route;
+  }
+
+  runWrites(writes: CommandWrite[]): CommandWritesDone {
+    return runCommandWrites(this.db, writes);
   }
 
   /** Stops the writer thread. */
