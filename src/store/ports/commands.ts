@@ -43,14 +43,15 @@ export type ResponseOutcome = CommandRecord | 'unknown' | 'final';
 
 /** A write of command delivery as it crosses to the thread that runs it (SQLite, docs/commands.md "Delivery"): one method's call. */
 export type CommandWrite =
+  | { kind: 'create'; customerId: string; commands: NewCommand[]; now: number; audit: AuditEntry[] }
   | { kind: 'claim'; requests: ClaimRequest[]; now: number }
   | { kind: 'reclaim'; gatewayId: string; ids: string[]; now: number }
   | { kind: 'delivered'; acks: CommandAck[]; now: number; audit: boolean }
   | { kind: 'respond'; responses: CommandOutcome[]; now: number; audit: boolean }
   | { kind: 'expire'; now: number; limit: number };
 
-/** Each write's result, or why it failed (its own savepoint rolled back; the others of its group stand). */
-export type CommandWriteResult = { result: unknown } | { error: string };
+/** Each write's result, or why it failed and the driver's code (its own savepoint rolled back; the others of its group stand). */
+export type CommandWriteResult = { result: unknown } | { error: string; code?: string };
 
 /** The results of a group of writes run together, and the webhooks given `command.status` messages (to wake once committed). */
 export interface CommandWritesDone {
@@ -119,9 +120,10 @@ export interface CommandRepository {
   unsubscribe(gatewayId: string): Promise<void>;
   /**
    * SQLite only: `serve` routes the writes of delivery (claim, reclaim, delivered, respond, expire)
-   * to the ingest writer thread, which runs them between its commits on its own connection
-   * (runWrites there), so that they never wait for the write lock nor make ingest wait for it.
-   * Without a route they run in a thread of their own. `undefined` drops the route.
+   * and creation (createAll) to the ingest writer thread, which runs them between its commits on
+   * its own connection (runWrites there), so that they never wait for the write lock nor make
+   * ingest wait for it. Without a route delivery's run in a thread of their own, creation on the
+   * caller's. `undefined` drops the route.
    */
   routeWrites?(route: CommandWriteRoute | undefined): void;
   /** SQLite only, in the ingest writer thread: runs routed writes on this connection, in one transaction. */

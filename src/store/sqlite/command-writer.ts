@@ -58,7 +58,7 @@ export class CommandWriter {
         ({ results, told }) => {
           // Committed: the webhooks given `command.status` messages are woken, then the callers answered.
           for (const id of told) this.signals.deliver({ kind: 'webhook-changed', webhook_id: id });
-          results.forEach((r, i) => ('error' in r ? batch[i]!.reject(new Error(r.error)) : batch[i]!.resolve(r.result)));
+          results.forEach((r, i) => ('error' in r ? batch[i]!.reject(Object.assign(new Error(r.error), r.code ? { code: r.code } : {})) : batch[i]!.resolve(r.result)));
         },
         (error: Error) => batch.forEach((b) => b.reject(error)),
       )

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import type { AuditEntry } from '../../domain/audit.js';
 import { deviceAuditEntry, expiredAuditEntry, type CommandRecord } from '../../domain/commands.js';
-import type { ClaimRequest, CommandAck, CommandOutcome, CommandWrite, CommandWriteResult, CommandWritesDone, ResponseOutcome } from '../ports/index.js';
+import type { ClaimRequest, CommandAck, CommandOutcome, CommandWrite, CommandWriteResult, CommandWritesDone, NewCommand, ResponseOutcome } from '../ports/index.js';
 import { insertAuditEntry } from './audit.js';
 import { queueStatusMessages } from './command-messages.js';
 import type { Db } from './open.js';
@@ -8,6 +9,34 @@ import { LIMIT, prepared } from './statements.js';
 
 const OPEN = "status IN ('QUEUED', 'DELIVERED')";
 const bySeq = (rows: CommandRecord[]) => rows.sort((a, b) => a.seq - b.seq);
+
+/** A creation's outcome: the commands stored, or the gateways that are not live gateways of the customer (nothing stored). */
+export type Created = { created: CommandRecord[] } | { unknown: string[] };
+
+/** Stores the commands QUEUED with their audit entries and `command.status` messages, unless a gateway is not the customer's live one. */
+function create(db: Db, customerId: string, commands: NewCommand[], now: number, audit: AuditEntry[], told: Set<string>): Created {
+  const insert = prepared(
+    db,
+    `INSERT INTO commands (id, customer_id, gateway_id, device_id, name, parameters, status, created, last_updated, expires_at)
+     VALUES (@id, @customerId, @gateway_id, @device_id, @name, @parameters, 'QUEUED', @now, @now, @expires_at) RETURNING *`,
+  );
+  const wanted = [...new Set(commands.map((c) => c.gateway_id))];
+  return db
+    .transaction((): Created => {
+      const live = new Set(
+        prepared(db, 'SELECT id FROM gateways WHERE customer_id = ? AND deleted IS NULL AND id IN (SELECT value FROM json_each(?))')
+          .pluck()
+          .all(customerId, JSON.stringify(wanted)) as string[],
+      );
+      const unknown = wanted.filter((id) => !live.has(id));
+      if (unknown.length) return { unknown };
+      const created = commands.map((c) => insert.get({ ...c, customerId, now }) as CommandRecord);
+      for (const entry of audit) insertAuditEntry(db, entry);
+      queueStatusMessages(db, created, now, told);
+      return { created };
+    })
+    .immediate();
+}
 
 
 function claim(db: Db, requests: ClaimRequest[], now: number): CommandRecord[][] {
@@ -90,6 +119,8 @@ function expire(db: Db, now: number, limit: number, told: Set<string>): number {
 /** Runs one write of command delivery on the connection (in the writer thread, or inline for an in-memory database); the webhooks it tells go to `told`. */
 export function runCommandWrite(db: Db, write: CommandWrite, told: Set<string>): unknown {
   switch (write.kind) {
+    case 'create':
+      return create(db, write.customerId, write.commands, write.now, write.audit, told);
     case 'claim':
       return claim(db, write.requests, write.now);
     case 'reclaim':
@@ -120,7 +151,9 @@ export function runCommandWrites(db: Db, writes: CommandWrite[]): CommandWritesD
           for (const id of own) told.add(id);
           return { result };
         } catch (error) {
-          return { error: error instanceof Error ? error.message : String(error) };
+          // The driver's code crosses too: SQLITE_FULL is told as the disk being full (storage.ts).
+          const code = (error as { code?: unknown } | null)?.code;
+          return { error: error instanceof Error ? error.message : String(error), ...(typeof code === 'string' ? { code } : {}) };
         }
       });
       return { results, told: [...told] };
