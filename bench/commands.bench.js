@@ -10,7 +10,7 @@ import { fork } from 'node:child_process';
 import { join } from 'node:path';
 import { api, percentile, report } from './lib.js';
 import { openDatabase } from '../dist/store/sqlite/open.js';
-import { RUNS, benchGateways, dropDeployment, forkGenerator, ingestSettings, load, login, newDeployment, psql, startPostgres, startServe, summarize } from './stores-lib.js';
+import { RUNS, benchGateways, cpuSince, cpuSnapshot, dropDeployment, forkGenerator, ingestSettings, load, login, newDeployment, psql, startPostgres, startServe, summarize } from './stores-lib.js';
 
 const BENCH = 'commands';
 const CUSTOMER = 'bench';
@@ -24,6 +24,8 @@ const SUSTAINED_GATEWAYS = 500;
 /** Which parts run (BENCH_COMMAND_PARTS, default all three). */
 const PARTS = new Set((process.env.BENCH_COMMAND_PARTS ?? 'delivery,sustained,offline').split(','));
 const TICK_MS = 100;
+/** BENCH_SERVE_BIN: another build's bin/scanhub.js to serve (a base build, run side by side with this one's). */
+const SERVE_BIN = process.env.BENCH_SERVE_BIN;
 
 /** Commands of the deployment in a status (read from its database, as a reader would). */
 function countStatus(deployment, status) {
@@ -81,7 +83,7 @@ async function sendBulk(server, token, gatewayIds, body) {
 
 async function withServer(kind, pg, work) {
   const deployment = newDeployment(kind, pg, { prefix: 'commands' });
-  const server = await startServe(deployment, { customer: CUSTOMER, logLevel: 'warn' });
+  const server = await startServe(deployment, { customer: CUSTOMER, logLevel: 'warn', ...(SERVE_BIN ? { bin: SERVE_BIN } : {}) });
   try {
     return await work(deployment, server, await login(server.url));
   } finally {
@@ -109,17 +111,22 @@ function deliveryRun(kind, pg) {
   });
 }
 
-/** Ingest for the settings' time on the server, with `beside` running meanwhile; events/s acknowledged. */
+/**
+ * Ingest for the settings' time on the server, with `beside` running meanwhile; events/s
+ * acknowledged, and serve's CPU (all its threads, from /proc) per 1,000 events acknowledged.
+ */
 async function ingestPhase(server, gateways, settings, beside) {
   const generator = forkGenerator({ host: '127.0.0.1', port: server.mqttPort }, gateways, settings);
   const connected = await generator.next();
   if (connected.type !== 'connected') throw new Error(`load generator: ${JSON.stringify(connected)}`);
+  const cpu = cpuSnapshot([server.pid]);
   generator.start();
   const stop = beside?.();
   const result = await generator.next();
+  const serveCpuMs = cpuSince(cpu);
   const besideResult = await stop?.();
   generator.kill();
-  return { eventsPerSecond: result.ackedInWindow / (result.elapsedMs / 1000), beside: besideResult };
+  return { eventsPerSecond: result.ackedInWindow / (result.elapsedMs / 1000), cpuPer1000: (serveCpuMs / result.acked) * 1000, beside: besideResult };
 }
 
 /** 2. Ingest alone and ingest with RATE commands/s, side by side on one server (`run` picks the order). */
@@ -157,9 +164,17 @@ function sustainedRun(kind, pg, run) {
     const received = await client.received(sent);
     await deliveredBy(deployment, sent, ['SUCCEEDED']);
     await client.close();
-    const figures = { alone: phases.alone.eventsPerSecond, withCommands: phases.commands.eventsPerSecond, commandsPerSecond: phases.commands.beside, duplicates: received.duplicates };
+    const figures = {
+      alone: phases.alone.eventsPerSecond,
+      withCommands: phases.commands.eventsPerSecond,
+      cpuAlone: phases.alone.cpuPer1000,
+      cpuWithCommands: phases.commands.cpuPer1000,
+      commandsPerSecond: phases.commands.beside,
+      duplicates: received.duplicates,
+    };
     console.error(
-      `${BENCH}: ${kind} sustained: ingest alone ${Math.round(figures.alone)} events/s, with ${Math.round(figures.commandsPerSecond)} commands/s ${Math.round(figures.withCommands)} events/s ` +
+      `${BENCH}: ${kind} sustained: ingest alone ${Math.round(figures.alone)} events/s (serve ${figures.cpuAlone.toFixed(1)} CPU ms/1,000), ` +
+        `with ${Math.round(figures.commandsPerSecond)} commands/s ${Math.round(figures.withCommands)} events/s (${figures.cpuWithCommands.toFixed(1)} CPU ms/1,000) ` +
         `(${(figures.withCommands / figures.alone).toFixed(3)}x); all ${sent} SUCCEEDED; load ${load()}`,
     );
     return figures;
@@ -196,6 +211,8 @@ function reportFigures(kind, delivery, sustained, offline) {
   if (sustained.length) {
     summarize(BENCH, 'ingest_alone_events_per_second', 'events/s', { [kind]: sustained.map((f) => f.alone) });
     summarize(BENCH, 'ingest_with_commands_events_per_second', 'events/s', { [kind]: sustained.map((f) => f.withCommands) });
+    summarize(BENCH, 'serve_cpu_ms_per_1000_events_alone', 'ms', { [kind]: sustained.map((f) => f.cpuAlone) });
+    summarize(BENCH, 'serve_cpu_ms_per_1000_events_with_commands', 'ms', { [kind]: sustained.map((f) => f.cpuWithCommands) });
     summarize(BENCH, 'commands_per_second_sent', 'commands/s', { [kind]: sustained.map((f) => f.commandsPerSecond) }, { target: RATE * 0.95, cmp: '>=' });
     const ratio = median(sustained.map((f) => f.withCommands)) / median(sustained.map((f) => f.alone));
     report(BENCH, `${kind}_ingest_with_commands_ratio_to_alone`, ratio, 'x', 0.95, '>=');

@@ -33,6 +33,7 @@ export const AUDIT_ACTIONS = [
   'command.delivered',
   'command.succeeded',
   'command.failed',
+  'command.expired',
   'webhook.created',
   'webhook.updated',
   'webhook.deleted',

@@ -180,6 +180,27 @@ export function parseCommandResponse(payload: Buffer): CommandResponse | { inval
   return { command_id, status: status as ResponseStatus, ...(details !== undefined ? { details: details.slice(0, MAX_DETAILS_LENGTH) } : {}) };
 }
 
+/** The actor of the changes nobody asked for: a command stored EXPIRED past its `expires_at` (docs/audit.md). */
+export const COMMAND_EXPIRY_ACTOR = { type: 'operator', id: 'command-expiry' } as const;
+
+/** The audit entry of a command stored EXPIRED (by the sweep, or by a cancel that came too late); `id` a fresh UUID. */
+export function expiredAuditEntry(id: string, command: CommandRecord, now: number): AuditEntry {
+  return {
+    id,
+    customerId: command.customer_id,
+    time: now,
+    action: 'command.expired',
+    actor: { ...COMMAND_EXPIRY_ACTOR },
+    target: { type: 'command', id: command.id },
+    details: { gateway_id: command.gateway_id, name: command.name, expires_at: command.expires_at },
+  };
+}
+
+/** The `data` of a `command.status` webhook message: the command as GET /{customer_id}/commands/{command_id} shows it at `now`. */
+export function commandStatusMessage(command: CommandRecord, now: number): string {
+  return JSON.stringify(toApiCommand(command, now));
+}
+
 /** The audit action of a change the gateway made to its command (docs/audit.md). */
 export type DeviceCommandAction = 'command.delivered' | 'command.succeeded' | 'command.failed';
 

@@ -114,6 +114,8 @@ export async function startBroker(ctx: BrokerContext, options: BrokerOptions): P
   const { ca, store } = ctx;
   const certificate = issueServerCertificate(ca, ctx.dataDir, [options.host, ctx.publicHost], await options.keys?.server);
   const writer = startIngestWriter(ctx, options);
+  // SQLite: the writes of command delivery run in the writer thread, between its commits (docs/commands.md "Delivery").
+  store.commands.routeWrites?.((writes) => writer.commandWrites(writes));
   const stats = newBrokerStats();
   let listener: MqttListener | undefined;
   const connections = new Set<GatewayConnection>();
@@ -158,6 +160,7 @@ export async function startBroker(ctx: BrokerContext, options: BrokerOptions): P
     gateways.close();
     commands.close();
     await writer.close();
+    store.commands.routeWrites?.(undefined);
     throw error;
   }
   const running = listener;
@@ -185,6 +188,7 @@ export async function startBroker(ctx: BrokerContext, options: BrokerOptions): P
         for (const connection of connections) connection.stopReading();
         writer.flush();
         await writer.close();
+        store.commands.routeWrites?.(undefined);
         await closeConnections(connections, CLOSE_GRACE_MS);
         running.destroyConnections();
         await stopped;

@@ -73,7 +73,17 @@ async function authenticate(parts: HostParts, connection: GatewayConnection): Pr
     return 'certificate_pending' as const;
   }
   const topic = gatewayTopic(topicPrefix(gateway.customer_id), gateway.id);
-  return { gatewayId: gateway.id, topic, topicBytes: Buffer.from(topic), serial, commandsTopic: commandsTopic(topic), responsesTopicBytes: Buffer.from(commandResponsesTopic(topic)) };
+  let keptSubscription: number | undefined;
+  try {
+    // Before the CONNACK, which says whether a session was kept ([MQTT-3.2.2-2]).
+    keptSubscription = await parts.commands.session(gateway.id, connection.cleanSession);
+  } catch (error) {
+    stats.connectsUnavailable++;
+    log.warn({ gateway_id: gateway.id, reason: (error as Error).message }, 'MQTT connect refused: the store cannot answer');
+    return 'store_unavailable' as const;
+  }
+  const responsesTopicBytes = Buffer.from(commandResponsesTopic(topic));
+  return { gatewayId: gateway.id, topic, topicBytes: Buffer.from(topic), serial, commandsTopic: commandsTopic(topic), responsesTopicBytes, keptSubscription };
 }
 
 /** The broker's side of every gateway connection (gateway-connection.ts): its decisions about gateways, counted and logged. */
@@ -95,7 +105,7 @@ export function connectionHost(parts: HostParts): ConnectionHost<GatewayConnecti
       stats.connected++;
       log.info({ gateway_id: gatewayId, remote: clientAddressOf(connection.socket) }, 'gateway connected');
       gateways.connected(gatewayId, connection);
-      commands.connected(gatewayId, connection.session!.commandsTopic, connection, connection.cleanSession);
+      commands.connected(gatewayId, connection.session!.commandsTopic, connection, connection.session!.keptSubscription);
     },
 
     disconnected(connection, will) {

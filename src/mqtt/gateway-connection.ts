@@ -112,10 +112,6 @@ export class GatewayConnection {
     if (this.state === CONNECTED) this.write(packet);
   }
 
-  closed(): boolean {
-    return this.state === CLOSED;
-  }
-
   /** Closes the connection from the server's side (deleted or revoked gateway, takeover, shutdown); at level 5 DISCONNECT says why. */
   close(reason: CloseReason): void {
     if (this.state === CLOSED) return;
@@ -226,7 +222,8 @@ export class GatewayConnection {
     this.session = result;
     this.state = CONNECTED;
     const limits = { receiveMaximum: RECEIVE_MAXIMUM, maximumPacketSize: this.maxPacketBytes };
-    this.socket.write(v5 ? connack5(ReasonCode.SUCCESS, acceptedProperties(v5, limits, result.gatewayId)) : connack(0));
+    const kept = result.keptSubscription !== undefined;
+    this.socket.write(v5 ? connack5(ReasonCode.SUCCESS, acceptedProperties(v5, limits, result.gatewayId, this.cleanSession), kept) : connack(0, kept));
     this.host.connected(this);
     const keepAlive = this.connect!.keepAlive;
     // [MQTT-3.1.2-24]: no packet within one and a half times the keep alive closes the connection.

@@ -17,6 +17,11 @@ export interface GatewaySession {
   commandsTopic: string;
   /** Where it reports its commands' outcome, as bytes (compared like `topicBytes`). */
   responsesTopicBytes: Buffer;
+  /**
+   * The QoS of the command subscription an earlier persistent session left ([MQTT-3.1.2-4]), or
+   * undefined (none, or this is a clean session): CONNACK's session present ([MQTT-3.2.2-2]).
+   */
+  keptSubscription: number | undefined;
 }
 
 /** What a connection needs of the broker; `Connection` is gateway-connection.ts's class (a parameter, so that this file does not import it back). */

@@ -2,7 +2,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { IngestMessage } from '../domain/ingest.js';
 import { openStore } from '../store/open.js';
 import { THREAD_READY, type TestCrash } from '../threads/supervised-thread.js';
-import { unpackBatch, type DeletionAnswer, type DeletionJob, type PackedBatch, type WriterThreadData } from './ingest-thread.js';
+import { unpackBatch, type JobAnswer, type PackedBatch, type ThreadJob, type WriterThreadData } from './ingest-thread.js';
 
 // The writer thread: its own connection to the store (SQLite: WAL lets the HTTP API read
 // meanwhile); commits each batch it is sent, one group commit per batch, and answers with the result.
@@ -20,19 +20,30 @@ const die = (reason: string): never => {
   throw new Error(reason);
 };
 
-parentPort!.on('message', (message: PackedBatch | 'close' | { testCrash: TestCrash } | { deleteEvents: DeletionJob & { deletion: number } }) => {
+/**
+ * A job between two commits: on SQLite on this connection, so it never competes with ingest for
+ * the write lock; a batch that arrives meanwhile waits for it (TARGET_HOLD_MS), as it waits for the
+ * batch before it. Old events (docs/retention.md), or the writes of command delivery (docs/commands.md).
+ */
+async function runJob(job: ThreadJob): Promise<unknown> {
+  if ('deleteEvents' in job) {
+    const { customerId, cutoff, limit, after } = job.deleteEvents;
+    return store.retention.deleteEventsBefore(customerId, cutoff, limit, after);
+  }
+  if (!store.commands.runWrites) throw new Error('this store runs no command writes in the writer thread');
+  return store.commands.runWrites(job.commandWrites);
+}
+
+parentPort!.on('message', (message: PackedBatch | 'close' | { testCrash: TestCrash } | { job: ThreadJob & { id: number } }) => {
   if (message === 'close') {
     void store.close().then(() => parentPort!.close());
     return;
   }
-  if ('deleteEvents' in message) {
-    // One batch of old events (docs/retention.md), between two commits: on SQLite on this
-    // connection, so it never competes with ingest for the write lock; a batch that arrives
-    // meanwhile waits for it (TARGET_HOLD_MS), as it waits for the batch before it.
-    const { deletion, customerId, cutoff, limit, after } = message.deleteEvents;
-    void store.retention.deleteEventsBefore(customerId, cutoff, limit, after).then(
-      (batch) => parentPort!.postMessage({ deletion, batch } satisfies DeletionAnswer),
-      (error: unknown) => parentPort!.postMessage({ deletion, error: error instanceof Error ? error.message : String(error) } satisfies DeletionAnswer),
+  if ('job' in message) {
+    const { id, ...job } = message.job;
+    void runJob(job).then(
+      (result) => parentPort!.postMessage({ job: id, result } satisfies JobAnswer),
+      (error: unknown) => parentPort!.postMessage({ job: id, error: error instanceof Error ? error.message : String(error) } satisfies JobAnswer),
     );
     return;
   }

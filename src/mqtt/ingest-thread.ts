@@ -2,7 +2,7 @@ import { Outcome, type BatchResult, type IngestMessage, type Quarantine } from '
 import type { CreatedWindow } from '../domain/payload-limits.js';
 import type { StoreThread } from '../store/ports/index.js';
 import type { CreatedIdKey } from '../domain/page-token.js';
-import type { DeletedBatch, StoreLocator } from '../store/ports/index.js';
+import type { CommandWrite, CommandWritesDone, DeletedBatch, StoreLocator } from '../store/ports/index.js';
 import { workerScript } from '../threads/worker-script.js';
 import { SupervisedThread, type ThreadLog, type ThreadStatus } from '../threads/supervised-thread.js';
 
@@ -14,8 +14,15 @@ export interface DeletionJob {
   after?: CreatedIdKey;
 }
 
-/** What the writer thread answers to a DeletionJob. */
-export type DeletionAnswer = { deletion: number; batch: DeletedBatch } | { deletion: number; error: string };
+/**
+ * Work the writer thread runs between its commits, on its own connection, so that on SQLite it
+ * never competes with ingest for the write lock: a batch of old events to delete
+ * (docs/retention.md), or a group of the writes of command delivery (docs/commands.md "Delivery").
+ */
+export type ThreadJob = { deleteEvents: DeletionJob } | { commandWrites: CommandWrite[] };
+
+/** What the writer thread answers to a job, by its number. */
+export type JobAnswer = { job: number; result: unknown } | { job: number; error: string };
 
 /** Where a batch is committed: in this thread, or in the writer thread. */
 export interface CommitBackend {
@@ -23,6 +30,8 @@ export interface CommitBackend {
   commit(batch: IngestMessage[], done: (result: BatchResult) => void, handOff?: boolean): void;
   /** Deletes one batch of old events on the writer's connection, between two commits. */
   deleteEvents(job: DeletionJob): Promise<DeletedBatch>;
+  /** Runs a group of the writes of command delivery on the writer's connection, between two commits. */
+  commandWrites(writes: CommandWrite[]): Promise<CommandWritesDone>;
   /** Shutdown began: a thread that dies now is not replaced; a batch waiting for one fails. */
   stopRestarts(): void;
   close(): Promise<void>;
@@ -126,12 +135,22 @@ export function startIngestThread(
     done?.(result);
   };
   const send = (packed: PackedBatch) => writer.post(packed, [packed.bytes.buffer, packed.ends.buffer, packed.receivedAt.buffer] as ArrayBuffer[]);
-  // Deletion jobs in the thread, by number: at most one at a time in practice (one pass per instance).
-  const deletions = new Map<number, { resolve: (batch: DeletedBatch) => void; reject: (error: Error) => void }>();
-  let nextDeletion = 1;
-  const failDeletions = (reason: string) => {
-    for (const { reject } of deletions.values()) reject(new Error(reason));
-    deletions.clear();
+  // Jobs in the thread, by number: a deletion batch (one pass per instance) and the command writes of a turn or two.
+  const jobs = new Map<number, { resolve: (result: unknown) => void; reject: (error: Error) => void; failed: string }>();
+  let nextJob = 1;
+  const failJobs = (reason: string) => {
+    for (const { reject } of jobs.values()) reject(new Error(reason));
+    jobs.clear();
+  };
+  const runJob = async <R>(job: ThreadJob, failed: string): Promise<R> => {
+    // A thread not ready yet (at start, or after a crash): the job waits for it.
+    while (writer.state === 'starting' || writer.state === 'restarting') await Promise.race([writer.reached('running'), writer.reached('closed')]);
+    if (writer.state !== 'running') throw new Error(`the ingest writer thread is ${writer.state}`);
+    return new Promise<R>((resolve, reject) => {
+      const id = nextJob++;
+      jobs.set(id, { resolve: resolve as (result: unknown) => void, reject, failed });
+      writer.post({ job: { id, ...job } });
+    });
   };
   const writer = new SupervisedThread({
     name: 'ingest writer',
@@ -139,23 +158,23 @@ export function startIngestThread(
     workerData: data,
     log,
     onMessage: (message) => {
-      if (typeof message === 'object' && message !== null && 'deletion' in message) {
-        const answered = message as DeletionAnswer;
-        const job = deletions.get(answered.deletion);
-        deletions.delete(answered.deletion);
-        if ('error' in answered) job?.reject(new Error(`deleting old events failed: ${answered.error}`));
-        else job?.resolve(answered.batch);
+      if (typeof message === 'object' && message !== null && 'job' in message) {
+        const answered = message as JobAnswer;
+        const job = jobs.get(answered.job);
+        jobs.delete(answered.job);
+        if ('error' in answered) job?.reject(new Error(`${job.failed}: ${answered.error}`));
+        else job?.resolve(answered.result);
         return;
       }
       answer(message as BatchResult);
     },
     // The batch may have committed or not: IngestWriter commits its messages again, one by one,
     // and the event ids make a second copy of a committed one a duplicate, not a new event. With
-    // a deletion in the thread too, no message alone is to blame for the crash.
+    // a job in the thread too, no message alone is to blame for the crash.
     onCrash: (cause, whileRunning) => {
-      const deleting = deletions.size > 0;
-      failDeletions(`the ingest writer thread stopped: ${cause.message}`);
-      answer(crashedBatch(size, cause, whileRunning && !deleting));
+      const working = jobs.size > 0;
+      failJobs(`the ingest writer thread stopped: ${cause.message}`);
+      answer(crashedBatch(size, cause, whileRunning && !working));
     },
     onRestart: () => {
       if (waiting && send(waiting)) waiting = undefined;
@@ -186,16 +205,8 @@ export function startIngestThread(
       if (handOff) packed.handOff = true;
       if (!send(packed)) waiting = packed;
     },
-    async deleteEvents(job) {
-      // A thread not ready yet (at start, or after a crash): the batch waits for it.
-      while (writer.state === 'starting' || writer.state === 'restarting') await Promise.race([writer.reached('running'), writer.reached('closed')]);
-      if (writer.state !== 'running') throw new Error(`the ingest writer thread is ${writer.state}`);
-      return new Promise((resolve, reject) => {
-        const deletion = nextDeletion++;
-        deletions.set(deletion, { resolve, reject });
-        writer.post({ deleteEvents: { deletion, ...job } });
-      });
-    },
+    deleteEvents: (job) => runJob({ deleteEvents: job }, 'deleting old events failed'),
+    commandWrites: (writes) => runJob({ commandWrites: writes }, 'writing commands failed'),
     stopRestarts() {
       writer.stopRestarts();
       for (const thread of others) thread.stopRestarts();
@@ -204,7 +215,7 @@ export function startIngestThread(
     async close() {
       await Promise.all([writer.close(), ...others.map((thread) => thread.close())]);
       if (pending) answer(failedBatch(size, 'the writer thread is closed'));
-      failDeletions('the writer thread is closed');
+      failJobs('the writer thread is closed');
     },
   };
 }

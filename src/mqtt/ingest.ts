@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { FastifyBaseLogger } from 'fastify';
 import { Outcome, type BatchResult, type CommittedEvents, type IngestMessage } from '../domain/ingest.js';
 import type { StoreThread } from '../store/ports/index.js';
-import type { DeletedBatch, StorageStatus, StoreLocator } from '../store/ports/index.js';
+import type { CommandWrite, CommandWritesDone, DeletedBatch, StorageStatus, StoreLocator } from '../store/ports/index.js';
 import { startIngestThread, type CommitBackend, type DeletionJob, type IngestThreads } from './ingest-thread.js';
 import type { CreatedWindow } from '../domain/payload-limits.js';
 import { QuarantinedPayloads } from './quarantine.js';
@@ -242,6 +242,11 @@ export class IngestWriter {
   deleteEvents(job: DeletionJob): Promise<DeletedBatch> {
     if (this.closed) return Promise.reject(new Error('the broker is shutting down'));
     return this.backend.deleteEvents(job);
+  }
+
+  /** Runs a group of the writes of command delivery in the writer thread, between two commits (docs/commands.md "Delivery"). */
+  commandWrites(writes: CommandWrite[]): Promise<CommandWritesDone> {
+    return this.backend.commandWrites(writes);
   }
 
   /** Stops taking messages, commits what is queued, stops the writer thread. */

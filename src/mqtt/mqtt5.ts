@@ -11,6 +11,9 @@ import { ReasonCode } from './refusals.js';
 /** The highest QoS a gateway may use at level 5 (CONNACK's Maximum QoS, MQTT 5 3.2.2.3.4). */
 const MAXIMUM_QOS = 1;
 
+/** Session Expiry Interval 0xFFFFFFFF: the session does not expire (MQTT 5 3.1.2.11.2). */
+const SESSION_KEPT_UNTIL_CLEAN_START = 0xffff_ffff;
+
 /** What the broker takes from a connection: the CONNACK properties of its limits (MQTT 5 3.2.2.3.3, 3.2.2.3.6). */
 export interface ServerLimits {
   /** QoS 1 and 2 messages a gateway may have unacknowledged. */
@@ -19,14 +22,18 @@ export interface ServerLimits {
   maximumPacketSize: number;
 }
 
-/** MQTT 5 CONNACK (3.2): session present 0 (no session state is kept), the reason code, the properties. */
-export function connack5(reasonCode: number, properties: PropertyList = []): Buffer {
+/**
+ * MQTT 5 CONNACK (3.2): session present (3.2.2.1.1: 1 only when Clean Start 0 resumes the kept
+ * command subscription; 0 with any refusal), the reason code, the properties.
+ */
+export function connack5(reasonCode: number, properties: PropertyList = [], sessionPresent = false): Buffer {
   const encoded = writeProperties(properties);
-  return Buffer.concat([Buffer.from([PacketType.CONNACK << 4, ...variableByteInteger(2 + encoded.length), 0, reasonCode]), encoded]);
+  const flags = sessionPresent && reasonCode === ReasonCode.SUCCESS ? 1 : 0;
+  return Buffer.concat([Buffer.from([PacketType.CONNACK << 4, ...variableByteInteger(2 + encoded.length), flags, reasonCode]), encoded]);
 }
 
 /** The CONNACK properties of an accepted MQTT 5 gateway (3.2.2.3): what it may not do here, said up front. */
-export function acceptedProperties(connect: Mqtt5Connect, limits: ServerLimits, gatewayId: string): PropertyList {
+export function acceptedProperties(connect: Mqtt5Connect, limits: ServerLimits, gatewayId: string, cleanStart: boolean): PropertyList {
   const properties: (readonly [number, number | string])[] = [
     [Property.RECEIVE_MAXIMUM, limits.receiveMaximum],
     [Property.MAXIMUM_QOS, MAXIMUM_QOS],
@@ -39,8 +46,11 @@ export function acceptedProperties(connect: Mqtt5Connect, limits: ServerLimits, 
     [Property.SUBSCRIPTION_IDENTIFIERS_AVAILABLE, 0],
     [Property.SHARED_SUBSCRIPTION_AVAILABLE, 0],
   ];
-  // 3.2.2.3.2: the server says so when it does not keep the session as long as asked; it keeps none.
-  if (connect.sessionExpiry !== 0) properties.push([Property.SESSION_EXPIRY_INTERVAL, 0]);
+  // 3.2.2.3.2: the server says so when it does not keep the session as long as asked. After Clean
+  // Start 0 it keeps the command subscription until a Clean Start 1 (docs/commands.md "Delivery"),
+  // whatever was asked; after Clean Start 1 it keeps nothing.
+  const kept = cleanStart ? 0 : SESSION_KEPT_UNTIL_CLEAN_START;
+  if (connect.sessionExpiry !== kept) properties.push([Property.SESSION_EXPIRY_INTERVAL, kept]);
   // 3.2.2.3.7: an empty client identifier is given one; the session is the certificate's gateway anyway.
   if (connect.emptyClientIdentifier) properties.push([Property.ASSIGNED_CLIENT_IDENTIFIER, gatewayId]);
   return properties;

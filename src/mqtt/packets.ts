@@ -268,9 +268,13 @@ export function readTopicFilters(body: Buffer, withQos: boolean, at = 2): string
   return filters;
 }
 
-/** CONNACK ([MQTT-3.2]); session present is 0: no session state is kept for a publishing gateway. */
-export function connack(returnCode: number): Buffer {
-  return Buffer.from([PacketType.CONNACK << 4, 2, 0, returnCode]);
+/**
+ * CONNACK ([MQTT-3.2]). Session present is 1 only when a persistent session resumes state the
+ * server kept (the gateway's command subscription, [MQTT-3.2.2-2]); 0 for a clean session
+ * ([MQTT-3.2.2-1]) and with any refusal ([MQTT-3.2.2-4]).
+ */
+export function connack(returnCode: number, sessionPresent = false): Buffer {
+  return Buffer.from([PacketType.CONNACK << 4, 2, sessionPresent && returnCode === 0 ? 1 : 0, returnCode]);
 }
 
 /** An acknowledgement of two bytes' packet identifier: PUBACK, PUBREC, PUBCOMP, UNSUBACK. */

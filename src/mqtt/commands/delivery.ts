@@ -70,16 +70,16 @@ export class CommandDelivery {
   }
 
   /**
-   * The gateway connected: a clean session drops its stored subscription ([MQTT-3.1.2-6]); a
-   * persistent one with a stored subscription starts receiving at once ([MQTT-3.1.2-4]).
+   * The gateway is connecting (before its CONNACK): a clean session drops its stored subscription
+   * ([MQTT-3.1.2-6]); a persistent one gets the QoS of the subscription kept, if any.
    */
-  connected(gatewayId: string, topic: string, connection: OutboxConnection & { closed(): boolean }, cleanSession: boolean): void {
-    this.store.commands.session(gatewayId, cleanSession).then(
-      (qos) => {
-        if (qos !== undefined && !connection.closed() && this.outboxes.get(gatewayId)?.connection !== connection) this.open(gatewayId, topic, connection, qos);
-      },
-      (error: Error) => this.log.warn({ gateway_id: gatewayId, reason: error.message }, 'could not read the command subscription of a gateway'),
-    );
+  session(gatewayId: string, cleanSession: boolean): Promise<number | undefined> {
+    return this.store.commands.session(gatewayId, cleanSession);
+  }
+
+  /** The gateway connected (CONNACK 0 went out): with a subscription kept by its persistent session, it starts receiving at once ([MQTT-3.1.2-4]). */
+  connected(gatewayId: string, topic: string, connection: OutboxConnection, keptSubscription: number | undefined): void {
+    if (keptSubscription !== undefined && this.outboxes.get(gatewayId)?.connection !== connection) this.open(gatewayId, topic, connection, keptSubscription);
   }
 
   /** The gateway subscribed to its command topic at `qos`: kept for a persistent session, and its commands start. */

@@ -41,6 +41,27 @@ export type CancelOutcome = CommandRecord | 'missing' | { final: CommandRecord }
 /** A gateway's response: the completed command, `unknown` (no command of this gateway has the id) or `final` (too late: expired, canceled, completed). */
 export type ResponseOutcome = CommandRecord | 'unknown' | 'final';
 
+/** A write of command delivery as it crosses to the thread that runs it (SQLite, docs/commands.md "Delivery"): one method's call. */
+export type CommandWrite =
+  | { kind: 'create'; customerId: string; commands: NewCommand[]; now: number; audit: AuditEntry[] }
+  | { kind: 'claim'; requests: ClaimRequest[]; now: number }
+  | { kind: 'reclaim'; gatewayId: string; ids: string[]; now: number }
+  | { kind: 'delivered'; acks: CommandAck[]; now: number; audit: boolean }
+  | { kind: 'respond'; responses: CommandOutcome[]; now: number; audit: boolean }
+  | { kind: 'expire'; now: number; limit: number };
+
+/** Each write's result, or why it failed and the driver's code (its own savepoint rolled back; the others of its group stand). */
+export type CommandWriteResult = { result: unknown } | { error: string; code?: string };
+
+/** The results of a group of writes run together, and the webhooks given `command.status` messages (to wake once committed). */
+export interface CommandWritesDone {
+  results: CommandWriteResult[];
+  told: string[];
+}
+
+/** Runs a group of delivery writes in one transaction elsewhere: `serve` hands in the ingest writer thread's. */
+export type CommandWriteRoute = (writes: CommandWrite[]) => Promise<CommandWritesDone>;
+
 /** Thrown by createAll when some gateways are not live gateways of the customer: nothing is stored. */
 export class UnknownGateways extends Error {
   constructor(readonly gatewayIds: string[]) {
@@ -53,10 +74,11 @@ export class UnknownGateways extends Error {
 export const GATEWAYS_PER_COMMAND_SIGNAL = 150;
 
 /**
- * Commands to gateways (docs/commands.md). Every change of a command's status is made by one of
- * these methods, in one transaction with its audit entries: the one place a `command.status`
- * webhook would hook in. A QUEUED or DELIVERED command past `expires_at` reads as EXPIRED
- * (domain/commands.ts statusAt) until `expire` or a cancel stores it.
+ * Commands to gateways (docs/commands.md). Every change of a command's status (its creation as
+ * QUEUED included) is made by one of these methods, in one transaction with its audit entries and
+ * a `command.status` message for each enabled webhook of the customer taking it; the webhooks told
+ * are woken (`webhook-changed`) once it committed. A QUEUED or DELIVERED command past `expires_at`
+ * reads as EXPIRED (domain/commands.ts statusAt) until `expire` or a cancel stores it.
  */
 export interface CommandRepository {
   /** Stores all the commands or none (UnknownGateways when a gateway is not the customer's live one), then signals `commands-queued` for their gateways (the instance holding each delivers). */
@@ -86,7 +108,7 @@ export interface CommandRepository {
   delivered(acks: CommandAck[], now: number, audit?: boolean): Promise<CommandRecord[]>;
   /** Gateways' responses, in one transaction: QUEUED or DELIVERED, not expired -> SUCCEEDED or FAILED; one outcome per response, in their order. */
   respond(responses: CommandOutcome[], now: number, audit?: boolean): Promise<ResponseOutcome[]>;
-  /** Stores EXPIRED on up to `limit` commands past their `expires_at`; returns how many. */
+  /** Stores EXPIRED on up to `limit` commands past their `expires_at`, each audited (`command.expired`); returns how many. */
   expire(now: number, limit: number): Promise<number>;
   /**
    * The gateway connected: with a clean session ([MQTT-3.1.2-6]) its stored subscription is
@@ -96,4 +118,14 @@ export interface CommandRepository {
   /** The gateway subscribed to its command topic with this granted QoS (kept for its next persistent session). */
   subscribe(gatewayId: string, qos: number, now: number): Promise<void>;
   unsubscribe(gatewayId: string): Promise<void>;
+  /**
+   * SQLite only: `serve` routes the writes of delivery (claim, reclaim, delivered, respond, expire)
+   * and creation (createAll) to the ingest writer thread, which runs them between its commits on
+   * its own connection (runWrites there), so that they never wait for the write lock nor make
+   * ingest wait for it. Without a route delivery's run in a thread of their own, creation on the
+   * caller's. `undefined` drops the route.
+   */
+  routeWrites?(route: CommandWriteRoute | undefined): void;
+  /** SQLite only, in the ingest writer thread: runs routed writes on this connection, in one transaction. */
+  runWrites?(writes: CommandWrite[]): CommandWritesDone;
 }

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { AuditEntry } from '../../domain/audit.js';
-import { deviceAuditEntry } from '../../domain/commands.js';
+import { deviceAuditEntry, expiredAuditEntry } from '../../domain/commands.js';
 import type { CreatedIdKey } from '../../domain/page-token.js';
 import { GATEWAYS_PER_COMMAND_SIGNAL, type CancelOutcome, type ClaimRequest, type CommandOutcome, type CommandRecord, type CommandAck, type CommandRepository, type NewCommand, type ResponseOutcome, UnknownGateways } from '../ports/index.js';
-import { audited, insertAuditEntry } from './audit.js';
+import { audited, insertAuditEntries, insertAuditEntry } from './audit.js';
+import { queueStatusMessages } from './command-messages.js';
 import type { Database } from './pool.js';
 import { SIGNAL_CHANNEL } from './signals.js';
 
@@ -57,11 +58,13 @@ export class PgCommands implements CommandRepository {
           commands.map((c) => c.parameters),
           commands.map((c) => c.expires_at),
         ]);
+        rows.sort((a, b) => a.seq - b.seq);
+        await queueStatusMessages(client, rows, now);
         const gatewayIds = [...new Set(rows.map((c) => c.gateway_id))];
         for (let i = 0; i < gatewayIds.length; i += GATEWAYS_PER_COMMAND_SIGNAL) {
           await client.query(NOTIFY_SQL, [gatewayIds.slice(i, i + GATEWAYS_PER_COMMAND_SIGNAL)]);
         }
-        return rows.sort((a, b) => a.seq - b.seq);
+        return rows;
       },
       () => audit,
     );
@@ -91,7 +94,12 @@ export class PgCommands implements CommandRepository {
         now,
         current.seq,
       ]);
-      if (expired) return { final: rows[0]! };
+      await queueStatusMessages(client, rows, now);
+      if (expired) {
+        // Stored EXPIRED here rather than by the sweep: audited as the sweep's (not the caller's cancel).
+        await insertAuditEntry(client, expiredAuditEntry(randomUUID(), rows[0]!, now));
+        return { final: rows[0]! };
+      }
       if (audit) await insertAuditEntry(client, audit);
       return rows[0]!;
     });
@@ -128,14 +136,15 @@ export class PgCommands implements CommandRepository {
   async delivered(acks: CommandAck[], now: number, audit = false): Promise<CommandRecord[]> {
     return audited(
       this.db,
-      async (client) =>
-        (
-          await client.query<CommandRecord>(
-            `UPDATE commands SET status = 'DELIVERED', delivered_at = $1, last_updated = $1
-             WHERE status = 'QUEUED' AND (id, gateway_id) IN (SELECT * FROM unnest($2::text[], $3::text[])) RETURNING *`,
-            [now, acks.map((a) => a.id), acks.map((a) => a.gateway_id)],
-          )
-        ).rows,
+      async (client) => {
+        const { rows } = await client.query<CommandRecord>(
+          `UPDATE commands SET status = 'DELIVERED', delivered_at = $1, last_updated = $1
+           WHERE status = 'QUEUED' AND (id, gateway_id) IN (SELECT * FROM unnest($2::text[], $3::text[])) RETURNING *`,
+          [now, acks.map((a) => a.id), acks.map((a) => a.gateway_id)],
+        );
+        await queueStatusMessages(client, rows.sort((a, b) => a.seq - b.seq), now);
+        return rows;
+      },
       (rows) => (audit ? rows.map((row) => deviceAuditEntry(randomUUID(), row, now)) : undefined),
     );
   }
@@ -159,17 +168,24 @@ export class PgCommands implements CommandRepository {
         const known = await client.query('SELECT 1 FROM commands WHERE id = $1 AND gateway_id = $2', [r.id.toLowerCase(), r.gateway_id]);
         outcomes.push(known.rowCount ? 'final' : 'unknown');
       }
+      await queueStatusMessages(client, outcomes.filter((o): o is CommandRecord => typeof o === 'object'), now);
       return outcomes;
     });
   }
 
+  /** Each command stored EXPIRED is audited and told to webhooks in the same transaction, as every other change. */
   async expire(now: number, limit: number): Promise<number> {
-    const result = await this.db.query(
-      `UPDATE commands SET status = 'EXPIRED', last_updated = $1
-       WHERE seq IN (SELECT seq FROM commands WHERE ${OPEN} AND expires_at <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`,
-      [now, limit],
-    );
-    return result.rowCount ?? 0;
+    return this.db.transaction(async (client) => {
+      const { rows } = await client.query<CommandRecord>(
+        `UPDATE commands SET status = 'EXPIRED', last_updated = $1
+         WHERE seq IN (SELECT seq FROM commands WHERE ${OPEN} AND expires_at <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED) RETURNING *`,
+        [now, limit],
+      );
+      rows.sort((a, b) => a.seq - b.seq);
+      await insertAuditEntries(client, rows.map((row) => expiredAuditEntry(randomUUID(), row, now)));
+      await queueStatusMessages(client, rows, now);
+      return rows.length;
+    });
   }
 
   async session(gatewayId: string, cleanSession: boolean): Promise<number | undefined> {

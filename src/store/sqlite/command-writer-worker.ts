@@ -3,7 +3,8 @@
 // SQLite's write lock while the ingest writer commits.
 import { workerData } from 'node:worker_threads';
 import { answerTasks } from '../../threads/task-pool.js';
-import { runCommandWrites, type CommandWrite } from './command-writes.js';
+import type { CommandWrite } from '../ports/index.js';
+import { runCommandWrites } from './command-writes.js';
 import { openDatabase } from './open.js';
 
 const db = openDatabase((workerData as { file: string }).file, { migrate: false });

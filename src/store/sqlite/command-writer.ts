@@ -1,24 +1,33 @@
 import { TaskPool } from '../../threads/task-pool.js';
-import { runCommandWrites, type CommandWrite, type WriteResult } from './command-writes.js';
+import type { CommandWrite, CommandWriteRoute, CommandWritesDone } from '../ports/index.js';
+import type { LocalSignals } from '../shared/local-signals.js';
+import { runCommandWrites } from './command-writes.js';
 import type { Db } from './open.js';
 
 /** A thread left without work stops after this long; the next write starts a new one. */
 const IDLE_MS = 30_000;
 
 /**
- * Runs the writes of command delivery (claims, PUBACKs, responses, expiry) in a worker thread with
- * its own connection, as the event deleter does (event-deleter.ts): each waits for the write lock
- * while the ingest writer commits, which on the server's thread would stall HTTP, TLS and MQTT, and
- * with them ingest (bench/README.md "commands"). The writes that arrive while some run go together
- * next, in one transaction and in order. An in-memory database cannot be shared with a thread: its
- * writes run inline.
+ * Runs the writes of command delivery (claims, PUBACKs, responses, expiry) off the server's thread,
+ * where waiting for the write lock while the ingest writer commits would stall HTTP, TLS and MQTT,
+ * and with them ingest (bench/README.md "commands"). In `serve` they go to the ingest writer thread
+ * (`route`), which runs them between its commits, as retention's deletions (docs/retention.md):
+ * neither then waits for the other in SQLite's busy handler. Otherwise (the store alone: tests,
+ * tools) a worker thread with its own connection runs them. The writes that arrive while some run
+ * go together next, in one transaction and in order. An in-memory database cannot be shared with a
+ * thread: its writes run inline.
  */
 export class CommandWriter {
-  private readonly pool: TaskPool<CommandWrite[], WriteResult[]>;
+  private readonly pool: TaskPool<CommandWrite[], CommandWritesDone>;
   private queue: { write: CommandWrite; resolve: (result: unknown) => void; reject: (error: Error) => void }[] = [];
   private busy = false;
+  /** Where the writes go instead of the worker thread (SqliteCommands.routeWrites). */
+  route: CommandWriteRoute | undefined;
 
-  constructor(private readonly db: Db) {
+  constructor(
+    private readonly db: Db,
+    private readonly signals: LocalSignals,
+  ) {
     this.pool = new TaskPool({
       script: { from: import.meta.url, relative: './command-writer-worker.js' },
       workerData: { file: db.name },
@@ -43,10 +52,14 @@ export class CommandWriter {
     const batch = this.queue;
     this.queue = [];
     const writes = batch.map((b) => b.write);
-    const ran = this.db.memory ? Promise.resolve().then(() => runCommandWrites(this.db, writes)) : this.pool.run(writes);
+    const ran = this.db.memory ? Promise.resolve().then(() => runCommandWrites(this.db, writes)) : this.route ? this.route(writes) : this.pool.run(writes);
     ran
       .then(
-        (results) => results.forEach((r, i) => ('error' in r ? batch[i]!.reject(new Error(r.error)) : batch[i]!.resolve(r.result))),
+        ({ results, told }) => {
+          // Committed: the webhooks given `command.status` messages are woken, then the callers answered.
+          for (const id of told) this.signals.deliver({ kind: 'webhook-changed', webhook_id: id });
+          results.forEach((r, i) => ('error' in r ? batch[i]!.reject(Object.assign(new Error(r.error), r.code ? { code: r.code } : {})) : batch[i]!.resolve(r.result)));
+        },
         (error: Error) => batch.forEach((b) => b.reject(error)),
       )
       .finally(() => {

@@ -1,23 +1,43 @@
 import { randomUUID } from 'node:crypto';
-import { deviceAuditEntry, type CommandRecord } from '../../domain/commands.js';
-import type { ClaimRequest, CommandAck, CommandOutcome, ResponseOutcome } from '../ports/index.js';
+import type { AuditEntry } from '../../domain/audit.js';
+import { deviceAuditEntry, expiredAuditEntry, type CommandRecord } from '../../domain/commands.js';
+import type { ClaimRequest, CommandAck, CommandOutcome, CommandWrite, CommandWriteResult, CommandWritesDone, NewCommand, ResponseOutcome } from '../ports/index.js';
 import { insertAuditEntry } from './audit.js';
+import { queueStatusMessages } from './command-messages.js';
 import type { Db } from './open.js';
 import { LIMIT, prepared } from './statements.js';
 
 const OPEN = "status IN ('QUEUED', 'DELIVERED')";
 const bySeq = (rows: CommandRecord[]) => rows.sort((a, b) => a.seq - b.seq);
 
-/** A write of command delivery, as the writer thread is asked for it (command-writer.ts). */
-export type CommandWrite =
-  | { kind: 'claim'; requests: ClaimRequest[]; now: number }
-  | { kind: 'reclaim'; gatewayId: string; ids: string[]; now: number }
-  | { kind: 'delivered'; acks: CommandAck[]; now: number; audit: boolean }
-  | { kind: 'respond'; responses: CommandOutcome[]; now: number; audit: boolean }
-  | { kind: 'expire'; now: number; limit: number };
+/** A creation's outcome: the commands stored, or the gateways that are not live gateways of the customer (nothing stored). */
+export type Created = { created: CommandRecord[] } | { unknown: string[] };
 
-/** Each write's result, or why it failed (its own savepoint rolled back; the others stand). */
-export type WriteResult = { result: unknown } | { error: string };
+/** Stores the commands QUEUED with their audit entries and `command.status` messages, unless a gateway is not the customer's live one. */
+function create(db: Db, customerId: string, commands: NewCommand[], now: number, audit: AuditEntry[], told: Set<string>): Created {
+  const insert = prepared(
+    db,
+    `INSERT INTO commands (id, customer_id, gateway_id, device_id, name, parameters, status, created, last_updated, expires_at)
+     VALUES (@id, @customerId, @gateway_id, @device_id, @name, @parameters, 'QUEUED', @now, @now, @expires_at) RETURNING *`,
+  );
+  const wanted = [...new Set(commands.map((c) => c.gateway_id))];
+  return db
+    .transaction((): Created => {
+      const live = new Set(
+        prepared(db, 'SELECT id FROM gateways WHERE customer_id = ? AND deleted IS NULL AND id IN (SELECT value FROM json_each(?))')
+          .pluck()
+          .all(customerId, JSON.stringify(wanted)) as string[],
+      );
+      const unknown = wanted.filter((id) => !live.has(id));
+      if (unknown.length) return { unknown };
+      const created = commands.map((c) => insert.get({ ...c, customerId, now }) as CommandRecord);
+      for (const entry of audit) insertAuditEntry(db, entry);
+      queueStatusMessages(db, created, now, told);
+      return { created };
+    })
+    .immediate();
+}
+
 
 function claim(db: Db, requests: ClaimRequest[], now: number): CommandRecord[][] {
   const statement = prepared(
@@ -40,7 +60,7 @@ function reclaim(db: Db, gatewayId: string, ids: string[], now: number): Command
   );
 }
 
-function delivered(db: Db, acks: CommandAck[], now: number, audit: boolean): CommandRecord[] {
+function delivered(db: Db, acks: CommandAck[], now: number, audit: boolean, told: Set<string>): CommandRecord[] {
   const update = prepared(
     db,
     `UPDATE commands SET status = 'DELIVERED', delivered_at = @now, last_updated = @now
@@ -50,12 +70,13 @@ function delivered(db: Db, acks: CommandAck[], now: number, audit: boolean): Com
     .transaction(() => {
       const rows = update.all({ acks: JSON.stringify(acks), now }) as CommandRecord[];
       if (audit) for (const row of rows) insertAuditEntry(db, deviceAuditEntry(randomUUID(), row, now));
+      queueStatusMessages(db, bySeq(rows), now, told);
       return rows;
     })
     .immediate();
 }
 
-function respond(db: Db, responses: CommandOutcome[], now: number, audit: boolean): ResponseOutcome[] {
+function respond(db: Db, responses: CommandOutcome[], now: number, audit: boolean, told: Set<string>): ResponseOutcome[] {
   const complete = prepared(
     db,
     `UPDATE commands SET status = @status, details = @details, completed_at = @now, last_updated = @now, delivered_at = coalesce(delivered_at, @now)
@@ -63,40 +84,53 @@ function respond(db: Db, responses: CommandOutcome[], now: number, audit: boolea
   );
   const known = prepared(db, 'SELECT 1 FROM commands WHERE id = ? AND gateway_id = ?');
   return db
-    .transaction(() =>
-      responses.map((r): ResponseOutcome => {
+    .transaction(() => {
+      const outcomes = responses.map((r): ResponseOutcome => {
         const changed = complete.get({ status: r.status, details: r.details, now, id: r.id.toLowerCase(), gatewayId: r.gateway_id }) as CommandRecord | undefined;
         if (changed) {
           if (audit) insertAuditEntry(db, deviceAuditEntry(randomUUID(), changed, now));
           return changed;
         }
         return known.get(r.id.toLowerCase(), r.gateway_id) ? 'final' : 'unknown';
-      }),
-    )
+      });
+      queueStatusMessages(db, outcomes.filter((o): o is CommandRecord => typeof o === 'object'), now, told);
+      return outcomes;
+    })
     .immediate();
 }
 
-function expire(db: Db, now: number, limit: number): number {
-  return prepared(
+/** Stores EXPIRED on up to `limit` commands past their end, each audited and told to webhooks (as every other change). */
+function expire(db: Db, now: number, limit: number, told: Set<string>): number {
+  const update = prepared(
     db,
     `UPDATE commands SET status = 'EXPIRED', last_updated = @now
-     WHERE seq IN (SELECT seq FROM commands WHERE ${OPEN} AND expires_at <= @now ${LIMIT})`,
-  ).run({ now, limit }).changes;
+     WHERE seq IN (SELECT seq FROM commands WHERE ${OPEN} AND expires_at <= @now ${LIMIT}) RETURNING *`,
+  );
+  return db
+    .transaction(() => {
+      const rows = bySeq(update.all({ now, limit }) as CommandRecord[]);
+      for (const row of rows) insertAuditEntry(db, expiredAuditEntry(randomUUID(), row, now));
+      queueStatusMessages(db, rows, now, told);
+      return rows.length;
+    })
+    .immediate();
 }
 
-/** Runs one write of command delivery on the connection (in the writer thread, or inline for an in-memory database). */
-export function runCommandWrite(db: Db, write: CommandWrite): unknown {
+/** Runs one write of command delivery on the connection (in the writer thread, or inline for an in-memory database); the webhooks it tells go to `told`. */
+export function runCommandWrite(db: Db, write: CommandWrite, told: Set<string>): unknown {
   switch (write.kind) {
+    case 'create':
+      return create(db, write.customerId, write.commands, write.now, write.audit, told);
     case 'claim':
       return claim(db, write.requests, write.now);
     case 'reclaim':
       return reclaim(db, write.gatewayId, write.ids, write.now);
     case 'delivered':
-      return delivered(db, write.acks, write.now, write.audit);
+      return delivered(db, write.acks, write.now, write.audit, told);
     case 'respond':
-      return respond(db, write.responses, write.now, write.audit);
+      return respond(db, write.responses, write.now, write.audit, told);
     case 'expire':
-      return expire(db, write.now, write.limit);
+      return expire(db, write.now, write.limit, told);
   }
 }
 
@@ -105,16 +139,24 @@ export function runCommandWrite(db: Db, write: CommandWrite): unknown {
  * savepoint of its own (better-sqlite3 nests transactions so), so that one that fails leaves the
  * others. One lock taken instead of one per write: the ingest writer waits the less.
  */
-export function runCommandWrites(db: Db, writes: CommandWrite[]): WriteResult[] {
+export function runCommandWrites(db: Db, writes: CommandWrite[]): CommandWritesDone {
   return db
-    .transaction(() =>
-      writes.map((write): WriteResult => {
+    .transaction((): CommandWritesDone => {
+      const told = new Set<string>();
+      const results = writes.map((write): CommandWriteResult => {
+        // A write that fails rolls its own messages back with it: only those of the others are told.
+        const own = new Set<string>();
         try {
-          return { result: runCommandWrite(db, write) };
+          const result = runCommandWrite(db, write, own);
+          for (const id of own) told.add(id);
+          return { result };
         } catch (error) {
-          return { error: error instanceof Error ? error.message : String(error) };
+          // The driver's code crosses too: SQLITE_FULL is told as the disk being full (storage.ts).
+          const code = (error as { code?: unknown } | null)?.code;
+          return { error: error instanceof Error ? error.message : String(error), ...(typeof code === 'string' ? { code } : {}) };
         }
-      }),
-    )
+      });
+      return { results, told: [...told] };
+    })
     .immediate();
 }

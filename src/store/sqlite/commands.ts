@@ -1,16 +1,35 @@
+import { randomUUID } from 'node:crypto';
 import type { AuditEntry } from '../../domain/audit.js';
 import type { CreatedIdKey } from '../../domain/page-token.js';
-import { GATEWAYS_PER_COMMAND_SIGNAL, type CancelOutcome, type ClaimRequest, type CommandOutcome, type CommandRecord, type CommandAck, type CommandRepository, type NewCommand, type ResponseOutcome, UnknownGateways } from '../ports/index.js';
+import {
+  GATEWAYS_PER_COMMAND_SIGNAL,
+  type CancelOutcome,
+  type ClaimRequest,
+  type CommandOutcome,
+  type CommandRecord,
+  type CommandAck,
+  type CommandRepository,
+  type CommandWrite,
+  type CommandWriteRoute,
+  type CommandWritesDone,
+  type NewCommand,
+  type ResponseOutcome,
+  UnknownGateways,
+} from '../ports/index.js';
+import { expiredAuditEntry } from '../../domain/commands.js';
 import type { LocalSignals } from '../shared/local-signals.js';
-import { audited, insertAuditEntry } from './audit.js';
+import { insertAuditEntry } from './audit.js';
+import { queueStatusMessages } from './command-messages.js';
 import { CommandWriter } from './command-writer.js';
+import { runCommandWrite, runCommandWrites, type Created } from './command-writes.js';
 import type { Db } from './open.js';
 import { LIMIT, prepared } from './statements.js';
 
 /**
  * Commands (migration 0019); every status change is one transaction with its audit entries
- * (ports/commands.ts). The writes of delivery run in a thread of their own (command-writer.ts);
- * those of HTTP calls (create, cancel) on the caller's, as every other repository's.
+ * (ports/commands.ts). The writes of delivery, and in `serve` creation too, run off the server's
+ * thread (command-writer.ts: the ingest writer thread's, or one of their own); a cancel on the
+ * caller's, as every other repository's writes.
  */
 export class SqliteCommands implements CommandRepository {
   private readonly writer: CommandWriter;
@@ -19,40 +38,30 @@ export class SqliteCommands implements CommandRepository {
     private readonly db: Db,
     private readonly signals: LocalSignals,
   ) {
-    this.writer = new CommandWriter(db);
+    this.writer = new CommandWriter(db, signals);
   }
 
-  async createAll(customerId: string, commands: NewCommand[], now: number, audit?: AuditEntry[]): Promise<CommandRecord[]> {
-    const insert = prepared(
-      this.db,
-      `INSERT INTO commands (id, customer_id, gateway_id, device_id, name, parameters, status, created, last_updated, expires_at)
-       VALUES (@id, @customerId, @gateway_id, @device_id, @name, @parameters, 'QUEUED', @now, @now, @expires_at) RETURNING *`,
-    );
-    const created = audited(
-      this.db,
-      () => {
-        this.checkGateways(customerId, commands);
-        return commands.map((c) => insert.get({ ...c, customerId, now }) as CommandRecord);
-      },
-      () => audit,
-    );
+  /**
+   * In `serve`, with the writes of delivery in the ingest writer thread (routeWrites): on the
+   * server's thread a bulk call's transaction waited for the write lock while ingest committed,
+   * and MQTT with it. The store alone writes on the caller's thread, as every other repository.
+   */
+  async createAll(customerId: string, commands: NewCommand[], now: number, audit: AuditEntry[] = []): Promise<CommandRecord[]> {
+    const write: CommandWrite = { kind: 'create', customerId, commands, now, audit };
+    let outcome: Created;
+    if (this.writer.route) outcome = await this.writer.run<Created>(write);
+    else {
+      const told = new Set<string>();
+      outcome = runCommandWrite(this.db, write, told) as Created;
+      this.tell(told);
+    }
+    if ('unknown' in outcome) throw new UnknownGateways(outcome.unknown);
+    const created = outcome.created;
     const gatewayIds = [...new Set(created.map((c) => c.gateway_id))];
     for (let i = 0; i < gatewayIds.length; i += GATEWAYS_PER_COMMAND_SIGNAL) {
       this.signals.deliver({ kind: 'commands-queued', gateway_ids: gatewayIds.slice(i, i + GATEWAYS_PER_COMMAND_SIGNAL) });
     }
     return created;
-  }
-
-  /** Throws UnknownGateways unless every command's gateway is a live gateway of the customer. */
-  private checkGateways(customerId: string, commands: NewCommand[]): void {
-    const wanted = [...new Set(commands.map((c) => c.gateway_id))];
-    const live = new Set(
-      prepared(this.db, 'SELECT id FROM gateways WHERE customer_id = ? AND deleted IS NULL AND id IN (SELECT value FROM json_each(?))')
-        .pluck()
-        .all(customerId, JSON.stringify(wanted)) as string[],
-    );
-    const missing = wanted.filter((id) => !live.has(id));
-    if (missing.length) throw new UnknownGateways(missing);
   }
 
   async byId(customerId: string, id: string): Promise<CommandRecord | undefined> {
@@ -68,7 +77,8 @@ export class SqliteCommands implements CommandRepository {
   }
 
   async cancel(customerId: string, id: string, now: number, audit?: AuditEntry): Promise<CancelOutcome> {
-    return this.db
+    const told = new Set<string>();
+    const outcome = this.db
       .transaction((): CancelOutcome => {
         const current = prepared(this.db, 'SELECT * FROM commands WHERE id = ? AND customer_id = ?').get(id.toLowerCase(), customerId) as CommandRecord | undefined;
         if (!current) return 'missing';
@@ -79,11 +89,23 @@ export class SqliteCommands implements CommandRepository {
           now,
           seq: current.seq,
         }) as CommandRecord;
-        if (expired) return { final: changed };
+        queueStatusMessages(this.db, [changed], now, told);
+        if (expired) {
+          // Stored EXPIRED here rather than by the sweep: audited as the sweep's (not the caller's cancel).
+          insertAuditEntry(this.db, expiredAuditEntry(randomUUID(), changed, now));
+          return { final: changed };
+        }
         if (audit) insertAuditEntry(this.db, audit);
         return changed;
       })
       .immediate();
+    this.tell(told);
+    return outcome;
+  }
+
+  /** Wakes the webhooks given `command.status` messages by a commit. */
+  private tell(told: Set<string>): void {
+    for (const id of told) this.signals.deliver({ kind: 'webhook-changed', webhook_id: id });
   }
 
   claim(requests: ClaimRequest[], now: number): Promise<CommandRecord[][]> {
@@ -104,6 +126,14 @@ export class SqliteCommands implements CommandRepository {
 
   expire(now: number, limit: number): Promise<number> {
     return this.writer.run({ kind: 'expire', now, limit });
+  }
+
+  routeWrites(route: CommandWriteRoute | undefined): void {
+    this.writer.route = route;
+  }
+
+  runWrites(writes: CommandWrite[]): CommandWritesDone {
+    return runCommandWrites(this.db, writes);
   }
 
   /** Stops the writer thread. */

@@ -40,13 +40,21 @@ export class RawGateway {
     socket.resume();
   }
 
-  /** Connects and reads the CONNACK (return code 0 expected); `clean` is the CONNECT's clean session flag. */
-  static async connect(gateway: TestGateway, clean: boolean): Promise<RawGateway> {
+  /** The CONNACK's session present flag ([MQTT-3.2.2-2], MQTT 5 3.2.2.1.1). */
+  sessionPresent = false;
+  /** The protocol level it connected with: at 5 a SUBSCRIBE carries a property length. */
+  level: 4 | 5 = 4;
+
+  /** Connects and reads the CONNACK (return code 0 expected); `clean` is the CONNECT's clean session (Clean Start) flag, `level` 4 (3.1.1) or 5. */
+  static async connect(gateway: TestGateway, clean: boolean, level: 4 | 5 = 4): Promise<RawGateway> {
     const raw = new RawGateway(await connectRawTls(gateway));
-    const body = Buffer.concat([mqttString('MQTT'), Buffer.from([4, clean ? 0x02 : 0, 0, 60]), mqttString(`raw-${gateway.id}`)]);
+    const variable = [level, clean ? 0x02 : 0, 0, 60, ...(level === 5 ? [0] : [])];
+    const body = Buffer.concat([mqttString('MQTT'), Buffer.from(variable), mqttString(`raw-${gateway.id}`)]);
     raw.socket.write(Buffer.concat([Buffer.from([0x10, ...remainingLength(body.length)]), body]));
     const connack = await raw.next();
     if (connack.type !== 2 || connack.body[1] !== 0) throw new Error(`no CONNACK 0: ${connack.type} ${[...connack.body]}`);
+    raw.level = level;
+    raw.sessionPresent = (connack.body[0]! & 1) === 1;
     return raw;
   }
 
@@ -77,11 +85,11 @@ export class RawGateway {
 
   /** SUBSCRIBE to these filters at `qos`; resolves with the SUBACK's return codes. */
   async subscribe(filters: string[], qos = 1, packetId = 1): Promise<number[]> {
-    const body = Buffer.concat([Buffer.from([packetId >> 8, packetId & 0xff]), ...filters.map((f) => Buffer.concat([mqttString(f), Buffer.from([qos])]))]);
+    const body = Buffer.concat([Buffer.from([packetId >> 8, packetId & 0xff, ...(this.level === 5 ? [0] : [])]), ...filters.map((f) => Buffer.concat([mqttString(f), Buffer.from([qos])]))]);
     this.socket.write(Buffer.concat([Buffer.from([0x82, ...remainingLength(body.length)]), body]));
     const suback = await this.next();
     if (suback.type !== 9) throw new Error(`packet type ${suback.type}, not SUBACK`);
-    return [...suback.body.subarray(2)];
+    return [...suback.body.subarray(this.level === 5 ? 3 : 2)];
   }
 
   puback(packetId: number): void {
