@@ -112,6 +112,21 @@ function crashedBatch(size: number, cause: Error, whileRunning: boolean): BatchR
   return { ...failedBatch(size, reason, Outcome.CRASHED), crash: { cause: cause.message, whileRunning } };
 }
 
+/** A thread the store runs beside the writer: its warnings are logged, a full disk reported. */
+function startMaintenanceThread(thread: StoreThread, log: ThreadLog, onStorageFull: (reason: string) => void): SupervisedThread {
+  return new SupervisedThread({
+    name: thread.name,
+    entry: thread.entry,
+    workerData: thread.workerData,
+    log,
+    onMessage: (message) => {
+      const { fields, message: text, storageFull } = thread.warning(message);
+      log.warn(fields, text);
+      if (storageFull) onStorageFull(storageFull);
+    },
+  });
+}
+
 /**
  * Commits in a worker thread with its own connection to the store, so that TLS and MQTT (this
  * thread) and the database work run on two cores, with the store's maintenance threads beside it.
@@ -180,20 +195,7 @@ export function startIngestThread(
       if (waiting && send(waiting)) waiting = undefined;
     },
   });
-  const others = maintenance.map(
-    (thread) =>
-      new SupervisedThread({
-        name: thread.name,
-        entry: thread.entry,
-        workerData: thread.workerData,
-        log,
-        onMessage: (message) => {
-          const { fields, message: text, storageFull } = thread.warning(message);
-          log.warn(fields, text);
-          if (storageFull) onStorageFull(storageFull);
-        },
-      }),
-  );
+  const others = maintenance.map((thread) => startMaintenanceThread(thread, log, onStorageFull));
   return {
     threads: { writer, maintenance: others },
     commit(batch, done, handOff) {
