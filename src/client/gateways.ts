@@ -15,7 +15,7 @@ export interface Gateway {
   thing_name: string;
   name: string;
   connectivity_status: string;
-  /** When the gateway's last MQTT message arrived (to 10 seconds), or null: an addition to the spec. */
+  /** When the gateway's last MQTT message arrived (to 8 seconds), or null: an addition to the spec. */
   last_seen: number | null;
   /** When the gateway was first prepared for provisioning, or null: then it is provisioned, else reprovisioned. An addition to the spec. */
   provisioned: number | null;

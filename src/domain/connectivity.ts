@@ -8,8 +8,10 @@ export const ACTIVE_WINDOW_MS = 2 * 60 * 60 * 1000;
  * How fresh ingest keeps a gateway's stored last message: it writes it again only once the
  * gateway's newest message is this much newer than the stored one (the status needs hours, not
  * seconds). The first message after none is always written (REGISTERING -> ACTIVE at once).
+ * 8 s, with the alert evaluator's 2 s round, keeps a gateway_offline alert within 10 s of its
+ * `after_seconds` of real silence (docs/alerts.md).
  */
-export const LAST_MESSAGE_RESOLUTION_MS = 10_000;
+export const LAST_MESSAGE_RESOLUTION_MS = 8_000;
 
 /** Whether a message at `at` must be written as the last message over the stored one. */
 export function lastMessageDue(stored: number | null, at: number): boolean {

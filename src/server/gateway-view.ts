@@ -21,7 +21,7 @@ export const gatewaySchema = {
     connectivity_status: { type: 'string', enum: ['NOT_REGISTERED', 'REGISTERING', 'ACTIVE', 'INACTIVE'] },
     last_seen: {
       type: ['integer', 'null'],
-      description: "Addition to the spec: when the gateway's last MQTT message arrived (milliseconds since the epoch, to 10 seconds); null: never.",
+      description: "Addition to the spec: when the gateway's last MQTT message arrived (milliseconds since the epoch, to 8 seconds); null: never.",
     },
     provisioned: {
       type: ['integer', 'null'],

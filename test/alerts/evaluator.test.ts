@@ -14,8 +14,8 @@ import { bearer } from '../helpers/users.js';
 import { openSse } from '../helpers/sse.js';
 
 describe('gatewayOffline', () => {
-  it('holds from after_seconds plus the 10 s resolution of the stored last message, never before', () => {
-    expect([59_999, 69_999, 70_000, 3_600_000].map((silent) => gatewayOffline(1_000_000, 1_000_000 + silent, 60))).toEqual([false, false, true, true]);
+  it('holds from after_seconds plus the 8 s resolution of the stored last message, never before', () => {
+    expect([59_999, 67_999, 68_000, 3_600_000].map((silent) => gatewayOffline(1_000_000, 1_000_000 + silent, 60))).toEqual([false, false, true, true]);
     expect(gatewayOffline(null, 10_000_000, 60)).toBe(false);
   });
 });

@@ -184,27 +184,27 @@ function contract(kind: 'sqlite' | 'postgres'): void {
   });
 
   // After the migration test, which compares the migration's exact rows with those ingest wrote.
-  describe('last_seen to 10 s (LAST_MESSAGE_RESOLUTION_MS): a row is rewritten only for a changed value or a last_seen 10 s newer', () => {
+  describe('last_seen to 8 s (LAST_MESSAGE_RESOLUTION_MS): a row is rewritten only for a changed value or a last_seen 8 s newer', () => {
     const written = async (deviceId: string, n: number, created: number, deviceBattery: number) =>
       (await store.ingest.commit([message('gw-o', { type: 'scan', created, id: id(n), device_id: deviceId, device_battery: deviceBattery })])).devices;
     const seen = (deviceId: string, lastSeen: number, battery: number) =>
       ({ ...device({ device_id: deviceId, first_seen: T0 + 1000, last_seen: lastSeen, last_gateway_id: 'gw-o', battery }), status: 'LOST' });
 
-    it('a second batch within 10 s with the same values writes nothing: last_seen stays', async () => {
+    it('a second batch within 8 s with the same values writes nothing: last_seen stays', async () => {
       expect(await written('R-1', 0x30, T0 + 1000, 60)).toBe(1);
       expect(await written('R-1', 0x31, T0 + 5000, 60)).toBe(0);
-      expect(await written('R-1', 0x32, T0 + 10_999, 60)).toBe(0);
+      expect(await written('R-1', 0x32, T0 + 8_999, 60)).toBe(0);
       expect(await shown('other', 'R-1')).toEqual(seen('R-1', T0 + 1000, 60));
     });
 
-    it('one 10 s after the stored last_seen is written', async () => {
+    it('one 8 s after the stored last_seen is written', async () => {
       expect(await written('R-2', 0x40, T0 + 1000, 60)).toBe(1);
-      expect(await written('R-2', 0x41, T0 + 10_999, 60)).toBe(0);
-      expect(await written('R-2', 0x42, T0 + 11_000, 60)).toBe(1);
-      expect(await shown('other', 'R-2')).toEqual(seen('R-2', T0 + 11_000, 60));
+      expect(await written('R-2', 0x41, T0 + 8_999, 60)).toBe(0);
+      expect(await written('R-2', 0x42, T0 + 9_000, 60)).toBe(1);
+      expect(await shown('other', 'R-2')).toEqual(seen('R-2', T0 + 9_000, 60));
     });
 
-    it('a changed battery within 10 s is written at once, with its last_seen', async () => {
+    it('a changed battery within 8 s is written at once, with its last_seen', async () => {
       expect(await written('R-3', 0x50, T0 + 1000, 60)).toBe(1);
       expect(await written('R-3', 0x51, T0 + 3000, 60)).toBe(0);
       expect(await written('R-3', 0x52, T0 + 4000, 59)).toBe(1);
@@ -214,10 +214,10 @@ function contract(kind: 'sqlite' | 'postgres'): void {
     it('after a restart (nothing in memory) the stored row decides the same', async () => {
       await store.close();
       store = await database.open();
-      expect(await written('R-1', 0x60, T0 + 9000, 60)).toBe(0);
-      expect(await written('R-1', 0x61, T0 + 9500, 60)).toBe(0);
-      expect(await written('R-1', 0x62, T0 + 9600, 61)).toBe(1);
-      expect(await shown('other', 'R-1')).toEqual(seen('R-1', T0 + 9600, 61));
+      expect(await written('R-1', 0x60, T0 + 8500, 60)).toBe(0);
+      expect(await written('R-1', 0x61, T0 + 8900, 60)).toBe(0);
+      expect(await written('R-1', 0x62, T0 + 8950, 61)).toBe(1);
+      expect(await shown('other', 'R-1')).toEqual(seen('R-1', T0 + 8950, 61));
     });
   });
 }

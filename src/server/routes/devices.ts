@@ -14,7 +14,7 @@ const deviceSchema = {
   properties: {
     device_id: { type: 'string', description: 'The scanner\'s id, as its events carry it (device_id).' },
     first_seen: { type: 'integer', description: 'The oldest created of its events, in milliseconds since the epoch.' },
-    last_seen: { type: 'integer', description: 'The newest created of its events, in milliseconds since the epoch, to 10 s: ingest writes it again only once it has moved 10 s or a value has changed.' },
+    last_seen: { type: 'integer', description: 'The newest created of its events, in milliseconds since the epoch, to 8 s: ingest writes it again only once it has moved 8 s or a value has changed.' },
     last_gateway_id: nullable('string', 'The gateway that relayed its newest event.'),
     battery: nullable('number', 'The battery level of its newest event that reported one.'),
     firmware: nullable('string', 'The firmware version of its newest event that reported one.'),
