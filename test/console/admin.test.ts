@@ -184,7 +184,7 @@ describe('the Admin page by keyboard', () => {
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
     // Back where it was opened from.
-    expect(await page.evaluate('document.activeElement.textContent')).toBe('New user');
+    await expect.poll(() => page.evaluate('document.activeElement.textContent')).toBe('New user');
   });
 });
 

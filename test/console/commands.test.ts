@@ -183,7 +183,7 @@ describe('the Scanners page\'s Command column', () => {
     // Escape closes it, the focus back on the row's button; Enter opens it again.
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
-    expect(await page.evaluate("document.activeElement.getAttribute('aria-label')")).toBe('Send command to ring-7');
+    await expect.poll(() => page.evaluate("document.activeElement.getAttribute('aria-label')")).toBe('Send command to ring-7');
     await page.keyboard.press('Enter');
     await dialog.waitFor();
     await dialog.getByLabel('Sequence').selectOption('WARNING');

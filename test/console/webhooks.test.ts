@@ -100,7 +100,7 @@ describe('the Admin page: webhooks', () => {
     expect(await dialog.getByRole('checkbox', { name: 'event.scan' }).isChecked()).toBe(true);
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
-    expect(await page.evaluate('document.activeElement.textContent')).toBe('New webhook');
+    await expect.poll(() => page.evaluate('document.activeElement.textContent')).toBe('New webhook');
     await page.getByRole('link', { name: receiver.url }).focus();
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: receiver.url, level: 3 }).waitFor();
