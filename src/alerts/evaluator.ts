@@ -61,11 +61,13 @@ export class AlertEvaluator {
       const rules = await store.alerts.allRules();
       const tracked = rules.filter((rule) => rule.kind === 'job_open_too_long' || rule.kind === 'station_silent').map((rule) => rule.customer_id);
       await this.jobs.run(new Set([...tracked, ...(await store.alerts.customersTaking(JOB_COMPLETED_MESSAGE_TYPE))]), this.clock());
+      // Which gateways are connected, read once a round and only for the rules that ask.
+      const connected = rules.some((rule) => rule.kind === 'station_silent') ? await store.presence.connected() : new Map<string, number>();
       for (const rule of rules) {
         if (rule.kind === 'gateway_offline') await this.gatewaysOffline(rule);
         else if (rule.kind === 'device_low_battery') await this.lowBatteries(rule);
         else if (rule.kind === 'job_open_too_long') await jobsOpenTooLong(store, this.writer, rule, this.clock());
-        else if (rule.kind === 'station_silent') await stationsSilent(store, this.writer, rule, this.clock());
+        else if (rule.kind === 'station_silent') await stationsSilent(store, this.writer, rule, connected, this.clock());
       }
       await this.connectivity.run(new Set(await store.alerts.customersTaking(CONNECTIVITY_MESSAGE_TYPE)), this.clock());
     } catch (error) {

@@ -34,13 +34,13 @@ export async function jobsOpenTooLong(store: KindStore, writer: AlertWriter, rul
 }
 
 /**
- * station_silent (docs/alerts.md): a gateway of the rule that sent a message (telemetry) within
- * `after_seconds` but no scan for `after_seconds` (counted from the rule's creation or the
- * tracker's start when it has not scanned since) opens an alert; it resolves at its next scan, or
- * once it sent nothing at all for `after_seconds` (gateway_offline's business then), or when it is
- * deleted or no longer named by the rule.
+ * station_silent (docs/alerts.md): a gateway of the rule connected (to any instance) that has not
+ * scanned for `after_seconds` while connected (counted from the newest of its last scan, its
+ * connection, the rule's creation and the tracker's start) opens an alert; it resolves at its next
+ * scan, when it is no longer connected (gateway_offline's business then), or when it is deleted
+ * or no longer named by the rule.
  */
-export async function stationsSilent(store: KindStore, writer: AlertWriter, rule: AlertRule, now: number): Promise<void> {
+export async function stationsSilent(store: KindStore, writer: AlertWriter, rule: AlertRule, connected: ReadonlyMap<string, number>, now: number): Promise<void> {
   const afterMs = (rule.parameters.after_seconds as number) * 1000;
   const named = rule.parameters.gateway_ids as string[];
   const state = await store.alerts.tracker(rule.customer_id);
@@ -52,11 +52,11 @@ export async function stationsSilent(store: KindStore, writer: AlertWriter, rule
     const alert = open.get(gateway.id);
     open.delete(gateway.id);
     const lastScan = state.last_scans[gateway.id] ?? null;
-    const connected = gateway.last_message !== null && now - gateway.last_message < afterMs;
-    const silent = now - Math.max(lastScan ?? 0, state.started, rule.created) >= afterMs;
-    if (connected && silent && !alert) {
-      await writer.open(rule, { type: 'gateway', id: gateway.id }, { gateway_name: gateway.name, last_scan: lastScan, after_seconds: afterMs / 1000 }, now);
-    } else if (alert && (!connected || (lastScan ?? -1) > ((alert.details.last_scan as number | null) ?? -1))) {
+    const since = connected.get(gateway.id);
+    const silent = since !== undefined && now - Math.max(lastScan ?? 0, since, state.started, rule.created) >= afterMs;
+    if (silent && !alert) {
+      await writer.open(rule, { type: 'gateway', id: gateway.id }, { gateway_name: gateway.name, last_scan: lastScan, connected_since: since, after_seconds: afterMs / 1000 }, now);
+    } else if (alert && (since === undefined || (lastScan ?? -1) > ((alert.details.last_scan as number | null) ?? -1))) {
       await writer.resolve(alert, now);
     }
   }

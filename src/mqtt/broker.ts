@@ -119,7 +119,7 @@ export async function startBroker(ctx: BrokerContext, options: BrokerOptions): P
   const stats = newBrokerStats();
   let listener: MqttListener | undefined;
   const connections = new Set<GatewayConnection>();
-  const gateways = new ConnectedGateways(store, log);
+  const gateways = new ConnectedGateways(store, log, ctx.clock);
   const commands = new CommandDelivery(store, ctx.clock, log, stats);
   const host = connectionHost({
     log,
@@ -157,7 +157,7 @@ export async function startBroker(ctx: BrokerContext, options: BrokerOptions): P
   } catch (error) {
     // Port taken, address unknown: the threads must not keep the process alive.
     clearInterval(statsTimer);
-    gateways.close();
+    await gateways.close();
     commands.close();
     await writer.close();
     store.commands.routeWrites?.(undefined);
@@ -181,7 +181,7 @@ export async function startBroker(ctx: BrokerContext, options: BrokerOptions): P
     close: () =>
       (closing ??= (async () => {
         clearInterval(statsTimer);
-        gateways.close();
+        const withdrawn = gateways.close();
         commands.close();
         const stopped = running.stopAccepting();
         // Nothing new is read; what was read is committed and acknowledged before the connections close.
@@ -192,6 +192,7 @@ export async function startBroker(ctx: BrokerContext, options: BrokerOptions): P
         await closeConnections(connections, CLOSE_GRACE_MS);
         running.destroyConnections();
         await stopped;
+        await withdrawn;
         log.info({ mqtt: stats }, 'MQTT broker closed');
       })()),
   };

@@ -3,6 +3,7 @@ import type { Store } from '../store/ports/index.js';
 import { ConnectedSignals } from './connected-signals.js';
 import type { GatewayConnection } from './gateway-connection.js';
 import type { IngestLog } from './ingest.js';
+import { PresencePublisher } from './presence-publisher.js';
 import type { CloseReason } from './refusals.js';
 
 /** How long the start waits for the signal listener before going on (it then keeps retrying, and /healthz says so). */
@@ -12,7 +13,8 @@ const SIGNALS_START_WAIT_MS = 10_000;
  * The connection of each gateway connected to this instance, and the signals of every instance
  * (docs/gateways-mqtt.md "Several instances: signals"): a deleted gateway, or one whose
  * certificate was revoked, is disconnected wherever it is connected, and a gateway that connected
- * to another instance loses its older connection here.
+ * to another instance loses its older connection here. Which are connected here is published for
+ * the alert rules (presence-publisher.ts).
  */
 export class ConnectedGateways {
   private readonly instance = randomUUID();
@@ -20,11 +22,15 @@ export class ConnectedGateways {
   private signals: ConnectedSignals | undefined;
   private stopSignals: (() => void) | undefined;
   private stopResume: (() => void) | undefined;
+  private readonly presence: PresencePublisher;
 
   constructor(
-    private readonly store: Pick<Store, 'signals' | 'ingest'>,
+    private readonly store: Pick<Store, 'signals' | 'ingest' | 'presence'>,
     private readonly log: IngestLog,
-  ) {}
+    clock: () => number,
+  ) {
+    this.presence = new PresencePublisher(this.instance, store.presence, clock, log);
+  }
 
   /**
    * Hears the signals; resolves once they are heard (PostgreSQL: LISTEN is set up), so that a
@@ -52,18 +58,22 @@ export class ConnectedGateways {
     this.byGateway.get(gatewayId)?.close('taken_over');
     this.byGateway.set(gatewayId, connection);
     this.signals?.add(gatewayId);
+    this.presence.connected(gatewayId);
   }
 
   /** A gateway's connection closed (unless a newer one replaced it). */
   disconnected(gatewayId: string, connection: GatewayConnection): void {
-    if (this.byGateway.get(gatewayId) === connection) this.byGateway.delete(gatewayId);
+    if (this.byGateway.get(gatewayId) !== connection) return;
+    this.byGateway.delete(gatewayId);
+    this.presence.disconnected(gatewayId);
   }
 
-  /** Stops hearing signals and telling others. */
-  close(): void {
+  /** Stops hearing signals and telling others; this instance's connections are withdrawn. */
+  close(): Promise<void> {
     this.stopSignals?.();
     this.stopResume?.();
     this.signals?.close();
+    return this.presence.close();
   }
 
   private disconnect(gatewayId: string, reason: string, code: CloseReason): void {

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { error } from '../helpers/scenarios.js';
 import { CUSTOMER, startTestServer, type TestServer } from '../helpers/server.js';
+import { connectGateway, provisionGateway } from '../helpers/mqtt.js';
 import { insertEvents, insertGateway, selectRows } from '../helpers/store-rows.js';
 import { scanRow } from '../helpers/events.js';
 import { until } from '../helpers/until.js';
@@ -98,31 +99,75 @@ describe('jobs and silent stations evaluated by serve', () => {
     await t.admin.delete(`/${CUSTOMER}/alert-rules/${rule.rule_id}`);
   });
 
-  it('station_silent opens while a station talks without scanning, and resolves at its next scan or when it goes quiet', async () => {
-    const press = await insertGateway(t, CUSTOMER, 'press-1');
-    const rule = await t.admin.post<{ rule_id: string }>(`/${CUSTOMER}/alert-rules`, { kind: 'station_silent', gateway_ids: [press], after_seconds: 30 });
+  it('station_silent opens while a station is connected without scanning, and resolves at its next scan or when it disconnects', async () => {
+    const press = await provisionGateway(t, { name: 'press-1' });
+    const rule = await t.admin.post<{ rule_id: string }>(`/${CUSTOMER}/alert-rules`, { kind: 'station_silent', gateway_ids: [press.id], after_seconds: 30 });
     const ofRule = () => receiver.messages.filter((m) => (m.body.data as { rule_id?: string }).rule_id === rule.rule_id);
-    /** The station's telemetry keeps coming while the clock moves 31 s on. */
-    const talkingFor31s = async () => {
-      await selectRows(t, 'UPDATE gateways SET last_message = ? WHERE id = ?', now() + 30_000, press);
-      skew += 31_000;
-    };
-    await talkingFor31s();
-    await receiver.waitFor(() => ofRule().length === 1);
-    expect(ofRule()[0]!.body.data).toMatchObject({ kind: 'station_silent', subject: { type: 'gateway', id: press }, state: 'OPEN', details: { gateway_name: 'press-1', last_scan: null, after_seconds: 30 } });
+    const presence = () => t.server.ctx.store.presence.connected();
+    await trackerStarted();
 
+    const client = await connectGateway(press);
+    const connected = await until(presence, (map) => map.has(press.id));
+    const since = connected.get(press.id)!;
+    expect(since).toBeGreaterThan(now() - 5_000);
+    expect(since).toBeLessThanOrEqual(now());
+    skew += 31_000;
+    await receiver.waitFor(() => ofRule().length === 1);
+    expect(ofRule()[0]!.body.data).toMatchObject({
+      kind: 'station_silent',
+      subject: { type: 'gateway', id: press.id },
+      state: 'OPEN',
+      details: { gateway_name: 'press-1', last_scan: null, connected_since: since, after_seconds: 30 },
+    });
+
+    // A scan over MQTT resolves it; 31 s more of silence while connected opens it again.
     const item = now();
-    await scan(press, 'ITEM-1', item).insert();
+    await client.publishAsync(press.topic, JSON.stringify({ id: randomUUID(), type: 'scan', scan_code: 'ITEM-1', device_id: 'ring-1', created: item }), { qos: 1 });
     await receiver.waitFor(() => ofRule().length === 2);
-    await talkingFor31s();
+    skew += 31_000;
     await receiver.waitFor(() => ofRule().length === 3);
-    expect(ofRule()[2]!.body.data).toMatchObject({ state: 'OPEN', details: { gateway_name: 'press-1', last_scan: item, after_seconds: 30 } });
-    // Nothing at all from it for 30 s: no longer silent while connected (gateway_offline's business).
-    await selectRows(t, 'UPDATE gateways SET last_message = ? WHERE id = ?', now() - 31_000, press);
+    expect(ofRule()[2]!.body.data).toMatchObject({ state: 'OPEN', details: { gateway_name: 'press-1', last_scan: item, connected_since: since, after_seconds: 30 } });
+
+    // Disconnected: no longer silent while connected (gateway_offline's business).
+    await client.endAsync();
+    await until(presence, (map) => !map.has(press.id));
     await receiver.waitFor(() => ofRule().length === 4);
     expect(ofRule().map((m) => (m.body.data as { state: string }).state)).toEqual(['OPEN', 'RESOLVED', 'OPEN', 'RESOLVED']);
     const alerts = await t.admin.get<{ items: { rule_id: string; state: string }[] }>(`/${CUSTOMER}/alerts`);
     expect(alerts.items.filter((a) => a.rule_id === rule.rule_id).map((a) => a.state)).toEqual(['RESOLVED', 'RESOLVED']);
+  });
+
+  it('station_silent counts the silence from the connection: a station that just connected is not silent, however old the rule', async () => {
+    const [marker, station] = [await provisionGateway(t, { name: 'press-2' }), await provisionGateway(t, { name: 'press-3' })];
+    const ruleOf = async (id: string) => (await t.admin.post<{ rule_id: string }>(`/${CUSTOMER}/alert-rules`, { kind: 'station_silent', gateway_ids: [id], after_seconds: 30 })).rule_id;
+    const [markerRule, stationRule] = [await ruleOf(marker.id), await ruleOf(station.id)];
+    const states = (ruleId: string) => receiver.messages.filter((m) => (m.body.data as { rule_id?: string }).rule_id === ruleId).map((m) => (m.body.data as { state: string }).state);
+    const connectedAt = async (gateway: typeof marker) => {
+      const client = await connectGateway(gateway);
+      const since = (await until(() => t.server.ctx.store.presence.connected(), (map) => map.has(gateway.id))).get(gateway.id)!;
+      return { client, since };
+    };
+
+    const first = await connectedAt(marker);
+    skew += 20_000;
+    const second = await connectedAt(station);
+    // 35 s after both rules: the marker has been connected that long, the station 15 s.
+    skew += 15_000;
+    await receiver.waitFor(() => states(markerRule).length === 1);
+    // A scan resolves the marker's alert in a later round: every round before it has ended.
+    await first.client.publishAsync(marker.topic, JSON.stringify({ id: randomUUID(), type: 'scan', scan_code: 'ITEM-2', device_id: 'ring-2' }), { qos: 1 });
+    await receiver.waitFor(() => states(markerRule).length === 2);
+    expect(states(stationRule)).toEqual([]);
+
+    skew += 16_000;
+    await receiver.waitFor(() => states(stationRule).length === 1);
+    expect(receiver.messages.find((m) => (m.body.data as { rule_id?: string }).rule_id === stationRule)!.body.data).toMatchObject({
+      state: 'OPEN',
+      details: { gateway_name: 'press-3', last_scan: null, connected_since: second.since, after_seconds: 30 },
+    });
+    await Promise.all([first.client.endAsync(), second.client.endAsync()]);
+    await receiver.waitFor(() => states(stationRule).length === 2);
+    for (const id of [markerRule, stationRule]) await t.admin.delete(`/${CUSTOMER}/alert-rules/${id}`);
   });
 
   it('refuses rule bodies without what the kind needs, or naming what the customer does not have (400)', async () => {

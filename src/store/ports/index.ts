@@ -27,4 +27,5 @@ export * from './signals.js';
 export * from './locks.js';
 export * from './webhooks.js';
 export * from './leases.js';
+export * from './presence.js';
 export * from './alerts.js';

@@ -13,6 +13,7 @@ import type { DeadLetterRepository, IngestRepository } from './ingest.js';
 import type { JobAnalysisRepository, JobConfigRepository } from './jobs.js';
 import type { LockRepository } from './locks.js';
 import type { LeaseRepository } from './leases.js';
+import type { PresenceRepository } from './presence.js';
 import type { WebhookRepository } from './webhooks.js';
 import type { AlertRepository } from './alerts.js';
 import type { ProvisioningRepository } from './provisioning.js';
@@ -112,6 +113,8 @@ export interface Store {
   readonly locks: LockRepository;
   /** Leases on work one instance does at a time, taken over when its holder dies (webhook deliveries). */
   readonly leases: LeaseRepository;
+  /** Which gateways are connected to any instance (station_silent). */
+  readonly presence: PresenceRepository;
   readonly webhooks: WebhookRepository;
   readonly alerts: AlertRepository;
   /** Whether writes are refused for lack of space (/healthz, ingest). */

@@ -22,6 +22,7 @@ import { PgRetention } from './retention.js';
 import { PgSecrets } from './secrets.js';
 import { PgWebhooks } from './webhooks.js';
 import { PgLeases } from './leases.js';
+import { PgPresence } from './presence.js';
 import { PgAlerts } from './alerts.js';
 import { WebhookSecretBox } from '../shared/sealing.js';
 import { PgSignals } from './signals.js';
@@ -78,6 +79,7 @@ class PostgresStore implements Store {
   readonly webhooks;
   readonly alerts;
   readonly leases;
+  readonly presence;
   readonly signals;
   readonly storage: StorageWatch;
   private closing: Promise<void> | undefined;
@@ -111,6 +113,7 @@ class PostgresStore implements Store {
     this.locks = new PgLocks(db);
     this.webhooks = new PgWebhooks(db, new WebhookSecretBox(this.secrets));
     this.leases = new PgLeases(db);
+    this.presence = new PgPresence(db);
     this.alerts = new PgAlerts(db);
     this.signals = new PgSignals(locator.url, db);
     this.storage = new StorageWatch(() => db.probeStorage());

@@ -26,6 +26,7 @@ import { SqliteProvisioning } from './provisioning.js';
 import { SqliteRetention } from './retention.js';
 import { FileSecrets } from './secrets.js';
 import { SqliteLeases } from './leases.js';
+import { SqlitePresence } from './presence.js';
 import { SqliteWebhooks } from './webhooks.js';
 import { SqliteAlerts } from './alerts.js';
 import { WebhookSecretBox } from '../shared/sealing.js';
@@ -59,6 +60,7 @@ export class SqliteStore implements Store {
   readonly secrets: FileSecrets;
   readonly locks = new SqliteLocks();
   readonly leases = new SqliteLeases();
+  readonly presence = new SqlitePresence();
   private readonly built = new Map<string, object>();
 
   constructor(

@@ -380,8 +380,8 @@ describePostgres('scanhub operator migrate', () => {
     await store.close();
     const columns = await pgQuery<{ table_name: string; column_name: string }>(
       database,
-      // leases: which instance holds what now (webhook deliveries), nothing a stopped SQLite deployment has.
-      "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'public' AND table_name NOT IN ('schema_migrations', 'secrets', 'leases')",
+      // leases, gateway_presence: which instance holds what and has which gateways connected now, nothing a stopped SQLite deployment has.
+      "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'public' AND table_name NOT IN ('schema_migrations', 'secrets', 'leases', 'gateway_presence')",
     );
     const copied = Object.fromEntries(COPIED_TABLES.map((t) => [t.name, [...t.columns].sort()]));
     const inPostgres: Record<string, string[]> = {};

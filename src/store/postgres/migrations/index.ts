@@ -16,10 +16,11 @@ import { migration as m0013 } from './0013_devices.js';
 import { migration as m0014 } from './0014_commands.js';
 import { migration as m0015 } from './0015_webhooks.js';
 import { migration as m0016 } from './0016_alert_trackers.js';
+import { migration as m0017 } from './0017_gateway_presence.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, in order. A new one is a new file and one line here. */
-export const migrations: Migration[] = [m0001, m0002, m0003, m0004, m0005, m0006, m0007, m0008, m0009, m0010, m0011, m0012, m0013, m0014, m0015, m0016];
+export const migrations: Migration[] = [m0001, m0002, m0003, m0004, m0005, m0006, m0007, m0008, m0009, m0010, m0011, m0012, m0013, m0014, m0015, m0016, m0017];
 
 const MIGRATION_LOCK = ADVISORY_LOCKS.migrations;
 
