@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Alert } from '../../src/client/alerts.js';
 import { OpenAlerts } from '../../console/pages/gateways/alerts/open-alerts.js';
+import { detailsLine } from '../../console/pages/gateways/alerts/alert-text.js';
+import { dateTime } from '../../console/lib/time.js';
 
 // The Alerts panel's merge of the list read at each connection with the stream's alert frames
 // (docs/console.md "Alerts"): alerts are not in the commit order, so neither can be trusted alone.
@@ -42,5 +44,13 @@ describe('OpenAlerts', () => {
     open.frame(alert('b', 'OPEN', 2));
     expect(open.listed(third, undefined)).toBe(true);
     expect(ids(open)).toEqual(['b', 'a']);
+  });
+});
+
+describe('detailsLine', () => {
+  it('says of a silent station since when it is connected and its last scan, in words', () => {
+    const silent: Alert = { ...alert('s', 'OPEN', 5), kind: 'station_silent', details: { gateway_name: 'press-1', last_scan: 1_000, connected_since: 2_000, after_seconds: 300 } };
+    expect(detailsLine(silent, () => undefined)).toBe(`Connected since ${dateTime(2_000)}, no scan for over 5 min (the last at ${dateTime(1_000)})`);
+    expect(detailsLine({ ...silent, details: { last_scan: null, connected_since: 2_000, after_seconds: 30 } }, () => undefined)).toBe(`Connected since ${dateTime(2_000)}, no scan for over 30 s (none yet)`);
   });
 });

@@ -37,6 +37,11 @@ export function detailsLine(alert: Alert, nameOf: (id: string) => string | undef
     const via = typeof d.last_gateway_id === 'string' ? `; last heard through ${nameOf(d.last_gateway_id) ?? d.last_gateway_id}` : '';
     return `Battery at ${String(d.battery)} %, below ${String(d.below_percent)} %${via}`;
   }
+  if (alert.kind === 'station_silent') {
+    const last = typeof d.last_scan === 'number' ? `the last at ${dateTime(d.last_scan)}` : 'none yet';
+    const since = typeof d.connected_since === 'number' ? `Connected since ${dateTime(d.connected_since)}, ` : 'Connected, ';
+    return `${since}no scan for over ${seconds(d.after_seconds)} (${last})`;
+  }
   return Object.entries(d)
     .map(([key, value]) => `${key.replace(/_/g, ' ')}: ${typeof value === 'object' ? JSON.stringify(value) : String(value)}`)
     .join('; ');
