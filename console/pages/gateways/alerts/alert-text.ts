@@ -1,5 +1,5 @@
-import type { Alert } from '../../../../src/client/alerts';
-import { dateTime } from '../../../lib/time';
+import type { Alert } from '../../../../src/client/alerts.js';
+import { dateTime } from '../../../lib/time.js';
 
 /** The kinds of docs/alerts.md in words; a kind this console does not know yet reads as its name. */
 const KINDS: Record<string, string> = {
