@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, expect, it } from 'vitest';
 import { scanRow } from '../helpers/events.js';
+import { atInstance, connectGateway, provisionGateway } from '../helpers/mqtt.js';
 import { CUSTOMER, secondInstance, startTestServer, type TestServer } from '../helpers/server.js';
 import { insertEvents, insertGateway, selectRows } from '../helpers/store-rows.js';
 import { requirePostgresProject } from '../helpers/test-store.js';
@@ -10,7 +11,8 @@ import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 // Two instances of the service on one PostgreSQL database (docs/alerts.md "Jobs"): the job tracker
 // runs under the `alerts` lease with its cursor in the database, so each completed job reaches the
 // receiver once while both run, and the other instance goes on from the cursor when the holder
-// stops. (PostgreSQL only: a .postgres.test.ts file, test/README.md.)
+// stops. station_silent reads the gateways connected to every instance (docs/alerts.md).
+// (PostgreSQL only: a .postgres.test.ts file, test/README.md.)
 
 requirePostgresProject(import.meta.url);
 
@@ -59,4 +61,38 @@ it('one instance tracks jobs at a time; the other goes on from the cursor when i
   await receiver.waitFor(() => completed().length === 16, 10_000, 'the jobs after a stopped');
   expect(completed()).toEqual(ends);
   expect(new Set(receiver.messages.map((m) => m.id)).size).toBe(16);
+});
+
+it('station_silent sees a gateway connected to the other instance: the evaluating instance opens its alert, and resolves it when that instance stops', async () => {
+  let skew = 0;
+  const clock = () => Date.now() + skew;
+  const silentOptions = { ...OPTIONS, clock };
+  const c = await startTestServer(silentOptions);
+  let d: TestServer | undefined;
+  const silentReceiver = new WebhookReceiver();
+  try {
+    await silentReceiver.start();
+    const { secret } = await c.admin.post<{ secret: string }>(`/${CUSTOMER}/webhooks`, { url: silentReceiver.url, event_types: ['alert.opened', 'alert.resolved'] });
+    silentReceiver.secrets = [secret];
+    const press = await provisionGateway(c, { name: 'press-9' });
+    await c.admin.post(`/${CUSTOMER}/alert-rules`, { kind: 'station_silent', gateway_ids: [press.id], after_seconds: 30 });
+    await until(() => selectRows(c, 'SELECT customer_id FROM alert_trackers'), (rows) => rows.length === 1);
+    // c evaluates (it holds the `alerts` lease, taken first); the gateway connects to d.
+    d = await secondInstance(c, silentOptions);
+    const device = await connectGateway(atInstance(d, press));
+    await until(() => c.server.ctx.store.presence.connected(), (map) => map.has(press.id));
+    skew += 31_000;
+    await silentReceiver.waitFor(() => silentReceiver.messages.length === 1);
+    expect(silentReceiver.messages[0]!.body).toMatchObject({ type: 'alert.opened', data: { kind: 'station_silent', subject: { type: 'gateway', id: press.id }, details: { gateway_name: 'press-9' } } });
+    // d stops: its connections are withdrawn, the gateway is no longer connected anywhere.
+    device.end(true);
+    await d.close();
+    d = undefined;
+    await silentReceiver.waitFor(() => silentReceiver.messages.length === 2);
+    expect(silentReceiver.messages.map((m) => m.body.type)).toEqual(['alert.opened', 'alert.resolved']);
+  } finally {
+    await d?.close();
+    await c.close();
+    await silentReceiver.stop();
+  }
 });
