@@ -89,7 +89,7 @@ export class WebhookDeliverer {
       const customers = new Set(signal.customers);
       for (const worker of this.workers.values()) if (customers.has(worker.customerId)) worker.wake(signal.through);
     } else if (signal.kind === 'webhook-changed') {
-      this.workers.get(signal.webhook_id)?.wake();
+      this.workers.get(signal.webhook_id)?.webhookChanged();
       this.refresh();
     }
   }
