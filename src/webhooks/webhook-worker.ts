@@ -3,7 +3,7 @@ import { operatorAuditEntry } from '../domain/audit.js';
 import { comparePositions, laterPosition, type StreamPosition } from '../domain/stream-cursor.js';
 import { retryDelay, type WebhookTimings } from '../domain/webhooks.js';
 import type { NewDelivery, Store, WebhookDelivery, WebhookRecord } from '../store/ports/index.js';
-import { messageBody, nextBatch, signedHeaders } from './messages.js';
+import { messageBody, nextBatch, signedHeaders, type SharedBatches } from './messages.js';
 import type { RecentEvents } from './recent-events.js';
 import type { WebhookSender } from './sender.js';
 
@@ -23,6 +23,8 @@ export interface WorkerHost {
   sender: WebhookSender;
   /** The commit order, read once for every webhook of a customer. */
   events: RecentEvents;
+  /** The batches built lately, for the webhooks at the same position. */
+  batches: SharedBatches;
   clock: () => number;
   timings: WebhookTimings;
   random: () => number;
@@ -44,7 +46,7 @@ export class WebhookWorker {
   /** A position commits were announced up to that reads must reach. */
   private wanted: StreamPosition | undefined;
   /** The batch queued with the last one's success, and its events as read: its first attempt sends them. */
-  private prepared: { id: string; data: string } | undefined;
+  private prepared: { id: string; data: Buffer } | undefined;
   /** The successes recorded so far, one after the other (each one's cursor update needs the one before), and how many are not committed yet. */
   private written: Promise<void> = Promise.resolve();
   private unwritten = 0;
@@ -112,13 +114,13 @@ export class WebhookWorker {
       return 0;
     }
     let delivery = await store.webhooks.head(webhook.id);
-    let data: string | undefined;
+    let data: Buffer | undefined;
     if (delivery && delivery.id === this.prepared?.id) data = this.prepared.data;
     this.prepared = undefined;
     if (!delivery) {
       const cursor = JSON.stringify(webhook.cursor);
       const from = this.scanned.cursor === cursor ? this.scanned.position : webhook.cursor;
-      const batch = await nextBatch(this.host.events, webhook, from, clock());
+      const batch = await nextBatch(this.host.events, webhook, from, clock(), this.host.batches);
       this.scanned = { cursor, position: batch.scanned };
       if (!batch.delivery) {
         if (this.wanted && comparePositions(batch.scanned, this.wanted) < 0) return NOT_YET_READABLE_MS;
@@ -165,7 +167,7 @@ export class WebhookWorker {
   }
 
   /** Sends one message and records its outcome; after a batch's 2xx, the next batch (queued with its success) to send right away. */
-  private async send(webhook: WebhookRecord, delivery: WebhookDelivery, data?: string): Promise<{ delivery: NewDelivery; data: string } | undefined> {
+  private async send(webhook: WebhookRecord, delivery: WebhookDelivery, data?: Buffer): Promise<{ delivery: NewDelivery; data: Buffer } | undefined> {
     const { store, sender, clock, timings } = this.host;
     const body = await messageBody(this.host.events, webhook, delivery, data);
     const result = await sender.send(webhook.url, signedHeaders(webhook, delivery, body, clock()), body, this.abort.signal);
@@ -203,7 +205,7 @@ export class WebhookWorker {
   private async following(webhook: WebhookRecord, delivery: WebhookDelivery, now: number): Promise<NewDelivery | undefined> {
     if (!delivery.from || !delivery.upto) return undefined;
     const cursor = delivery.upto;
-    const batch = await nextBatch(this.host.events, { ...webhook, cursor }, cursor, now);
+    const batch = await nextBatch(this.host.events, { ...webhook, cursor }, cursor, now, this.host.batches);
     this.scanned = { cursor: JSON.stringify(cursor), position: batch.scanned };
     if (batch.delivery && batch.data !== undefined) this.prepared = { id: batch.delivery.id, data: batch.data };
     return batch.delivery;
