@@ -120,6 +120,8 @@ export class RecentEvents {
     if (windows.get(customerId) === extended && extended.reached === end) {
       extended.events.push(...read.events);
       extended.reached = read.reached;
+      // A read that stopped at its limit left events in the store that no commit will hand over.
+      if (read.more) extended.stale = true;
       this.trim(extended);
     }
     const events = [...held, ...read.events];

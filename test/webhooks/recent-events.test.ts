@@ -113,6 +113,24 @@ describe('RecentEvents', () => {
     expect(log.served).toBe(served + 2);
   });
 
+  it('after commits heard of without their events, reads on from the log until it reached the end, not only the first page', async () => {
+    const log = new ArrayLog();
+    const recent = new RecentEvents(log);
+    await recent.after('c', [0], 500);
+    recent.committed(log.commit(2)); // fed by the commits
+    log.add(30); // committed while no webhook read the newest events: not handed over
+    recent.committedElsewhere(['c']);
+    const got: number[] = [];
+    let position: StreamPosition = [0];
+    for (let reads = 0; reads < 10; reads++) {
+      const read = await recent.after('c', position, 10);
+      got.push(...ids(read));
+      position = read.reached;
+      if (!read.more && read.events.length === 0) break;
+    }
+    expect(got).toEqual(Array.from({ length: 32 }, (_, i) => i + 1));
+  });
+
   it('keeps a bounded window: readers that fell behind it get every event in order, the part dropped read from the log once for both', async () => {
     const log = new ArrayLog();
     const recent = new RecentEvents(log, 50);
