@@ -54,12 +54,19 @@ export interface BatchResult {
 
 /**
  * The events one commit stored, in commit order, each as the event log reads it back (its
- * position, its JSON as GET /{c}/events lists it): SQLite's writer thread hands them to the
+ * position `[seq]`, its JSON as GET /{c}/events lists it): SQLite's writer thread hands them to the
  * server's thread, so that readers following the commit order there (the webhooks) need not read
- * them back. No other event lies after `after` up to `through`.
+ * them back. No other event lies after `after` up to `through`. Packed (store/shared/committed-events.ts):
+ * event i's JSON is `json` from `ends[i - 1]` (0 for the first) to `ends[i]`, its customer and
+ * gateway indexes into `names` (-1: none).
  */
 export interface CommittedEvents {
   after: StreamPosition;
   through: StreamPosition;
-  events: { customerId: string; position: StreamPosition; json: string; gatewayId: string | null }[];
+  json: string;
+  ends: Uint32Array;
+  seqs: Float64Array;
+  customers: Int32Array;
+  gateways: Int32Array;
+  names: string[];
 }

@@ -1,5 +1,6 @@
 import { DEFAULT_WEBHOOK_TIMINGS, type WebhookTimings } from '../domain/webhooks.js';
 import type { Signal, Store } from '../store/ports/index.js';
+import { SharedBatches } from './messages.js';
 import { RecentEvents } from './recent-events.js';
 import { WebhookSender } from './sender.js';
 import { WebhookWorker, type WorkerHost } from './webhook-worker.js';
@@ -39,6 +40,7 @@ export class WebhookDeliverer {
       store: options.store,
       sender: new WebhookSender({ allowLoopback: options.allowLoopback ?? false, timeoutMs: timings.timeoutMs }),
       events: new RecentEvents(options.store.eventLog, options.keptEvents),
+      batches: new SharedBatches(),
       clock: options.clock ?? Date.now,
       timings,
       random: Math.random,
@@ -89,7 +91,7 @@ export class WebhookDeliverer {
       const customers = new Set(signal.customers);
       for (const worker of this.workers.values()) if (customers.has(worker.customerId)) worker.wake(signal.through);
     } else if (signal.kind === 'webhook-changed') {
-      this.workers.get(signal.webhook_id)?.wake();
+      this.workers.get(signal.webhook_id)?.webhookChanged();
       this.refresh();
     }
   }

@@ -29,35 +29,76 @@ function wantedEvents(webhook: WebhookRecord): Set<string> {
   return new Set(webhook.event_types.filter((type) => type.startsWith('event.')));
 }
 
+/** A batch as built from the events after a position: its last event, where its reading began, its `data` (UTF-8 JSON). */
+interface BuiltBatch {
+  upto: StreamPosition;
+  scanned: StreamPosition;
+  data: Buffer;
+}
+
+/** Batches kept for the webhooks that reach the same position next (a few per customer and type set). */
+const SHARED_BATCHES = 32;
+
+/**
+ * The batches built lately, shared by the webhooks that take the same event types from the same
+ * position (those of a customer that keep up read the same events): each batch's JSON is joined
+ * and encoded once, not once per webhook. The events of a range never change, so a batch built
+ * for one webhook is the batch of another one at that position (docs/webhooks.md "Messages").
+ */
+export class SharedBatches {
+  private readonly built = new Map<string, Promise<BuiltBatch | { scanned: StreamPosition }>>();
+
+  /** The batch read from a position, or the read under way: webhooks woken together read it once. */
+  get(key: string, read: () => Promise<BuiltBatch | { scanned: StreamPosition }>): Promise<BuiltBatch | { scanned: StreamPosition }> {
+    let built = this.built.get(key);
+    if (built) return built;
+    built = read();
+    this.built.set(key, built);
+    // None found (yet), or the read failed: the next look reads again.
+    built.then((batch) => 'data' in batch || this.built.delete(key), () => this.built.delete(key));
+    // The oldest first out (a Map iterates in insertion order).
+    if (this.built.size > SHARED_BATCHES) this.built.delete(this.built.keys().next().value!);
+    return built;
+  }
+}
+
 /**
  * The next batch after the webhook's cursor: up to EVENTS_PER_MESSAGE events of the types it
  * takes, in commit order (the others are passed over), as a delivery from the cursor to the last
  * of them. Undefined when there is none yet; `scanned` is how far the log was read without finding
- * one (the next call starts there).
+ * one (the next call starts there). `shared`: the batches other webhooks built, and where this one's goes.
  */
 export async function nextBatch(
   log: EventReader,
   webhook: WebhookRecord,
   scanned: StreamPosition,
   now: number,
-): Promise<{ delivery: NewDelivery | undefined; scanned: StreamPosition; data?: string }> {
+  shared?: SharedBatches,
+): Promise<{ delivery: NewDelivery | undefined; scanned: StreamPosition; data?: Buffer }> {
   const wanted = wantedEvents(webhook);
   let position = laterPosition(scanned, webhook.cursor);
   if (wanted.size === 0) return { delivery: undefined, scanned: position };
+  const key = `${webhook.customer_id} ${[...wanted].sort().join(',')} ${position.join(',')}`;
+  const read = () => readBatch(log, webhook.customer_id, wanted, position);
+  const built = await (shared ? shared.get(key, read) : read());
+  if (!('data' in built)) return { delivery: undefined, scanned: built.scanned };
+  return {
+    delivery: { id: randomUUID(), webhook_id: webhook.id, customer_id: webhook.customer_id, type: EVENT_BATCH_TYPE, created: now, from: webhook.cursor, upto: built.upto, payload: null },
+    scanned: built.scanned,
+    // The events as read: the first attempt sends them without reading them again.
+    data: built.data,
+  };
+}
+
+/** Reads on from `position` to the next events of the wanted types: the batch of them, or how far the log was read without finding one. */
+async function readBatch(log: EventReader, customerId: string, wanted: Set<string>, position: StreamPosition): Promise<BuiltBatch | { scanned: StreamPosition }> {
   for (;;) {
-    const read = await log.after(webhook.customer_id, position, EVENTS_PER_MESSAGE);
+    const read = await log.after(customerId, position, EVENTS_PER_MESSAGE);
     const taken = read.events.filter((event) => wanted.has(typeOf(event)));
     const last = taken[taken.length - 1];
-    if (last) {
-      return {
-        delivery: { id: randomUUID(), webhook_id: webhook.id, customer_id: webhook.customer_id, type: EVENT_BATCH_TYPE, created: now, from: webhook.cursor, upto: last.position, payload: null },
-        scanned: position,
-        // The events as read: the first attempt sends them without reading them again.
-        data: `[${taken.map((event) => event.json).join(',')}]`,
-      };
-    }
+    if (last) return { upto: last.position, scanned: position, data: Buffer.from(`[${taken.map((event) => event.json).join(',')}]`) };
     position = laterPosition(position, read.reached);
-    if (!read.more) return { delivery: undefined, scanned: position };
+    if (!read.more) return { scanned: position };
   }
 }
 
@@ -81,17 +122,20 @@ async function batchData(log: EventReader, webhook: WebhookRecord, delivery: Web
   return `[${items.join(',')}]`;
 }
 
+const BODY_END = Buffer.from('}');
+
 /**
- * The message's body: `{ type, timestamp, data }` (Standard Webhooks), `timestamp` when the
- * delivery was made. A batch's events are read again from the log unless `data` has them.
+ * The message's body, UTF-8: `{ type, timestamp, data }` (Standard Webhooks), `timestamp` when
+ * the delivery was made. A batch's events are read again from the log unless `data` has them.
  */
-export async function messageBody(log: EventReader, webhook: WebhookRecord, delivery: WebhookDelivery, data?: string): Promise<string> {
-  data ??= delivery.from && delivery.upto ? await batchData(log, webhook, delivery) : (delivery.payload ?? 'null');
-  return `{"type":${JSON.stringify(delivery.type)},"timestamp":${JSON.stringify(new Date(delivery.created).toISOString())},"data":${data}}`;
+export async function messageBody(log: EventReader, webhook: WebhookRecord, delivery: WebhookDelivery, data?: Buffer): Promise<Buffer> {
+  data ??= Buffer.from(delivery.from && delivery.upto ? await batchData(log, webhook, delivery) : (delivery.payload ?? 'null'));
+  const start = `{"type":${JSON.stringify(delivery.type)},"timestamp":${JSON.stringify(new Date(delivery.created).toISOString())},"data":`;
+  return Buffer.concat([Buffer.from(start), data, BODY_END]);
 }
 
 /** The Standard Webhooks headers of one attempt: its id, the time of the attempt, and a signature per secret in force. */
-export function signedHeaders(webhook: WebhookRecord, delivery: WebhookDelivery, body: string, now: number): Record<string, string> {
+export function signedHeaders(webhook: WebhookRecord, delivery: WebhookDelivery, body: Buffer, now: number): Record<string, string> {
   const timestamp = Math.floor(now / 1000);
   const secrets = [webhook.secret];
   if (webhook.previous_secret !== null && webhook.previous_until !== null && now < webhook.previous_until) secrets.push(webhook.previous_secret);

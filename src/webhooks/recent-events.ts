@@ -1,6 +1,7 @@
 import type { CommittedEvents } from '../domain/ingest.js';
 import { comparePositions, type StreamPosition } from '../domain/stream-cursor.js';
 import type { CommittedEvent, EventLogRead, EventLogRepository } from '../store/ports/index.js';
+import { committedEventsOf } from '../store/shared/committed-events.js';
 
 /**
  * Events kept per customer (their JSON, some 8 MB): forty batches, so that webhooks some seconds
@@ -65,10 +66,7 @@ export class RecentEvents {
       if (comparePositions(window.reached, batch.through) >= 0) continue;
       const gap = comparePositions(window.reached, batch.after) < 0;
       const since = gap ? batch.after : window.reached;
-      const events: CommittedEvent[] = [];
-      for (const event of batch.events) {
-        if (event.customerId === customerId && comparePositions(event.position, since) > 0) events.push({ position: event.position, json: event.json, gatewayId: event.gatewayId });
-      }
+      const events: CommittedEvent[] = committedEventsOf(batch, customerId, since[0]!);
       const kept: Window = gap ? { from: batch.after, events, reached: batch.through, stale: window.stale } : window;
       if (gap) this.windows.set(customerId, kept);
       else {
@@ -122,6 +120,8 @@ export class RecentEvents {
     if (windows.get(customerId) === extended && extended.reached === end) {
       extended.events.push(...read.events);
       extended.reached = read.reached;
+      // A read that stopped at its limit left events in the store that no commit will hand over.
+      if (read.more) extended.stale = true;
       this.trim(extended);
     }
     const events = [...held, ...read.events];

@@ -1,7 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions, type LookupOneOptions } from 'node:dns';
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { RESPONSE_BODY_CAP, checkWebhookUrl, refusedAddress } from '../domain/webhooks.js';
+import { RESPONSE_BODY_CAP, checkWebhookUrl, refusedAddress, type CheckedUrl } from '../domain/webhooks.js';
 
 /** How one POST to a receiver ended: its status, or why there was none, and how long it took. */
 export interface SendResult {
@@ -10,6 +10,9 @@ export interface SendResult {
   /** Why there is no status (refused address, timeout, connection error). */
   error?: string;
 }
+
+/** URLs checked kept at most (the check depends only on the URL: its addresses are checked at each connection). */
+const CHECKED_KEPT = 1_000;
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
@@ -38,6 +41,7 @@ export function guardedLookup(allowLoopback: boolean) {
 export class WebhookSender {
   private readonly http: HttpAgent;
   private readonly https: HttpsAgent;
+  private readonly checked = new Map<string, CheckedUrl>();
 
   constructor(
     private readonly options: { allowLoopback: boolean; timeoutMs: number },
@@ -48,10 +52,10 @@ export class WebhookSender {
   }
 
   /** POSTs the body; a 3xx is an answer like any other (not followed). Never throws. */
-  send(url: string, headers: Record<string, string>, body: string, signal?: AbortSignal): Promise<SendResult> {
+  send(url: string, headers: Record<string, string>, body: string | Buffer, signal?: AbortSignal): Promise<SendResult> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
-    const checked = checkWebhookUrl(url, this.options.allowLoopback);
+    const checked = this.check(url);
     if (!checked.ok) return Promise.resolve({ status: null, latencyMs: 0, error: checked.reason });
     const https = checked.url.protocol === 'https:';
     return new Promise<SendResult>((resolve) => {
@@ -63,7 +67,7 @@ export class WebhookSender {
         signal?.removeEventListener('abort', abort);
         resolve(result);
       };
-      const payload = Buffer.from(body);
+      const payload = typeof body === 'string' ? Buffer.from(body) : body;
       const request = (https ? httpsRequest : httpRequest)(checked.url, {
         method: 'POST',
         agent: https ? this.https : this.http,
@@ -83,6 +87,17 @@ export class WebhookSender {
       request.on('response', (response: IncomingMessage) => readCapped(response, () => settle({ status: response.statusCode ?? null, latencyMs: elapsed() })));
       request.end(payload);
     });
+  }
+
+  /** The URL's form checked, once per URL. */
+  private check(url: string): CheckedUrl {
+    let checked = this.checked.get(url);
+    if (!checked) {
+      if (this.checked.size >= CHECKED_KEPT) this.checked.clear();
+      checked = checkWebhookUrl(url, this.options.allowLoopback);
+      this.checked.set(url, checked);
+    }
+    return checked;
   }
 
   close(): void {

@@ -3,7 +3,7 @@ import { operatorAuditEntry } from '../domain/audit.js';
 import { comparePositions, laterPosition, type StreamPosition } from '../domain/stream-cursor.js';
 import { retryDelay, type WebhookTimings } from '../domain/webhooks.js';
 import type { NewDelivery, Store, WebhookDelivery, WebhookRecord } from '../store/ports/index.js';
-import { messageBody, nextBatch, signedHeaders } from './messages.js';
+import { messageBody, nextBatch, signedHeaders, type SharedBatches } from './messages.js';
 import type { RecentEvents } from './recent-events.js';
 import type { WebhookSender } from './sender.js';
 
@@ -11,6 +11,11 @@ import type { WebhookSender } from './sender.js';
 const NOT_YET_READABLE_MS = 20;
 /** The longest a worker waits without a wake-up: a signal lost (a listener gap) delays nothing longer. */
 const IDLE_MS = 5_000;
+/**
+ * Batches sent after a 2xx while the writes of the successes before them are not committed yet
+ * (docs/webhooks.md "Delivery"): the next message goes without waiting for the writer's lock.
+ */
+const UNWRITTEN = 4;
 
 /** What a worker needs from its deliverer. */
 export interface WorkerHost {
@@ -18,6 +23,8 @@ export interface WorkerHost {
   sender: WebhookSender;
   /** The commit order, read once for every webhook of a customer. */
   events: RecentEvents;
+  /** The batches built lately, for the webhooks at the same position. */
+  batches: SharedBatches;
   clock: () => number;
   timings: WebhookTimings;
   random: () => number;
@@ -39,7 +46,12 @@ export class WebhookWorker {
   /** A position commits were announced up to that reads must reach. */
   private wanted: StreamPosition | undefined;
   /** The batch queued with the last one's success, and its events as read: its first attempt sends them. */
-  private prepared: { id: string; data: string } | undefined;
+  private prepared: { id: string; data: Buffer } | undefined;
+  /** The successes recorded so far, one after the other (each one's cursor update needs the one before), and how many are not committed yet. */
+  private written: Promise<void> = Promise.resolve();
+  private unwritten = 0;
+  /** The webhook changed or has a message queued since it was read: the next batch waits for a fresh read. */
+  private changed = false;
   readonly done: Promise<void>;
 
   constructor(
@@ -61,6 +73,12 @@ export class WebhookWorker {
     this.wakeUp?.();
   }
 
+  /** The webhook changed, or a message of its own was queued: read it again before the next batch. */
+  webhookChanged(): void {
+    this.changed = true;
+    this.wake();
+  }
+
   stop(): Promise<void> {
     this.stopped = true;
     this.abort.abort();
@@ -75,16 +93,19 @@ export class WebhookWorker {
         const waitMs = await this.step();
         if (waitMs > 0) await this.sleep(waitMs);
       } catch (error) {
-        if (this.stopped) return;
+        if (this.stopped) break;
         this.host.log.warn({ webhook_id: this.webhookId, reason: (error as Error).message }, 'webhook delivery failed to read or record; retrying');
         await this.sleep(this.host.timings.retryBaseMs);
       }
     }
+    await this.written.catch(() => undefined);
   }
 
   /** One message sent, or how long to wait for the next (Infinity: until woken). */
   private async step(): Promise<number> {
     const { store, clock } = this.host;
+    await this.writesDone();
+    this.changed = false;
     const webhook = await store.webhooks.get(this.customerId, this.webhookId);
     if (!webhook || !webhook.enabled) return Infinity;
     if (!store.eventLog.isPosition(webhook.cursor)) {
@@ -93,13 +114,13 @@ export class WebhookWorker {
       return 0;
     }
     let delivery = await store.webhooks.head(webhook.id);
-    let data: string | undefined;
+    let data: Buffer | undefined;
     if (delivery && delivery.id === this.prepared?.id) data = this.prepared.data;
     this.prepared = undefined;
     if (!delivery) {
       const cursor = JSON.stringify(webhook.cursor);
       const from = this.scanned.cursor === cursor ? this.scanned.position : webhook.cursor;
-      const batch = await nextBatch(this.host.events, webhook, from, clock());
+      const batch = await nextBatch(this.host.events, webhook, from, clock(), this.host.batches);
       this.scanned = { cursor, position: batch.scanned };
       if (!batch.delivery) {
         if (this.wanted && comparePositions(batch.scanned, this.wanted) < 0) return NOT_YET_READABLE_MS;
@@ -107,7 +128,7 @@ export class WebhookWorker {
         return IDLE_MS;
       }
       await store.webhooks.enqueue(batch.delivery);
-      delivery = { ...batch.delivery, attempts: 0, status: 'PENDING', response_status: null, latency_ms: null, next_attempt: null };
+      delivery = pendingDelivery(batch.delivery);
       data = batch.data;
     }
     if (delivery.from && !store.eventLog.isPosition(delivery.from)) {
@@ -116,35 +137,65 @@ export class WebhookWorker {
     }
     const due = delivery.next_attempt ?? 0;
     if (due > clock()) return due - clock();
-    await this.send(webhook, delivery, data);
+    let next = await this.send(webhook, delivery, data);
+    // The batch after one acknowledged, while its success is written (queued with it): sent at once.
+    const succeeding = { ...webhook, failing_since: null };
+    while (next && !this.stopped && !this.changed) {
+      if (this.unwritten >= UNWRITTEN) await this.writesDone();
+      this.prepared = undefined;
+      next = await this.send(succeeding, pendingDelivery(next.delivery), next.data);
+    }
     return 0;
   }
 
-  private async send(webhook: WebhookRecord, delivery: WebhookDelivery, data?: string): Promise<void> {
+  /** Waits for the successes recorded so far; a failed one throws (the step then starts again from what is stored). */
+  private async writesDone(): Promise<void> {
+    const written = this.written;
+    try {
+      await written;
+    } finally {
+      if (this.written === written) this.written = Promise.resolve();
+    }
+  }
+
+  /** Records a success after those before it, without waiting for it. */
+  private record(write: () => Promise<void>): void {
+    this.unwritten++;
+    const next = this.written.then(write);
+    this.written = next;
+    next.catch(() => undefined).finally(() => this.unwritten--);
+  }
+
+  /** Sends one message and records its outcome; after a batch's 2xx, the next batch (queued with its success) to send right away. */
+  private async send(webhook: WebhookRecord, delivery: WebhookDelivery, data?: Buffer): Promise<{ delivery: NewDelivery; data: Buffer } | undefined> {
     const { store, sender, clock, timings } = this.host;
     const body = await messageBody(this.host.events, webhook, delivery, data);
     const result = await sender.send(webhook.url, signedHeaders(webhook, delivery, body, clock()), body, this.abort.signal);
-    if (this.stopped && result.status === null) return; // cut off by stop(): still pending, resent by whoever delivers next
+    if (this.stopped && result.status === null) return undefined; // cut off by stop(): still pending, resent by whoever delivers next
     const now = clock();
     const outcome = outcomeOf(delivery, now, result.status, result.latencyMs);
     if (result.status !== null && result.status >= 200 && result.status < 300) {
       // A failed read leaves the next batch to the next step.
-      await store.webhooks.succeeded(outcome, await this.following(webhook, delivery, now).catch(() => undefined));
-      return;
+      const next = await this.following(webhook, delivery, now).catch(() => undefined);
+      this.record(() => store.webhooks.succeeded(outcome, next));
+      return next && this.prepared?.id === next.id ? { delivery: next, data: this.prepared.data } : undefined;
     }
+    // A failure is recorded on the delivery's row, which the success before it queued.
+    await this.writesDone();
     const why = result.status !== null ? `answered ${result.status}` : result.error ?? 'no answer';
     if (result.status === 410) {
       await this.disable(webhook, outcome, 'the receiver answered 410 Gone');
-      return;
+      return undefined;
     }
     const failingSince = webhook.failing_since ?? now;
     if (now - failingSince >= timings.giveUpMs) {
       await this.disable(webhook, outcome, `no delivery succeeded since ${new Date(failingSince).toISOString()} (last: ${why})`);
-      return;
+      return undefined;
     }
     const next = now + retryDelay(delivery.attempts + 1, timings, this.host.random());
     this.host.log.info({ webhook_id: webhook.id, delivery_id: delivery.id, reason: why, next_attempt: next }, 'webhook delivery failed; retrying');
     await store.webhooks.failed(outcome, next);
+    return undefined;
   }
 
   /**
@@ -154,7 +205,7 @@ export class WebhookWorker {
   private async following(webhook: WebhookRecord, delivery: WebhookDelivery, now: number): Promise<NewDelivery | undefined> {
     if (!delivery.from || !delivery.upto) return undefined;
     const cursor = delivery.upto;
-    const batch = await nextBatch(this.host.events, { ...webhook, cursor }, cursor, now);
+    const batch = await nextBatch(this.host.events, { ...webhook, cursor }, cursor, now, this.host.batches);
     this.scanned = { cursor: JSON.stringify(cursor), position: batch.scanned };
     if (batch.delivery && batch.data !== undefined) this.prepared = { id: batch.delivery.id, data: batch.data };
     return batch.delivery;
@@ -179,6 +230,11 @@ export class WebhookWorker {
       this.wakeUp = done;
     });
   }
+}
+
+/** A batch just queued, as the store's head() would read it. */
+function pendingDelivery(delivery: NewDelivery): WebhookDelivery {
+  return { ...delivery, attempts: 0, status: 'PENDING', response_status: null, latency_ms: null, next_attempt: null };
 }
 
 function outcomeOf(delivery: WebhookDelivery, now: number, status: number | null, latencyMs: number) {

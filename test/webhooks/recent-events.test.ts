@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { CommittedEvents } from '../../src/domain/ingest.js';
 import { comparePositions, type StreamPosition } from '../../src/domain/stream-cursor.js';
 import type { CommittedEvent, EventLogRead, EventLogRepository } from '../../src/store/ports/index.js';
+import { CommittedPacker } from '../../src/store/shared/committed-events.js';
 import { RecentEvents } from '../../src/webhooks/recent-events.js';
 
 /** An event log over an array, counting the events it hands out. */
@@ -23,8 +24,7 @@ class ArrayLog implements Pick<EventLogRepository, 'after'> {
   commit(count: number): CommittedEvents {
     const before = this.events.length;
     this.add(count);
-    const events = this.events.slice(before).map((e) => ({ ...e, customerId: 'c' }));
-    return { after: [before], through: [this.events.length], events };
+    return packed('c', this.events.slice(before));
   }
 
   async after(_customerId: string, after: StreamPosition, limit: number): Promise<EventLogRead> {
@@ -34,6 +34,13 @@ class ArrayLog implements Pick<EventLogRepository, 'after'> {
     const head: StreamPosition = [this.events.length];
     return { events, reached: more ? events[events.length - 1]!.position : comparePositions(head, after) > 0 ? head : after, more };
   }
+}
+
+/** A commit of the customer's events as the writer thread hands it over. */
+function packed(customerId: string, events: CommittedEvent[]): CommittedEvents {
+  const packer = new CommittedPacker();
+  for (const event of events) packer.add(customerId, event.position[0]!, event.json, event.gatewayId);
+  return packer.packed();
 }
 
 const ids = (read: EventLogRead) => read.events.map((e) => e.position[0]);
@@ -79,7 +86,7 @@ describe('RecentEvents', () => {
     const served = log.served;
     recent.committed(log.commit(4));
     // Another customer's commit moves the window on too: nothing of this customer lies in it.
-    recent.committed({ after: [7], through: [9], events: [] });
+    recent.committed(packed('d', [8, 9].map((seq) => ({ position: [seq], json: `{"id":"d${seq}"}`, gatewayId: 'g' }))));
     log.add(2);
     expect(await recent.after('c', [3], 500)).toEqual({ events: log.events.slice(3, 7), reached: [9], more: false });
     expect(log.served).toBe(served);
@@ -104,6 +111,24 @@ describe('RecentEvents', () => {
     recent.committedElsewhere(['c']);
     expect(ids(await recent.after('c', [9], 500))).toEqual([10, 11]);
     expect(log.served).toBe(served + 2);
+  });
+
+  it('after commits heard of without their events, reads on from the log until it reached the end, not only the first page', async () => {
+    const log = new ArrayLog();
+    const recent = new RecentEvents(log);
+    await recent.after('c', [0], 500);
+    recent.committed(log.commit(2)); // fed by the commits
+    log.add(30); // committed while no webhook read the newest events: not handed over
+    recent.committedElsewhere(['c']);
+    const got: number[] = [];
+    let position: StreamPosition = [0];
+    for (let reads = 0; reads < 10; reads++) {
+      const read = await recent.after('c', position, 10);
+      got.push(...ids(read));
+      position = read.reached;
+      if (!read.more && read.events.length === 0) break;
+    }
+    expect(got).toEqual(Array.from({ length: 32 }, (_, i) => i + 1));
   });
 
   it('keeps a bounded window: readers that fell behind it get every event in order, the part dropped read from the log once for both', async () => {

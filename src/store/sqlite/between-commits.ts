@@ -25,6 +25,7 @@ export class BetweenCommits {
   private scheduled = false;
   private tries = 0;
   private hearing = false;
+  private timeout: number | undefined;
 
   constructor(
     private readonly db: Db,
@@ -65,7 +66,8 @@ export class BetweenCommits {
 
   /** One transaction for the writes; `wait` false: the lock taken fails it at once (SQLITE_BUSY). */
   private transaction(writes: Write[], failures: Map<Write, unknown>, wait: boolean): void {
-    const timeout = this.db.pragma('busy_timeout', { simple: true }) as number;
+    // The connection's own timeout, read once: only this class changes it, and puts it back.
+    const timeout = (this.timeout ??= this.db.pragma('busy_timeout', { simple: true }) as number);
     if (wait) this.db.pragma('busy_timeout = 0');
     try {
       this.db

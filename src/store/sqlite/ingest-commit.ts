@@ -2,9 +2,10 @@ import type { Transaction } from 'better-sqlite3';
 import { lastMessageDue } from '../../domain/connectivity.js';
 import { customersOf, emptyBatchResult, mergeSingle, planBatch, planParsed, settleBatch, type BatchPlan, type IngestGateway } from '../../domain/ingest-batch-plan.js';
 import { STORED_EVENT_COLUMNS } from '../../domain/events.js';
-import { Outcome, type BatchResult, type CommittedEvents, type IngestMessage } from '../../domain/ingest.js';
+import { Outcome, type BatchResult, type IngestMessage } from '../../domain/ingest.js';
 import type { GatewayReport } from '../../domain/payload.js';
 import type { CreatedWindow } from '../../domain/payload-limits.js';
+import { CommittedPacker } from '../shared/committed-events.js';
 import { eventJson } from '../shared/event-json.js';
 import { insertDeadLetter } from './dead-letters.js';
 import { deviceCacheOf } from './devices.js';
@@ -133,15 +134,14 @@ function applyPlan(store: CommitStatements, plan: BatchPlan, handOff: boolean): 
     result.reasons[i] = String(seq);
   }
   for (const { gatewayId, report, at } of reports) if (store.applyReport(gatewayId, report, at)) result.reports++;
-  const committed: CommittedEvents['events'] | undefined = handOff ? [] : undefined;
-  const { events: inserted, devices } = store.events.insertAll(events, committed && ((row, seq) => committed.push(committedEvent(row, seq))));
+  const committed = handOff ? new CommittedPacker() : undefined;
+  const { events: inserted, devices } = store.events.insertAll(events, committed && ((row, seq) => addCommitted(committed, row, seq)));
   result.events += inserted;
   result.devices += devices;
   result.duplicates += events.length - inserted;
   // The live streams of these customers read on once the server's thread hears of the commit.
   if (inserted > 0) result.unannounced = customersOf(events);
-  // The seqs of one write transaction follow each other: nothing else lies between the first's predecessor and the last.
-  if (committed?.length) result.committed = { after: [committed[0]!.position[0]! - 1], through: committed[committed.length - 1]!.position, events: committed };
+  if (committed?.size) result.committed = committed.packed();
   return result;
 }
 
@@ -149,6 +149,6 @@ const GATEWAY_ID = STORED_EVENT_COLUMNS.indexOf('gateway_id');
 const PLAIN_TEXT = STORED_EVENT_COLUMNS.indexOf('plain_text');
 
 /** A stored row (STORED_EVENT_COLUMNS order) as the event log reads it back (event-log.ts): `[seq]`, its JSON, its gateway. */
-function committedEvent(row: readonly unknown[], seq: number): CommittedEvents['events'][number] {
-  return { customerId: row[0] as string, position: [seq], json: eventJson(row, 1, row[PLAIN_TEXT] === 1), gatewayId: row[GATEWAY_ID] as string | null };
+function addCommitted(committed: CommittedPacker, row: readonly unknown[], seq: number): void {
+  committed.add(row[0] as string, seq, eventJson(row, 1, row[PLAIN_TEXT] === 1), row[GATEWAY_ID] as string | null);
 }

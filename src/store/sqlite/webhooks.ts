@@ -113,11 +113,13 @@ export class SqliteWebhooks implements WebhookRepository {
   private success(outcome: AttemptOutcome, next: NewDelivery | undefined): void {
     const { delivery } = outcome;
     this.finish(outcome, 'SUCCEEDED', null);
+    let cleared = false;
     if (delivery.from && delivery.upto) {
-      const moved = prepared(this.db, 'UPDATE webhooks SET cursor = ? WHERE id = ? AND cursor = ?').run(JSON.stringify(delivery.upto), delivery.webhook_id, JSON.stringify(delivery.from));
-      if (next && moved.changes === 1) this.insertDelivery(next);
+      const moved = prepared(this.db, 'UPDATE webhooks SET cursor = ?, failing_since = NULL WHERE id = ? AND cursor = ?').run(JSON.stringify(delivery.upto), delivery.webhook_id, JSON.stringify(delivery.from));
+      cleared = moved.changes === 1;
+      if (next && cleared) this.insertDelivery(next);
     }
-    prepared(this.db, 'UPDATE webhooks SET failing_since = NULL WHERE id = ?').run(delivery.webhook_id);
+    if (!cleared) prepared(this.db, 'UPDATE webhooks SET failing_since = NULL WHERE id = ?').run(delivery.webhook_id);
     prepared(
       this.db,
       `DELETE FROM webhook_deliveries WHERE webhook_id = ? AND status <> 'PENDING' AND seq < (
