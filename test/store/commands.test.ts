@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../src/domain/audit.js';
 import { toApiCommand, type CommandRecord } from '../../src/domain/commands.js';
 import { UnknownGateways, type NewCommand, type Signal, type Store } from '../../src/store/ports/index.js';
+import { UUID_V7, uuidV7Time } from '../helpers/patterns.js';
 import { describePostgres } from '../helpers/postgres.js';
 import { ownDatabase, runSql, runSqliteSql, type OwnDatabase } from '../helpers/test-store.js';
 
@@ -117,6 +118,8 @@ function contract(kind: 'sqlite' | 'postgres'): void {
     expect(entries.entries.map((e) => [e.actor, e.target, e.details]).sort((a, b) => String((a[1] as { id: string }).id).localeCompare((b[1] as { id: string }).id))).toEqual(
       [1, 3].map((n) => [{ type: 'device', id: GW_A }, { type: 'command', id: id(n) }, { gateway_id: GW_A, name: 'feedback' }]),
     );
+    // Time-ordered ids (domain/command-ids.ts): the entries of a busy hour append to the audit log's key index.
+    expect(entries.entries.map((e) => [e.id, uuidV7Time(e.id)])).toEqual([1, 3].map(() => [expect.stringMatching(UUID_V7), T0 + 3]));
   });
 
   it('takes a response of the gateway once: unknown and foreign ids, and finished commands, are refused', async () => {

@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import type { AuditEntry } from '../../domain/audit.js';
+import { timeOrderedUuid } from '../../domain/command-ids.js';
 import { deviceAuditEntry, expiredAuditEntry } from '../../domain/commands.js';
 import type { CreatedIdKey } from '../../domain/page-token.js';
 import { GATEWAYS_PER_COMMAND_SIGNAL, type CancelOutcome, type ClaimRequest, type CommandOutcome, type CommandRecord, type CommandAck, type CommandRepository, type NewCommand, type ResponseOutcome, UnknownGateways } from '../ports/index.js';
@@ -97,7 +97,7 @@ export class PgCommands implements CommandRepository {
       await queueStatusMessages(client, rows, now);
       if (expired) {
         // Stored EXPIRED here rather than by the sweep: audited as the sweep's (not the caller's cancel).
-        await insertAuditEntry(client, expiredAuditEntry(randomUUID(), rows[0]!, now));
+        await insertAuditEntry(client, expiredAuditEntry(timeOrderedUuid(now), rows[0]!, now));
         return { final: rows[0]! };
       }
       if (audit) await insertAuditEntry(client, audit);
@@ -145,7 +145,7 @@ export class PgCommands implements CommandRepository {
         await queueStatusMessages(client, rows.sort((a, b) => a.seq - b.seq), now);
         return rows;
       },
-      (rows) => (audit ? rows.map((row) => deviceAuditEntry(randomUUID(), row, now)) : undefined),
+      (rows) => (audit ? rows.map((row) => deviceAuditEntry(timeOrderedUuid(now), row, now)) : undefined),
     );
   }
 
@@ -161,7 +161,7 @@ export class PgCommands implements CommandRepository {
           )
         ).rows[0];
         if (changed) {
-          if (audit) await insertAuditEntry(client, deviceAuditEntry(randomUUID(), changed, now));
+          if (audit) await insertAuditEntry(client, deviceAuditEntry(timeOrderedUuid(now), changed, now));
           outcomes.push(changed);
           continue;
         }
@@ -182,7 +182,7 @@ export class PgCommands implements CommandRepository {
         [now, limit],
       );
       rows.sort((a, b) => a.seq - b.seq);
-      await insertAuditEntries(client, rows.map((row) => expiredAuditEntry(randomUUID(), row, now)));
+      await insertAuditEntries(client, rows.map((row) => expiredAuditEntry(timeOrderedUuid(now), row, now)));
       await queueStatusMessages(client, rows, now);
       return rows.length;
     });

@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import type { AuditEntry } from '../../domain/audit.js';
+import { timeOrderedUuid } from '../../domain/command-ids.js';
 import { deviceAuditEntry, expiredAuditEntry, type CommandRecord } from '../../domain/commands.js';
 import type { ClaimRequest, CommandAck, CommandOutcome, CommandWrite, CommandWriteResult, CommandWritesDone, NewCommand, ResponseOutcome } from '../ports/index.js';
 import { insertAuditEntry } from './audit.js';
@@ -69,7 +69,7 @@ function delivered(db: Db, acks: CommandAck[], now: number, audit: boolean, told
   return db
     .transaction(() => {
       const rows = update.all({ acks: JSON.stringify(acks), now }) as CommandRecord[];
-      if (audit) for (const row of rows) insertAuditEntry(db, deviceAuditEntry(randomUUID(), row, now));
+      if (audit) for (const row of rows) insertAuditEntry(db, deviceAuditEntry(timeOrderedUuid(now), row, now));
       queueStatusMessages(db, bySeq(rows), now, told);
       return rows;
     })
@@ -88,7 +88,7 @@ function respond(db: Db, responses: CommandOutcome[], now: number, audit: boolea
       const outcomes = responses.map((r): ResponseOutcome => {
         const changed = complete.get({ status: r.status, details: r.details, now, id: r.id.toLowerCase(), gatewayId: r.gateway_id }) as CommandRecord | undefined;
         if (changed) {
-          if (audit) insertAuditEntry(db, deviceAuditEntry(randomUUID(), changed, now));
+          if (audit) insertAuditEntry(db, deviceAuditEntry(timeOrderedUuid(now), changed, now));
           return changed;
         }
         return known.get(r.id.toLowerCase(), r.gateway_id) ? 'final' : 'unknown';
@@ -109,7 +109,7 @@ function expire(db: Db, now: number, limit: number, told: Set<string>): number {
   return db
     .transaction(() => {
       const rows = bySeq(update.all({ now, limit }) as CommandRecord[]);
-      for (const row of rows) insertAuditEntry(db, expiredAuditEntry(randomUUID(), row, now));
+      for (const row of rows) insertAuditEntry(db, expiredAuditEntry(timeOrderedUuid(now), row, now));
       queueStatusMessages(db, rows, now, told);
       return rows.length;
     })
