@@ -171,6 +171,32 @@ function contract(kind: 'sqlite' | 'postgres'): void {
     expect(outcomes.map((o) => (typeof o === 'string' ? o : o.status))).toEqual(['SUCCEEDED', 'unknown', 'FAILED']);
   });
 
+  it('answers the responses of one call in their order, as one after the other: the first for a command wins, a later one finds it final', async () => {
+    await store.commands.createAll('acme', [command(10, GW_A), command(11, GW_A)], T0 + 50);
+    const outcomes = await store.commands.respond(
+      [
+        { gateway_id: GW_A, id: id(11).toUpperCase(), status: 'FAILED', details: 'jammed' },
+        { gateway_id: GW_A, id: id(10), status: 'SUCCEEDED', details: null },
+        { gateway_id: GW_A, id: id(11), status: 'SUCCEEDED', details: null },
+        { gateway_id: GW_B, id: id(10), status: 'SUCCEEDED', details: null },
+        { gateway_id: GW_A, id: id(8), status: 'FAILED', details: null },
+        { gateway_id: GW_A, id: id(78), status: 'FAILED', details: null },
+      ],
+      T0 + 51,
+      true,
+    );
+    expect(outcomes.map((o) => (typeof o === 'string' ? o : [o.id, o.status, o.details]))).toEqual([
+      [id(11), 'FAILED', 'jammed'],
+      [id(10), 'SUCCEEDED', null],
+      'final',
+      'unknown',
+      'final',
+      'unknown',
+    ]);
+    const entries = await store.audit.newestBefore('acme', T0 + 51, { time: T0 + 52, id: '' }, 100);
+    expect(entries.entries.map((e) => [e.action, e.target?.id]).sort()).toEqual([['command.failed', id(11)], ['command.succeeded', id(10)]]);
+  });
+
   it('keeps a subscription for the next persistent session; a clean session drops it', async () => {
     expect(await store.commands.session(GW_A, false)).toBeUndefined();
     await store.commands.subscribe(GW_A, 1, T0);

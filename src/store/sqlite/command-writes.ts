@@ -3,6 +3,7 @@ import { timeOrderedUuid } from '../../domain/command-ids.js';
 import { deviceAuditEntry, expiredAuditEntry, type CommandRecord } from '../../domain/commands.js';
 import type { ClaimRequest, CommandAck, CommandOutcome, CommandWrite, CommandWriteResult, CommandWritesDone, NewCommand, ResponseOutcome } from '../ports/index.js';
 import { insertAuditEntry } from './audit.js';
+import { firstResponses, responseOutcomes, unchanged } from '../shared/command-responses.js';
 import { queueStatusMessages } from './command-messages.js';
 import type { Db } from './open.js';
 import { LIMIT, prepared } from './statements.js';
@@ -76,24 +77,30 @@ function delivered(db: Db, acks: CommandAck[], now: number, audit: boolean, told
     .immediate();
 }
 
+/** The responses of one group in one UPDATE (the first for each command: shared/command-responses.ts), audited and told in their order. */
 function respond(db: Db, responses: CommandOutcome[], now: number, audit: boolean, told: Set<string>): ResponseOutcome[] {
   const complete = prepared(
     db,
-    `UPDATE commands SET status = @status, details = @details, completed_at = @now, last_updated = @now, delivered_at = coalesce(delivered_at, @now)
-     WHERE id = @id AND gateway_id = @gatewayId AND ${OPEN} AND expires_at > @now RETURNING *`,
+    `UPDATE commands SET status = r.value ->> '$.status', details = r.value ->> '$.details', completed_at = @now, last_updated = @now,
+       delivered_at = coalesce(commands.delivered_at, @now)
+     FROM json_each(@responses) AS r
+     WHERE commands.id = r.value ->> '$.id' AND commands.gateway_id = r.value ->> '$.gateway_id'
+       AND commands.status IN ('QUEUED', 'DELIVERED') AND commands.expires_at > @now
+     RETURNING *`,
   );
-  const known = prepared(db, 'SELECT 1 FROM commands WHERE id = ? AND gateway_id = ?');
+  const known = prepared(
+    db,
+    `SELECT id, gateway_id FROM commands WHERE (id, gateway_id) IN (SELECT value ->> '$.id', value ->> '$.gateway_id' FROM json_each(?))`,
+  );
   return db
     .transaction(() => {
-      const outcomes = responses.map((r): ResponseOutcome => {
-        const changed = complete.get({ status: r.status, details: r.details, now, id: r.id.toLowerCase(), gatewayId: r.gateway_id }) as CommandRecord | undefined;
-        if (changed) {
-          if (audit) insertAuditEntry(db, deviceAuditEntry(timeOrderedUuid(now), changed, now));
-          return changed;
-        }
-        return known.get(r.id.toLowerCase(), r.gateway_id) ? 'final' : 'unknown';
-      });
-      queueStatusMessages(db, outcomes.filter((o): o is CommandRecord => typeof o === 'object'), now, told);
+      const first = firstResponses(responses);
+      const changed = complete.all({ responses: JSON.stringify(first), now }) as CommandRecord[];
+      const others = unchanged(first, changed);
+      const outcomes = responseOutcomes(responses, changed, others.length ? (known.all(JSON.stringify(others)) as { id: string; gateway_id: string }[]) : []);
+      const records = outcomes.filter((o): o is CommandRecord => typeof o === 'object');
+      if (audit) for (const record of records) insertAuditEntry(db, deviceAuditEntry(timeOrderedUuid(now), record, now));
+      queueStatusMessages(db, records, now, told);
       return outcomes;
     })
     .immediate();
