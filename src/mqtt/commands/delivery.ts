@@ -4,6 +4,14 @@ import type { IngestLog } from '../ingest.js';
 import { CommandOutbox, type OutboxConnection } from './outbox.js';
 import { TickBatch } from './tick-batch.js';
 
+/**
+ * PUBACKs and responses gathered this long before they are stored, on a store that does not group
+ * its writes itself (PostgreSQL; SQLite's writer does: sqlite/command-writer.ts): one transaction
+ * of a few statements for all of them instead of one per turn of the event loop. Nobody waits on
+ * them but the gateway's PUBACK of a response.
+ */
+export const ACK_HOLD_MS = 50;
+
 /** How often QUEUED and DELIVERED commands past their expires_at are stored EXPIRED, and how many at a time. */
 const EXPIRY_SWEEP_MS = 60_000;
 const EXPIRY_BATCH = 1_000;
@@ -34,8 +42,8 @@ export function newCommandStats(): CommandStats {
 export class CommandDelivery {
   private readonly outboxes = new Map<string, CommandOutbox>();
   private readonly claims = new TickBatch<ClaimRequest, CommandRecord[]>((requests) => this.serially(() => this.store.commands.claim(requests, this.clock())));
-  private readonly acks = new TickBatch<CommandAck, void>((acks) => this.serially(() => this.storeAcks(acks)));
-  private readonly responses = new TickBatch<CommandOutcome, ResponseOutcome>((responses) => this.serially(() => this.store.commands.respond(responses, this.clock(), true)));
+  private readonly acks: TickBatch<CommandAck, boolean>;
+  private readonly responses: TickBatch<CommandOutcome, ResponseOutcome>;
   /** The last write of delivery in flight: the next waits for it. */
   private writing: Promise<unknown> = Promise.resolve();
   private stopSignals: (() => void) | undefined;
@@ -47,7 +55,11 @@ export class CommandDelivery {
     private readonly clock: () => number,
     private readonly log: IngestLog,
     readonly stats: CommandStats,
-  ) {}
+  ) {
+    const hold = store.commands.routeWrites ? 0 : ACK_HOLD_MS;
+    this.acks = new TickBatch((acks) => this.serially(() => this.storeAcks(acks)), hold);
+    this.responses = new TickBatch((responses) => this.serially(() => this.store.commands.respond(responses, this.clock(), true)), hold);
+  }
 
   /** Hears `commands-queued`, and wakes every outbox after a gap in the signals; starts the expiry sweep. */
   listen(): void {
@@ -140,7 +152,7 @@ export class CommandDelivery {
       claim: (request) => this.claims.add(request),
       clock: this.clock,
       log: this.log,
-      acknowledged: (ack) => this.acks.add(ack).catch(() => undefined),
+      acknowledged: (ack) => this.acks.add(ack).catch(() => false),
       sent: (dup) => {
         this.stats.commandsSent++;
         if (dup) this.stats.commandsResent++;
@@ -161,17 +173,18 @@ export class CommandDelivery {
     return next;
   }
 
-  /** The PUBACKs of one turn of the event loop, stored together; a failure is logged (those commands stay QUEUED). */
-  private async storeAcks(acks: CommandAck[]): Promise<void[]> {
+  /** The PUBACKs of one turn of the event loop, stored together (true each); a failure is logged (those commands stay QUEUED: false). */
+  private async storeAcks(acks: CommandAck[]): Promise<boolean[]> {
     const now = this.clock();
     try {
       const changed = await this.store.commands.delivered(acks, now, true);
       this.stats.commandsDelivered += changed.length;
+      return acks.map(() => true);
     } catch (error) {
       // Not stored: those commands stay QUEUED and are sent again (with DUP) when next claimed.
       this.log.warn({ commands: acks.length, reason: (error as Error).message }, 'could not store the delivery of commands');
+      return acks.map(() => false);
     }
-    return acks.map(() => undefined);
   }
 
   private async sweep(): Promise<void> {

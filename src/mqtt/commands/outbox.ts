@@ -24,8 +24,8 @@ export interface OutboxHost {
   claim(request: ClaimRequest): Promise<CommandRecord[]>;
   clock: () => number;
   log: IngestLog;
-  /** The gateway acknowledged a command (or was sent it at QoS 0); resolves once that is stored, or failed to be. */
-  acknowledged(ack: CommandAck): Promise<void>;
+  /** The gateway acknowledged a command (or was sent it at QoS 0); resolves once that is stored (true), or failed to be (false). */
+  acknowledged(ack: CommandAck): Promise<boolean>;
   /** Counted per PUBLISH written. */
   sent(dup: boolean): void;
 }
@@ -49,6 +49,12 @@ export class CommandOutbox {
   private nextPacketId = 1;
   private filling = false;
   private again = false;
+  /**
+   * The last claim found fewer commands than the window had room for: nothing else waits in the
+   * store, and a PUBACK that frees a slot need not ask again (a claim per command would double
+   * the writes of delivery). A command queued later wakes the outbox by its signal.
+   */
+  private drained = false;
   private stopped = false;
   private timer: NodeJS.Timeout | undefined;
 
@@ -68,7 +74,12 @@ export class CommandOutbox {
 
   /** Commands may have been queued: claim and send what the window has room for. */
   wake(): void {
-    if (this.stopped) return;
+    this.drained = false;
+    this.fillRoom();
+  }
+
+  private fillRoom(): void {
+    if (this.stopped || this.drained) return;
     if (this.filling) {
       this.again = true;
       return;
@@ -82,7 +93,7 @@ export class CommandOutbox {
     if (!entry) return;
     this.inFlight.delete(packetId);
     this.record(entry.command);
-    this.wake();
+    this.fillRoom();
   }
 
   stop(): void {
@@ -102,7 +113,10 @@ export class CommandOutbox {
         // Claimed and not sent (the connection closed meanwhile): still QUEUED, sent on the next one.
         if (this.stopped) break;
         for (const command of claimed) this.send(command, command.attempts > 1);
-        if (claimed.length < room && !this.again) break;
+        if (claimed.length < room && !this.again) {
+          this.drained = true;
+          break;
+        }
       }
     } catch (error) {
       this.host.log.warn({ gateway_id: this.gatewayId, reason: (error as Error).message }, 'could not read the commands of a gateway; trying again');
@@ -126,9 +140,13 @@ export class CommandOutbox {
     this.timer ??= setInterval(() => void this.resendLate(), RESEND_AFTER_MS / 2).unref();
   }
 
+  /** Stores the command DELIVERED; one whose DELIVERED could not be stored is still QUEUED, and claimed again. */
   private record(command: CommandRecord): void {
     this.recording.add(command.seq);
-    void this.host.acknowledged({ gateway_id: this.gatewayId, id: command.id }).finally(() => this.recording.delete(command.seq));
+    void this.host.acknowledged({ gateway_id: this.gatewayId, id: command.id }).then((stored) => {
+      this.recording.delete(command.seq);
+      if (!stored) this.wake();
+    });
   }
 
   /** A free packet identifier, 1..65535 in turn ([MQTT-2.3.1-2]: not one in flight). */
