@@ -57,6 +57,8 @@ export class CommandOutbox {
   private drained = false;
   private stopped = false;
   private timer: NodeJS.Timeout | undefined;
+  /** The PUBLISHes of one claim or resend, while `together` gathers them. */
+  private gathered: Buffer[] | undefined;
 
   constructor(
     readonly gatewayId: string,
@@ -112,7 +114,9 @@ export class CommandOutbox {
         const claimed = await this.host.claim({ gateway_id: this.gatewayId, exclude, limit: room });
         // Claimed and not sent (the connection closed meanwhile): still QUEUED, sent on the next one.
         if (this.stopped) break;
-        for (const command of claimed) this.send(command, command.attempts > 1);
+        this.together(() => {
+          for (const command of claimed) this.send(command, command.attempts > 1);
+        });
         if (claimed.length < room && !this.again) {
           this.drained = true;
           break;
@@ -132,12 +136,24 @@ export class CommandOutbox {
       { topic: this.topic, payload: commandMessage(command), packetId, dup, messageExpirySeconds: Math.max(1, Math.ceil((command.expires_at - now) / 1000)) },
       this.connection.protocolLevel,
     );
-    this.connection.send(packet);
+    if (this.gathered) this.gathered.push(packet);
+    else this.connection.send(packet);
     this.host.sent(dup);
     // QoS 0: nothing will be acknowledged; written is as delivered as it gets.
     if (packetId === 0) return this.record(command);
     this.inFlight.set(packetId, { command, sentAt: now });
     this.timer ??= setInterval(() => void this.resendLate(), RESEND_AFTER_MS / 2).unref();
+  }
+
+  /** The PUBLISHes `sending` makes, written to the gateway at once: one TLS record and system call, not one each. */
+  private together(sending: () => void): void {
+    const packets: Buffer[] = (this.gathered = []);
+    try {
+      sending();
+    } finally {
+      this.gathered = undefined;
+      if (packets.length) this.connection.send(packets.length === 1 ? packets[0]! : Buffer.concat(packets));
+    }
   }
 
   /** Stores the command DELIVERED; one whose DELIVERED could not be stored is still QUEUED, and claimed again. */
@@ -166,11 +182,13 @@ export class CommandOutbox {
     if (late.length === 0 || this.stopped) return;
     try {
       const still = new Set((await this.host.store.commands.reclaim(this.gatewayId, late.map(([, e]) => e.command.id), now)).map((c) => c.id));
-      for (const [packetId, entry] of late) {
-        if (this.stopped || this.inFlight.get(packetId) !== entry) continue;
-        if (still.has(entry.command.id)) this.send(entry.command, true, packetId);
-        else this.inFlight.delete(packetId);
-      }
+      this.together(() => {
+        for (const [packetId, entry] of late) {
+          if (this.stopped || this.inFlight.get(packetId) !== entry) continue;
+          if (still.has(entry.command.id)) this.send(entry.command, true, packetId);
+          else this.inFlight.delete(packetId);
+        }
+      });
       this.wake();
     } catch (error) {
       this.host.log.warn({ gateway_id: this.gatewayId, reason: (error as Error).message }, 'could not resend the commands of a gateway');

@@ -116,6 +116,21 @@ describe('delivery (raw MQTT 3.1.1)', () => {
     expect(await statusOf(queued[1]!)).toBe('QUEUED');
   });
 
+  it('the commands of one claim go to the gateway in one write (one TLS record), in order', async () => {
+    const gateway = await provisionGateway(t);
+    const queued = await t.admin.post<ApiCommand[]>(`/${CUSTOMER}/commands`, { gateway_ids: [gateway.id], name: 'n0' });
+    for (let i = 1; i < 5; i++) queued.push(await send(gateway, { name: `n${i}` }));
+    const connection = await raw(gateway, true);
+    let chunks = 0;
+    connection.socket.on('data', () => chunks++);
+    expect(await connection.subscribe([`${gateway.topic}/commands`])).toEqual([1]);
+    const names = [];
+    for (let i = 0; i < 5; i++) names.push((await connection.publish()).message.name);
+    expect(names).toEqual(['n0', 'n1', 'n2', 'n3', 'n4']);
+    // The SUBACK, then the five PUBLISHes together (or all in one).
+    expect(chunks).toBeLessThanOrEqual(2);
+  });
+
   it('a PUBACK with nothing more queued asks the store for nothing: the next claim comes with the next command', async () => {
     const gateway = await provisionGateway(t);
     const claims: string[] = [];
