@@ -43,6 +43,8 @@ export class CommandDelivery {
   private readonly outboxes = new Map<string, CommandOutbox>();
   private readonly claims = new TickBatch<ClaimRequest, CommandRecord[]>((requests) => this.serially(() => this.store.commands.claim(requests, this.clock())));
   private readonly acks: TickBatch<CommandAck, boolean>;
+  /** The store runs the writes in order itself: they go to it at once, not one after the other's end. */
+  private readonly ordered: boolean;
   private readonly responses: TickBatch<CommandOutcome, ResponseOutcome>;
   /** The last write of delivery in flight: the next waits for it. */
   private writing: Promise<unknown> = Promise.resolve();
@@ -56,7 +58,9 @@ export class CommandDelivery {
     private readonly log: IngestLog,
     readonly stats: CommandStats,
   ) {
-    const hold = store.commands.routeWrites ? 0 : ACK_HOLD_MS;
+    // SQLite's writer (routeWrites) runs the writes one group at a time, in the order given, and holds PUBACKs and responses itself.
+    this.ordered = store.commands.routeWrites !== undefined;
+    const hold = this.ordered ? 0 : ACK_HOLD_MS;
     this.acks = new TickBatch((acks) => this.serially(() => this.storeAcks(acks)), hold);
     this.responses = new TickBatch((responses) => this.serially(() => this.store.commands.respond(responses, this.clock(), true)), hold);
   }
@@ -165,9 +169,11 @@ export class CommandDelivery {
   /**
    * Runs the writes of delivery one at a time: on PostgreSQL two multi-row UPDATEs of one
    * gateway's commands (the PUBACKs of a turn, the responses of the next) that overlap take their
-   * row locks in different orders and deadlock; one at a time they cannot. (SQLite has one writer anyway.)
+   * row locks in different orders and deadlock; one at a time they cannot. SQLite's writer runs
+   * them in order anyway; waiting for each there would leave a claim behind PUBACKs it holds.
    */
   private serially<T>(write: () => Promise<T>): Promise<T> {
+    if (this.ordered) return write();
     const next = this.writing.then(write, write);
     this.writing = next.catch(() => undefined);
     return next;
