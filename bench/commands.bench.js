@@ -58,6 +58,7 @@ async function commandClient(server, gateways, options) {
   child.send({ host: '127.0.0.1', port: server.mqttPort, caPem: gateways.ca.certPem, gateways: gateways.list, ...options });
   if ((await next()).type !== 'ready') throw new Error('commands client not ready');
   return {
+    pid: child.pid,
     next,
     async connect() {
       child.send('connect');
@@ -142,6 +143,9 @@ function sustainedRun(kind, pg, run) {
     // RATE/10 commands every 100 ms, in one bulk call, round the command gateways.
     const commands = () => {
       const startedAt = performance.now();
+      const sentBefore = sent;
+      // The gateways' own process shares the 2 cores with serve: its CPU per command is reported too.
+      const clientCpu = cpuSnapshot([client.pid]);
       let stopped = false;
       const loop = (async () => {
         for (let tick = 0; !stopped; tick++) {
@@ -154,28 +158,41 @@ function sustainedRun(kind, pg, run) {
       return async () => {
         stopped = true;
         await loop;
-        return sent / ((performance.now() - startedAt) / 1000);
+        return { count: sent - sentBefore, rate: (sent - sentBefore) / ((performance.now() - startedAt) / 1000), clientCpuPerCommand: (cpuSince(clientCpu) / (sent - sentBefore)) * 1000 };
       };
     };
     const phases = {};
     for (const side of run % 2 === 0 ? ['alone', 'commands'] : ['commands', 'alone']) {
       phases[side] = await ingestPhase(server, loadGateways, settings, side === 'commands' ? commands : undefined);
     }
+    // Then the commands alone: serve's CPU per command without ingest beside it (the difference of
+    // two ingest phases moves with the machine's load far more).
+    const serveCpu = cpuSnapshot([server.pid]);
+    const stopAlone = commands();
+    await new Promise((resolve) => setTimeout(resolve, settings.seconds * 1000));
+    const alone = await stopAlone();
     const received = await client.received(sent);
     await deliveredBy(deployment, sent, ['SUCCEEDED']);
+    const commandsAloneCpuUs = (cpuSince(serveCpu) / alone.count) * 1000;
     await client.close();
     const figures = {
       alone: phases.alone.eventsPerSecond,
       withCommands: phases.commands.eventsPerSecond,
       cpuAlone: phases.alone.cpuPer1000,
       cpuWithCommands: phases.commands.cpuPer1000,
-      commandsPerSecond: phases.commands.beside,
+      commandsPerSecond: phases.commands.beside.rate,
+      clientCpuUsPerCommand: phases.commands.beside.clientCpuPerCommand,
+      commandsAloneCpuUs,
       duplicates: received.duplicates,
     };
+    // Serve's CPU per command beyond ingest's: (CPU per event with - alone) x events / commands.
+    figures.serveCpuUsPerCommand = (((figures.cpuWithCommands - figures.cpuAlone) / 1000) * figures.withCommands * 1000) / figures.commandsPerSecond;
     console.error(
       `${BENCH}: ${kind} sustained: ingest alone ${Math.round(figures.alone)} events/s (serve ${figures.cpuAlone.toFixed(1)} CPU ms/1,000), ` +
         `with ${Math.round(figures.commandsPerSecond)} commands/s ${Math.round(figures.withCommands)} events/s (${figures.cpuWithCommands.toFixed(1)} CPU ms/1,000) ` +
-        `(${(figures.withCommands / figures.alone).toFixed(3)}x); all ${sent} SUCCEEDED; load ${load()}`,
+        `(${(figures.withCommands / figures.alone).toFixed(3)}x); serve ${Math.round(figures.serveCpuUsPerCommand)} µs CPU per command beside ingest, ${Math.round(figures.commandsAloneCpuUs)} µs without; ` +
+        `the gateways' process ${Math.round(figures.clientCpuUsPerCommand)} µs; ` +
+        `all ${sent} SUCCEEDED; load ${load()}`,
     );
     return figures;
   });
@@ -214,6 +231,9 @@ function reportFigures(kind, delivery, sustained, offline) {
     summarize(BENCH, 'serve_cpu_ms_per_1000_events_alone', 'ms', { [kind]: sustained.map((f) => f.cpuAlone) });
     summarize(BENCH, 'serve_cpu_ms_per_1000_events_with_commands', 'ms', { [kind]: sustained.map((f) => f.cpuWithCommands) });
     summarize(BENCH, 'commands_per_second_sent', 'commands/s', { [kind]: sustained.map((f) => f.commandsPerSecond) }, { target: RATE * 0.95, cmp: '>=' });
+    summarize(BENCH, 'serve_cpu_us_per_command', 'µs', { [kind]: sustained.map((f) => f.serveCpuUsPerCommand) });
+    summarize(BENCH, 'commands_client_cpu_us_per_command', 'µs', { [kind]: sustained.map((f) => f.clientCpuUsPerCommand) });
+    summarize(BENCH, 'serve_cpu_us_per_command_without_ingest', 'µs', { [kind]: sustained.map((f) => f.commandsAloneCpuUs) });
     const ratio = median(sustained.map((f) => f.withCommands)) / median(sustained.map((f) => f.alone));
     report(BENCH, `${kind}_ingest_with_commands_ratio_to_alone`, ratio, 'x', 0.95, '>=');
   }

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../src/domain/audit.js';
 import { toApiCommand, type CommandRecord } from '../../src/domain/commands.js';
 import { UnknownGateways, type NewCommand, type Signal, type Store } from '../../src/store/ports/index.js';
+import { UUID_V7, uuidV7Time } from '../helpers/patterns.js';
 import { describePostgres } from '../helpers/postgres.js';
 import { ownDatabase, runSql, runSqliteSql, type OwnDatabase } from '../helpers/test-store.js';
 
@@ -117,6 +118,8 @@ function contract(kind: 'sqlite' | 'postgres'): void {
     expect(entries.entries.map((e) => [e.actor, e.target, e.details]).sort((a, b) => String((a[1] as { id: string }).id).localeCompare((b[1] as { id: string }).id))).toEqual(
       [1, 3].map((n) => [{ type: 'device', id: GW_A }, { type: 'command', id: id(n) }, { gateway_id: GW_A, name: 'feedback' }]),
     );
+    // Time-ordered ids (domain/command-ids.ts): the entries of a busy hour append to the audit log's key index.
+    expect(entries.entries.map((e) => [e.id, uuidV7Time(e.id)])).toEqual([1, 3].map(() => [expect.stringMatching(UUID_V7), T0 + 3]));
   });
 
   it('takes a response of the gateway once: unknown and foreign ids, and finished commands, are refused', async () => {
@@ -166,6 +169,32 @@ function contract(kind: 'sqlite' | 'postgres'): void {
       T0 + 42,
     );
     expect(outcomes.map((o) => (typeof o === 'string' ? o : o.status))).toEqual(['SUCCEEDED', 'unknown', 'FAILED']);
+  });
+
+  it('answers the responses of one call in their order, as one after the other: the first for a command wins, a later one finds it final', async () => {
+    await store.commands.createAll('acme', [command(10, GW_A), command(11, GW_A)], T0 + 50);
+    const outcomes = await store.commands.respond(
+      [
+        { gateway_id: GW_A, id: id(11).toUpperCase(), status: 'FAILED', details: 'jammed' },
+        { gateway_id: GW_A, id: id(10), status: 'SUCCEEDED', details: null },
+        { gateway_id: GW_A, id: id(11), status: 'SUCCEEDED', details: null },
+        { gateway_id: GW_B, id: id(10), status: 'SUCCEEDED', details: null },
+        { gateway_id: GW_A, id: id(8), status: 'FAILED', details: null },
+        { gateway_id: GW_A, id: id(78), status: 'FAILED', details: null },
+      ],
+      T0 + 51,
+      true,
+    );
+    expect(outcomes.map((o) => (typeof o === 'string' ? o : [o.id, o.status, o.details]))).toEqual([
+      [id(11), 'FAILED', 'jammed'],
+      [id(10), 'SUCCEEDED', null],
+      'final',
+      'unknown',
+      'final',
+      'unknown',
+    ]);
+    const entries = await store.audit.newestBefore('acme', T0 + 51, { time: T0 + 52, id: '' }, 100);
+    expect(entries.entries.map((e) => [e.action, e.target?.id]).sort()).toEqual([['command.failed', id(11)], ['command.succeeded', id(10)]]);
   });
 
   it('keeps a subscription for the next persistent session; a clean session drops it', async () => {

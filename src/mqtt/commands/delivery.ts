@@ -4,6 +4,14 @@ import type { IngestLog } from '../ingest.js';
 import { CommandOutbox, type OutboxConnection } from './outbox.js';
 import { TickBatch } from './tick-batch.js';
 
+/**
+ * PUBACKs and responses gathered this long before they are stored, on a store that does not group
+ * its writes itself (PostgreSQL; SQLite's writer does: sqlite/command-writer.ts): one transaction
+ * of a few statements for all of them instead of one per turn of the event loop. Nobody waits on
+ * them but the gateway's PUBACK of a response.
+ */
+export const ACK_HOLD_MS = 50;
+
 /** How often QUEUED and DELIVERED commands past their expires_at are stored EXPIRED, and how many at a time. */
 const EXPIRY_SWEEP_MS = 60_000;
 const EXPIRY_BATCH = 1_000;
@@ -34,8 +42,10 @@ export function newCommandStats(): CommandStats {
 export class CommandDelivery {
   private readonly outboxes = new Map<string, CommandOutbox>();
   private readonly claims = new TickBatch<ClaimRequest, CommandRecord[]>((requests) => this.serially(() => this.store.commands.claim(requests, this.clock())));
-  private readonly acks = new TickBatch<CommandAck, void>((acks) => this.serially(() => this.storeAcks(acks)));
-  private readonly responses = new TickBatch<CommandOutcome, ResponseOutcome>((responses) => this.serially(() => this.store.commands.respond(responses, this.clock(), true)));
+  private readonly acks: TickBatch<CommandAck, boolean>;
+  /** The store runs the writes in order itself: they go to it at once, not one after the other's end. */
+  private readonly ordered: boolean;
+  private readonly responses: TickBatch<CommandOutcome, ResponseOutcome>;
   /** The last write of delivery in flight: the next waits for it. */
   private writing: Promise<unknown> = Promise.resolve();
   private stopSignals: (() => void) | undefined;
@@ -47,7 +57,13 @@ export class CommandDelivery {
     private readonly clock: () => number,
     private readonly log: IngestLog,
     readonly stats: CommandStats,
-  ) {}
+  ) {
+    // SQLite's writer (routeWrites) runs the writes one group at a time, in the order given, and holds PUBACKs and responses itself.
+    this.ordered = store.commands.routeWrites !== undefined;
+    const hold = this.ordered ? 0 : ACK_HOLD_MS;
+    this.acks = new TickBatch((acks) => this.serially(() => this.storeAcks(acks)), hold);
+    this.responses = new TickBatch((responses) => this.serially(() => this.store.commands.respond(responses, this.clock(), true)), hold);
+  }
 
   /** Hears `commands-queued`, and wakes every outbox after a gap in the signals; starts the expiry sweep. */
   listen(): void {
@@ -140,7 +156,7 @@ export class CommandDelivery {
       claim: (request) => this.claims.add(request),
       clock: this.clock,
       log: this.log,
-      acknowledged: (ack) => this.acks.add(ack).catch(() => undefined),
+      acknowledged: (ack) => this.acks.add(ack).catch(() => false),
       sent: (dup) => {
         this.stats.commandsSent++;
         if (dup) this.stats.commandsResent++;
@@ -153,25 +169,28 @@ export class CommandDelivery {
   /**
    * Runs the writes of delivery one at a time: on PostgreSQL two multi-row UPDATEs of one
    * gateway's commands (the PUBACKs of a turn, the responses of the next) that overlap take their
-   * row locks in different orders and deadlock; one at a time they cannot. (SQLite has one writer anyway.)
+   * row locks in different orders and deadlock; one at a time they cannot. SQLite's writer runs
+   * them in order anyway; waiting for each there would leave a claim behind PUBACKs it holds.
    */
   private serially<T>(write: () => Promise<T>): Promise<T> {
+    if (this.ordered) return write();
     const next = this.writing.then(write, write);
     this.writing = next.catch(() => undefined);
     return next;
   }
 
-  /** The PUBACKs of one turn of the event loop, stored together; a failure is logged (those commands stay QUEUED). */
-  private async storeAcks(acks: CommandAck[]): Promise<void[]> {
+  /** The PUBACKs of one turn of the event loop, stored together (true each); a failure is logged (those commands stay QUEUED: false). */
+  private async storeAcks(acks: CommandAck[]): Promise<boolean[]> {
     const now = this.clock();
     try {
       const changed = await this.store.commands.delivered(acks, now, true);
       this.stats.commandsDelivered += changed.length;
+      return acks.map(() => true);
     } catch (error) {
       // Not stored: those commands stay QUEUED and are sent again (with DUP) when next claimed.
       this.log.warn({ commands: acks.length, reason: (error as Error).message }, 'could not store the delivery of commands');
+      return acks.map(() => false);
     }
-    return acks.map(() => undefined);
   }
 
   private async sweep(): Promise<void> {

@@ -24,8 +24,8 @@ export interface OutboxHost {
   claim(request: ClaimRequest): Promise<CommandRecord[]>;
   clock: () => number;
   log: IngestLog;
-  /** The gateway acknowledged a command (or was sent it at QoS 0); resolves once that is stored, or failed to be. */
-  acknowledged(ack: CommandAck): Promise<void>;
+  /** The gateway acknowledged a command (or was sent it at QoS 0); resolves once that is stored (true), or failed to be (false). */
+  acknowledged(ack: CommandAck): Promise<boolean>;
   /** Counted per PUBLISH written. */
   sent(dup: boolean): void;
 }
@@ -49,8 +49,16 @@ export class CommandOutbox {
   private nextPacketId = 1;
   private filling = false;
   private again = false;
+  /**
+   * The last claim found fewer commands than the window had room for: nothing else waits in the
+   * store, and a PUBACK that frees a slot need not ask again (a claim per command would double
+   * the writes of delivery). A command queued later wakes the outbox by its signal.
+   */
+  private drained = false;
   private stopped = false;
   private timer: NodeJS.Timeout | undefined;
+  /** The PUBLISHes of one claim or resend, while `together` gathers them. */
+  private gathered: Buffer[] | undefined;
 
   constructor(
     readonly gatewayId: string,
@@ -68,7 +76,12 @@ export class CommandOutbox {
 
   /** Commands may have been queued: claim and send what the window has room for. */
   wake(): void {
-    if (this.stopped) return;
+    this.drained = false;
+    this.fillRoom();
+  }
+
+  private fillRoom(): void {
+    if (this.stopped || this.drained) return;
     if (this.filling) {
       this.again = true;
       return;
@@ -82,7 +95,7 @@ export class CommandOutbox {
     if (!entry) return;
     this.inFlight.delete(packetId);
     this.record(entry.command);
-    this.wake();
+    this.fillRoom();
   }
 
   stop(): void {
@@ -101,8 +114,13 @@ export class CommandOutbox {
         const claimed = await this.host.claim({ gateway_id: this.gatewayId, exclude, limit: room });
         // Claimed and not sent (the connection closed meanwhile): still QUEUED, sent on the next one.
         if (this.stopped) break;
-        for (const command of claimed) this.send(command, command.attempts > 1);
-        if (claimed.length < room && !this.again) break;
+        this.together(() => {
+          for (const command of claimed) this.send(command, command.attempts > 1);
+        });
+        if (claimed.length < room && !this.again) {
+          this.drained = true;
+          break;
+        }
       }
     } catch (error) {
       this.host.log.warn({ gateway_id: this.gatewayId, reason: (error as Error).message }, 'could not read the commands of a gateway; trying again');
@@ -118,7 +136,8 @@ export class CommandOutbox {
       { topic: this.topic, payload: commandMessage(command), packetId, dup, messageExpirySeconds: Math.max(1, Math.ceil((command.expires_at - now) / 1000)) },
       this.connection.protocolLevel,
     );
-    this.connection.send(packet);
+    if (this.gathered) this.gathered.push(packet);
+    else this.connection.send(packet);
     this.host.sent(dup);
     // QoS 0: nothing will be acknowledged; written is as delivered as it gets.
     if (packetId === 0) return this.record(command);
@@ -126,9 +145,24 @@ export class CommandOutbox {
     this.timer ??= setInterval(() => void this.resendLate(), RESEND_AFTER_MS / 2).unref();
   }
 
+  /** The PUBLISHes `sending` makes, written to the gateway at once: one TLS record and system call, not one each. */
+  private together(sending: () => void): void {
+    const packets: Buffer[] = (this.gathered = []);
+    try {
+      sending();
+    } finally {
+      this.gathered = undefined;
+      if (packets.length) this.connection.send(packets.length === 1 ? packets[0]! : Buffer.concat(packets));
+    }
+  }
+
+  /** Stores the command DELIVERED; one whose DELIVERED could not be stored is still QUEUED, and claimed again. */
   private record(command: CommandRecord): void {
     this.recording.add(command.seq);
-    void this.host.acknowledged({ gateway_id: this.gatewayId, id: command.id }).finally(() => this.recording.delete(command.seq));
+    void this.host.acknowledged({ gateway_id: this.gatewayId, id: command.id }).then((stored) => {
+      this.recording.delete(command.seq);
+      if (!stored) this.wake();
+    });
   }
 
   /** A free packet identifier, 1..65535 in turn ([MQTT-2.3.1-2]: not one in flight). */
@@ -148,11 +182,13 @@ export class CommandOutbox {
     if (late.length === 0 || this.stopped) return;
     try {
       const still = new Set((await this.host.store.commands.reclaim(this.gatewayId, late.map(([, e]) => e.command.id), now)).map((c) => c.id));
-      for (const [packetId, entry] of late) {
-        if (this.stopped || this.inFlight.get(packetId) !== entry) continue;
-        if (still.has(entry.command.id)) this.send(entry.command, true, packetId);
-        else this.inFlight.delete(packetId);
-      }
+      this.together(() => {
+        for (const [packetId, entry] of late) {
+          if (this.stopped || this.inFlight.get(packetId) !== entry) continue;
+          if (still.has(entry.command.id)) this.send(entry.command, true, packetId);
+          else this.inFlight.delete(packetId);
+        }
+      });
       this.wake();
     } catch (error) {
       this.host.log.warn({ gateway_id: this.gatewayId, reason: (error as Error).message }, 'could not resend the commands of a gateway');

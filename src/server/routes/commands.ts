@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { timeOrderedUuid } from '../../domain/command-ids.js';
 import {
   COMMAND_NAME,
   COMMAND_STATUSES,
@@ -69,12 +69,13 @@ type CommandParams = { customer_id: string; command_id: string };
 function newCommands(gatewayIds: string[], input: CommandInput, now: number): NewCommand[] {
   const parameters = JSON.stringify(input.parameters ?? {});
   const expires = expiryOf(input, now);
-  return gatewayIds.map((id) => ({ id: randomUUID(), gateway_id: id.toLowerCase(), device_id: input.device_id ?? null, name: input.name, parameters, expires_at: expires }));
+  return gatewayIds.map((id) => ({ id: timeOrderedUuid(now), gateway_id: id.toLowerCase(), device_id: input.device_id ?? null, name: input.name, parameters, expires_at: expires }));
 }
 
 /** Stores the commands with their audit entries, or answers 404 naming the gateways that do not exist. */
 async function create(ctx: ServerContext, request: FastifyRequest<{ Params: { customer_id: string } }>, commands: NewCommand[], now: number): Promise<CommandRecord[]> {
-  const audit = commands.map((c) => auditEntry(ctx, request, 'command.created', { type: 'command', id: c.id }, { gateway_id: c.gateway_id, name: c.name }));
+  // Time-ordered ids, as the commands' own (domain/command-ids.ts): a bulk call's entries append to the audit log's key index.
+  const audit = commands.map((c) => ({ ...auditEntry(ctx, request, 'command.created', { type: 'command', id: c.id }, { gateway_id: c.gateway_id, name: c.name }), id: timeOrderedUuid(now) }));
   try {
     return await ctx.store.commands.createAll(request.params.customer_id, commands, now, audit);
   } catch (error) {

@@ -1,9 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import type { AuditEntry } from '../../domain/audit.js';
+import { timeOrderedUuid } from '../../domain/command-ids.js';
 import { deviceAuditEntry, expiredAuditEntry } from '../../domain/commands.js';
 import type { CreatedIdKey } from '../../domain/page-token.js';
 import { GATEWAYS_PER_COMMAND_SIGNAL, type CancelOutcome, type ClaimRequest, type CommandOutcome, type CommandRecord, type CommandAck, type CommandRepository, type NewCommand, type ResponseOutcome, UnknownGateways } from '../ports/index.js';
 import { audited, insertAuditEntries, insertAuditEntry } from './audit.js';
+import { firstResponses, responseOutcomes, unchanged } from '../shared/command-responses.js';
 import { queueStatusMessages } from './command-messages.js';
 import type { Database } from './pool.js';
 import { SIGNAL_CHANNEL } from './signals.js';
@@ -33,6 +34,14 @@ const CLAIM_SQL = `WITH excluded AS (SELECT * FROM unnest($4::text[], $5::bigint
     ) AS c
   )
   UPDATE commands SET attempts = attempts + 1 WHERE seq IN (SELECT seq FROM picked) RETURNING *`;
+
+// The first response for each command of a group, side by side (shared/command-responses.ts).
+const RESPOND_SQL = `UPDATE commands AS c SET status = r.status, details = r.details, completed_at = $1, last_updated = $1, delivered_at = coalesce(c.delivered_at, $1)
+  FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS r(id, gateway_id, status, details)
+  WHERE c.id = r.id AND c.gateway_id = r.gateway_id AND c.status IN ('QUEUED', 'DELIVERED') AND c.expires_at > $1
+  RETURNING c.*`;
+
+const KNOWN_SQL = 'SELECT id, gateway_id FROM commands WHERE (id, gateway_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))';
 
 /** Commands (migration 0014), as SQLite's (sqlite/commands.ts); the `commands-queued` signal goes out with the commit. */
 export class PgCommands implements CommandRepository {
@@ -97,7 +106,7 @@ export class PgCommands implements CommandRepository {
       await queueStatusMessages(client, rows, now);
       if (expired) {
         // Stored EXPIRED here rather than by the sweep: audited as the sweep's (not the caller's cancel).
-        await insertAuditEntry(client, expiredAuditEntry(randomUUID(), rows[0]!, now));
+        await insertAuditEntry(client, expiredAuditEntry(timeOrderedUuid(now), rows[0]!, now));
         return { final: rows[0]! };
       }
       if (audit) await insertAuditEntry(client, audit);
@@ -145,32 +154,33 @@ export class PgCommands implements CommandRepository {
         await queueStatusMessages(client, rows.sort((a, b) => a.seq - b.seq), now);
         return rows;
       },
-      (rows) => (audit ? rows.map((row) => deviceAuditEntry(randomUUID(), row, now)) : undefined),
+      (rows) => (audit ? rows.map((row) => deviceAuditEntry(timeOrderedUuid(now), row, now)) : undefined),
     );
   }
 
+  /** The responses in one UPDATE (the first for each command: shared/command-responses.ts), audited in one INSERT, in their order. */
   async respond(responses: CommandOutcome[], now: number, audit = false): Promise<ResponseOutcome[]> {
-    return this.db.transaction(async (client) => {
-      const outcomes: ResponseOutcome[] = [];
-      for (const r of responses) {
-        const changed = (
-          await client.query<CommandRecord>(
-            `UPDATE commands SET status = $1, details = $2, completed_at = $3, last_updated = $3, delivered_at = coalesce(delivered_at, $3)
-             WHERE id = $4 AND gateway_id = $5 AND ${OPEN} AND expires_at > $3 RETURNING *`,
-            [r.status, r.details, now, r.id.toLowerCase(), r.gateway_id],
-          )
-        ).rows[0];
-        if (changed) {
-          if (audit) await insertAuditEntry(client, deviceAuditEntry(randomUUID(), changed, now));
-          outcomes.push(changed);
-          continue;
-        }
-        const known = await client.query('SELECT 1 FROM commands WHERE id = $1 AND gateway_id = $2', [r.id.toLowerCase(), r.gateway_id]);
-        outcomes.push(known.rowCount ? 'final' : 'unknown');
-      }
-      await queueStatusMessages(client, outcomes.filter((o): o is CommandRecord => typeof o === 'object'), now);
-      return outcomes;
-    });
+    const first = firstResponses(responses);
+    return audited(
+      this.db,
+      async (client) => {
+        const { rows: changed } = await client.query<CommandRecord>(RESPOND_SQL, [
+          now,
+          first.map((r) => r.id),
+          first.map((r) => r.gateway_id),
+          first.map((r) => r.status),
+          first.map((r) => r.details),
+        ]);
+        const others = unchanged(first, changed);
+        const known = others.length
+          ? (await client.query<{ id: string; gateway_id: string }>(KNOWN_SQL, [others.map((r) => r.id), others.map((r) => r.gateway_id)])).rows
+          : [];
+        const outcomes = responseOutcomes(responses, changed, known);
+        await queueStatusMessages(client, outcomes.filter((o): o is CommandRecord => typeof o === 'object'), now);
+        return outcomes;
+      },
+      (outcomes) => (audit ? outcomes.filter((o): o is CommandRecord => typeof o === 'object').map((row) => deviceAuditEntry(timeOrderedUuid(now), row, now)) : undefined),
+    );
   }
 
   /** Each command stored EXPIRED is audited and told to webhooks in the same transaction, as every other change. */
@@ -182,7 +192,7 @@ export class PgCommands implements CommandRepository {
         [now, limit],
       );
       rows.sort((a, b) => a.seq - b.seq);
-      await insertAuditEntries(client, rows.map((row) => expiredAuditEntry(randomUUID(), row, now)));
+      await insertAuditEntries(client, rows.map((row) => expiredAuditEntry(timeOrderedUuid(now), row, now)));
       await queueStatusMessages(client, rows, now);
       return rows.length;
     });

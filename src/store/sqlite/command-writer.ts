@@ -6,6 +6,15 @@ import type { Db } from './open.js';
 
 /** A thread left without work stops after this long; the next write starts a new one. */
 const IDLE_MS = 30_000;
+/**
+ * In the ingest writer thread, PUBACKs and responses alone wait this long for company (another
+ * turn's, a claim, a creation): each group is a commit that writes every page it touched to the
+ * WAL again, and the commands' and audit log's pages are shared by the writes of a short while.
+ * Nobody waits on them but the gateway's PUBACK of a response.
+ */
+export const HOLD_MS = 50;
+/** The writes that may wait (HOLD_MS); a claim or a creation has a caller waiting and goes at once, with them. */
+const PATIENT: ReadonlySet<CommandWrite['kind']> = new Set(['delivered', 'respond']);
 
 /**
  * Runs the writes of command delivery (claims, PUBACKs, responses, expiry) off the server's thread,
@@ -21,6 +30,7 @@ export class CommandWriter {
   private readonly pool: TaskPool<CommandWrite[], CommandWritesDone>;
   private queue: { write: CommandWrite; resolve: (result: unknown) => void; reject: (error: Error) => void }[] = [];
   private busy = false;
+  private held: NodeJS.Timeout | undefined;
   /** Where the writes go instead of the worker thread (SqliteCommands.routeWrites). */
   route: CommandWriteRoute | undefined;
 
@@ -48,6 +58,20 @@ export class CommandWriter {
 
   private next(): void {
     if (this.busy || this.queue.length === 0) return;
+    if (this.route && this.queue.every((q) => PATIENT.has(q.write.kind))) {
+      this.held ??= setTimeout(() => {
+        this.held = undefined;
+        this.flush();
+      }, HOLD_MS);
+      return;
+    }
+    this.flush();
+  }
+
+  private flush(): void {
+    if (this.busy || this.queue.length === 0) return;
+    clearTimeout(this.held);
+    this.held = undefined;
     this.busy = true;
     const batch = this.queue;
     this.queue = [];

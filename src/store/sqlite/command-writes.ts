@@ -1,9 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import type { AuditEntry } from '../../domain/audit.js';
+import { timeOrderedUuid } from '../../domain/command-ids.js';
 import { deviceAuditEntry, expiredAuditEntry, type CommandRecord } from '../../domain/commands.js';
 import type { ClaimRequest, CommandAck, CommandOutcome, CommandWrite, CommandWriteResult, CommandWritesDone, NewCommand, ResponseOutcome } from '../ports/index.js';
 import { insertAuditEntry } from './audit.js';
-import { queueStatusMessages } from './command-messages.js';
+import { firstResponses, responseOutcomes, unchanged } from '../shared/command-responses.js';
+import { queueStatusMessages, type StatusWebhookMemo } from './command-messages.js';
 import type { Db } from './open.js';
 import { LIMIT, prepared } from './statements.js';
 
@@ -14,7 +15,7 @@ const bySeq = (rows: CommandRecord[]) => rows.sort((a, b) => a.seq - b.seq);
 export type Created = { created: CommandRecord[] } | { unknown: string[] };
 
 /** Stores the commands QUEUED with their audit entries and `command.status` messages, unless a gateway is not the customer's live one. */
-function create(db: Db, customerId: string, commands: NewCommand[], now: number, audit: AuditEntry[], told: Set<string>): Created {
+function create(db: Db, customerId: string, commands: NewCommand[], now: number, audit: AuditEntry[], told: Set<string>, memo?: StatusWebhookMemo): Created {
   const insert = prepared(
     db,
     `INSERT INTO commands (id, customer_id, gateway_id, device_id, name, parameters, status, created, last_updated, expires_at)
@@ -32,7 +33,7 @@ function create(db: Db, customerId: string, commands: NewCommand[], now: number,
       if (unknown.length) return { unknown };
       const created = commands.map((c) => insert.get({ ...c, customerId, now }) as CommandRecord);
       for (const entry of audit) insertAuditEntry(db, entry);
-      queueStatusMessages(db, created, now, told);
+      queueStatusMessages(db, created, now, told, memo);
       return { created };
     })
     .immediate();
@@ -60,7 +61,7 @@ function reclaim(db: Db, gatewayId: string, ids: string[], now: number): Command
   );
 }
 
-function delivered(db: Db, acks: CommandAck[], now: number, audit: boolean, told: Set<string>): CommandRecord[] {
+function delivered(db: Db, acks: CommandAck[], now: number, audit: boolean, told: Set<string>, memo?: StatusWebhookMemo): CommandRecord[] {
   const update = prepared(
     db,
     `UPDATE commands SET status = 'DELIVERED', delivered_at = @now, last_updated = @now
@@ -69,38 +70,44 @@ function delivered(db: Db, acks: CommandAck[], now: number, audit: boolean, told
   return db
     .transaction(() => {
       const rows = update.all({ acks: JSON.stringify(acks), now }) as CommandRecord[];
-      if (audit) for (const row of rows) insertAuditEntry(db, deviceAuditEntry(randomUUID(), row, now));
-      queueStatusMessages(db, bySeq(rows), now, told);
+      if (audit) for (const row of rows) insertAuditEntry(db, deviceAuditEntry(timeOrderedUuid(now), row, now));
+      queueStatusMessages(db, bySeq(rows), now, told, memo);
       return rows;
     })
     .immediate();
 }
 
-function respond(db: Db, responses: CommandOutcome[], now: number, audit: boolean, told: Set<string>): ResponseOutcome[] {
+/** The responses of one group in one UPDATE (the first for each command: shared/command-responses.ts), audited and told in their order. */
+function respond(db: Db, responses: CommandOutcome[], now: number, audit: boolean, told: Set<string>, memo?: StatusWebhookMemo): ResponseOutcome[] {
   const complete = prepared(
     db,
-    `UPDATE commands SET status = @status, details = @details, completed_at = @now, last_updated = @now, delivered_at = coalesce(delivered_at, @now)
-     WHERE id = @id AND gateway_id = @gatewayId AND ${OPEN} AND expires_at > @now RETURNING *`,
+    `UPDATE commands SET status = r.value ->> '$.status', details = r.value ->> '$.details', completed_at = @now, last_updated = @now,
+       delivered_at = coalesce(commands.delivered_at, @now)
+     FROM json_each(@responses) AS r
+     WHERE commands.id = r.value ->> '$.id' AND commands.gateway_id = r.value ->> '$.gateway_id'
+       AND commands.status IN ('QUEUED', 'DELIVERED') AND commands.expires_at > @now
+     RETURNING *`,
   );
-  const known = prepared(db, 'SELECT 1 FROM commands WHERE id = ? AND gateway_id = ?');
+  const known = prepared(
+    db,
+    `SELECT id, gateway_id FROM commands WHERE (id, gateway_id) IN (SELECT value ->> '$.id', value ->> '$.gateway_id' FROM json_each(?))`,
+  );
   return db
     .transaction(() => {
-      const outcomes = responses.map((r): ResponseOutcome => {
-        const changed = complete.get({ status: r.status, details: r.details, now, id: r.id.toLowerCase(), gatewayId: r.gateway_id }) as CommandRecord | undefined;
-        if (changed) {
-          if (audit) insertAuditEntry(db, deviceAuditEntry(randomUUID(), changed, now));
-          return changed;
-        }
-        return known.get(r.id.toLowerCase(), r.gateway_id) ? 'final' : 'unknown';
-      });
-      queueStatusMessages(db, outcomes.filter((o): o is CommandRecord => typeof o === 'object'), now, told);
+      const first = firstResponses(responses);
+      const changed = complete.all({ responses: JSON.stringify(first), now }) as CommandRecord[];
+      const others = unchanged(first, changed);
+      const outcomes = responseOutcomes(responses, changed, others.length ? (known.all(JSON.stringify(others)) as { id: string; gateway_id: string }[]) : []);
+      const records = outcomes.filter((o): o is CommandRecord => typeof o === 'object');
+      if (audit) for (const record of records) insertAuditEntry(db, deviceAuditEntry(timeOrderedUuid(now), record, now));
+      queueStatusMessages(db, records, now, told, memo);
       return outcomes;
     })
     .immediate();
 }
 
 /** Stores EXPIRED on up to `limit` commands past their end, each audited and told to webhooks (as every other change). */
-function expire(db: Db, now: number, limit: number, told: Set<string>): number {
+function expire(db: Db, now: number, limit: number, told: Set<string>, memo?: StatusWebhookMemo): number {
   const update = prepared(
     db,
     `UPDATE commands SET status = 'EXPIRED', last_updated = @now
@@ -109,28 +116,31 @@ function expire(db: Db, now: number, limit: number, told: Set<string>): number {
   return db
     .transaction(() => {
       const rows = bySeq(update.all({ now, limit }) as CommandRecord[]);
-      for (const row of rows) insertAuditEntry(db, expiredAuditEntry(randomUUID(), row, now));
-      queueStatusMessages(db, rows, now, told);
+      for (const row of rows) insertAuditEntry(db, expiredAuditEntry(timeOrderedUuid(now), row, now));
+      queueStatusMessages(db, rows, now, told, memo);
       return rows.length;
     })
     .immediate();
 }
 
-/** Runs one write of command delivery on the connection (in the writer thread, or inline for an in-memory database); the webhooks it tells go to `told`. */
-export function runCommandWrite(db: Db, write: CommandWrite, told: Set<string>): unknown {
+/**
+ * Runs one write of command delivery on the connection (in the writer thread, or inline for an
+ * in-memory database); the webhooks it tells go to `told`; `memo`: the webhook lookups of its group.
+ */
+export function runCommandWrite(db: Db, write: CommandWrite, told: Set<string>, memo?: StatusWebhookMemo): unknown {
   switch (write.kind) {
     case 'create':
-      return create(db, write.customerId, write.commands, write.now, write.audit, told);
+      return create(db, write.customerId, write.commands, write.now, write.audit, told, memo);
     case 'claim':
       return claim(db, write.requests, write.now);
     case 'reclaim':
       return reclaim(db, write.gatewayId, write.ids, write.now);
     case 'delivered':
-      return delivered(db, write.acks, write.now, write.audit, told);
+      return delivered(db, write.acks, write.now, write.audit, told, memo);
     case 'respond':
-      return respond(db, write.responses, write.now, write.audit, told);
+      return respond(db, write.responses, write.now, write.audit, told, memo);
     case 'expire':
-      return expire(db, write.now, write.limit, told);
+      return expire(db, write.now, write.limit, told, memo);
   }
 }
 
@@ -143,11 +153,12 @@ export function runCommandWrites(db: Db, writes: CommandWrite[]): CommandWritesD
   return db
     .transaction((): CommandWritesDone => {
       const told = new Set<string>();
+      const memo: StatusWebhookMemo = new Map();
       const results = writes.map((write): CommandWriteResult => {
         // A write that fails rolls its own messages back with it: only those of the others are told.
         const own = new Set<string>();
         try {
-          const result = runCommandWrite(db, write, own);
+          const result = runCommandWrite(db, write, own, memo);
           for (const id of own) told.add(id);
           return { result };
         } catch (error) {

@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import type { AuditEntry } from '../../domain/audit.js';
+import { timeOrderedUuid } from '../../domain/command-ids.js';
 import type { CreatedIdKey } from '../../domain/page-token.js';
 import {
   GATEWAYS_PER_COMMAND_SIGNAL,
@@ -92,7 +92,7 @@ export class SqliteCommands implements CommandRepository {
         queueStatusMessages(this.db, [changed], now, told);
         if (expired) {
           // Stored EXPIRED here rather than by the sweep: audited as the sweep's (not the caller's cancel).
-          insertAuditEntry(this.db, expiredAuditEntry(randomUUID(), changed, now));
+          insertAuditEntry(this.db, expiredAuditEntry(timeOrderedUuid(now), changed, now));
           return { final: changed };
         }
         if (audit) insertAuditEntry(this.db, audit);

@@ -3,7 +3,7 @@
 // DELIVERED and its response SUCCEEDED/FAILED; unknown and foreign responses are dropped and
 // counted; at most COMMAND_WINDOW unacknowledged; a persistent session gets them at connect, again
 // with DUP after a reconnect, and never again once acknowledged; canceled and expired ones are not sent.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ApiCommand } from '../../../src/domain/commands.js';
 import { COMMAND_WINDOW } from '../../../src/mqtt/commands/outbox.js';
 import { GatewayClients, provisionGateway, type TestGateway } from '../../helpers/mqtt.js';
@@ -114,6 +114,41 @@ describe('delivery (raw MQTT 3.1.1)', () => {
     expect(await connection.before()).toEqual([]);
     await until(() => statusOf(queued[0]!), (status) => status === 'DELIVERED');
     expect(await statusOf(queued[1]!)).toBe('QUEUED');
+  });
+
+  it('the commands of one claim go to the gateway in one write (one TLS record), in order', async () => {
+    const gateway = await provisionGateway(t);
+    const queued = await t.admin.post<ApiCommand[]>(`/${CUSTOMER}/commands`, { gateway_ids: [gateway.id], name: 'n0' });
+    for (let i = 1; i < 5; i++) queued.push(await send(gateway, { name: `n${i}` }));
+    const connection = await raw(gateway, true);
+    let chunks = 0;
+    connection.socket.on('data', () => chunks++);
+    expect(await connection.subscribe([`${gateway.topic}/commands`])).toEqual([1]);
+    const names = [];
+    for (let i = 0; i < 5; i++) names.push((await connection.publish()).message.name);
+    expect(names).toEqual(['n0', 'n1', 'n2', 'n3', 'n4']);
+    // The SUBACK, then the five PUBLISHes together (or all in one).
+    expect(chunks).toBeLessThanOrEqual(2);
+  });
+
+  it('a PUBACK with nothing more queued asks the store for nothing: the next claim comes with the next command', async () => {
+    const gateway = await provisionGateway(t);
+    const claims: string[] = [];
+    const claim = t.server.ctx.store.commands.claim.bind(t.server.ctx.store.commands);
+    vi.spyOn(t.server.ctx.store.commands, 'claim').mockImplementation((requests, now) => {
+      claims.push(...requests.filter((r) => r.gateway_id === gateway.id).map((r) => `limit ${r.limit}`));
+      return claim(requests, now);
+    });
+    const connection = await raw(gateway, true);
+    expect(await connection.subscribe([`${gateway.topic}/commands`])).toEqual([1]);
+    const first = await send(gateway, { name: 'first' });
+    const sent = await connection.publish();
+    connection.puback(sent.packetId);
+    await until(() => statusOf(first), (status) => status === 'DELIVERED');
+    await send(gateway, { name: 'second' });
+    expect((await connection.publish()).message.name).toBe('second');
+    // At the SUBSCRIBE, then one per command queued; none for the PUBACK.
+    expect(claims).toEqual([`limit ${COMMAND_WINDOW}`, `limit ${COMMAND_WINDOW}`, `limit ${COMMAND_WINDOW}`]);
   });
 
   it('a persistent session gets its commands at connect, again with DUP after a reconnect, and never again once acknowledged', async () => {

@@ -3,6 +3,7 @@
 import { expect } from 'vitest';
 import type { ApiCommand } from '../../../src/domain/commands.js';
 import { call } from '../../helpers/http.js';
+import { UUID_V7, uuidV7Time } from '../../helpers/patterns.js';
 import { NO_HEADER, error, scenarioTable, type Scenario } from '../../helpers/scenarios.js';
 import { CUSTOMER } from '../../helpers/server.js';
 import { asAdmin, asUser, lacks } from '../../helpers/users.js';
@@ -70,6 +71,8 @@ const scenarios: Scenario<CommandsWorld>[] = [
       expect((audit.body as { items: unknown[] }).items).toContainEqual(
         expect.objectContaining({ action: 'command.created', target: { type: 'command', id: created.command_id }, details: { gateway_id: w.gateways[0], name: 'feedback' } }),
       );
+      // Time-ordered (domain/command-ids.ts): the id carries its creation time.
+      expect([created.command_id, uuidV7Time(created.command_id)]).toEqual([expect.stringMatching(UUID_V7), created.created]);
     },
   },
   {
