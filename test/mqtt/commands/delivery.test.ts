@@ -134,13 +134,20 @@ describe('delivery (raw MQTT 3.1.1)', () => {
   it('a PUBACK with nothing more queued asks the store for nothing: the next claim comes with the next command', async () => {
     const gateway = await provisionGateway(t);
     const claims: string[] = [];
+    let answered = 0;
     const claim = t.server.ctx.store.commands.claim.bind(t.server.ctx.store.commands);
-    vi.spyOn(t.server.ctx.store.commands, 'claim').mockImplementation((requests, now) => {
-      claims.push(...requests.filter((r) => r.gateway_id === gateway.id).map((r) => `limit ${r.limit}`));
-      return claim(requests, now);
+    vi.spyOn(t.server.ctx.store.commands, 'claim').mockImplementation(async (requests, now) => {
+      const ours = requests.filter((r) => r.gateway_id === gateway.id);
+      claims.push(...ours.map((r) => `limit ${r.limit}`));
+      const claimed = await claim(requests, now);
+      answered += ours.length;
+      return claimed;
     });
     const connection = await raw(gateway, true);
     expect(await connection.subscribe([`${gateway.topic}/commands`])).toEqual([1]);
+    // The SUBACK goes out before the SUBSCRIBE's claim has read the store: a command created
+    // meanwhile would be that claim's find, and its own signal's claim one more.
+    await until(() => answered, (n) => n === 1);
     const first = await send(gateway, { name: 'first' });
     const sent = await connection.publish();
     connection.puback(sent.packetId);
