@@ -1,8 +1,8 @@
 import type { LeaseRepository } from '../ports/index.js';
 import type { Database } from './pool.js';
 
-/** Milliseconds of the database's clock: every instance measures leases by the same one. */
-const NOW = "(extract(epoch FROM clock_timestamp()) * 1000)::bigint";
+/** Milliseconds of the database's clock: every instance measures leases (and presence.ts its expiry) by the same one. */
+export const NOW = "(extract(epoch FROM clock_timestamp()) * 1000)::bigint";
 
 /**
  * The leases table (migration 0015): a lease is taken when free or expired, renewed by its

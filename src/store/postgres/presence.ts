@@ -1,9 +1,8 @@
 import type { PresenceRepository } from '../ports/index.js';
 import { mergeConnections } from '../shared/presence.js';
+import { NOW } from './leases.js';
 import type { Database } from './pool.js';
 
-/** Milliseconds of the database's clock: every instance measures expiry by the same one (as leases.ts). */
-const NOW = "(extract(epoch FROM clock_timestamp()) * 1000)::bigint";
 /** Rows of instances gone this long are deleted by the next publish: a dead instance leaves one row behind only for a while. */
 const FORGOTTEN_MS = 3_600_000;
 
