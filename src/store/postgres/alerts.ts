@@ -13,14 +13,10 @@ import {
   type AlertRuleRow,
   type TrackerRow,
 } from '../shared/alert-rows.js';
+import { takingType } from '../shared/webhook-messages.js';
 import { audited } from './audit.js';
 import type { Database, Queryable } from './pool.js';
-
-/** Queues a message for each enabled webhook of the customer taking the type; their ids. */
-const NOTIFY_SQL = `INSERT INTO webhook_deliveries (id, webhook_id, customer_id, type, attempts, status, created, payload)
-  SELECT gen_random_uuid()::text, id, customer_id, $1, 0, 'PENDING', $2, $3
-  FROM webhooks WHERE customer_id = $4 AND enabled AND event_types LIKE $5
-  RETURNING webhook_id`;
+import { queueMessages } from './webhook-messages.js';
 
 /** The alert_rules and alerts tables (migration 0015). */
 export class PgAlerts implements AlertRepository {
@@ -88,7 +84,7 @@ export class PgAlerts implements AlertRepository {
   }
 
   async customersTaking(type: string): Promise<string[]> {
-    const { rows } = await this.db.query<{ customer_id: string }>('SELECT DISTINCT customer_id FROM webhooks WHERE enabled AND event_types LIKE $1 ORDER BY customer_id', [`%"${type}"%`]);
+    const { rows } = await this.db.query<{ customer_id: string }>('SELECT DISTINCT customer_id FROM webhooks WHERE enabled AND event_types LIKE $1 ORDER BY customer_id', [takingType(type)]);
     return rows.map((row) => row.customer_id);
   }
 
@@ -151,7 +147,7 @@ export class PgAlerts implements AlertRepository {
   }
 }
 
-async function notify(client: Queryable, customerId: string, type: string, now: number, payload: string): Promise<string[]> {
-  const { rows } = await client.query<{ webhook_id: string }>(NOTIFY_SQL, [type, now, payload, customerId, `%"${type}"%`]);
-  return rows.map((row) => row.webhook_id);
+/** Queues the message for the customer's webhooks that take its type; their ids. */
+function notify(client: Queryable, customerId: string, type: string, now: number, payload: string): Promise<string[]> {
+  return queueMessages(client, type, [{ customer_id: customerId }], () => payload, now);
 }

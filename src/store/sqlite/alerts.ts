@@ -13,15 +13,10 @@ import {
   type AlertRuleRow,
   type TrackerRow,
 } from '../shared/alert-rows.js';
+import { takingType } from '../shared/webhook-messages.js';
 import { audited } from './audit.js';
 import type { Db } from './open.js';
-
-/** Queues a message for each enabled webhook of the customer taking the type; their ids. */
-const NOTIFY_SQL = `INSERT INTO webhook_deliveries (id, webhook_id, customer_id, type, attempts, status, created, payload)
-  SELECT lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' || substr(hex(randomblob(2)), 2) || '-8' || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6))),
-    id, customer_id, @type, 0, 'PENDING', @now, @payload
-  FROM webhooks WHERE customer_id = @customerId AND enabled = 1 AND event_types LIKE @like
-  RETURNING webhook_id`;
+import { queueMessages } from './webhook-messages.js';
 
 /** The alert_rules and alerts tables (migration 0020). */
 export class SqliteAlerts implements AlertRepository {
@@ -90,7 +85,7 @@ export class SqliteAlerts implements AlertRepository {
   }
 
   async customersTaking(type: string): Promise<string[]> {
-    return this.db.prepare('SELECT DISTINCT customer_id FROM webhooks WHERE enabled = 1 AND event_types LIKE ? ORDER BY customer_id').pluck().all(`%"${type}"%`) as string[];
+    return this.db.prepare('SELECT DISTINCT customer_id FROM webhooks WHERE enabled = 1 AND event_types LIKE ? ORDER BY customer_id').pluck().all(takingType(type)) as string[];
   }
 
   async tracker(customerId: string): Promise<TrackerState | undefined> {
@@ -144,7 +139,10 @@ export class SqliteAlerts implements AlertRepository {
       .immediate();
   }
 
+  /** Queues the message for the customer's webhooks that take its type; their ids. */
   private notify(customerId: string, type: string, now: number, payload: string): string[] {
-    return this.db.prepare(NOTIFY_SQL).pluck().all({ type, now, payload, customerId, like: `%"${type}"%` }) as string[];
+    const told = new Set<string>();
+    queueMessages(this.db, type, [{ customer_id: customerId }], () => payload, now, told);
+    return [...told];
   }
 }
