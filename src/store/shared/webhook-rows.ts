@@ -1,6 +1,6 @@
 import type { StreamPosition } from '../../domain/stream-cursor.js';
 import { DELIVERIES_KEPT } from '../../domain/webhooks.js';
-import type { DeliveryStatus, NewDelivery, WebhookDelivery, WebhookRecord } from '../ports/index.js';
+import type { AttemptOutcome, DeliveryStatus, NewDelivery, WebhookDelivery, WebhookRecord } from '../ports/index.js';
 import type { WebhookSecretBox } from './sealing.js';
 
 /**
@@ -107,13 +107,17 @@ export function toDelivery(row: DeliveryRow): WebhookDelivery {
   };
 }
 
-/** The values of a new delivery's row, PENDING with no attempt yet. */
-export function newDeliveryValues(delivery: NewDelivery) {
+/** The values of a new delivery's row: PENDING with no attempt yet, or (`done`) SUCCEEDED at its first. */
+export function newDeliveryValues(delivery: NewDelivery, done?: AttemptOutcome) {
   return {
     id: delivery.id,
     webhook_id: delivery.webhook_id,
     customer_id: delivery.customer_id,
     type: delivery.type,
+    attempts: done ? 1 : 0,
+    status: done ? 'SUCCEEDED' : 'PENDING',
+    response_status: done?.response_status ?? null,
+    latency_ms: done?.latency_ms ?? null,
     created: delivery.created,
     from_position: delivery.from === null ? null : JSON.stringify(delivery.from),
     upto_position: delivery.upto === null ? null : JSON.stringify(delivery.upto),

@@ -106,17 +106,23 @@ export class SqliteWebhooks implements WebhookRepository {
    * events at about the same time, and each one's own transaction would wait for the writer's lock.
    */
   async succeeded(outcome: AttemptOutcome, next?: NewDelivery): Promise<void> {
-    return this.writes.run(() => this.success(outcome, next));
+    return this.writes.run(() => this.success([outcome], next));
   }
 
-  /** One success, inside a transaction: SUCCEEDED, the cursor moved, the next batch queued, old deliveries dropped. */
-  private success(outcome: AttemptOutcome, next: NewDelivery | undefined): void {
-    const { delivery } = outcome;
-    this.finish(outcome, 'SUCCEEDED', null);
+  async succeededRun(outcomes: readonly AttemptOutcome[], next?: NewDelivery): Promise<void> {
+    return this.writes.run(() => this.success(outcomes, next));
+  }
+
+  /** Successes, inside a transaction: SUCCEEDED, the cursor moved, the next batch queued, old deliveries dropped. */
+  private success(outcomes: readonly AttemptOutcome[], next: NewDelivery | undefined): void {
+    const { delivery } = outcomes[0]!;
+    const last = outcomes[outcomes.length - 1]!.delivery;
+    this.finish(outcomes[0]!, 'SUCCEEDED', null);
     let cleared = false;
-    if (delivery.from && delivery.upto) {
-      const moved = prepared(this.db, 'UPDATE webhooks SET cursor = ?, failing_since = NULL WHERE id = ? AND cursor = ?').run(JSON.stringify(delivery.upto), delivery.webhook_id, JSON.stringify(delivery.from));
+    if (delivery.from && last.upto) {
+      const moved = prepared(this.db, 'UPDATE webhooks SET cursor = ?, failing_since = NULL WHERE id = ? AND cursor = ?').run(JSON.stringify(last.upto), delivery.webhook_id, JSON.stringify(delivery.from));
       cleared = moved.changes === 1;
+      if (cleared) for (let i = 1; i < outcomes.length; i++) this.insertDelivery(outcomes[i]!.delivery, outcomes[i]);
       if (next && cleared) this.insertDelivery(next);
     }
     if (!cleared) prepared(this.db, 'UPDATE webhooks SET failing_since = NULL WHERE id = ?').run(delivery.webhook_id);
@@ -172,12 +178,13 @@ export class SqliteWebhooks implements WebhookRepository {
     return row && toWebhookRecord(row, this.box, key);
   }
 
-  private insertDelivery(delivery: NewDelivery): void {
+  /** A delivery queued, or (`done`) one already sent and answered 2xx. */
+  private insertDelivery(delivery: NewDelivery, done?: AttemptOutcome): void {
     prepared(
       this.db,
-      `INSERT INTO webhook_deliveries (id, webhook_id, customer_id, type, attempts, status, created, from_position, upto_position, payload)
-       VALUES (@id, @webhook_id, @customer_id, @type, 0, 'PENDING', @created, @from_position, @upto_position, @payload)`,
-    ).run(newDeliveryValues(delivery));
+      `INSERT INTO webhook_deliveries (id, webhook_id, customer_id, type, attempts, status, response_status, latency_ms, created, from_position, upto_position, payload)
+       VALUES (@id, @webhook_id, @customer_id, @type, @attempts, @status, @response_status, @latency_ms, @created, @from_position, @upto_position, @payload)`,
+    ).run(newDeliveryValues(delivery, done));
   }
 
   private finish(outcome: AttemptOutcome, status: string, nextAttempt: number | null): void {
