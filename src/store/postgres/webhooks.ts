@@ -2,7 +2,7 @@ import type { AuditEntry } from '../../domain/audit.js';
 import type { StreamPosition } from '../../domain/stream-cursor.js';
 import type { AttemptOutcome, AuditOf, NewDelivery, WebhookChange, WebhookDelivery, WebhookRecord, WebhookRepository } from '../ports/index.js';
 import type { WebhookSecretBox } from '../shared/sealing.js';
-import { KEPT_DELIVERIES, WEBHOOK_COLUMNS, newDeliveryValues, toDelivery, toWebhookRecord, toWebhookRow, type DeliveryRow, type WebhookRow } from '../shared/webhook-rows.js';
+import { DeliveryTrims, KEPT_DELIVERIES, WEBHOOK_COLUMNS, newDeliveryValues, toDelivery, toWebhookRecord, toWebhookRow, type DeliveryRow, type WebhookRow } from '../shared/webhook-rows.js';
 import { audited } from './audit.js';
 import type { Database, Queryable } from './pool.js';
 
@@ -10,6 +10,8 @@ const COLUMNS = WEBHOOK_COLUMNS.join(', ');
 
 /** The webhooks and webhook_deliveries tables (migration 0015). */
 export class PgWebhooks implements WebhookRepository {
+  private readonly trims = new DeliveryTrims();
+
   constructor(
     private readonly db: Database,
     private readonly box: WebhookSecretBox,
@@ -104,6 +106,7 @@ export class PgWebhooks implements WebhookRepository {
         if (next && moved.rowCount === 1) await insertDelivery(client, next);
       }
       await client.query('UPDATE webhooks SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL', [delivery.webhook_id]);
+      if (!this.trims.due(delivery.webhook_id, outcomes.length)) return;
       await client.query(
         `DELETE FROM webhook_deliveries WHERE webhook_id = $1 AND status <> 'PENDING' AND seq < (
            SELECT min(seq) FROM (SELECT seq FROM webhook_deliveries WHERE webhook_id = $1 AND status <> 'PENDING' ORDER BY seq DESC LIMIT $2) kept)`,

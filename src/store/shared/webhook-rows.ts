@@ -20,6 +20,25 @@ export const DELIVERY_COLUMNS = [
 
 /** Deliveries of a webhook kept beside the pending ones: the newest DELIVERIES_KEPT. */
 export const KEPT_DELIVERIES = DELIVERIES_KEPT;
+/** Deliveries finished per webhook between two trims: a trim reads the newest KEPT_DELIVERIES, far more than one success writes. */
+export const TRIM_EVERY = 64;
+
+/**
+ * When a webhook's finished deliveries are trimmed to the newest KEPT_DELIVERIES: once every
+ * TRIM_EVERY of them (counted in this process; a restart counts afresh), so a store holds at most
+ * KEPT_DELIVERIES + 2 x TRIM_EVERY of them, and the deliveries list shows the newest.
+ */
+export class DeliveryTrims {
+  private readonly finished = new Map<string, number>();
+
+  /** `count` deliveries of the webhook finished: whether to trim now. */
+  due(webhookId: string, count: number): boolean {
+    const finished = (this.finished.get(webhookId) ?? 0) + count;
+    const due = finished >= TRIM_EVERY;
+    this.finished.set(webhookId, due ? 0 : finished);
+    return due;
+  }
+}
 
 export interface WebhookRow {
   id: string;

@@ -2,7 +2,7 @@ import type { AuditEntry } from '../../domain/audit.js';
 import type { StreamPosition } from '../../domain/stream-cursor.js';
 import type { AttemptOutcome, AuditOf, NewDelivery, SignalBus, WebhookChange, WebhookDelivery, WebhookRecord, WebhookRepository } from '../ports/index.js';
 import type { WebhookSecretBox } from '../shared/sealing.js';
-import { KEPT_DELIVERIES, newDeliveryValues, toDelivery, toWebhookRecord, toWebhookRow, type DeliveryRow, type WebhookRow } from '../shared/webhook-rows.js';
+import { DeliveryTrims, KEPT_DELIVERIES, newDeliveryValues, toDelivery, toWebhookRecord, toWebhookRow, type DeliveryRow, type WebhookRow } from '../shared/webhook-rows.js';
 import { audited } from './audit.js';
 import { BetweenCommits } from './between-commits.js';
 import { prepared } from './statements.js';
@@ -11,6 +11,7 @@ import type { Db } from './open.js';
 /** The webhooks and webhook_deliveries tables (migration 0020). */
 export class SqliteWebhooks implements WebhookRepository {
   private readonly writes: BetweenCommits;
+  private readonly trims = new DeliveryTrims();
 
   constructor(
     private readonly db: Db,
@@ -113,7 +114,7 @@ export class SqliteWebhooks implements WebhookRepository {
     return this.writes.run(() => this.success(outcomes, next));
   }
 
-  /** Successes, inside a transaction: SUCCEEDED, the cursor moved, the next batch queued, old deliveries dropped. */
+  /** Successes, inside a transaction: SUCCEEDED, the cursor moved, the next batch queued, old deliveries dropped (DeliveryTrims). */
   private success(outcomes: readonly AttemptOutcome[], next: NewDelivery | undefined): void {
     const { delivery } = outcomes[0]!;
     const last = outcomes[outcomes.length - 1]!.delivery;
@@ -126,6 +127,7 @@ export class SqliteWebhooks implements WebhookRepository {
       if (next && cleared) this.insertDelivery(next);
     }
     if (!cleared) prepared(this.db, 'UPDATE webhooks SET failing_since = NULL WHERE id = ?').run(delivery.webhook_id);
+    if (!this.trims.due(delivery.webhook_id, outcomes.length)) return;
     prepared(
       this.db,
       `DELETE FROM webhook_deliveries WHERE webhook_id = ? AND status <> 'PENDING' AND seq < (
