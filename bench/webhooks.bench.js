@@ -7,6 +7,7 @@
 // delivery lag (receipt at the receiver minus the event's `created`) p99 under 1 s. The receivers
 // run in a child process of their own (bench/webhook-receiver.js), their CPU reported apart.
 import { fork, spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { api, percentile, report } from './lib.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, RUNS, cpuMs, dropDeployment, ingestRun, ingestSettings, newDeployment, startServe, summarize } from './stores-lib.js';
 
@@ -157,6 +158,23 @@ const cpu = { alone: [], three_webhooks: [], slow_webhook: [], floor: [] };
 const delivery = { rate: [], behindAtEnd: [], lagP99: [], drainMs: [], receiverCpu: [] };
 const floor = { receiverCpu: [], senderCpu: [] };
 
+/** CPU ms of each thread of a process so far, by thread id (the main thread's is the pid). */
+function threadsCpu(pid) {
+  const threads = new Map();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) threads.set(tid, cpuMs(`${pid}/task/${tid}`));
+  return threads;
+}
+
+/**
+ * Serve's CPU per thread over a run, per 1,000 events (stderr): the server's thread, then the
+ * others, busiest first (the ingest writer, the checkpointer, V8's and libuv's helpers).
+ */
+function threadsLine(config, pid, before, after, acked) {
+  const per1000 = (tid) => (((after.get(tid) ?? 0) - (before.get(tid) ?? 0)) / acked) * 1000;
+  const others = [...after.keys()].filter((tid) => tid !== String(pid)).map(per1000).filter((ms) => ms >= 0.05).sort((a, b) => b - a);
+  console.error(`${BENCH}: ${config}: serve's threads ms/1000 events: server ${per1000(String(pid)).toFixed(1)}, others ${others.map((ms) => ms.toFixed(1)).join(', ')}`);
+}
+
 /** One run of a configuration; its ingest events/s. */
 async function measure(config) {
   if (config === 'floor') return measureFloor();
@@ -164,22 +182,28 @@ async function measure(config) {
   let loadEnded = 0;
   let atLoadEnd = [];
   let receiverCpu = 0;
+  let threads;
   try {
     const figures = await ingestRun('sqlite', undefined, {
       ...settings,
       label: `sqlite ${config}`,
       serveArgs: ['--webhook-allow-loopback'],
-      before: receivers ? async (server) => (await subscribe(server, settings.customer, receivers.urls), (receiverCpu = receivers.cpuMs())) : undefined,
+      before: async (server) => {
+        if (receivers) await subscribe(server, settings.customer, receivers.urls), (receiverCpu = receivers.cpuMs());
+        threads = { pid: server.pid, before: threadsCpu(server.pid) };
+      },
       during: () => async () => {
         loadEnded = performance.now();
-        if (config !== 'three_webhooks') return undefined;
+        if (config !== 'three_webhooks') return void (threads.after = threadsCpu(threads.pid));
         atLoadEnd = await receivers.events();
         await quiet(receivers, 300, DRAIN_MS);
         receiverCpu = receivers.cpuMs() - receiverCpu;
+        threads.after = threadsCpu(threads.pid);
         return undefined;
       },
     });
     cpu[config].push(figures.serveCpuPer1000);
+    threadsLine(config, threads.pid, threads.before, threads.after, figures.acked);
     if (config === 'three_webhooks') {
       // Nothing behind: every acknowledged event at each receiver (DRAIN_MS at most after the load).
       await drained(receivers, figures.acked, DRAIN_MS);
