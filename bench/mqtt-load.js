@@ -186,6 +186,8 @@ process.once('message', async (config) => {
   // 'mark' (after 'start'): the acknowledgements so far and the PUBACK latencies since the last
   // mark, for a parent that measures phases of its own choosing (bench/backup.bench.js).
   process.on('message', (message) => {
+    // 'acked': the acknowledgements so far alone (bench/webhooks.bench.js's floor sender follows them).
+    if (message === 'acked') return process.send({ type: 'acked', acked: shared.acked });
     if (message !== 'mark') return;
     const since = shared.latencies.subarray(0, shared.latencyCount);
     process.send({ type: 'mark', acked: shared.acked, at: performance.now(), p50: percentile(since, 50), p99: percentile(since, 99), max: percentile(since, 100) });

@@ -213,7 +213,7 @@ function storedEvents(deployment) {
  * default this build's) started from the CLI, `gatewayCount` gateways publishing QoS 1 for
  * `seconds` after `warmupSeconds`; events/s stored (counted back), PUBACK p50/p99, CPU ms per
  * 1,000 events of serve and of PostgreSQL. `label` names the run on stderr (default: the kind).
- * `during(server)`, if given, starts work beside the load and returns what stops it (its result is `beside`).
+ * `during(server, generator)`, if given, starts work beside the load and returns what stops it (its result is `beside`).
  */
 export async function ingestRun(kind, pg, { bench, customer, gatewayCount, window, seconds, warmupSeconds, bin, label = kind, during, before, serveArgs = [] }) {
   const deployment = newDeployment(kind, pg, { prefix: 'ingest' });
@@ -231,7 +231,7 @@ export async function ingestRun(kind, pg, { bench, customer, gatewayCount, windo
     const pgCpu = cpuSnapshot(pgPids);
     generator.start();
     // Work beside the load (metrics-ingest: scraping /metrics): started with it, stopped after it.
-    const beside = during?.(server);
+    const beside = during?.(server, generator);
     const result = await next();
     const besideResult = await beside?.();
     const serveMs = cpuSince(serveCpu);
@@ -370,7 +370,15 @@ export function forkGenerator(target, gateways, { window, warmupSeconds, seconds
   const generator = fork(new URL('./mqtt-load.js', import.meta.url), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const messages = [];
   let waiting;
-  generator.on('message', (m) => (waiting ? (waiting(m), (waiting = undefined)) : messages.push(m)));
+  // acked(): asked beside next(); once the result came (the generator then leaves), its count.
+  const ackedAsked = [];
+  let final;
+  generator.on('message', (m) => {
+    if (m.type === 'result') (final = m.acked), ackedAsked.splice(0).forEach((resolve) => resolve(final));
+    if (m.type === 'acked') ackedAsked.shift()?.(m.acked);
+    else if (waiting) waiting(m), (waiting = undefined);
+    else messages.push(m);
+  });
   generator.send(config);
   const next = () => (messages.length ? Promise.resolve(messages.shift()) : new Promise((resolve) => (waiting = resolve)));
   return {
@@ -379,6 +387,8 @@ export function forkGenerator(target, gateways, { window, warmupSeconds, seconds
     start: () => generator.send('start'),
     /** After start(): acknowledgements so far and the PUBACK p50/p99/max since the previous mark. */
     mark: () => (generator.send('mark'), next()),
+    /** After start(): the acknowledgements so far, beside next() (nothing else reset). */
+    acked: () => (final !== undefined ? Promise.resolve(final) : new Promise((resolve) => (ackedAsked.push(resolve), generator.send('acked')))),
     kill: () => generator.kill(),
   };
 }

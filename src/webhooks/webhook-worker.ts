@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { operatorAuditEntry } from '../domain/audit.js';
 import { comparePositions, laterPosition, type StreamPosition } from '../domain/stream-cursor.js';
 import { retryDelay, type WebhookTimings } from '../domain/webhooks.js';
-import type { NewDelivery, Store, WebhookDelivery, WebhookRecord } from '../store/ports/index.js';
+import type { AttemptOutcome, NewDelivery, Store, WebhookDelivery, WebhookRecord } from '../store/ports/index.js';
 import { messageBody, nextBatch, signedHeaders, type SharedBatches } from './messages.js';
 import type { RecentEvents } from './recent-events.js';
 import type { WebhookSender } from './sender.js';
@@ -47,9 +47,11 @@ export class WebhookWorker {
   private wanted: StreamPosition | undefined;
   /** The batch queued with the last one's success, and its events as read: its first attempt sends them. */
   private prepared: { id: string; data: Buffer } | undefined;
-  /** The successes recorded so far, one after the other (each one's cursor update needs the one before), and how many are not committed yet. */
+  /** The successes recorded so far, one write after the other (each one's cursor update needs the one before), and how many are not committed yet. */
   private written: Promise<void> = Promise.resolve();
   private unwritten = 0;
+  /** The successes waiting for the write before theirs: written together, as one (a write per message cost more than the rest of its delivery). */
+  private waiting: { outcomes: AttemptOutcome[]; next: NewDelivery | undefined } | undefined;
   /** The webhook changed or has a message queued since it was read: the next batch waits for a fresh read. */
   private changed = false;
   readonly done: Promise<void>;
@@ -158,12 +160,25 @@ export class WebhookWorker {
     }
   }
 
-  /** Records a success after those before it, without waiting for it. */
-  private record(write: () => Promise<void>): void {
+  /**
+   * Records a success after those before it, without waiting for it: with the successes that
+   * wait for the same write before them, if any (each one's batch followed the one before).
+   */
+  private record(outcome: AttemptOutcome, next: NewDelivery | undefined): void {
     this.unwritten++;
-    const next = this.written.then(write);
-    this.written = next;
-    next.catch(() => undefined).finally(() => this.unwritten--);
+    if (this.waiting) {
+      this.waiting.outcomes.push(outcome);
+      this.waiting.next = next;
+      return;
+    }
+    const group = { outcomes: [outcome], next };
+    this.waiting = group;
+    // The group closes when the write before it settles; after a failed one it is not written (the step resumes from what is stored).
+    const write = this.written
+      .finally(() => this.waiting === group && (this.waiting = undefined))
+      .then(() => this.host.store.webhooks.succeededRun(group.outcomes, group.next));
+    this.written = write;
+    write.catch(() => undefined).finally(() => (this.unwritten -= group.outcomes.length));
   }
 
   /** Sends one message and records its outcome; after a batch's 2xx, the next batch (queued with its success) to send right away. */
@@ -177,7 +192,7 @@ export class WebhookWorker {
     if (result.status !== null && result.status >= 200 && result.status < 300) {
       // A failed read leaves the next batch to the next step.
       const next = await this.following(webhook, delivery, now).catch(() => undefined);
-      this.record(() => store.webhooks.succeeded(outcome, next));
+      this.record(outcome, next);
       return next && this.prepared?.id === next.id ? { delivery: next, data: this.prepared.data } : undefined;
     }
     // A failure is recorded on the delivery's row, which the success before it queued.

@@ -19,11 +19,11 @@ beforeAll(async () => {
   t = await startTestServer({ webhookAllowLoopback: true, webhooks: { retryBaseMs: 20, retryMaxMs: 40 } });
   receiver = await new WebhookReceiver().start();
   const webhooks = t.server.ctx.store.webhooks;
-  const succeeded = webhooks.succeeded.bind(webhooks);
+  const succeededRun = webhooks.succeededRun.bind(webhooks);
   const gate = new Promise<void>((resolve) => (release = resolve));
-  webhooks.succeeded = async (outcome: AttemptOutcome, next?: NewDelivery) => {
+  webhooks.succeededRun = async (outcomes: readonly AttemptOutcome[], next?: NewDelivery) => {
     if (held++ === 0) await gate;
-    return succeeded(outcome, next);
+    return succeededRun(outcomes, next);
   };
 });
 afterAll(async () => {

@@ -89,6 +89,13 @@ export interface WebhookRepository {
    * in the same transaction when the cursor moved (no replay meanwhile): one write per message.
    */
   succeeded(outcome: AttemptOutcome, next?: NewDelivery): Promise<void>;
+  /**
+   * Successes one after the other, written as one: `outcomes[0]` is of a stored delivery, each
+   * later one of the batch that followed the one before it, sent before that success was written
+   * (stored now, SUCCEEDED). The cursor moves from the first's `from` to the last's `upto` and
+   * `next` is queued as succeeded() does; a replay meanwhile records the first alone.
+   */
+  succeededRun(outcomes: readonly AttemptOutcome[], next?: NewDelivery): Promise<void>;
   /** A failure to retry at `nextAttempt`; failing_since set when not yet. */
   failed(outcome: AttemptOutcome, nextAttempt: number): Promise<void>;
   /** A failure that disables the webhook (410, or failing too long): the delivery FAILED, the webhook disabled with `reason`. */

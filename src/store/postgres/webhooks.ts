@@ -2,7 +2,7 @@ import type { AuditEntry } from '../../domain/audit.js';
 import type { StreamPosition } from '../../domain/stream-cursor.js';
 import type { AttemptOutcome, AuditOf, NewDelivery, WebhookChange, WebhookDelivery, WebhookRecord, WebhookRepository } from '../ports/index.js';
 import type { WebhookSecretBox } from '../shared/sealing.js';
-import { KEPT_DELIVERIES, WEBHOOK_COLUMNS, newDeliveryValues, toDelivery, toWebhookRecord, toWebhookRow, type DeliveryRow, type WebhookRow } from '../shared/webhook-rows.js';
+import { DeliveryTrims, KEPT_DELIVERIES, WEBHOOK_COLUMNS, newDeliveryValues, toDelivery, toWebhookRecord, toWebhookRow, type DeliveryRow, type WebhookRow } from '../shared/webhook-rows.js';
 import { audited } from './audit.js';
 import type { Database, Queryable } from './pool.js';
 
@@ -10,6 +10,8 @@ const COLUMNS = WEBHOOK_COLUMNS.join(', ');
 
 /** The webhooks and webhook_deliveries tables (migration 0015). */
 export class PgWebhooks implements WebhookRepository {
+  private readonly trims = new DeliveryTrims();
+
   constructor(
     private readonly db: Database,
     private readonly box: WebhookSecretBox,
@@ -89,15 +91,22 @@ export class PgWebhooks implements WebhookRepository {
   }
 
   async succeeded(outcome: AttemptOutcome, next?: NewDelivery): Promise<void> {
-    const { delivery } = outcome;
+    return this.succeededRun([outcome], next);
+  }
+
+  async succeededRun(outcomes: readonly AttemptOutcome[], next?: NewDelivery): Promise<void> {
+    const { delivery } = outcomes[0]!;
+    const last = outcomes[outcomes.length - 1]!.delivery;
     await this.db.transaction(async (client) => {
       await lockWebhook(client, delivery.webhook_id);
-      await finish(client, outcome, 'SUCCEEDED', null);
-      if (delivery.from && delivery.upto) {
-        const moved = await client.query('UPDATE webhooks SET cursor = $1 WHERE id = $2 AND cursor = $3', [JSON.stringify(delivery.upto), delivery.webhook_id, JSON.stringify(delivery.from)]);
+      await finish(client, outcomes[0]!, 'SUCCEEDED', null);
+      if (delivery.from && last.upto) {
+        const moved = await client.query('UPDATE webhooks SET cursor = $1 WHERE id = $2 AND cursor = $3', [JSON.stringify(last.upto), delivery.webhook_id, JSON.stringify(delivery.from)]);
+        if (moved.rowCount === 1) for (const done of outcomes.slice(1)) await insertDelivery(client, done.delivery, done);
         if (next && moved.rowCount === 1) await insertDelivery(client, next);
       }
       await client.query('UPDATE webhooks SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL', [delivery.webhook_id]);
+      if (!this.trims.due(delivery.webhook_id, outcomes.length)) return;
       await client.query(
         `DELETE FROM webhook_deliveries WHERE webhook_id = $1 AND status <> 'PENDING' AND seq < (
            SELECT min(seq) FROM (SELECT seq FROM webhook_deliveries WHERE webhook_id = $1 AND status <> 'PENDING' ORDER BY seq DESC LIMIT $2) kept)`,
@@ -162,12 +171,13 @@ function lockWebhook(client: Queryable, webhookId: string) {
   return client.query('SELECT 1 FROM webhooks WHERE id = $1 FOR UPDATE', [webhookId]);
 }
 
-function insertDelivery(client: Queryable, delivery: NewDelivery) {
-  const v = newDeliveryValues(delivery);
+/** A delivery queued, or (`done`) one already sent and answered 2xx. */
+function insertDelivery(client: Queryable, delivery: NewDelivery, done?: AttemptOutcome) {
+  const v = newDeliveryValues(delivery, done);
   return client.query(
-    `INSERT INTO webhook_deliveries (id, webhook_id, customer_id, type, attempts, status, created, from_position, upto_position, payload)
-     VALUES ($1, $2, $3, $4, 0, 'PENDING', $5, $6, $7, $8)`,
-    [v.id, v.webhook_id, v.customer_id, v.type, v.created, v.from_position, v.upto_position, v.payload],
+    `INSERT INTO webhook_deliveries (id, webhook_id, customer_id, type, attempts, status, response_status, latency_ms, created, from_position, upto_position, payload)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+    [v.id, v.webhook_id, v.customer_id, v.type, v.attempts, v.status, v.response_status, v.latency_ms, v.created, v.from_position, v.upto_position, v.payload],
   );
 }
 

@@ -1,6 +1,6 @@
 import type { StreamPosition } from '../../domain/stream-cursor.js';
 import { DELIVERIES_KEPT } from '../../domain/webhooks.js';
-import type { DeliveryStatus, NewDelivery, WebhookDelivery, WebhookRecord } from '../ports/index.js';
+import type { AttemptOutcome, DeliveryStatus, NewDelivery, WebhookDelivery, WebhookRecord } from '../ports/index.js';
 import type { WebhookSecretBox } from './sealing.js';
 
 /**
@@ -20,6 +20,25 @@ export const DELIVERY_COLUMNS = [
 
 /** Deliveries of a webhook kept beside the pending ones: the newest DELIVERIES_KEPT. */
 export const KEPT_DELIVERIES = DELIVERIES_KEPT;
+/** Deliveries finished per webhook between two trims: a trim reads the newest KEPT_DELIVERIES, far more than one success writes. */
+export const TRIM_EVERY = 64;
+
+/**
+ * When a webhook's finished deliveries are trimmed to the newest KEPT_DELIVERIES: once every
+ * TRIM_EVERY of them (counted in this process; a restart counts afresh), so a store holds at most
+ * KEPT_DELIVERIES + 2 x TRIM_EVERY of them, and the deliveries list shows the newest.
+ */
+export class DeliveryTrims {
+  private readonly finished = new Map<string, number>();
+
+  /** `count` deliveries of the webhook finished: whether to trim now. */
+  due(webhookId: string, count: number): boolean {
+    const finished = (this.finished.get(webhookId) ?? 0) + count;
+    const due = finished >= TRIM_EVERY;
+    this.finished.set(webhookId, due ? 0 : finished);
+    return due;
+  }
+}
 
 export interface WebhookRow {
   id: string;
@@ -107,13 +126,17 @@ export function toDelivery(row: DeliveryRow): WebhookDelivery {
   };
 }
 
-/** The values of a new delivery's row, PENDING with no attempt yet. */
-export function newDeliveryValues(delivery: NewDelivery) {
+/** The values of a new delivery's row: PENDING with no attempt yet, or (`done`) SUCCEEDED at its first. */
+export function newDeliveryValues(delivery: NewDelivery, done?: AttemptOutcome) {
   return {
     id: delivery.id,
     webhook_id: delivery.webhook_id,
     customer_id: delivery.customer_id,
     type: delivery.type,
+    attempts: done ? 1 : 0,
+    status: done ? 'SUCCEEDED' : 'PENDING',
+    response_status: done?.response_status ?? null,
+    latency_ms: done?.latency_ms ?? null,
     created: delivery.created,
     from_position: delivery.from === null ? null : JSON.stringify(delivery.from),
     upto_position: delivery.upto === null ? null : JSON.stringify(delivery.upto),

@@ -2,7 +2,7 @@ import type { AuditEntry } from '../../domain/audit.js';
 import type { StreamPosition } from '../../domain/stream-cursor.js';
 import type { AttemptOutcome, AuditOf, NewDelivery, SignalBus, WebhookChange, WebhookDelivery, WebhookRecord, WebhookRepository } from '../ports/index.js';
 import type { WebhookSecretBox } from '../shared/sealing.js';
-import { KEPT_DELIVERIES, newDeliveryValues, toDelivery, toWebhookRecord, toWebhookRow, type DeliveryRow, type WebhookRow } from '../shared/webhook-rows.js';
+import { DeliveryTrims, KEPT_DELIVERIES, newDeliveryValues, toDelivery, toWebhookRecord, toWebhookRow, type DeliveryRow, type WebhookRow } from '../shared/webhook-rows.js';
 import { audited } from './audit.js';
 import { BetweenCommits } from './between-commits.js';
 import { prepared } from './statements.js';
@@ -11,6 +11,7 @@ import type { Db } from './open.js';
 /** The webhooks and webhook_deliveries tables (migration 0020). */
 export class SqliteWebhooks implements WebhookRepository {
   private readonly writes: BetweenCommits;
+  private readonly trims = new DeliveryTrims();
 
   constructor(
     private readonly db: Db,
@@ -106,20 +107,27 @@ export class SqliteWebhooks implements WebhookRepository {
    * events at about the same time, and each one's own transaction would wait for the writer's lock.
    */
   async succeeded(outcome: AttemptOutcome, next?: NewDelivery): Promise<void> {
-    return this.writes.run(() => this.success(outcome, next));
+    return this.writes.run(() => this.success([outcome], next));
   }
 
-  /** One success, inside a transaction: SUCCEEDED, the cursor moved, the next batch queued, old deliveries dropped. */
-  private success(outcome: AttemptOutcome, next: NewDelivery | undefined): void {
-    const { delivery } = outcome;
-    this.finish(outcome, 'SUCCEEDED', null);
+  async succeededRun(outcomes: readonly AttemptOutcome[], next?: NewDelivery): Promise<void> {
+    return this.writes.run(() => this.success(outcomes, next));
+  }
+
+  /** Successes, inside a transaction: SUCCEEDED, the cursor moved, the next batch queued, old deliveries dropped (DeliveryTrims). */
+  private success(outcomes: readonly AttemptOutcome[], next: NewDelivery | undefined): void {
+    const { delivery } = outcomes[0]!;
+    const last = outcomes[outcomes.length - 1]!.delivery;
+    this.finish(outcomes[0]!, 'SUCCEEDED', null);
     let cleared = false;
-    if (delivery.from && delivery.upto) {
-      const moved = prepared(this.db, 'UPDATE webhooks SET cursor = ?, failing_since = NULL WHERE id = ? AND cursor = ?').run(JSON.stringify(delivery.upto), delivery.webhook_id, JSON.stringify(delivery.from));
+    if (delivery.from && last.upto) {
+      const moved = prepared(this.db, 'UPDATE webhooks SET cursor = ?, failing_since = NULL WHERE id = ? AND cursor = ?').run(JSON.stringify(last.upto), delivery.webhook_id, JSON.stringify(delivery.from));
       cleared = moved.changes === 1;
+      if (cleared) for (let i = 1; i < outcomes.length; i++) this.insertDelivery(outcomes[i]!.delivery, outcomes[i]);
       if (next && cleared) this.insertDelivery(next);
     }
     if (!cleared) prepared(this.db, 'UPDATE webhooks SET failing_since = NULL WHERE id = ?').run(delivery.webhook_id);
+    if (!this.trims.due(delivery.webhook_id, outcomes.length)) return;
     prepared(
       this.db,
       `DELETE FROM webhook_deliveries WHERE webhook_id = ? AND status <> 'PENDING' AND seq < (
@@ -172,12 +180,13 @@ export class SqliteWebhooks implements WebhookRepository {
     return row && toWebhookRecord(row, this.box, key);
   }
 
-  private insertDelivery(delivery: NewDelivery): void {
+  /** A delivery queued, or (`done`) one already sent and answered 2xx. */
+  private insertDelivery(delivery: NewDelivery, done?: AttemptOutcome): void {
     prepared(
       this.db,
-      `INSERT INTO webhook_deliveries (id, webhook_id, customer_id, type, attempts, status, created, from_position, upto_position, payload)
-       VALUES (@id, @webhook_id, @customer_id, @type, 0, 'PENDING', @created, @from_position, @upto_position, @payload)`,
-    ).run(newDeliveryValues(delivery));
+      `INSERT INTO webhook_deliveries (id, webhook_id, customer_id, type, attempts, status, response_status, latency_ms, created, from_position, upto_position, payload)
+       VALUES (@id, @webhook_id, @customer_id, @type, @attempts, @status, @response_status, @latency_ms, @created, @from_position, @upto_position, @payload)`,
+    ).run(newDeliveryValues(delivery, done));
   }
 
   private finish(outcome: AttemptOutcome, status: string, nextAttempt: number | null): void {
