@@ -144,12 +144,28 @@ export function runCommandWrite(db: Db, write: CommandWrite, told: Set<string>, 
   }
 }
 
+/** The connections whose temporary files are in memory (journalInMemory). */
+const inMemory = new WeakSet<Db>();
+
+/**
+ * Each write's savepoint copies every page it changes to a sub-journal, which SQLite moves to a
+ * temporary file past 64 KiB: a creation of 50 commands changes 50 pages of the per-gateway index
+ * alone, and the group then wrote and read that file. In memory it costs the copy only (bounded by
+ * the pages of one group). Set once per connection, outside a transaction (SQLite refuses it inside).
+ */
+function journalInMemory(db: Db): void {
+  if (inMemory.has(db) || db.inTransaction) return;
+  db.pragma('temp_store = MEMORY');
+  inMemory.add(db);
+}
+
 /**
  * The writes that queued while the last ones ran, in one transaction (a group commit): each in a
  * savepoint of its own (better-sqlite3 nests transactions so), so that one that fails leaves the
  * others. One lock taken instead of one per write: the ingest writer waits the less.
  */
 export function runCommandWrites(db: Db, writes: CommandWrite[]): CommandWritesDone {
+  journalInMemory(db);
   return db
     .transaction((): CommandWritesDone => {
       const told = new Set<string>();
