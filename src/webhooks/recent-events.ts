@@ -4,7 +4,8 @@ import type { CommittedEvent, EventLogRead, EventLogRepository } from '../store/
 import { commitBytes, committedEventsOf, type CommitBytes } from '../store/shared/committed-events.js';
 
 /**
- * Events kept per customer (their JSON, some 8 MB): forty batches, so that webhooks some seconds
+ * Events kept per customer (their JSON, some 8 MB, and as much again in the UTF-8 bytes of the
+ * commits handed over): forty batches, so that webhooks some seconds
  * apart share the reads, and one that is caught up finds the events handed over in memory.
  */
 export const KEPT = 20_000;
