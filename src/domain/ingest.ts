@@ -57,7 +57,7 @@ export interface BatchResult {
  * position `[seq]`, its JSON as GET /{c}/events lists it): SQLite's writer thread hands them to the
  * server's thread, so that readers following the commit order there (the webhooks) need not read
  * them back. No other event lies after `after` up to `through`. Packed (store/shared/committed-events.ts):
- * event i's JSON is `json` from `ends[i - 1]` (0 for the first) to `ends[i]`, its customer and
+ * event i's JSON is `json` from `ends[i - 1] + 1` (after the comma; 0 for the first) to `ends[i]`, its customer and
  * gateway indexes into `names` (-1: none).
  */
 export interface CommittedEvents {

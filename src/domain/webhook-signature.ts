@@ -19,16 +19,20 @@ function secretKey(secret: string): Buffer {
   return Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64');
 }
 
-/** One `v1,<base64>` signature of a message (a string body is signed as its UTF-8 bytes). */
-export function signWebhookMessage(secret: string, messageId: string, timestampSeconds: number, body: string | Buffer): string {
-  const mac = createHmac('sha256', secretKey(secret)).update(`${messageId}.${timestampSeconds}.`).update(body).digest('base64');
-  return `v1,${mac}`;
+/** A message's body: text (signed as its UTF-8 bytes), bytes, or bytes in pieces sent one after the other. */
+export type WebhookBody = string | Buffer | readonly Buffer[];
+
+/** One `v1,<base64>` signature of a message. */
+export function signWebhookMessage(secret: string, messageId: string, timestampSeconds: number, body: WebhookBody): string {
+  const mac = createHmac('sha256', secretKey(secret)).update(`${messageId}.${timestampSeconds}.`);
+  for (const piece of typeof body === 'string' || Buffer.isBuffer(body) ? [body] : body) mac.update(piece);
+  return `v1,${mac.digest('base64')}`;
 }
 
 /**
  * The `webhook-signature` header: one signature per secret, separated by spaces (during a
  * rotation both the new and the previous secret sign, so a receiver holding either verifies).
  */
-export function webhookSignatureHeader(secrets: readonly string[], messageId: string, timestampSeconds: number, body: string | Buffer): string {
+export function webhookSignatureHeader(secrets: readonly string[], messageId: string, timestampSeconds: number, body: WebhookBody): string {
   return secrets.map((secret) => signWebhookMessage(secret, messageId, timestampSeconds, body)).join(' ');
 }

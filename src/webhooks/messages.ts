@@ -13,27 +13,30 @@ type EventReader = Pick<EventLogRepository, 'after'>;
  */
 
 /**
- * The webhook type of a stored event (`scan` -> `event.scan`), read off its JSON text without
- * parsing it: the first `"type":"` is the key (inside a string value the quotes are escaped, and
- * `gateway_type` has no quote before `type`).
+ * Whether a stored event is of a type the webhook takes, read off its JSON text without parsing
+ * it or making a string: the first `"type":"` is the key (inside a string value the quotes are
+ * escaped, and `gateway_type` has no quote before `type`); an event without one is a scan.
  */
-function typeOf(event: CommittedEvent): string {
+function taken(event: CommittedEvent, wanted: Set<string>): boolean {
   const at = event.json.indexOf('"type":"');
-  if (at === -1) return 'event.scan';
-  const start = at + 8;
-  return `event.${event.json.slice(start, event.json.indexOf('"', start))}`;
+  if (at === -1) return wanted.has('event.scan');
+  for (const type of wanted) if (event.json.startsWith(TYPE_TEXT.get(type) ?? `${type.slice(6)}"`, at + 8)) return true;
+  return false;
 }
+
+/** The text after `"type":"` of each webhook event type (`event.scan`: `scan"`). */
+const TYPE_TEXT = new Map(['event.scan', 'event.telemetry'].map((type) => [type, `${type.slice(6)}"`]));
 
 /** The event types of `event_types` (`event.scan`, `event.telemetry`) a webhook takes. */
 function wantedEvents(webhook: WebhookRecord): Set<string> {
   return new Set(webhook.event_types.filter((type) => type.startsWith('event.')));
 }
 
-/** A batch as built from the events after a position: its last event, where its reading began, its `data` (UTF-8 JSON). */
+/** A batch as built from the events after a position: its last event, where its reading began, its `data` (UTF-8 JSON, in pieces). */
 interface BuiltBatch {
   upto: StreamPosition;
   scanned: StreamPosition;
-  data: Buffer;
+  data: Buffer[];
 }
 
 /** Batches kept for the webhooks that reach the same position next (a few per customer and type set). */
@@ -74,7 +77,7 @@ export async function nextBatch(
   scanned: StreamPosition,
   now: number,
   shared?: SharedBatches,
-): Promise<{ delivery: NewDelivery | undefined; scanned: StreamPosition; data?: Buffer }> {
+): Promise<{ delivery: NewDelivery | undefined; scanned: StreamPosition; data?: Buffer[] }> {
   const wanted = wantedEvents(webhook);
   let position = laterPosition(scanned, webhook.cursor);
   if (wanted.size === 0) return { delivery: undefined, scanned: position };
@@ -94,9 +97,9 @@ export async function nextBatch(
 async function readBatch(log: EventReader, customerId: string, wanted: Set<string>, position: StreamPosition): Promise<BuiltBatch | { scanned: StreamPosition }> {
   for (;;) {
     const read = await log.after(customerId, position, EVENTS_PER_MESSAGE);
-    const taken = read.events.filter((event) => wanted.has(typeOf(event)));
-    const last = taken[taken.length - 1];
-    if (last) return { upto: last.position, scanned: position, data: Buffer.from(`[${taken.map((event) => event.json).join(',')}]`) };
+    const events = read.events.filter((event) => taken(event, wanted));
+    const last = events[events.length - 1];
+    if (last) return { upto: last.position, scanned: position, data: jsonArray(events) };
     position = laterPosition(position, read.reached);
     if (!read.more) return { scanned: position };
   }
@@ -112,7 +115,7 @@ async function batchData(log: EventReader, webhook: WebhookRecord, delivery: Web
     const read = await log.after(delivery.customer_id, position, EVENTS_PER_MESSAGE);
     for (const event of read.events) {
       if (comparePositions(event.position, upto) > 0) break;
-      if (wanted.has(typeOf(event))) items.push(event.json);
+      if (taken(event, wanted)) items.push(event.json);
     }
     const reached = read.events.length > 0 ? read.events[read.events.length - 1]!.position : read.reached;
     if (comparePositions(reached, position) <= 0) break;
@@ -122,20 +125,55 @@ async function batchData(log: EventReader, webhook: WebhookRecord, delivery: Web
   return `[${items.join(',')}]`;
 }
 
+const OPEN = Buffer.from('[');
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from(']');
 const BODY_END = Buffer.from('}');
 
 /**
- * The message's body, UTF-8: `{ type, timestamp, data }` (Standard Webhooks), `timestamp` when
- * the delivery was made. A batch's events are read again from the log unless `data` has them.
+ * The events as a JSON array in UTF-8 pieces: each run of events handed over by one commit is
+ * one slice of its bytes (they lie there one after the other, separated by commas); the events
+ * read from the store are joined and encoded.
  */
-export async function messageBody(log: EventReader, webhook: WebhookRecord, delivery: WebhookDelivery, data?: Buffer): Promise<Buffer> {
-  data ??= Buffer.from(delivery.from && delivery.upto ? await batchData(log, webhook, delivery) : (delivery.payload ?? 'null'));
+function jsonArray(events: readonly CommittedEvent[]): Buffer[] {
+  const runs: Buffer[] = [];
+  let texts: string[] = [];
+  const encodeTexts = () => {
+    if (texts.length > 0) runs.push(Buffer.from(texts.join(',')));
+    texts = [];
+  };
+  for (let i = 0; i < events.length; ) {
+    const first = events[i]!;
+    if (first.utf8 === undefined) {
+      texts.push(first.json);
+      i++;
+      continue;
+    }
+    encodeTexts();
+    let end = first.end!;
+    for (i++; i < events.length && events[i]!.utf8 === first.utf8 && events[i]!.start === end + 1; i++) end = events[i]!.end!;
+    runs.push(first.utf8.subarray(first.start, end));
+  }
+  encodeTexts();
+  const pieces: Buffer[] = [OPEN];
+  for (const run of runs) pieces.push(...(pieces.length > 1 ? [COMMA, run] : [run]));
+  pieces.push(CLOSE);
+  return pieces;
+}
+
+/**
+ * The message's body, UTF-8 in pieces: `{ type, timestamp, data }` (Standard Webhooks),
+ * `timestamp` when the delivery was made. A batch's events are read again from the log unless
+ * `data` has them.
+ */
+export async function messageBody(log: EventReader, webhook: WebhookRecord, delivery: WebhookDelivery, data?: Buffer[]): Promise<Buffer[]> {
+  data ??= [Buffer.from(delivery.from && delivery.upto ? await batchData(log, webhook, delivery) : (delivery.payload ?? 'null'))];
   const start = `{"type":${JSON.stringify(delivery.type)},"timestamp":${JSON.stringify(new Date(delivery.created).toISOString())},"data":`;
-  return Buffer.concat([Buffer.from(start), data, BODY_END]);
+  return [Buffer.from(start), ...data, BODY_END];
 }
 
 /** The Standard Webhooks headers of one attempt: its id, the time of the attempt, and a signature per secret in force. */
-export function signedHeaders(webhook: WebhookRecord, delivery: WebhookDelivery, body: Buffer, now: number): Record<string, string> {
+export function signedHeaders(webhook: WebhookRecord, delivery: WebhookDelivery, body: readonly Buffer[], now: number): Record<string, string> {
   const timestamp = Math.floor(now / 1000);
   const secrets = [webhook.secret];
   if (webhook.previous_secret !== null && webhook.previous_until !== null && now < webhook.previous_until) secrets.push(webhook.previous_secret);

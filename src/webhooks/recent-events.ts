@@ -1,10 +1,11 @@
 import type { CommittedEvents } from '../domain/ingest.js';
 import { comparePositions, type StreamPosition } from '../domain/stream-cursor.js';
 import type { CommittedEvent, EventLogRead, EventLogRepository } from '../store/ports/index.js';
-import { committedEventsOf } from '../store/shared/committed-events.js';
+import { commitBytes, committedEventsOf, type CommitBytes } from '../store/shared/committed-events.js';
 
 /**
- * Events kept per customer (their JSON, some 8 MB): forty batches, so that webhooks some seconds
+ * Events kept per customer (their JSON, some 8 MB, and as much again in the UTF-8 bytes of the
+ * commits handed over): forty batches, so that webhooks some seconds
  * apart share the reads, and one that is caught up finds the events handed over in memory.
  */
 export const KEPT = 20_000;
@@ -62,11 +63,12 @@ export class RecentEvents {
    * again with them. Customers without a window (no webhook reads them) are passed over.
    */
   committed(batch: CommittedEvents): void {
+    let bytes: CommitBytes | undefined;
     for (const [customerId, window] of this.windows) {
       if (comparePositions(window.reached, batch.through) >= 0) continue;
       const gap = comparePositions(window.reached, batch.after) < 0;
       const since = gap ? batch.after : window.reached;
-      const events: CommittedEvent[] = committedEventsOf(batch, customerId, since[0]!);
+      const events: CommittedEvent[] = committedEventsOf(batch, customerId, since[0]!, (bytes ??= commitBytes(batch)));
       const kept: Window = gap ? { from: batch.after, events, reached: batch.through, stale: window.stale } : window;
       if (gap) this.windows.set(customerId, kept);
       else {

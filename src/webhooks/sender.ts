@@ -1,6 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions, type LookupOneOptions } from 'node:dns';
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { WebhookBody } from '../domain/webhook-signature.js';
 import { RESPONSE_BODY_CAP, checkWebhookUrl, refusedAddress, type CheckedUrl } from '../domain/webhooks.js';
 
 /** How one POST to a receiver ended: its status, or why there was none, and how long it took. */
@@ -51,8 +52,8 @@ export class WebhookSender {
     this.https = new HttpsAgent({ keepAlive: true, lookup } as ConstructorParameters<typeof HttpsAgent>[0]);
   }
 
-  /** POSTs the body; a 3xx is an answer like any other (not followed). Never throws. */
-  send(url: string, headers: Record<string, string>, body: string | Buffer, signal?: AbortSignal): Promise<SendResult> {
+  /** POSTs the body (pieces written one after the other); a 3xx is an answer like any other (not followed). Never throws. */
+  send(url: string, headers: Record<string, string>, body: WebhookBody, signal?: AbortSignal): Promise<SendResult> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     const checked = this.check(url);
@@ -67,12 +68,14 @@ export class WebhookSender {
         signal?.removeEventListener('abort', abort);
         resolve(result);
       };
-      const payload = typeof body === 'string' ? Buffer.from(body) : body;
+      const pieces = typeof body === 'string' ? [Buffer.from(body)] : Buffer.isBuffer(body) ? [body] : body;
+      let length = 0;
+      for (const piece of pieces) length += piece.length;
       const request = (https ? httpsRequest : httpRequest)(checked.url, {
         method: 'POST',
         agent: https ? this.https : this.http,
         lookup: guardedLookup(this.options.allowLoopback),
-        headers: { ...headers, 'content-type': 'application/json', 'content-length': String(payload.length), 'user-agent': 'scanhub-webhooks' },
+        headers: { ...headers, 'content-type': 'application/json', 'content-length': String(length), 'user-agent': 'scanhub-webhooks' },
       });
       const deadline = setTimeout(() => {
         request.destroy();
@@ -85,7 +88,9 @@ export class WebhookSender {
       signal?.addEventListener('abort', abort, { once: true });
       request.on('error', (error) => settle({ status: null, latencyMs: elapsed(), error: error.message }));
       request.on('response', (response: IncomingMessage) => readCapped(response, () => settle({ status: response.statusCode ?? null, latencyMs: elapsed() })));
-      request.end(payload);
+      // Written before the connection is there, the pieces go out together (one writev).
+      for (const piece of pieces) request.write(piece);
+      request.end();
     });
   }
 

@@ -46,7 +46,7 @@ export class WebhookWorker {
   /** A position commits were announced up to that reads must reach. */
   private wanted: StreamPosition | undefined;
   /** The batch queued with the last one's success, and its events as read: its first attempt sends them. */
-  private prepared: { id: string; data: Buffer } | undefined;
+  private prepared: { id: string; data: Buffer[] } | undefined;
   /** The successes recorded so far, one write after the other (each one's cursor update needs the one before), and how many are not committed yet. */
   private written: Promise<void> = Promise.resolve();
   private unwritten = 0;
@@ -116,7 +116,7 @@ export class WebhookWorker {
       return 0;
     }
     let delivery = await store.webhooks.head(webhook.id);
-    let data: Buffer | undefined;
+    let data: Buffer[] | undefined;
     if (delivery && delivery.id === this.prepared?.id) data = this.prepared.data;
     this.prepared = undefined;
     if (!delivery) {
@@ -182,7 +182,7 @@ export class WebhookWorker {
   }
 
   /** Sends one message and records its outcome; after a batch's 2xx, the next batch (queued with its success) to send right away. */
-  private async send(webhook: WebhookRecord, delivery: WebhookDelivery, data?: Buffer): Promise<{ delivery: NewDelivery; data: Buffer } | undefined> {
+  private async send(webhook: WebhookRecord, delivery: WebhookDelivery, data?: Buffer[]): Promise<{ delivery: NewDelivery; data: Buffer[] } | undefined> {
     const { store, sender, clock, timings } = this.host;
     const body = await messageBody(this.host.events, webhook, delivery, data);
     const result = await sender.send(webhook.url, signedHeaders(webhook, delivery, body, clock()), body, this.abort.signal);

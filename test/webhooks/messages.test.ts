@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StreamPosition } from '../../src/domain/stream-cursor.js';
 import type { CommittedEvent, EventLogRead, WebhookDelivery, WebhookRecord } from '../../src/store/ports/index.js';
+import { CommittedPacker, committedEventsOf } from '../../src/store/shared/committed-events.js';
 import { SharedBatches, messageBody, nextBatch } from '../../src/webhooks/messages.js';
 
 /** 1,200 events, every third one telemetry; counts the reads. */
@@ -40,7 +41,7 @@ describe('nextBatch with SharedBatches', () => {
     // Each webhook's own delivery: its id, its webhook.
     expect(new Set(batches.map((b) => b.delivery!.id)).size).toBe(3);
     expect(batches.map((b) => b.delivery!.webhook_id)).toEqual(['a', 'b', 'c']);
-    expect(JSON.parse(batches[0]!.data!.toString('utf8'))).toEqual(events.slice(0, 500).map((e) => JSON.parse(e.json)));
+    expect(JSON.parse(Buffer.concat(batches[0]!.data!).toString('utf8'))).toEqual(events.slice(0, 500).map((e) => JSON.parse(e.json)));
   });
 
   it('reads its own batch for other event types or another position', async () => {
@@ -51,7 +52,7 @@ describe('nextBatch with SharedBatches', () => {
     const later = await nextBatch(log, webhook('c', ['event.scan', 'event.telemetry'], [500]), [500], 1, shared);
     expect(reads).toBe(3);
     expect(scans.delivery?.upto).toEqual([500]);
-    expect((JSON.parse(scans.data!.toString('utf8')) as { type: string }[]).every((e) => e.type === 'scan')).toBe(true);
+    expect((JSON.parse(Buffer.concat(scans.data!).toString('utf8')) as { type: string }[]).every((e) => e.type === 'scan')).toBe(true);
     expect(later.delivery?.upto).toEqual([1_000]);
     expect(both.data).not.toBe(later.data);
   });
@@ -61,7 +62,34 @@ it('messageBody: the message JSON around the batch, as UTF-8 bytes', async () =>
   const batch = await nextBatch(log, webhook('a', ['event.scan'], [1_197]), [1_197], 0);
   const delivery = { ...batch.delivery!, attempts: 0, status: 'PENDING', response_status: null, latency_ms: null, next_attempt: null } as WebhookDelivery;
   const body = await messageBody(log, webhook('a', ['event.scan'], [1_197]), delivery, batch.data);
-  expect(JSON.parse(body.toString('utf8'))).toEqual({ type: 'event.batch', timestamp: '1970-01-01T00:00:00.000Z', data: [{ id: 'e1198', type: 'scan', scan_code: 'é' }, { id: 'e1199', type: 'scan', scan_code: 'é' }] });
+  expect(JSON.parse(Buffer.concat(body).toString('utf8'))).toEqual({ type: 'event.batch', timestamp: '1970-01-01T00:00:00.000Z', data: [{ id: 'e1198', type: 'scan', scan_code: 'é' }, { id: 'e1199', type: 'scan', scan_code: 'é' }] });
   // Read again from the log (a retry): the same bytes.
-  expect(await messageBody(log, webhook('a', ['event.scan'], [1_197]), delivery)).toEqual(body);
+  expect(Buffer.concat(await messageBody(log, webhook('a', ['event.scan'], [1_197]), delivery))).toEqual(Buffer.concat(body));
+});
+
+it('a batch of events handed over by commits is slices of their bytes, one per run of a commit, between events read from the store', async () => {
+  const packer = new CommittedPacker();
+  const commit = [
+    ['c', 3, '{"id":"e3","type":"scan","scan_code":"é"}'],
+    ['c', 4, '{"id":"e4","type":"scan","scan_code":"😀"}'],
+    ['other', 5, '{"id":"x5","type":"scan"}'],
+    ['c', 6, '{"id":"e6","type":"telemetry"}'],
+    ['c', 7, '{"id":"e7","type":"scan"}'],
+  ] as const;
+  for (const [customer, seq, json] of commit) packer.add(customer, seq, json, null);
+  const handed = committedEventsOf(structuredClone(packer.packed()), 'c', 0);
+  const stored = (seq: number): CommittedEvent => ({ position: [seq], json: `{"id":"e${seq}","type":"scan"}`, gatewayId: null });
+  const all = [stored(1), stored(2), ...handed, stored(8)];
+  const reader = { after: async (): Promise<EventLogRead> => ({ events: all, reached: [8], more: false }) };
+  const scansAndTelemetry = await nextBatch(reader, webhook('a', ['event.scan', 'event.telemetry']), [0], 0);
+  const bytes = handed[0]!.utf8!;
+  // The stored events joined, then e3..e4 and e6..e7 (another customer's event between them), then e8.
+  expect(scansAndTelemetry.data!.map((piece) => piece.toString('utf8'))).toEqual([
+    '[', '{"id":"e1","type":"scan"},{"id":"e2","type":"scan"}', ',', `${commit[0][2]},${commit[1][2]}`, ',', `${commit[3][2]},${commit[4][2]}`, ',', '{"id":"e8","type":"scan"}', ']',
+  ]);
+  expect(scansAndTelemetry.data![3]!.buffer).toBe(bytes.buffer);
+  // Scans only: the telemetry event between cuts the run.
+  const scans = await nextBatch(reader, webhook('b', ['event.scan']), [0], 0);
+  expect(JSON.parse(Buffer.concat(scans.data!).toString('utf8'))).toEqual([1, 2, 3, 4, 7, 8].map((n) => expect.objectContaining({ id: `e${n}` })));
+  expect(scans.data!.length).toBe(9);
 });

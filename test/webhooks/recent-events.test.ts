@@ -88,7 +88,10 @@ describe('RecentEvents', () => {
     // Another customer's commit moves the window on too: nothing of this customer lies in it.
     recent.committed(packed('d', [8, 9].map((seq) => ({ position: [seq], json: `{"id":"d${seq}"}`, gatewayId: 'g' }))));
     log.add(2);
-    expect(await recent.after('c', [3], 500)).toEqual({ events: log.events.slice(3, 7), reached: [9], more: false });
+    const read = await recent.after('c', [3], 500);
+    // As the log would answer them, with the commit's bytes besides.
+    expect({ ...read, events: read.events.map(({ position, json, gatewayId }) => ({ position, json, gatewayId })) }).toEqual({ events: log.events.slice(3, 7), reached: [9], more: false });
+    expect(read.events.map((e) => e.utf8!.subarray(e.start, e.end).toString())).toEqual(log.events.slice(3, 7).map((e) => e.json));
     expect(log.served).toBe(served);
     expect(recent.stats).toEqual({ fromMemory: 4, fromStore: 3 });
   });

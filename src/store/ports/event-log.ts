@@ -13,6 +13,14 @@ export interface CommittedEvent {
   /** The event's JSON text, absent fields left out (the bytes of an item of GET /events). */
   json: string;
   gatewayId: string | null;
+  /**
+   * Handed over by a commit (store/shared/committed-events.ts): the commit's events as UTF-8, their
+   * JSON texts separated by commas, and this event's bytes in it from `start` to `end`, so that a
+   * run of events of one commit is one slice of bytes.
+   */
+  utf8?: Buffer;
+  start?: number;
+  end?: number;
 }
 
 /** One read of the commit order. */

@@ -1,10 +1,11 @@
 import type { CommittedEvents } from '../../domain/ingest.js';
-import type { StreamPosition } from '../../domain/stream-cursor.js';
+import type { CommittedEvent } from '../ports/index.js';
 
 /**
  * The events of one commit packed for the hand-off from SQLite's writer thread to the server's
- * (docs/webhooks.md "Delivery"): one string of their JSON texts and typed arrays, which the
- * threads' structured clone copies whole, where an object per event is cloned member by member.
+ * (docs/webhooks.md "Delivery"): one string of their JSON texts separated by commas and typed
+ * arrays, which the threads' structured clone copies whole, where an object per event is cloned
+ * member by member.
  */
 export class CommittedPacker {
   private json = '';
@@ -17,7 +18,7 @@ export class CommittedPacker {
 
   /** One event stored, in seq order. */
   add(customerId: string, seq: number, json: string, gatewayId: string | null): void {
-    this.json += json;
+    this.json += this.seqs.length === 0 ? json : `,${json}`;
     this.ends.push(this.json.length);
     this.seqs.push(seq);
     this.customers.push(this.name(customerId));
@@ -53,22 +54,43 @@ export class CommittedPacker {
   }
 }
 
-/** One event of a packed commit: its position (`[seq]`), JSON and gateway. */
-export interface UnpackedEvent {
-  position: StreamPosition;
-  json: string;
-  gatewayId: string | null;
+/**
+ * A packed commit's JSON as UTF-8 and each event's end in those bytes, made once per commit for
+ * every customer's window: a batch of a commit's events is then slices of it, not a string joined
+ * and encoded per batch. A buffer of its own (not Node's shared pool), so that bytes next to each
+ * other in one ArrayBuffer are those of one commit.
+ */
+export interface CommitBytes {
+  utf8: Buffer;
+  ends: Uint32Array;
 }
 
-/** The events of the customer in a packed commit whose seq is after `since` (their JSON a slice of the commit's string). */
-export function committedEventsOf(batch: CommittedEvents, customerId: string, since: number): UnpackedEvent[] {
+export function commitBytes(batch: CommittedEvents): CommitBytes {
+  const length = Buffer.byteLength(batch.json);
+  const utf8 = Buffer.allocUnsafeSlow(length);
+  utf8.write(batch.json);
+  // Only ASCII: a character is a byte, the ends are the same.
+  if (length === batch.json.length) return { utf8, ends: batch.ends };
+  const ends = new Uint32Array(batch.ends.length);
+  let bytes = 0;
+  for (let i = 0; i < ends.length; i++) {
+    bytes += Buffer.byteLength(batch.json.slice(i === 0 ? 0 : batch.ends[i - 1], batch.ends[i]));
+    ends[i] = bytes;
+  }
+  return { utf8, ends };
+}
+
+/** The events of the customer in a packed commit whose seq is after `since` (their JSON a slice of the commit's string, their bytes of `bytes`). */
+export function committedEventsOf(batch: CommittedEvents, customerId: string, since: number, bytes = commitBytes(batch)): CommittedEvent[] {
   const customer = batch.names.indexOf(customerId);
-  const events: UnpackedEvent[] = [];
+  const events: CommittedEvent[] = [];
   if (customer === -1) return events;
   for (let i = 0; i < batch.seqs.length; i++) {
     if (batch.customers[i] !== customer || batch.seqs[i]! <= since) continue;
     const gateway = batch.gateways[i]!;
-    events.push({ position: [batch.seqs[i]!], json: batch.json.slice(i === 0 ? 0 : batch.ends[i - 1], batch.ends[i]), gatewayId: gateway === -1 ? null : batch.names[gateway]! });
+    const json = batch.json.slice(i === 0 ? 0 : batch.ends[i - 1]! + 1, batch.ends[i]);
+    const start = i === 0 ? 0 : bytes.ends[i - 1]! + 1;
+    events.push({ position: [batch.seqs[i]!], json, gatewayId: gateway === -1 ? null : batch.names[gateway]!, utf8: bytes.utf8, start, end: bytes.ends[i]! });
   }
   return events;
 }

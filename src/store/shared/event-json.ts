@@ -10,26 +10,30 @@ import { EVENT_COLUMNS, REAL_COLUMNS } from '../../domain/events.js';
  */
 
 /** The kind of each column: REAL (double precision here), `created` (an integer) or text. */
-const KIND = EVENT_COLUMNS.map((column) => (REAL_COLUMNS.has(column) ? 'real' : column === 'created' ? 'integer' : 'text'));
-const MEMBER_NAMES = EVENT_COLUMNS.map((column) => `"${column}":`);
+const TEXT = 0;
+const INTEGER = 1;
+const REAL = 2;
+const KIND = EVENT_COLUMNS.map((column) => (REAL_COLUMNS.has(column) ? REAL : column === 'created' ? INTEGER : TEXT));
+/** Each member's opening as the first of the object and after another: one concatenation per member. */
+const FIRST_MEMBER = EVENT_COLUMNS.map((column) => `{"${column}":`);
+const NEXT_MEMBER = EVENT_COLUMNS.map((column) => `,"${column}":`);
 
 /**
  * One event's JSON from its values in EVENT_COLUMNS order, from `start` on (a stored row's values
  * begin with its customer). `plain`: no text holds a character JSON escapes (domain/events.ts
- * plainTexts), so each is written between quotes as it is.
+ * plainTexts), so each is written between quotes as it is. SQLite's ingest writer makes one per
+ * event it hands over, on the thread ingest waits on: a string per member, no more.
  */
 export function eventJson(row: readonly unknown[], start = 0, plain = false): string {
-  let json = '{';
+  let json = '';
   for (let i = 0; i < KIND.length; i++) {
     const value = row[start + i];
     if (value === null || value === undefined) continue;
-    if (json.length > 1) json += ',';
-    json += MEMBER_NAMES[i];
     const kind = KIND[i];
-    if (kind === 'text') json += plain ? `"${value as string}"` : JSON.stringify(value);
-    else json += kind === 'integer' ? String(value) : realJson(value as number);
+    const text = kind === TEXT ? (plain ? `"${value as string}"` : JSON.stringify(value)) : kind === INTEGER ? String(value) : realJson(value as number);
+    json += (json === '' ? FIRST_MEMBER[i] : NEXT_MEMBER[i]) + text;
   }
-  return json + '}';
+  return json === '' ? '{}' : `${json}}`;
 }
 
 const TWO_TO_63 = 2 ** 63;

@@ -40,6 +40,8 @@ export function openSealed(key: Buffer, name: string, row: SecretRow): string {
 
 const NONCE_BYTES = 12;
 const TAG_BYTES = 16;
+/** Secrets kept opened (WebhookSecretBox.open): two per webhook for some thousand webhooks. */
+const OPENED_KEPT = 4_096;
 
 /**
  * Webhook secrets in one column: nonce, tag, ciphertext, sealed under the key `keys/webhooks.key`
@@ -48,6 +50,12 @@ const TAG_BYTES = 16;
  */
 export class WebhookSecretBox {
   private key: Promise<Buffer> | undefined;
+  /**
+   * The secrets opened lately, by webhook id and column value: the deliverer reads its webhook at
+   * each step, and a decryption there cost as much as the rest of the read. A value sealed again
+   * (a rotation) differs in nonce and bytes, so it is opened afresh.
+   */
+  private readonly opened = new Map<string, { key: Buffer; sealed: Buffer; secret: string }>();
 
   constructor(private readonly secrets: SecretRepository) {}
 
@@ -65,6 +73,17 @@ export class WebhookSecretBox {
 
   open(key: Buffer, webhookId: string, sealed: Uint8Array): string {
     const bytes = Buffer.from(sealed.buffer, sealed.byteOffset, sealed.byteLength);
+    const memo = `${webhookId} ${bytes.subarray(0, NONCE_BYTES).toString('base64')}`;
+    const known = this.opened.get(memo);
+    if (known && known.key === key && known.sealed.equals(bytes)) return known.secret;
+    const secret = this.unseal(key, webhookId, bytes);
+    // A handful per webhook (its secret and the previous one): forgotten all at once past the bound.
+    if (this.opened.size >= OPENED_KEPT) this.opened.clear();
+    this.opened.set(memo, { key, sealed: Buffer.from(bytes), secret });
+    return secret;
+  }
+
+  private unseal(key: Buffer, webhookId: string, bytes: Buffer): string {
     const row = { nonce: bytes.subarray(0, NONCE_BYTES), tag: bytes.subarray(NONCE_BYTES, NONCE_BYTES + TAG_BYTES), ciphertext: bytes.subarray(NONCE_BYTES + TAG_BYTES) };
     try {
       return openSealed(key, webhookId, row);

@@ -92,8 +92,9 @@ export class SqliteWebhooks implements WebhookRepository {
     return this.changed('UPDATE webhooks SET cursor = ?, last_updated = ? WHERE customer_id = ? AND id = ? RETURNING *', [JSON.stringify(cursor), now, customerId, id], audit);
   }
 
+  /** Between two commits of the ingest writer (BetweenCommits), as the successes: a write of its own would sleep the server's thread in the busy handler while the writer holds the lock. */
   async enqueue(delivery: NewDelivery): Promise<void> {
-    this.insertDelivery(delivery);
+    return this.writes.run(() => this.insertDelivery(delivery));
   }
 
   async head(webhookId: string): Promise<WebhookDelivery | undefined> {
