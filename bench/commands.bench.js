@@ -3,14 +3,16 @@
 // 1. delivery: 2,000 connected, subscribed gateways, one command each in 2 bulk calls of 1,000:
 //    until every one is DELIVERED in the store, and create-to-PUBACK p50/p99;
 // 2. sustained: 500 commands/s (answered SUCCEEDED) beside the ingest load, against ingest alone,
-//    side by side on one server in alternating order;
+//    side by side on one server in rotating order; and the floor: ingest alone while the same
+//    gateways take 500 commands/s from a bare server (commands-floor-server.js, no scanhub code);
 // 3. offline: 10,000 commands queued for 1,000 offline gateways, which then connect at once: until
 //    every command is DELIVERED.
 import { fork } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { api, percentile, report } from './lib.js';
 import { openDatabase } from '../dist/store/sqlite/open.js';
-import { RUNS, benchGateways, cpuSince, cpuSnapshot, dropDeployment, forkGenerator, ingestSettings, load, login, newDeployment, psql, startPostgres, startServe, summarize } from './stores-lib.js';
+import { RUNS, benchGateways, cpuMs, cpuSince, cpuSnapshot, dropDeployment, forkGenerator, ingestSettings, load, login, newDeployment, psql, startPostgres, startServe, summarize } from './stores-lib.js';
 
 const BENCH = 'commands';
 const CUSTOMER = 'bench';
@@ -24,6 +26,9 @@ const SUSTAINED_GATEWAYS = 500;
 /** Which parts run (BENCH_COMMAND_PARTS, default all three). */
 const PARTS = new Set((process.env.BENCH_COMMAND_PARTS ?? 'delivery,sustained,offline').split(','));
 const TICK_MS = 100;
+/** The sustained part's phases (BENCH_COMMAND_PHASES), run in an order rotated by one each run. */
+const PHASES = (process.env.BENCH_COMMAND_PHASES ?? 'alone,commands,floor').split(',');
+if (!PHASES.includes('alone') || PHASES.some((p) => !['alone', 'commands', 'floor'].includes(p))) throw new Error(`BENCH_COMMAND_PHASES: alone and any of commands, floor (not ${PHASES})`);
 /** BENCH_SERVE_BIN: another build's bin/scanhub.js to serve (a base build, run side by side with this one's). */
 const SERVE_BIN = process.env.BENCH_SERVE_BIN;
 
@@ -130,7 +135,75 @@ async function ingestPhase(server, gateways, settings, beside) {
   return { eventsPerSecond: result.ackedInWindow / (result.elapsedMs / 1000), cpuPer1000: (serveCpuMs / result.acked) * 1000, beside: besideResult };
 }
 
-/** 2. Ingest alone and ingest with RATE commands/s, side by side on one server (`run` picks the order). */
+/**
+ * RATE commands/s through serve's API: RATE/10 every 100 ms, in one bulk call, round the command
+ * gateways. A `beside` of ingestPhase: starts them, and returns their stop, which resolves with
+ * the commands sent, their rate and the gateways' process's CPU per command (it shares the 2 cores).
+ */
+function serveCommands(server, token, client, ids, counter) {
+  return () => {
+    const startedAt = performance.now();
+    const sentBefore = counter.sent;
+    const clientCpu = cpuSnapshot([client.pid]);
+    // This process's HTTP client (the bulk calls) is on the same 2 cores too.
+    const benchCpu = process.cpuUsage();
+    let stopped = false;
+    const loop = (async () => {
+      for (let tick = 0; !stopped; tick++) {
+        const batch = Array.from({ length: (RATE * TICK_MS) / 1000 }, (_, i) => ids[(counter.sent + i) % ids.length]);
+        await api(server.url, 'POST', `/${CUSTOMER}/commands`, token, { gateway_ids: batch, name: 'feedback', parameters: { sequence: 'OK' } });
+        counter.sent += batch.length;
+        await new Promise((resolve) => setTimeout(resolve, Math.max(0, startedAt + (tick + 1) * TICK_MS - performance.now())));
+      }
+    })();
+    return async () => {
+      stopped = true;
+      await loop;
+      const count = counter.sent - sentBefore;
+      const bench = process.cpuUsage(benchCpu);
+      return { count, rate: count / ((performance.now() - startedAt) / 1000), clientCpuPerCommand: (cpuSince(clientCpu) / count) * 1000, benchCpuPerCommand: (bench.user + bench.system) / count };
+    };
+  };
+}
+
+/**
+ * The floor's bare command server (commands-floor-server.js) with serve's server pair and the
+ * deployment's CA, and a commands-client.js process of the same gateways connected and subscribed
+ * to it. `beside()` runs RATE commands/s there (as serveCommands); its stop waits until each has
+ * its PUBACK and SUCCEEDED response, and resolves with the two processes' CPU per command.
+ */
+async function floorCommands(deployment, gateways) {
+  const child = fork(new URL('./commands-floor-server.js', import.meta.url), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const next = () => new Promise((resolve) => child.once('message', resolve));
+  const pki = join(deployment.dataDir, 'pki');
+  const listening = next();
+  child.send({ certPem: readFileSync(join(pki, 'server.crt'), 'utf8'), keyPem: readFileSync(join(pki, 'server.key'), 'utf8'), caPem: gateways.ca.certPem, rate: RATE, tickMs: TICK_MS });
+  const { port } = await listening;
+  const client = await commandClient({ mqttPort: port }, gateways, { subscribe: true, clean: true, respond: true });
+  await client.connect();
+  return {
+    beside: () => {
+      const cpu = cpuSnapshot([child.pid, client.pid]);
+      child.send('start');
+      return async () => {
+        const stopped = next();
+        child.send('stop');
+        const result = await stopped;
+        if (result.pubacks !== result.sent || result.succeeded !== result.sent) throw new Error(`floor: ${JSON.stringify(result)}`);
+        return { count: result.sent, rate: result.sent / result.seconds, serverCpuPerCommand: ((cpuMs(child.pid) - cpu.get(child.pid)) / result.sent) * 1000, clientCpuPerCommand: ((cpuMs(client.pid) - cpu.get(client.pid)) / result.sent) * 1000 };
+      };
+    },
+    async close() {
+      await client.close();
+      child.send('close');
+    },
+  };
+}
+
+/**
+ * 2. The sustained phases on one server, in an order rotated by `run`: ingest alone, ingest with
+ * RATE commands/s, and ingest alone beside the floor's RATE commands/s on the bare server.
+ */
 function sustainedRun(kind, pg, run) {
   return withServer(kind, pg, async (deployment, server, token) => {
     const settings = ingestSettings(BENCH);
@@ -138,64 +211,65 @@ function sustainedRun(kind, pg, run) {
     const commandGateways = await benchGateways(deployment, CUSTOMER, SUSTAINED_GATEWAYS, 'cmd');
     const client = await commandClient(server, commandGateways, { subscribe: true, clean: true, respond: true });
     await client.connect();
-    const ids = commandGateways.list.map((g) => g.id);
-    let sent = 0;
-    // RATE/10 commands every 100 ms, in one bulk call, round the command gateways.
-    const commands = () => {
-      const startedAt = performance.now();
-      const sentBefore = sent;
-      // The gateways' own process shares the 2 cores with serve: its CPU per command is reported too.
-      const clientCpu = cpuSnapshot([client.pid]);
-      let stopped = false;
-      const loop = (async () => {
-        for (let tick = 0; !stopped; tick++) {
-          const batch = Array.from({ length: (RATE * TICK_MS) / 1000 }, (_, i) => ids[(sent + i) % ids.length]);
-          await api(server.url, 'POST', `/${CUSTOMER}/commands`, token, { gateway_ids: batch, name: 'feedback', parameters: { sequence: 'OK' } });
-          sent += batch.length;
-          await new Promise((resolve) => setTimeout(resolve, Math.max(0, startedAt + (tick + 1) * TICK_MS - performance.now())));
-        }
-      })();
-      return async () => {
-        stopped = true;
-        await loop;
-        return { count: sent - sentBefore, rate: (sent - sentBefore) / ((performance.now() - startedAt) / 1000), clientCpuPerCommand: (cpuSince(clientCpu) / (sent - sentBefore)) * 1000 };
-      };
-    };
+    const floor = PHASES.includes('floor') ? await floorCommands(deployment, commandGateways) : undefined;
+    const counter = { sent: 0 };
+    const commands = serveCommands(server, token, client, commandGateways.list.map((g) => g.id), counter);
     const phases = {};
-    for (const side of run % 2 === 0 ? ['alone', 'commands'] : ['commands', 'alone']) {
-      phases[side] = await ingestPhase(server, loadGateways, settings, side === 'commands' ? commands : undefined);
+    for (let i = 0; i < PHASES.length; i++) {
+      const side = PHASES[(run + i) % PHASES.length];
+      phases[side] = await ingestPhase(server, loadGateways, settings, { alone: undefined, commands, floor: floor?.beside }[side]);
     }
-    // Then the commands alone: serve's CPU per command without ingest beside it (the difference of
-    // two ingest phases moves with the machine's load far more).
-    const serveCpu = cpuSnapshot([server.pid]);
-    const stopAlone = commands();
-    await new Promise((resolve) => setTimeout(resolve, settings.seconds * 1000));
-    const alone = await stopAlone();
-    const received = await client.received(sent);
-    await deliveredBy(deployment, sent, ['SUCCEEDED']);
-    const commandsAloneCpuUs = (cpuSince(serveCpu) / alone.count) * 1000;
+    await floor?.close();
+    const figures = { alone: phases.alone.eventsPerSecond, cpuAlone: phases.alone.cpuPer1000, duplicates: 0 };
+    if (phases.floor) Object.assign(figures, floorFigures(phases.floor));
+    if (phases.commands) Object.assign(figures, await commandFigures(deployment, server, client, commands, counter, phases.commands, phases.alone.cpuPer1000, settings));
     await client.close();
-    const figures = {
-      alone: phases.alone.eventsPerSecond,
-      withCommands: phases.commands.eventsPerSecond,
-      cpuAlone: phases.alone.cpuPer1000,
-      cpuWithCommands: phases.commands.cpuPer1000,
-      commandsPerSecond: phases.commands.beside.rate,
-      clientCpuUsPerCommand: phases.commands.beside.clientCpuPerCommand,
-      commandsAloneCpuUs,
-      duplicates: received.duplicates,
-    };
-    // Serve's CPU per command beyond ingest's: (CPU per event with - alone) x events / commands.
-    figures.serveCpuUsPerCommand = (((figures.cpuWithCommands - figures.cpuAlone) / 1000) * figures.withCommands * 1000) / figures.commandsPerSecond;
     console.error(
-      `${BENCH}: ${kind} sustained: ingest alone ${Math.round(figures.alone)} events/s (serve ${figures.cpuAlone.toFixed(1)} CPU ms/1,000), ` +
-        `with ${Math.round(figures.commandsPerSecond)} commands/s ${Math.round(figures.withCommands)} events/s (${figures.cpuWithCommands.toFixed(1)} CPU ms/1,000) ` +
-        `(${(figures.withCommands / figures.alone).toFixed(3)}x); serve ${Math.round(figures.serveCpuUsPerCommand)} µs CPU per command beside ingest, ${Math.round(figures.commandsAloneCpuUs)} µs without; ` +
-        `the gateways' process ${Math.round(figures.clientCpuUsPerCommand)} µs; ` +
-        `all ${sent} SUCCEEDED; load ${load()}`,
+      `${BENCH}: ${kind} sustained: ingest alone ${Math.round(figures.alone)} events/s (serve ${figures.cpuAlone.toFixed(1)} CPU ms/1,000)` +
+        (phases.commands
+          ? `, with ${Math.round(figures.commandsPerSecond)} commands/s ${Math.round(figures.withCommands)} events/s (${figures.cpuWithCommands.toFixed(1)} CPU ms/1,000) ` +
+            `(${(figures.withCommands / figures.alone).toFixed(3)}x); serve ${Math.round(figures.serveCpuUsPerCommand)} µs CPU per command beside ingest, ${Math.round(figures.commandsAloneCpuUs)} µs without; ` +
+            `the gateways' process ${Math.round(figures.clientCpuUsPerCommand)} µs, the bench's HTTP client ${Math.round(figures.benchCpuUsPerCommand)} µs; all ${counter.sent} SUCCEEDED`
+          : '') +
+        (phases.floor
+          ? `; floor: ${Math.round(figures.floor)} events/s (${figures.cpuFloor.toFixed(1)} CPU ms/1,000) beside ${Math.round(figures.floorCommandsPerSecond)} commands/s on the bare server ` +
+            `(${(figures.floor / figures.alone).toFixed(3)}x), the bare server ${Math.round(figures.floorServerCpuUs)} µs CPU per command, its gateways' process ${Math.round(figures.floorClientCpuUs)} µs`
+          : '') +
+        `; load ${load()}`,
     );
     return figures;
   });
+}
+
+/** The floor phase's figures: ingest beside the bare server, and its two processes' CPU per command. */
+function floorFigures(phase) {
+  return { floor: phase.eventsPerSecond, cpuFloor: phase.cpuPer1000, floorCommandsPerSecond: phase.beside.rate, floorServerCpuUs: phase.beside.serverCpuPerCommand, floorClientCpuUs: phase.beside.clientCpuPerCommand };
+}
+
+/**
+ * The commands phase's figures; first the commands alone for the settings' time, serve's CPU per
+ * command without ingest beside it (the difference of two ingest phases moves with the machine's
+ * load far more), then until every command sent is SUCCEEDED in the store.
+ */
+async function commandFigures(deployment, server, client, commands, counter, phase, cpuAlone, settings) {
+  const serveCpu = cpuSnapshot([server.pid]);
+  const stopAlone = commands();
+  await new Promise((resolve) => setTimeout(resolve, settings.seconds * 1000));
+  const alone = await stopAlone();
+  const received = await client.received(counter.sent);
+  await deliveredBy(deployment, counter.sent, ['SUCCEEDED']);
+  const figures = {
+    withCommands: phase.eventsPerSecond,
+    cpuWithCommands: phase.cpuPer1000,
+    commandsPerSecond: phase.beside.rate,
+    clientCpuUsPerCommand: phase.beside.clientCpuPerCommand,
+    benchCpuUsPerCommand: phase.beside.benchCpuPerCommand,
+    commandsAloneCpuUs: (cpuSince(serveCpu) / alone.count) * 1000,
+    duplicates: received.duplicates,
+  };
+  // Serve's CPU per command beyond ingest's: (CPU per event with - alone) x events / commands.
+  figures.serveCpuUsPerCommand = (((figures.cpuWithCommands - cpuAlone) / 1000) * figures.withCommands * 1000) / figures.commandsPerSecond;
+  return figures;
 }
 
 /** 3. OFFLINE_PER_GATEWAY commands for each of OFFLINE_GATEWAYS offline gateways, then their reconnect storm. */
@@ -227,15 +301,28 @@ function reportFigures(kind, delivery, sustained, offline) {
   }
   if (sustained.length) {
     summarize(BENCH, 'ingest_alone_events_per_second', 'events/s', { [kind]: sustained.map((f) => f.alone) });
-    summarize(BENCH, 'ingest_with_commands_events_per_second', 'events/s', { [kind]: sustained.map((f) => f.withCommands) });
     summarize(BENCH, 'serve_cpu_ms_per_1000_events_alone', 'ms', { [kind]: sustained.map((f) => f.cpuAlone) });
+  }
+  if (PHASES.includes('commands') && sustained.length) {
+    summarize(BENCH, 'ingest_with_commands_events_per_second', 'events/s', { [kind]: sustained.map((f) => f.withCommands) });
     summarize(BENCH, 'serve_cpu_ms_per_1000_events_with_commands', 'ms', { [kind]: sustained.map((f) => f.cpuWithCommands) });
     summarize(BENCH, 'commands_per_second_sent', 'commands/s', { [kind]: sustained.map((f) => f.commandsPerSecond) }, { target: RATE * 0.95, cmp: '>=' });
     summarize(BENCH, 'serve_cpu_us_per_command', 'µs', { [kind]: sustained.map((f) => f.serveCpuUsPerCommand) });
     summarize(BENCH, 'commands_client_cpu_us_per_command', 'µs', { [kind]: sustained.map((f) => f.clientCpuUsPerCommand) });
+    summarize(BENCH, 'bench_http_client_cpu_us_per_command', 'µs', { [kind]: sustained.map((f) => f.benchCpuUsPerCommand) });
     summarize(BENCH, 'serve_cpu_us_per_command_without_ingest', 'µs', { [kind]: sustained.map((f) => f.commandsAloneCpuUs) });
     const ratio = median(sustained.map((f) => f.withCommands)) / median(sustained.map((f) => f.alone));
     report(BENCH, `${kind}_ingest_with_commands_ratio_to_alone`, ratio, 'x', 0.95, '>=');
+  }
+  if (PHASES.includes('floor') && sustained.length) {
+    // The floor: the best ratio any serve could reach beside these gateways on this machine.
+    summarize(BENCH, 'ingest_floor_events_per_second', 'events/s', { [kind]: sustained.map((f) => f.floor) });
+    summarize(BENCH, 'serve_cpu_ms_per_1000_events_floor', 'ms', { [kind]: sustained.map((f) => f.cpuFloor) });
+    summarize(BENCH, 'floor_commands_per_second_sent', 'commands/s', { [kind]: sustained.map((f) => f.floorCommandsPerSecond) });
+    summarize(BENCH, 'floor_server_cpu_us_per_command', 'µs', { [kind]: sustained.map((f) => f.floorServerCpuUs) });
+    summarize(BENCH, 'floor_commands_client_cpu_us_per_command', 'µs', { [kind]: sustained.map((f) => f.floorClientCpuUs) });
+    summarize(BENCH, 'ingest_floor_to_alone_per_run', 'x', { [kind]: sustained.map((f) => f.floor / f.alone) });
+    report(BENCH, `${kind}_ingest_ratio_floor_to_alone`, median(sustained.map((f) => f.floor)) / median(sustained.map((f) => f.alone)), 'x');
   }
   if (offline.length) {
     summarize(BENCH, `offline_${OFFLINE_GATEWAYS * OFFLINE_PER_GATEWAY}_delivered_seconds`, 's', { [kind]: offline.map((f) => f.seconds) }, { target: 10 });
