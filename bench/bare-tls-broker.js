@@ -6,19 +6,7 @@ import { constants } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createServer } from 'node:tls';
-
-/** [header length, remaining length] of the packet at the start of `bytes`; undefined until it is whole. */
-function frameOf(bytes) {
-  let length = 0;
-  let at = 1;
-  for (let multiplier = 1; ; multiplier *= 128) {
-    if (at >= bytes.length || at > 4) return undefined;
-    const byte = bytes[at++];
-    length += (byte & 0x7f) * multiplier;
-    if (!(byte & 0x80)) break;
-  }
-  return bytes.length >= at + length ? [at, length] : undefined;
-}
+import { frameOf } from './mqtt-packets.js';
 
 const pki = join(process.argv[2], 'pki');
 const server = createServer(

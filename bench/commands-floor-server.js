@@ -11,7 +11,7 @@
 // response, `{ type: 'stopped', sent, seconds, pubacks, succeeded, subscribed }`.
 import { constants, randomUUID } from 'node:crypto';
 import { createServer } from 'node:tls';
-import { publishPacket } from './mqtt-packets.js';
+import { frameOf, publishPacket } from './mqtt-packets.js';
 
 const TTL_MS = 10 * 60 * 1000;
 const PARAMETERS = { sequence: 'OK' };
@@ -26,19 +26,6 @@ let timer;
 let stopping;
 let startedAt = 0;
 let stoppedAt = 0;
-
-/** [header length, remaining length] of the packet at the start of `bytes`; undefined until it is whole. */
-function frameOf(bytes) {
-  let length = 0;
-  let at = 1;
-  for (let multiplier = 1; ; multiplier *= 128) {
-    if (at >= bytes.length || at > 4) return undefined;
-    const byte = bytes[at++];
-    length += (byte & 0x7f) * multiplier;
-    if (!(byte & 0x80)) break;
-  }
-  return bytes.length >= at + length ? [at, length] : undefined;
-}
 
 /** One command PUBLISH (QoS 1) to the gateway, as serve's outbox builds it. */
 function publish(gateway) {

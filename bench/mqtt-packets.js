@@ -1,5 +1,6 @@
 // MQTT 3.1.1 packets as the benchmarks' load generators write them (bench/mqtt-load.js,
-// bench/poison-load.js): just enough to CONNECT and PUBLISH QoS 1 over a raw TLS socket.
+// bench/poison-load.js): just enough to CONNECT and PUBLISH QoS 1 over a raw TLS socket, and to
+// frame what comes back (the bare servers of bench/bare-tls-broker.js, bench/commands-floor-server.js).
 
 /** The remaining-length field of MQTT (variable byte integer). */
 export function varint(n) {
@@ -33,4 +34,17 @@ export function publishPacket(topic, packetId, payload) {
     Buffer.from([packetId >> 8, packetId & 255]),
     payload,
   ]);
+}
+
+/** [header length, remaining length] of the packet at the start of `bytes`; undefined until it is whole. */
+export function frameOf(bytes) {
+  let length = 0;
+  let at = 1;
+  for (let multiplier = 1; ; multiplier *= 128) {
+    if (at >= bytes.length || at > 4) return undefined;
+    const byte = bytes[at++];
+    length += (byte & 0x7f) * multiplier;
+    if (!(byte & 0x80)) break;
+  }
+  return bytes.length >= at + length ? [at, length] : undefined;
 }
