@@ -27,7 +27,7 @@ it('trims the finished deliveries once every TRIM_EVERY successes, keeping the n
       from: null, upto: null, payload: '{}', attempts: 0, status: 'PENDING', response_status: null, latency_ms: null, next_attempt: null,
     };
     await webhooks.enqueue(delivery);
-    await webhooks.succeeded({ delivery, now: 2_000 + i, response_status: 200, latency_ms: 1 });
+    await webhooks.succeededRun([{ delivery, now: 2_000 + i, response_status: 200, latency_ms: 1 }]);
     ids.push(delivery.id);
   }
   // Trimmed at each TRIM_EVERY-th success: the last trim left DELIVERIES_KEPT, the successes since are all there.

@@ -84,16 +84,12 @@ export interface WebhookRepository {
   /** The oldest PENDING delivery of the webhook. */
   head(webhookId: string): Promise<WebhookDelivery | undefined>;
   /**
-   * A 2xx: SUCCEEDED; a batch moves the cursor from `from` to `upto`; failing_since cleared; older
-   * deliveries beyond the kept number dropped. `next` (the batch after it, from `upto`) is queued
-   * in the same transaction when the cursor moved (no replay meanwhile): one write per message.
-   */
-  succeeded(outcome: AttemptOutcome, next?: NewDelivery): Promise<void>;
-  /**
-   * Successes one after the other, written as one: `outcomes[0]` is of a stored delivery, each
-   * later one of the batch that followed the one before it, sent before that success was written
-   * (stored now, SUCCEEDED). The cursor moves from the first's `from` to the last's `upto` and
-   * `next` is queued as succeeded() does; a replay meanwhile records the first alone.
+   * 2xx answers, written as one: SUCCEEDED; failing_since cleared; older deliveries beyond the
+   * kept number dropped. `outcomes[0]` is of a stored delivery, each later one of the batch that
+   * followed the one before it, sent before that success was written (stored now, SUCCEEDED).
+   * Batches move the cursor from the first's `from` to the last's `upto`, and `next` (the batch
+   * after it) is queued in the same transaction when the cursor moved; a replay meanwhile records
+   * the first alone.
    */
   succeededRun(outcomes: readonly AttemptOutcome[], next?: NewDelivery): Promise<void>;
   /** A failure to retry at `nextAttempt`; failing_since set when not yet. */

@@ -90,10 +90,6 @@ export class PgWebhooks implements WebhookRepository {
     return row && toDelivery(row);
   }
 
-  async succeeded(outcome: AttemptOutcome, next?: NewDelivery): Promise<void> {
-    return this.succeededRun([outcome], next);
-  }
-
   async succeededRun(outcomes: readonly AttemptOutcome[], next?: NewDelivery): Promise<void> {
     const { delivery } = outcomes[0]!;
     const last = outcomes[outcomes.length - 1]!.delivery;

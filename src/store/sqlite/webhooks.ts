@@ -107,10 +107,6 @@ export class SqliteWebhooks implements WebhookRepository {
    * ingest writer (BetweenCommits): the webhooks of a customer finish their messages of the same
    * events at about the same time, and each one's own transaction would wait for the writer's lock.
    */
-  async succeeded(outcome: AttemptOutcome, next?: NewDelivery): Promise<void> {
-    return this.writes.run(() => this.success([outcome], next));
-  }
-
   async succeededRun(outcomes: readonly AttemptOutcome[], next?: NewDelivery): Promise<void> {
     return this.writes.run(() => this.success(outcomes, next));
   }
