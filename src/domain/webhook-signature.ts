@@ -19,13 +19,18 @@ function secretKey(secret: string): Buffer {
   return Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64');
 }
 
-/** A message's body: text (signed as its UTF-8 bytes), bytes, or bytes in pieces sent one after the other. */
+/** A message's body: text (signed and sent as its UTF-8 bytes), bytes, or bytes in pieces sent one after the other. */
 export type WebhookBody = string | Buffer | readonly Buffer[];
+
+/** The body's pieces, in the order they are signed and sent. */
+export function bodyPieces(body: WebhookBody): readonly (string | Buffer)[] {
+  return typeof body === 'string' || Buffer.isBuffer(body) ? [body] : body;
+}
 
 /** One `v1,<base64>` signature of a message. */
 export function signWebhookMessage(secret: string, messageId: string, timestampSeconds: number, body: WebhookBody): string {
   const mac = createHmac('sha256', secretKey(secret)).update(`${messageId}.${timestampSeconds}.`);
-  for (const piece of typeof body === 'string' || Buffer.isBuffer(body) ? [body] : body) mac.update(piece);
+  for (const piece of bodyPieces(body)) mac.update(piece);
   return `v1,${mac.digest('base64')}`;
 }
 

@@ -1,7 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions, type LookupOneOptions } from 'node:dns';
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import type { WebhookBody } from '../domain/webhook-signature.js';
+import { bodyPieces, type WebhookBody } from '../domain/webhook-signature.js';
 import { RESPONSE_BODY_CAP, checkWebhookUrl, refusedAddress, type CheckedUrl } from '../domain/webhooks.js';
 
 /** How one POST to a receiver ended: its status, or why there was none, and how long it took. */
@@ -68,9 +68,9 @@ export class WebhookSender {
         signal?.removeEventListener('abort', abort);
         resolve(result);
       };
-      const pieces = typeof body === 'string' ? [Buffer.from(body)] : Buffer.isBuffer(body) ? [body] : body;
+      const pieces = bodyPieces(body);
       let length = 0;
-      for (const piece of pieces) length += piece.length;
+      for (const piece of pieces) length += Buffer.byteLength(piece);
       const request = (https ? httpsRequest : httpRequest)(checked.url, {
         method: 'POST',
         agent: https ? this.https : this.http,
