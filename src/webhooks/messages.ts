@@ -156,7 +156,10 @@ function jsonArray(events: readonly CommittedEvent[]): Buffer[] {
   }
   encodeTexts();
   const pieces: Buffer[] = [OPEN];
-  for (const run of runs) pieces.push(...(pieces.length > 1 ? [COMMA, run] : [run]));
+  for (const run of runs) {
+    if (pieces.length > 1) pieces.push(COMMA);
+    pieces.push(run);
+  }
   pieces.push(CLOSE);
   return pieces;
 }
