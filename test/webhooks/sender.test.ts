@@ -1,9 +1,12 @@
 // The webhook sender (docs/webhooks.md "URLs", "Delivery"): DNS answers checked at connect time,
 // redirects not followed, a deadline, the answer read up to 64 KiB.
 import { createServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { createSecureContext } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { guardedLookup, WebhookSender } from '../../src/webhooks/sender.js';
+import { readFixture } from '../helpers/fixtures.js';
 
 let server: Server;
 let port: number;
@@ -65,5 +68,53 @@ describe('WebhookSender', () => {
     expect(await sender.send(`http://127.0.0.1:${port}/ok`, {}, '{}')).toEqual({ status: null, latencyMs: 0, error: '127.0.0.1 is loopback (allowed only with serve --webhook-allow-loopback)' });
     expect(served).toEqual([]);
     sender.close();
+  });
+
+  it('stops the requests in flight with a signal when it aborts, and only those', async () => {
+    const sender = new WebhookSender({ allowLoopback: true, timeoutMs: 5_000 });
+    const stop = new AbortController();
+    const other = new AbortController();
+    const url = `http://127.0.0.1:${port}/slow`;
+    const sent = [sender.send(url, {}, '{}', stop.signal), sender.send(url, {}, '{}', stop.signal), sender.send(url, {}, '{}', other.signal)];
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    stop.abort();
+    const [first, second, third] = await Promise.all(sent);
+    expect([first, second].map(({ status, error }) => ({ status, error }))).toEqual([
+      { status: null, error: 'stopped' },
+      { status: null, error: 'stopped' },
+    ]);
+    expect(first!.latencyMs).toBeLessThan(1_000);
+    expect(third).toMatchObject({ status: 200 });
+    sender.close();
+  });
+
+  it('names the host for TLS (SNI) as Node does: the name, and no name for an address', async () => {
+    const key = readFixture('forge-ca/ca.key');
+    const cert = readFixture('forge-ca/ca.crt');
+    const names: string[] = [];
+    let connections = 0;
+    const tls = createHttpsServer(
+      {
+        key,
+        cert,
+        SNICallback: (name, done) => {
+          names.push(name);
+          done(null, createSecureContext({ key, cert }));
+        },
+      },
+      (_request, response) => response.end(),
+    );
+    tls.on('connection', () => connections++);
+    await new Promise<void>((resolve) => tls.listen(0, '127.0.0.1', resolve));
+    const tlsPort = (tls.address() as AddressInfo).port;
+    const sender = new WebhookSender({ allowLoopback: true, timeoutMs: 5_000 });
+    // A CA's certificate, which the sender refuses for a server: each attempt ends after the handshake began.
+    expect(await sender.send(`https://localhost:${tlsPort}/`, {}, '{}')).toMatchObject({ status: null, error: 'unsuitable certificate purpose' });
+    expect(await sender.send(`https://127.0.0.1:${tlsPort}/`, {}, '{}')).toMatchObject({ status: null, error: 'unsuitable certificate purpose' });
+    expect(connections).toBe(2);
+    expect(names).toEqual(['localhost']);
+    sender.close();
+    tls.closeAllConnections();
+    await new Promise((resolve) => tls.close(resolve));
   });
 });
