@@ -17,8 +17,11 @@ export interface SendResult {
 /** URLs checked kept at most (the check depends only on the URL: its addresses are checked at each connection). */
 const CHECKED_KEPT = 1_000;
 
-/** A URL checked, and if it may be sent to, the options of a request to it (made once per URL, not parsed from it at each request). */
-type Target = { ok: true; https: boolean; options: RequestOptions } | { ok: false; reason: string };
+/**
+ * A URL checked, and if it may be sent to, the options of a request to it (made once per URL, not
+ * parsed from it at each request) and its Host header.
+ */
+type Target = { ok: true; https: boolean; options: RequestOptions; host: string } | { ok: false; reason: string };
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
@@ -79,10 +82,12 @@ export class WebhookSender {
       const pieces = bodyPieces(body);
       let length = 0;
       for (const piece of pieces) length += Buffer.byteLength(piece);
-      const request = (target.https ? httpsRequest : httpRequest)({
-        ...target.options,
-        headers: { ...headers, 'content-type': 'application/json', 'content-length': String(length), 'user-agent': 'scanhub-webhooks' },
-      });
+      // The headers as a list: Node writes them as they are (an object's are checked and copied one
+      // by one, which cost more than the rest of the request), so the Host header is ours to add.
+      const list: string[] = [];
+      for (const name in headers) list.push(name, headers[name]!);
+      list.push('content-type', 'application/json', 'content-length', String(length), 'user-agent', 'scanhub-webhooks', 'Host', target.host);
+      const request = (target.https ? httpsRequest : httpRequest)({ ...target.options, headers: list as unknown as RequestOptions['headers'] });
       const deadline = setTimeout(() => {
         request.destroy();
         settle({ status: null, latencyMs: elapsed(), error: `no answer within ${this.options.timeoutMs / 1000} s` });
@@ -122,7 +127,8 @@ export class WebhookSender {
       // What Node would work out from the Host header at each request: the name for TLS SNI, none for an address.
       servername: isIP(checked.host) === 0 ? checked.host : '',
     } as RequestOptions;
-    return { ok: true, https, options };
+    // URL's host: the name (an IPv6 address in brackets) and the port unless the scheme's own, as Node would write it.
+    return { ok: true, https, options, host: checked.url.host };
   }
 
   /** The requests in flight with this signal, each stopped when it aborts. */

@@ -11,10 +11,21 @@ import { readFixture } from '../helpers/fixtures.js';
 let server: Server;
 let port: number;
 const served: string[] = [];
+/** The raw headers and body of the last request to /echo. */
+let echoed: { headers: string[]; body: string } | undefined;
 
 beforeAll(async () => {
   server = createServer((request, response) => {
     served.push(request.url!);
+    if (request.url === '/echo') {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        echoed = { headers: request.rawHeaders, body: Buffer.concat(chunks).toString() };
+        response.writeHead(204).end();
+      });
+      return;
+    }
     request.resume();
     if (request.url === '/redirect') response.writeHead(302, { location: '/target' }).end();
     else if (request.url === '/slow') setTimeout(() => response.writeHead(200).end(), 2_000);
@@ -38,6 +49,20 @@ describe('WebhookSender', () => {
     expect(refused).toMatch(/^localhost resolves to (127\.0\.0\.1|::1) is loopback \(allowed only with serve --webhook-allow-loopback\)$/);
     const allowed = await new Promise<string>((resolve) => guardedLookup(true)('localhost', {}, (error, address) => resolve(error ? error.message : String(address))));
     expect(['127.0.0.1', '::1']).toContain(allowed);
+  });
+
+  it('sends the headers given, the type and length of the body, the user agent and the Host, on a kept-alive connection', async () => {
+    const sender = new WebhookSender({ allowLoopback: true, timeoutMs: 5_000 });
+    const body = [Buffer.from('{"a":'), Buffer.from('"é"}')];
+    expect(await sender.send(`http://127.0.0.1:${port}/echo`, { 'webhook-id': 'd1', 'webhook-timestamp': '1700000000' }, body)).toMatchObject({ status: 204 });
+    expect(echoed).toEqual({
+      headers: [
+        'webhook-id', 'd1', 'webhook-timestamp', '1700000000', 'content-type', 'application/json', 'content-length', '10',
+        'user-agent', 'scanhub-webhooks', 'Host', `127.0.0.1:${port}`, 'Connection', 'keep-alive',
+      ],
+      body: '{"a":"é"}',
+    });
+    sender.close();
   });
 
   it('does not follow a redirect: the 3xx is the answer', async () => {
