@@ -2,7 +2,6 @@ import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions, type Lo
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
-import { urlToHttpOptions } from 'node:url';
 import { bodyPieces, type WebhookBody } from '../domain/webhook-signature.js';
 import { RESPONSE_BODY_CAP, checkWebhookUrl, refusedAddress, type CheckedUrl } from '../domain/webhooks.js';
 
@@ -120,16 +119,22 @@ export class WebhookSender {
   private targetOf(checked: CheckedUrl): Target {
     if (!checked.ok) return checked;
     const https = checked.url.protocol === 'https:';
+    const { url, host } = checked;
+    // Only what a request reads: Node's own conversion of a URL adds its href, hash, search and
+    // pathname, which each request then copies twice.
     const options: RequestOptions = {
-      ...urlToHttpOptions(checked.url),
+      protocol: url.protocol,
+      hostname: host,
+      ...(url.port === '' ? {} : { port: Number(url.port) }),
+      path: url.pathname + url.search,
       method: 'POST',
       agent: https ? this.https : this.http,
       lookup: this.lookup as RequestOptions['lookup'],
       // What Node would work out from the Host header at each request: the name for TLS SNI, none for an address.
-      servername: isIP(checked.host) === 0 ? checked.host : '',
+      servername: isIP(host) === 0 ? host : '',
     } as RequestOptions;
     // URL's host: the name (an IPv6 address in brackets) and the port unless the scheme's own, as Node would write it.
-    return { ok: true, https, options, host: checked.url.host };
+    return { ok: true, https, options, host: url.host };
   }
 
   /** The requests in flight with this signal, each stopped when it aborts. */

@@ -17,7 +17,7 @@ let echoed: { headers: string[]; body: string } | undefined;
 beforeAll(async () => {
   server = createServer((request, response) => {
     served.push(request.url!);
-    if (request.url === '/echo') {
+    if (request.url!.startsWith('/echo')) {
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
@@ -54,7 +54,9 @@ describe('WebhookSender', () => {
   it('sends the headers given, the type and length of the body, the user agent and the Host, on a kept-alive connection', async () => {
     const sender = new WebhookSender({ allowLoopback: true, timeoutMs: 5_000 });
     const body = [Buffer.from('{"a":'), Buffer.from('"é"}')];
-    expect(await sender.send(`http://127.0.0.1:${port}/echo`, { 'webhook-id': 'd1', 'webhook-timestamp': '1700000000' }, body)).toMatchObject({ status: 204 });
+    served.length = 0;
+    expect(await sender.send(`http://127.0.0.1:${port}/echo?a=1&b=%20`, { 'webhook-id': 'd1', 'webhook-timestamp': '1700000000' }, body)).toMatchObject({ status: 204 });
+    expect(served).toEqual(['/echo?a=1&b=%20']);
     expect(echoed).toEqual({
       headers: [
         'webhook-id', 'd1', 'webhook-timestamp', '1700000000', 'content-type', 'application/json', 'content-length', '10',
