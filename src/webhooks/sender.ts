@@ -1,6 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions, type LookupOneOptions } from 'node:dns';
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { isIP } from 'node:net';
 import { bodyPieces, type WebhookBody } from '../domain/webhook-signature.js';
 import { RESPONSE_BODY_CAP, checkWebhookUrl, refusedAddress, type CheckedUrl } from '../domain/webhooks.js';
 
@@ -14,6 +15,12 @@ export interface SendResult {
 
 /** URLs checked kept at most (the check depends only on the URL: its addresses are checked at each connection). */
 const CHECKED_KEPT = 1_000;
+
+/**
+ * A URL checked, and if it may be sent to, the options of a request to it (made once per URL, not
+ * parsed from it at each request) and its Host header.
+ */
+type Target = { ok: true; https: boolean; options: RequestOptions; host: string } | { ok: false; reason: string };
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
@@ -42,41 +49,45 @@ export function guardedLookup(allowLoopback: boolean) {
 export class WebhookSender {
   private readonly http: HttpAgent;
   private readonly https: HttpsAgent;
-  private readonly checked = new Map<string, CheckedUrl>();
+  private readonly lookup: ReturnType<typeof guardedLookup>;
+  private readonly checked = new Map<string, Target>();
+  /** The requests in flight per signal given, to stop when it aborts: one listener per signal, not one per request. */
+  private readonly stoppers = new WeakMap<AbortSignal, Set<() => void>>();
 
   constructor(
     private readonly options: { allowLoopback: boolean; timeoutMs: number },
   ) {
-    const lookup = guardedLookup(options.allowLoopback);
-    this.http = new HttpAgent({ keepAlive: true, lookup } as ConstructorParameters<typeof HttpAgent>[0]);
-    this.https = new HttpsAgent({ keepAlive: true, lookup } as ConstructorParameters<typeof HttpsAgent>[0]);
+    this.lookup = guardedLookup(options.allowLoopback);
+    this.http = new HttpAgent({ keepAlive: true, lookup: this.lookup } as ConstructorParameters<typeof HttpAgent>[0]);
+    this.https = new HttpsAgent({ keepAlive: true, lookup: this.lookup } as ConstructorParameters<typeof HttpsAgent>[0]);
   }
 
   /** POSTs the body (pieces written one after the other); a 3xx is an answer like any other (not followed). Never throws. */
   send(url: string, headers: Record<string, string>, body: WebhookBody, signal?: AbortSignal): Promise<SendResult> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
-    const checked = this.check(url);
-    if (!checked.ok) return Promise.resolve({ status: null, latencyMs: 0, error: checked.reason });
-    const https = checked.url.protocol === 'https:';
+    const target = this.target(url);
+    if (!target.ok) return Promise.resolve({ status: null, latencyMs: 0, error: target.reason });
+    const stoppers = signal && this.stoppersOf(signal);
     return new Promise<SendResult>((resolve) => {
       let settled = false;
       const settle = (result: SendResult) => {
         if (settled) return;
         settled = true;
         clearTimeout(deadline);
-        signal?.removeEventListener('abort', abort);
+        stoppers?.delete(abort);
         resolve(result);
       };
       const pieces = bodyPieces(body);
       let length = 0;
       for (const piece of pieces) length += Buffer.byteLength(piece);
-      const request = (https ? httpsRequest : httpRequest)(checked.url, {
-        method: 'POST',
-        agent: https ? this.https : this.http,
-        lookup: guardedLookup(this.options.allowLoopback),
-        headers: { ...headers, 'content-type': 'application/json', 'content-length': String(length), 'user-agent': 'scanhub-webhooks' },
-      });
+      // The headers as a list: Node writes them as they are (an object's are checked and copied one
+      // by one), so the Host header is ours to add; nothing here needs the check: the values are
+      // ours (ids, times, signatures) and the host is the parsed URL's.
+      const list: string[] = [];
+      for (const name in headers) list.push(name, headers[name]!);
+      list.push('content-type', 'application/json', 'content-length', String(length), 'user-agent', 'scanhub-webhooks', 'Host', target.host);
+      const request = (target.https ? httpsRequest : httpRequest)({ ...target.options, headers: list as unknown as RequestOptions['headers'] });
       const deadline = setTimeout(() => {
         request.destroy();
         settle({ status: null, latencyMs: elapsed(), error: `no answer within ${this.options.timeoutMs / 1000} s` });
@@ -85,7 +96,7 @@ export class WebhookSender {
         request.destroy();
         settle({ status: null, latencyMs: elapsed(), error: 'stopped' });
       };
-      signal?.addEventListener('abort', abort, { once: true });
+      stoppers?.add(abort);
       request.on('error', (error) => settle({ status: null, latencyMs: elapsed(), error: error.message }));
       request.on('response', (response: IncomingMessage) => readCapped(response, () => settle({ status: response.statusCode ?? null, latencyMs: elapsed() })));
       // Written before the connection is there, the pieces go out together (one writev).
@@ -94,15 +105,47 @@ export class WebhookSender {
     });
   }
 
-  /** The URL's form checked, once per URL. */
-  private check(url: string): CheckedUrl {
-    let checked = this.checked.get(url);
-    if (!checked) {
+  /** The URL's form checked, and the options of a request to it, once per URL. */
+  private target(url: string): Target {
+    let target = this.checked.get(url);
+    if (!target) {
       if (this.checked.size >= CHECKED_KEPT) this.checked.clear();
-      checked = checkWebhookUrl(url, this.options.allowLoopback);
-      this.checked.set(url, checked);
+      target = this.targetOf(checkWebhookUrl(url, this.options.allowLoopback));
+      this.checked.set(url, target);
     }
-    return checked;
+    return target;
+  }
+
+  private targetOf(checked: CheckedUrl): Target {
+    if (!checked.ok) return checked;
+    const https = checked.url.protocol === 'https:';
+    const { url, host } = checked;
+    // Only what a request reads: Node's own conversion of a URL adds its href, hash, search and
+    // pathname, which each request then copies twice.
+    const options: RequestOptions = {
+      protocol: url.protocol,
+      hostname: host,
+      ...(url.port === '' ? {} : { port: Number(url.port) }),
+      path: url.pathname + url.search,
+      method: 'POST',
+      agent: https ? this.https : this.http,
+      lookup: this.lookup as RequestOptions['lookup'],
+      // What Node would work out from the Host header at each request: the name for TLS SNI, none for an address.
+      servername: isIP(host) === 0 ? host : '',
+    } as RequestOptions;
+    // URL's host: the name (an IPv6 address in brackets) and the port unless the scheme's own, as Node would write it.
+    return { ok: true, https, options, host: url.host };
+  }
+
+  /** The requests in flight with this signal, each stopped when it aborts. */
+  private stoppersOf(signal: AbortSignal): Set<() => void> {
+    let stoppers = this.stoppers.get(signal);
+    if (!stoppers) {
+      const created = new Set<() => void>();
+      signal.addEventListener('abort', () => created.forEach((stop) => stop()), { once: true });
+      this.stoppers.set(signal, (stoppers = created));
+    }
+    return stoppers;
   }
 
   close(): void {

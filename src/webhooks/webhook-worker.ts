@@ -247,9 +247,10 @@ export class WebhookWorker {
   }
 }
 
-/** A batch just queued, as the store's head() would read it. */
+/** A batch just queued, as the store's head() would read it (its fields named: a spread copies by looking each one up). */
 function pendingDelivery(delivery: NewDelivery): WebhookDelivery {
-  return { ...delivery, attempts: 0, status: 'PENDING', response_status: null, latency_ms: null, next_attempt: null };
+  const { id, webhook_id, customer_id, type, created, from, upto, payload } = delivery;
+  return { id, webhook_id, customer_id, type, attempts: 0, status: 'PENDING', response_status: null, latency_ms: null, next_attempt: null, created, from, upto, payload };
 }
 
 function outcomeOf(delivery: WebhookDelivery, now: number, status: number | null, latencyMs: number) {

@@ -1,3 +1,4 @@
+import type { Transaction } from 'better-sqlite3';
 import type { SignalBus } from '../ports/index.js';
 import type { Db } from './open.js';
 
@@ -18,19 +19,37 @@ interface Write {
  * holds the write lock. The writes of one turn go in one transaction, each in a savepoint of its
  * own; a transaction that finds the lock taken is tried again at the next `events-committed`
  * signal (SQLite: published on this thread right after a writer commit, before the writer gets
- * its next batch) or RETRY_MS later.
+ * its next batch) or RETRY_MS later (the signal comes through this thread's event loop, after the
+ * lock was freed, and the lock may be held by someone who announces nothing). A try that fails
+ * costs about half of one that writes, and waiting for commits instead held the webhooks back (at
+ * most 4 successes unwritten per webhook, docs/webhooks.md "Delivery").
  */
 export class BetweenCommits {
   private queued: Write[] = [];
   private scheduled = false;
   private tries = 0;
   private hearing = false;
-  private timeout: number | undefined;
+  /** The connection's own busy timeout (as the PRAGMA that puts it back), read once: only this class changes it. */
+  private restore: string | undefined;
+  private readonly all: Transaction<(writes: Write[], failures: Map<Write, unknown>) => void>;
+  private readonly one: Transaction<(write: () => void) => void>;
+  private readonly flushSoon = () => this.flush();
 
   constructor(
     private readonly db: Db,
     private readonly signals: SignalBus,
-  ) {}
+  ) {
+    this.one = db.transaction((write: () => void) => write());
+    this.all = db.transaction((writes: Write[], failures: Map<Write, unknown>) => {
+      for (const write of writes) {
+        try {
+          this.one(write.run);
+        } catch (error) {
+          failures.set(write, error);
+        }
+      }
+    });
+  }
 
   /** Runs `write` in a write transaction soon; resolves once it committed. */
   run(write: () => void): Promise<void> {
@@ -38,7 +57,7 @@ export class BetweenCommits {
       this.queued.push({ run: write, resolve, reject });
       if (this.scheduled) return;
       this.scheduled = true;
-      setImmediate(() => this.flush());
+      setImmediate(this.flushSoon);
     });
   }
 
@@ -66,23 +85,15 @@ export class BetweenCommits {
 
   /** One transaction for the writes; `wait` false: the lock taken fails it at once (SQLITE_BUSY). */
   private transaction(writes: Write[], failures: Map<Write, unknown>, wait: boolean): void {
-    // The connection's own timeout, read once: only this class changes it, and puts it back.
-    const timeout = (this.timeout ??= this.db.pragma('busy_timeout', { simple: true }) as number);
-    if (wait) this.db.pragma('busy_timeout = 0');
+    if (!wait) return this.all.immediate(writes, failures);
+    // exec(), not pragma(): a PRAGMA sets the timeout while it is compiled (a statement prepared
+    // once would not set it again), and exec() makes no statement object.
+    const restore = (this.restore ??= `PRAGMA busy_timeout = ${this.db.pragma('busy_timeout', { simple: true }) as number}`);
+    this.db.exec('PRAGMA busy_timeout = 0');
     try {
-      this.db
-        .transaction(() => {
-          for (const write of writes) {
-            try {
-              this.db.transaction(write.run)();
-            } catch (error) {
-              failures.set(write, error);
-            }
-          }
-        })
-        .immediate();
+      this.all.immediate(writes, failures);
     } finally {
-      if (wait) this.db.pragma(`busy_timeout = ${timeout}`);
+      this.db.exec(restore);
     }
   }
 
