@@ -99,9 +99,16 @@ function runConnection(config, gateway, index, shared) {
   socket.on('error', (error) => ready.reject(error));
   socket.once('secureConnect', () => socket.write(connectPacket(gateway.id)));
 
-  // Sends PUBLISHes for the free slots (all packet ids in `slots`) in one write.
+  // Sends PUBLISHes for the free slots (all packet ids in `slots`) in one write; with a rate, as many as its budget allows, the rest later.
   function send(slots) {
     if (!shared.sending || slots.length === 0) return;
+    if (shared.budget !== undefined) {
+      const allowed = shared.budget.take(slots.length);
+      const later = slots.slice(allowed);
+      if (later.length > 0) shared.budget.waiting.push(() => send(later));
+      slots = slots.slice(0, allowed);
+      if (slots.length === 0) return;
+    }
     const out = Buffer.allocUnsafe(size * slots.length);
     const now = performance.now();
     const created = Date.now();
@@ -175,6 +182,7 @@ process.once('message', async (config) => {
     latencyCount: 0,
     onIdle: () => {},
   };
+  if (config.rate > 0) shared.budget = rateBudget(config.rate / config.eventsPerMessage);
   const connections = config.gateways.map((gateway, i) => runConnection(config, gateway, i, shared));
   await Promise.all(connections.map((c) => c.connected));
   process.send({ type: 'connected' });
@@ -222,3 +230,26 @@ process.once('message', async (config) => {
   connections.forEach((c) => c.close());
   process.disconnect();
 });
+
+/** Messages per second for all connections together: slots wait for the budget, refilled every 5 ms, and are sent in the order they waited. */
+function rateBudget(perSecond) {
+  let tokens = 0;
+  let last = performance.now();
+  const budget = {
+    waiting: [],
+    take(wanted) {
+      const taken = Math.min(wanted, Math.floor(tokens));
+      tokens -= taken;
+      return taken;
+    },
+  };
+  setInterval(() => {
+    const now = performance.now();
+    // At most 50 ms of budget saved up: a stall is not made up by a burst.
+    tokens = Math.min(tokens + ((now - last) / 1000) * perSecond, perSecond / 20);
+    last = now;
+    const waiting = budget.waiting.splice(0);
+    for (const resume of waiting) resume();
+  }, 5).unref();
+  return budget;
+}

@@ -366,6 +366,8 @@ export function forkGenerator(target, gateways, { window, warmupSeconds, seconds
     eventsPerMessage: 1,
     warmupMs: warmupSeconds * 1000,
     durationMs: seconds * 1000,
+    // BENCH_INGEST_RATE (events/s): a steady load below the maximum, so that two builds' CPU per event compare at the same commit sizes.
+    rate: Number(process.env.BENCH_INGEST_RATE ?? 0),
   };
   const generator = fork(new URL('./mqtt-load.js', import.meta.url), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const messages = [];

@@ -57,16 +57,18 @@ export interface BatchResult {
  * position `[seq]`, its JSON as GET /{c}/events lists it): SQLite's writer thread hands them to the
  * server's thread, so that readers following the commit order there (the webhooks) need not read
  * them back. No other event lies after `after` up to `through`. Packed (store/shared/committed-events.ts):
- * event i's JSON is `json` from `ends[i - 1] + 1` (after the comma; 0 for the first) to `ends[i]`, its customer and
- * gateway indexes into `names` (-1: none).
+ * event i's JSON is the UTF-8 of `utf8` from `ends[i - 1] + 1` (after the comma; 0 for the first)
+ * to `ends[i]`; its customer, gateway and type indexes into `names` (-1: none; a type of none is a
+ * scan). `utf8` is the commit's own buffer, moved to the other thread, not copied.
  */
 export interface CommittedEvents {
   after: StreamPosition;
   through: StreamPosition;
-  json: string;
+  utf8: Uint8Array;
   ends: Uint32Array;
   seqs: Float64Array;
   customers: Int32Array;
   gateways: Int32Array;
+  types: Int32Array;
   names: string[];
 }

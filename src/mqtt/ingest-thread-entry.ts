@@ -1,6 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { IngestMessage } from '../domain/ingest.js';
 import { openStore } from '../store/open.js';
+import { transferred } from '../store/shared/committed-events.js';
 import { THREAD_READY, type TestCrash } from '../threads/supervised-thread.js';
 import { unpackBatch, type JobAnswer, type PackedBatch, type ThreadJob, type WriterThreadData } from './ingest-thread.js';
 
@@ -58,7 +59,8 @@ parentPort!.on('message', (message: PackedBatch | 'close' | { testCrash: TestCra
   // One batch at a time (the broker sends the next one after this answer): one await per batch.
   void store.ingest.commit(batch, createdWindow, message.handOff).then((result) => {
     if (testCrash === 'after-commit') setImmediate(() => die('test crash after commit'));
-    else parentPort!.postMessage(result);
+    // The commit's events for the webhooks move to the server's thread, not copied.
+    else parentPort!.postMessage(result, result.committed ? transferred(result.committed) : []);
   });
 });
 parentPort!.postMessage(THREAD_READY);

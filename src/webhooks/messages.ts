@@ -13,16 +13,21 @@ type EventReader = Pick<EventLogRepository, 'after'>;
  */
 
 /**
- * Whether a stored event is of a type the webhook takes, read off its JSON text without parsing
- * it or making a string: the first `"type":"` is the key (inside a string value the quotes are
- * escaped, and `gateway_type` has no quote before `type`); an event without one is a scan.
+ * Whether a stored event is of a type the webhook takes: its `type` when a commit handed it over,
+ * else read off its JSON text without parsing it or making a string: the first `"type":"` is the
+ * key (inside a string value the quotes are escaped, and `gateway_type` has no quote before
+ * `type`); an event without one is a scan.
  */
 function taken(event: CommittedEvent, wanted: Set<string>): boolean {
+  if (event.type !== undefined) return wanted.has(EVENT_TYPES.get(event.type) ?? `event.${event.type}`);
   const at = event.json.indexOf('"type":"');
   if (at === -1) return wanted.has('event.scan');
   for (const type of wanted) if (event.json.startsWith(TYPE_TEXT.get(type) ?? `${type.slice(6)}"`, at + 8)) return true;
   return false;
 }
+
+/** The webhook event type of each event type (`scan`: `event.scan`). */
+const EVENT_TYPES = new Map(['scan', 'telemetry'].map((type) => [type, `event.${type}`]));
 
 /** The text after `"type":"` of each webhook event type (`event.scan`: `scan"`). */
 const TYPE_TEXT = new Map(['event.scan', 'event.telemetry'].map((type) => [type, `${type.slice(6)}"`]));

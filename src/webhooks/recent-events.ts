@@ -1,21 +1,30 @@
 import type { CommittedEvents } from '../domain/ingest.js';
 import { comparePositions, type StreamPosition } from '../domain/stream-cursor.js';
 import type { CommittedEvent, EventLogRead, EventLogRepository } from '../store/ports/index.js';
-import { commitBytes, committedEventsOf, type CommitBytes } from '../store/shared/committed-events.js';
+import { commitBuffer, committedEvent, customerEvents } from '../store/shared/committed-events.js';
 
 /**
- * Events kept per customer (their JSON, some 8 MB, and as much again in the UTF-8 bytes of the
- * commits handed over): forty batches, so that webhooks some seconds
+ * Events kept per customer (their UTF-8, some 8 MB): forty batches, so that webhooks some seconds
  * apart share the reads, and one that is caught up finds the events handed over in memory.
  */
 export const KEPT = 20_000;
 /** How long after a read of the newest events commits still hand theirs over. */
 const WANTED_MS = 1_000;
 
+/**
+ * A run of a window's events: a commit handed over (the customer's events in it, by index), or a
+ * read of the store. The window keeps the commits as they came, a few objects each, and makes an
+ * event's object only when a read asks for it: objects that lived as long as the window (half a
+ * second at full load) were copied by every young-generation collection and then promoted.
+ */
+type Run = { commit: CommittedEvents; utf8: Buffer; indexes: Uint32Array } | { events: CommittedEvent[] };
+
 /** One customer's newest events as read: every event after `from` up to `reached`, in commit order. */
 interface Window {
   from: StreamPosition;
-  events: CommittedEvent[];
+  runs: Run[];
+  /** The events in the runs. */
+  count: number;
   reached: StreamPosition;
   /**
    * Extended by the commits handed over, and no commit of the customer was heard of since
@@ -25,15 +34,6 @@ interface Window {
   stale?: boolean;
 }
 
-/**
- * The commit order read once for all the webhooks of a customer on this instance (as the live
- * stream's hubs do, server/live-events/customer-hub.ts): a read after a position the window holds
- * is answered from it, and a read past its end extends it, so three webhooks that follow the same
- * events read each of them from the database once, not three times. The events a commit hands
- * over (`committed`) extend the windows too, so a webhook that is caught up reads nothing back;
- * those behind a window (a restart, a receiver's outage, a replay) read from the store, sharing
- * a second window of their own (`trails`) as the first one.
- */
 export class RecentEvents {
   /** The newest events of each customer, extended by the commits handed over. */
   private readonly windows = new Map<string, Window>();
@@ -63,18 +63,16 @@ export class RecentEvents {
    * again with them. Customers without a window (no webhook reads them) are passed over.
    */
   committed(batch: CommittedEvents): void {
-    let bytes: CommitBytes | undefined;
+    let utf8: Buffer | undefined;
     for (const [customerId, window] of this.windows) {
       if (comparePositions(window.reached, batch.through) >= 0) continue;
       const gap = comparePositions(window.reached, batch.after) < 0;
       const since = gap ? batch.after : window.reached;
-      const events: CommittedEvent[] = committedEventsOf(batch, customerId, since[0]!, (bytes ??= commitBytes(batch)));
-      const kept: Window = gap ? { from: batch.after, events, reached: batch.through, stale: window.stale } : window;
+      const run: Run = { commit: batch, utf8: (utf8 ??= commitBuffer(batch)), indexes: customerEvents(batch, customerId, since[0]!) };
+      const kept: Window = gap ? { from: batch.after, runs: [], count: 0, reached: batch.through, stale: window.stale } : window;
       if (gap) this.windows.set(customerId, kept);
-      else {
-        for (const event of events) window.events.push(event);
-        window.reached = batch.through;
-      }
+      append(kept, run);
+      kept.reached = batch.through;
       kept.fed = true;
       this.trim(kept);
     }
@@ -103,11 +101,14 @@ export class RecentEvents {
     if (!window || comparePositions(after, window.from) < 0 || comparePositions(after, window.reached) > 0) {
       const read = await this.read(customerId, after, limit);
       // Kept only when it is the newest read: an older one (a replay) would push the others' window back.
-      if (!window || comparePositions(read.reached, window.reached) > 0) windows.set(customerId, { from: after, events: [...read.events], reached: read.reached });
+      if (!window || comparePositions(read.reached, window.reached) > 0) {
+        const kept: Window = { from: after, runs: [], count: 0, reached: read.reached };
+        append(kept, { events: [...read.events] });
+        windows.set(customerId, kept);
+      }
       return read;
     }
-    const start = firstAfter(window.events, after);
-    const held = window.events.slice(start, start + limit);
+    const held = eventsAfter(window, after, limit);
     this.stats.fromMemory += held.length;
     if (held.length === limit) return { events: held, reached: held[held.length - 1]!.position, more: true };
     // Fed by the commits and none heard of since without its events: nothing more to read yet (a
@@ -120,7 +121,7 @@ export class RecentEvents {
     const read = await this.read(customerId, end, limit - held.length);
     // Appended only when nothing moved the window meanwhile (another reader extended or replaced it).
     if (windows.get(customerId) === extended && extended.reached === end) {
-      extended.events.push(...read.events);
+      append(extended, { events: [...read.events] });
       extended.reached = read.reached;
       // A read that stopped at its limit left events in the store that no commit will hand over.
       if (read.more) extended.stale = true;
@@ -142,22 +143,70 @@ export class RecentEvents {
     this.trails.delete(customerId);
   }
 
+  /** Drops the oldest events beyond `kept`: whole runs, and the start of the first one left. */
   private trim(window: Window): void {
-    const extra = window.events.length - this.kept;
+    let extra = window.count - this.kept;
     if (extra <= 0) return;
-    window.from = window.events[extra - 1]!.position;
-    window.events.splice(0, extra);
+    window.count -= extra;
+    while (extra > 0) {
+      const run = window.runs[0]!;
+      const length = lengthOf(run);
+      if (length <= extra) {
+        window.from = positionAt(run, length - 1);
+        window.runs.shift();
+        extra -= length;
+        continue;
+      }
+      window.from = positionAt(run, extra - 1);
+      window.runs[0] = 'events' in run ? { events: run.events.slice(extra) } : { ...run, indexes: run.indexes.subarray(extra) };
+      extra = 0;
+    }
   }
 }
 
-/** The index of the first event after the position (binary search: the events are in commit order). */
-function firstAfter(events: CommittedEvent[], position: StreamPosition): number {
+function append(window: Window, run: Run): void {
+  const length = lengthOf(run);
+  if (length === 0) return;
+  window.runs.push(run);
+  window.count += length;
+}
+
+function lengthOf(run: Run): number {
+  return 'events' in run ? run.events.length : run.indexes.length;
+}
+
+function positionAt(run: Run, k: number): StreamPosition {
+  return 'events' in run ? run.events[k]!.position : [run.commit.seqs[run.indexes[k]!]!];
+}
+
+function eventAt(run: Run, k: number): CommittedEvent {
+  return 'events' in run ? run.events[k]! : committedEvent(run.commit, run.utf8, run.indexes[k]!);
+}
+
+/** Up to `limit` of the window's events after the position, in commit order. */
+function eventsAfter(window: Window, position: StreamPosition, limit: number): CommittedEvent[] {
+  const { runs } = window;
+  // The first run that ends after the position, then the first event after it in that run (both in commit order).
+  let r = firstIndex(runs.length, (i) => comparePositions(positionAt(runs[i]!, lengthOf(runs[i]!) - 1), position) > 0);
+  const events: CommittedEvent[] = [];
+  if (r === runs.length) return events;
+  let k = firstIndex(lengthOf(runs[r]!), (i) => comparePositions(positionAt(runs[r]!, i), position) > 0);
+  for (; r < runs.length && events.length < limit; r++, k = 0) {
+    const run = runs[r]!;
+    const length = Math.min(lengthOf(run), k + limit - events.length);
+    for (; k < length; k++) events.push(eventAt(run, k));
+  }
+  return events;
+}
+
+/** The first index below `length` at which `after` holds (binary search: it holds from there on). */
+function firstIndex(length: number, after: (index: number) => boolean): number {
   let low = 0;
-  let high = events.length;
+  let high = length;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if (comparePositions(events[middle]!.position, position) <= 0) low = middle + 1;
-    else high = middle;
+    if (after(middle)) high = middle;
+    else low = middle + 1;
   }
   return low;
 }

@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import type { StreamPosition } from '../../src/domain/stream-cursor.js';
 import type { CommittedEvent, EventLogRead, WebhookDelivery, WebhookRecord } from '../../src/store/ports/index.js';
-import { CommittedPacker, committedEventsOf } from '../../src/store/shared/committed-events.js';
+import { storedValues, type EventRow } from '../../src/domain/events.js';
+import { CommittedPacker, commitBuffer, committedEvent, customerEvents } from '../../src/store/shared/committed-events.js';
 import { SharedBatches, messageBody, nextBatch } from '../../src/webhooks/messages.js';
 
 /** 1,200 events, every third one telemetry; counts the reads. */
@@ -76,8 +77,11 @@ it('a batch of events handed over by commits is slices of their bytes, one per r
     ['c', 6, '{"id":"e6","type":"telemetry"}'],
     ['c', 7, '{"id":"e7","type":"scan"}'],
   ] as const;
-  for (const [customer, seq, json] of commit) packer.add(customer, seq, json, null);
-  const handed = committedEventsOf(structuredClone(packer.packed()), 'c', 0);
+  // Stored rows whose JSON is the text above.
+  for (const [customer, seq, json] of commit) packer.add(storedValues(customer, JSON.parse(json) as EventRow), seq);
+  const batch = structuredClone(packer.packed());
+  const utf8 = commitBuffer(batch);
+  const handed = [...customerEvents(batch, 'c', 0)].map((i) => committedEvent(batch, utf8, i));
   const stored = (seq: number): CommittedEvent => ({ position: [seq], json: `{"id":"e${seq}","type":"scan"}`, gatewayId: null });
   const all = [stored(1), stored(2), ...handed, stored(8)];
   const reader = { after: async (): Promise<EventLogRead> => ({ events: all, reached: [8], more: false }) };

@@ -5,7 +5,9 @@ import { describe, expect, it } from 'vitest';
 import type { CommittedEvents } from '../../src/domain/ingest.js';
 import { comparePositions, type StreamPosition } from '../../src/domain/stream-cursor.js';
 import type { CommittedEvent, EventLogRead, EventLogRepository } from '../../src/store/ports/index.js';
+import { storedValues, type EventRow } from '../../src/domain/events.js';
 import { CommittedPacker } from '../../src/store/shared/committed-events.js';
+import { eventJson } from '../../src/store/shared/event-json.js';
 import { RecentEvents } from '../../src/webhooks/recent-events.js';
 
 /** An event log over an array, counting the events it hands out. */
@@ -36,10 +38,14 @@ class ArrayLog implements Pick<EventLogRepository, 'after'> {
   }
 }
 
-/** A commit of the customer's events as the writer thread hands it over. */
+/** A commit of the customer's events as the writer thread hands it over (stored rows whose JSON is the events' own). */
 function packed(customerId: string, events: CommittedEvent[]): CommittedEvents {
   const packer = new CommittedPacker();
-  for (const event of events) packer.add(customerId, event.position[0]!, event.json, event.gatewayId);
+  for (const event of events) {
+    const row = storedValues(customerId, JSON.parse(event.json) as EventRow);
+    expect(eventJson(row, 1)).toBe(event.json);
+    packer.add(row, event.position[0]!);
+  }
   return packer.packed();
 }
 
@@ -86,7 +92,7 @@ describe('RecentEvents', () => {
     const served = log.served;
     recent.committed(log.commit(4));
     // Another customer's commit moves the window on too: nothing of this customer lies in it.
-    recent.committed(packed('d', [8, 9].map((seq) => ({ position: [seq], json: `{"id":"d${seq}"}`, gatewayId: 'g' }))));
+    recent.committed(packed('d', [8, 9].map((seq) => ({ position: [seq], json: `{"id":"d${seq}"}`, gatewayId: null }))));
     log.add(2);
     const read = await recent.after('c', [3], 500);
     // As the log would answer them, with the commit's bytes besides.

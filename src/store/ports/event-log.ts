@@ -16,11 +16,13 @@ export interface CommittedEvent {
   /**
    * Handed over by a commit (store/shared/committed-events.ts): the commit's events as UTF-8, their
    * JSON texts separated by commas, and this event's bytes in it from `start` to `end`, so that a
-   * run of events of one commit is one slice of bytes.
+   * run of events of one commit is one slice of bytes; and its `type` (`scan` for none), so that
+   * it is matched without reading its JSON.
    */
   utf8?: Buffer;
   start?: number;
   end?: number;
+  type?: string;
 }
 
 /** One read of the commit order. */

@@ -1,28 +1,38 @@
 import type { CommittedEvents } from '../../domain/ingest.js';
+import { STORED_EVENT_COLUMNS } from '../../domain/events.js';
 import type { CommittedEvent } from '../ports/index.js';
+import { EventJsonBytes } from './event-json.js';
+
+const GATEWAY_ID = STORED_EVENT_COLUMNS.indexOf('gateway_id');
+const PLAIN_TEXT = STORED_EVENT_COLUMNS.indexOf('plain_text');
+const TYPE = STORED_EVENT_COLUMNS.indexOf('type');
 
 /**
  * The events of one commit packed for the hand-off from SQLite's writer thread to the server's
- * (docs/webhooks.md "Delivery"): one string of their JSON texts separated by commas and typed
- * arrays, which the threads' structured clone copies whole, where an object per event is cloned
- * member by member.
+ * (docs/webhooks.md "Delivery"): their JSON as one buffer of UTF-8, separated by commas, and
+ * typed arrays, all of which the thread's postMessage moves (`transfer`) rather than copies: no
+ * string to clone and encode again on the other side.
  */
 export class CommittedPacker {
-  private json = '';
+  private readonly json = new EventJsonBytes();
   private readonly ends: number[] = [];
   private readonly seqs: number[] = [];
   private readonly customers: number[] = [];
   private readonly gateways: number[] = [];
+  private readonly types: number[] = [];
   private readonly names: string[] = [];
   private readonly indexes = new Map<string, number>();
 
-  /** One event stored, in seq order. */
-  add(customerId: string, seq: number, json: string, gatewayId: string | null): void {
-    this.json += this.seqs.length === 0 ? json : `,${json}`;
-    this.ends.push(this.json.length);
+  /** One stored row (STORED_EVENT_COLUMNS order), in seq order. */
+  add(row: readonly unknown[], seq: number): void {
+    this.ends.push(this.json.append(row, 1, row[PLAIN_TEXT] === 1));
     this.seqs.push(seq);
-    this.customers.push(this.name(customerId));
-    this.gateways.push(gatewayId === null ? -1 : this.name(gatewayId));
+    this.customers.push(this.name(row[0] as string));
+    const gateway = row[GATEWAY_ID] as string | null;
+    this.gateways.push(gateway === null ? -1 : this.name(gateway));
+    // Null only for a scan stored without a type.
+    const type = row[TYPE] as string | null;
+    this.types.push(type === null ? -1 : this.name(type));
   }
 
   get size(): number {
@@ -34,11 +44,12 @@ export class CommittedPacker {
     return {
       after: [this.seqs[0]! - 1],
       through: [this.seqs[this.seqs.length - 1]!],
-      json: this.json,
+      utf8: this.json.take(),
       ends: Uint32Array.from(this.ends),
       seqs: Float64Array.from(this.seqs),
       customers: Int32Array.from(this.customers),
       gateways: Int32Array.from(this.gateways),
+      types: Int32Array.from(this.types),
       names: this.names,
     };
   }
@@ -54,43 +65,62 @@ export class CommittedPacker {
   }
 }
 
+/** The buffers a packed commit's postMessage moves to the other thread instead of copying. */
+export function transferred(committed: CommittedEvents): ArrayBuffer[] {
+  const { utf8, ends, seqs, customers, gateways, types } = committed;
+  return [utf8, ends, seqs, customers, gateways, types].map((array) => array.buffer as ArrayBuffer);
+}
+
 /**
- * A packed commit's JSON as UTF-8 and each event's end in those bytes, made once per commit for
- * every customer's window: a batch of a commit's events is then slices of it, not a string joined
- * and encoded per batch. A buffer of its own (not Node's shared pool), so that bytes next to each
- * other in one ArrayBuffer are those of one commit.
+ * A customer's events in a packed commit after a seq, as indexes into it: what the webhooks'
+ * window keeps of a commit (src/webhooks/recent-events.ts), an event read off only when asked for.
  */
-export interface CommitBytes {
-  utf8: Buffer;
-  ends: Uint32Array;
-}
-
-export function commitBytes(batch: CommittedEvents): CommitBytes {
-  const length = Buffer.byteLength(batch.json);
-  const utf8 = Buffer.allocUnsafeSlow(length);
-  utf8.write(batch.json);
-  // Only ASCII: a character is a byte, the ends are the same.
-  if (length === batch.json.length) return { utf8, ends: batch.ends };
-  const ends = new Uint32Array(batch.ends.length);
-  let bytes = 0;
-  for (let i = 0; i < ends.length; i++) {
-    bytes += Buffer.byteLength(batch.json.slice(i === 0 ? 0 : batch.ends[i - 1], batch.ends[i]));
-    ends[i] = bytes;
-  }
-  return { utf8, ends };
-}
-
-/** The events of the customer in a packed commit whose seq is after `since` (their JSON a slice of the commit's string, their bytes of `bytes`). */
-export function committedEventsOf(batch: CommittedEvents, customerId: string, since: number, bytes = commitBytes(batch)): CommittedEvent[] {
+export function customerEvents(batch: CommittedEvents, customerId: string, since: number): Uint32Array {
   const customer = batch.names.indexOf(customerId);
-  const events: CommittedEvent[] = [];
-  if (customer === -1) return events;
-  for (let i = 0; i < batch.seqs.length; i++) {
-    if (batch.customers[i] !== customer || batch.seqs[i]! <= since) continue;
+  if (customer === -1) return EMPTY;
+  let count = 0;
+  for (let i = 0; i < batch.seqs.length; i++) if (batch.customers[i] === customer && batch.seqs[i]! > since) count++;
+  const indexes = new Uint32Array(count);
+  count = 0;
+  for (let i = 0; i < batch.seqs.length; i++) if (batch.customers[i] === customer && batch.seqs[i]! > since) indexes[count++] = i;
+  return indexes;
+}
+
+const EMPTY = new Uint32Array(0);
+
+/** Event i of a packed commit, as the event log reads it (its JSON decoded only when asked for). */
+export function committedEvent(batch: CommittedEvents, utf8: Buffer, i: number): CommittedEvent {
+  return new HandedOver(batch, utf8, i);
+}
+
+/** The bytes of a packed commit as a Buffer (a structured clone delivers a Uint8Array), without a copy. */
+export function commitBuffer(batch: CommittedEvents): Buffer {
+  const { utf8 } = batch;
+  return Buffer.isBuffer(utf8) ? utf8 : Buffer.from(utf8.buffer, utf8.byteOffset, utf8.byteLength);
+}
+
+class HandedOver implements CommittedEvent {
+  readonly position: [number];
+  readonly gatewayId: string | null;
+  readonly type: string;
+  readonly start: number;
+  readonly end: number;
+
+  constructor(
+    batch: CommittedEvents,
+    readonly utf8: Buffer,
+    i: number,
+  ) {
+    this.position = [batch.seqs[i]!];
     const gateway = batch.gateways[i]!;
-    const json = batch.json.slice(i === 0 ? 0 : batch.ends[i - 1]! + 1, batch.ends[i]);
-    const start = i === 0 ? 0 : bytes.ends[i - 1]! + 1;
-    events.push({ position: [batch.seqs[i]!], json, gatewayId: gateway === -1 ? null : batch.names[gateway]!, utf8: bytes.utf8, start, end: bytes.ends[i]! });
+    this.gatewayId = gateway === -1 ? null : batch.names[gateway]!;
+    const type = batch.types[i]!;
+    this.type = type === -1 ? 'scan' : batch.names[type]!;
+    this.start = i === 0 ? 0 : batch.ends[i - 1]! + 1;
+    this.end = batch.ends[i]!;
   }
-  return events;
+
+  get json(): string {
+    return this.utf8.toString('utf8', this.start, this.end);
+  }
 }

@@ -36,6 +36,87 @@ export function eventJson(row: readonly unknown[], start = 0, plain = false): st
   return json === '' ? '{}' : `${json}}`;
 }
 
+/**
+ * Events' JSON as eventJson writes it, written as UTF-8 straight into one buffer, separated by
+ * commas: SQLite's ingest writer hands a commit's events over so (store/shared/committed-events.ts).
+ * No string per event: the concatenated strings were flattened and encoded again, and their
+ * pieces were the writer thread's garbage.
+ */
+export class EventJsonBytes {
+  /** The buffer written into, reused by the next writer once this one's bytes are taken (a commit's events are packed one after the other). */
+  private static spare: Buffer | undefined;
+  private bytes = EventJsonBytes.spare ?? Buffer.allocUnsafeSlow(64 * 1024);
+  private length = 0;
+
+  constructor() {
+    EventJsonBytes.spare = undefined;
+  }
+
+  /** Appends one event's JSON (its values from `start`, `plain` as for eventJson), after a comma unless it is the first; returns where its bytes end. */
+  append(row: readonly unknown[], start: number, plain: boolean): number {
+    // Written with local variables and loops, not a call per piece: this runs for every event ingest hands over.
+    let bytes = this.bytes;
+    let at = this.length;
+    if (at > 0) bytes[at++] = COMMA;
+    let first = true;
+    for (let i = 0; i < KIND.length; i++) {
+      const value = row[start + i];
+      if (value === null || value === undefined) continue;
+      const kind = KIND[i];
+      const quoted = kind === TEXT && plain;
+      const opening = quoted ? (first ? FIRST_QUOTED[i]! : NEXT_QUOTED[i]!) : first ? FIRST_BYTES[i]! : NEXT_BYTES[i]!;
+      const text = quoted ? (value as string) : kind === TEXT ? JSON.stringify(value) : kind === INTEGER ? String(value) : realJson(value as number);
+      first = false;
+      // A UTF-16 unit is at most 3 bytes of UTF-8: room for the worst case, without measuring.
+      if (at + opening.length + text.length * 3 + 3 > bytes.length) bytes = this.grow(at, opening.length + text.length * 3 + 3);
+      for (let j = 0; j < opening.length; j++) bytes[at + j] = opening[j]!;
+      at += opening.length;
+      let j = 0;
+      for (; j < text.length; j++) {
+        const code = text.charCodeAt(j);
+        if (code >= 0x80) break;
+        bytes[at + j] = code;
+      }
+      // Past ASCII, the rest encoded at once.
+      at += j < text.length ? j + bytes.write(text.slice(j), at + j) : j;
+      if (quoted) bytes[at++] = QUOTE;
+    }
+    if (first) bytes[at++] = OPEN;
+    bytes[at++] = CLOSE;
+    this.length = at;
+    return at;
+  }
+
+  /** The bytes written, in a buffer of their own size (not Node's shared pool: another thread may take its memory); the writer is done. */
+  take(): Buffer {
+    const taken = Buffer.allocUnsafeSlow(this.length);
+    this.bytes.copy(taken, 0, 0, this.length);
+    EventJsonBytes.spare = this.bytes;
+    // Appending after this writes into a buffer of its own again, never the spare another writer may hold.
+    this.bytes = Buffer.alloc(0);
+    this.length = 0;
+    return taken;
+  }
+
+  /** A larger buffer with the bytes written so far (and room for the 2 bytes that close an event). */
+  private grow(length: number, more: number): Buffer {
+    const grown = Buffer.allocUnsafeSlow(Math.max(this.bytes.length * 2, length + more + 2));
+    this.bytes.copy(grown, 0, 0, length);
+    this.bytes = grown;
+    return grown;
+  }
+}
+
+const COMMA = 0x2c;
+const QUOTE = 0x22;
+const OPEN = 0x7b;
+const CLOSE = 0x7d;
+const FIRST_BYTES = FIRST_MEMBER.map((opening) => Buffer.from(opening));
+const NEXT_BYTES = NEXT_MEMBER.map((opening) => Buffer.from(opening));
+/** The openings of a text written as it is: the quote that opens it too. */
+const FIRST_QUOTED = FIRST_MEMBER.map((opening) => Buffer.from(`${opening}"`));
+const NEXT_QUOTED = NEXT_MEMBER.map((opening) => Buffer.from(`${opening}"`));
+
 const TWO_TO_63 = 2 ** 63;
 
 /**

@@ -1,12 +1,10 @@
 import type { Transaction } from 'better-sqlite3';
 import { lastMessageDue } from '../../domain/connectivity.js';
 import { customersOf, emptyBatchResult, mergeSingle, planBatch, planParsed, settleBatch, type BatchPlan, type IngestGateway } from '../../domain/ingest-batch-plan.js';
-import { STORED_EVENT_COLUMNS } from '../../domain/events.js';
 import { Outcome, type BatchResult, type IngestMessage } from '../../domain/ingest.js';
 import type { GatewayReport } from '../../domain/payload.js';
 import type { CreatedWindow } from '../../domain/payload-limits.js';
 import { CommittedPacker } from '../shared/committed-events.js';
-import { eventJson } from '../shared/event-json.js';
 import { insertDeadLetter } from './dead-letters.js';
 import { deviceCacheOf } from './devices.js';
 import { EventInserter } from './event-rows.js';
@@ -135,7 +133,7 @@ function applyPlan(store: CommitStatements, plan: BatchPlan, handOff: boolean): 
   }
   for (const { gatewayId, report, at } of reports) if (store.applyReport(gatewayId, report, at)) result.reports++;
   const committed = handOff ? new CommittedPacker() : undefined;
-  const { events: inserted, devices } = store.events.insertAll(events, committed && ((row, seq) => addCommitted(committed, row, seq)));
+  const { events: inserted, devices } = store.events.insertAll(events, committed && ((row, seq) => committed.add(row, seq)));
   result.events += inserted;
   result.devices += devices;
   result.duplicates += events.length - inserted;
@@ -145,10 +143,3 @@ function applyPlan(store: CommitStatements, plan: BatchPlan, handOff: boolean): 
   return result;
 }
 
-const GATEWAY_ID = STORED_EVENT_COLUMNS.indexOf('gateway_id');
-const PLAIN_TEXT = STORED_EVENT_COLUMNS.indexOf('plain_text');
-
-/** A stored row (STORED_EVENT_COLUMNS order) as the event log reads it back (event-log.ts): `[seq]`, its JSON, its gateway. */
-function addCommitted(committed: CommittedPacker, row: readonly unknown[], seq: number): void {
-  committed.add(row[0] as string, seq, eventJson(row, 1, row[PLAIN_TEXT] === 1), row[GATEWAY_ID] as string | null);
-}

@@ -6,8 +6,8 @@ import { insertEvents } from '../../../src/store/sqlite/event-rows.js';
 import { LocalSignals } from '../../../src/store/shared/local-signals.js';
 import { SqliteEvents } from '../../../src/store/sqlite/events.js';
 import { openDatabase } from '../../../src/store/sqlite/open.js';
-import { EVENT_COLUMNS } from '../../../src/domain/events.js';
-import { eventJson, realJson } from '../../../src/store/shared/event-json.js';
+import { EVENT_COLUMNS, STORED_EVENT_COLUMNS, storedValues } from '../../../src/domain/events.js';
+import { EventJsonBytes, eventJson, realJson } from '../../../src/store/shared/event-json.js';
 import { eventRow, newestFirst } from '../../helpers/events.js';
 
 /** A blob as better-sqlite3 returns it for a read: a buffer of its own, the items followed by the room. */
@@ -121,6 +121,13 @@ describe('the JSON SQLite writes for a page', () => {
     const expected = newestFirst(rows).map((row) => eventJson(EVENT_COLUMNS.map((column) => row[column])));
     expect(items.json.toString()).toBe(expected.join(','));
     expect(items.count).toBe(40);
+    // The same bytes written straight as UTF-8, as the ingest writer hands events over (plain texts written as they are).
+    const written = new EventJsonBytes();
+    for (const row of newestFirst(rows)) {
+      const values = storedValues('c', row);
+      written.append(values, 1, values[STORED_EVENT_COLUMNS.indexOf('plain_text')] === 1);
+    }
+    expect(written.take().toString()).toBe(items.json.toString());
     db.close();
   });
 
