@@ -104,6 +104,12 @@ function startIngestWriter(ctx: BrokerContext, options: BrokerOptions): IngestWr
   });
 }
 
+/** The writer thread is gone: command and webhook writes run where they are made again. */
+function dropRoutes(store: BrokerContext['store']): void {
+  store.commands.routeWrites?.(undefined);
+  store.webhooks.routeWrites?.(undefined);
+}
+
 /**
  * Starts the embedded broker (docs/gateways-mqtt.md "The listener"): decisions about gateways are
  * connection-host.ts's, each connection's MQTT gateway-connection.ts's, durable ingest
@@ -114,8 +120,9 @@ export async function startBroker(ctx: BrokerContext, options: BrokerOptions): P
   const { ca, store } = ctx;
   const certificate = issueServerCertificate(ca, ctx.dataDir, [options.host, ctx.publicHost], await options.keys?.server);
   const writer = startIngestWriter(ctx, options);
-  // SQLite: the writes of command delivery run in the writer thread, between its commits (docs/commands.md "Delivery").
-  store.commands.routeWrites?.((writes) => writer.commandWrites(writes));
+  // SQLite: the writes of command and webhook delivery run in the writer thread, between its commits (docs/commands.md, docs/webhooks.md "Delivery").
+  store.commands.routeWrites?.((writes) => writer.deliveryWrites.commandWrites(writes));
+  store.webhooks.routeWrites?.((writes) => writer.deliveryWrites.webhookWrites(writes));
   const stats = newBrokerStats();
   let listener: MqttListener | undefined;
   const connections = new Set<GatewayConnection>();
@@ -160,7 +167,7 @@ export async function startBroker(ctx: BrokerContext, options: BrokerOptions): P
     await gateways.close();
     commands.close();
     await writer.close();
-    store.commands.routeWrites?.(undefined);
+    dropRoutes(store);
     throw error;
   }
   const running = listener;
@@ -188,7 +195,7 @@ export async function startBroker(ctx: BrokerContext, options: BrokerOptions): P
         for (const connection of connections) connection.stopReading();
         writer.flush();
         await writer.close();
-        store.commands.routeWrites?.(undefined);
+        dropRoutes(store);
         await closeConnections(connections, CLOSE_GRACE_MS);
         running.destroyConnections();
         await stopped;

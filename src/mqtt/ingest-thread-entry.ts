@@ -24,12 +24,17 @@ const die = (reason: string): never => {
 /**
  * A job between two commits: on SQLite on this connection, so it never competes with ingest for
  * the write lock; a batch that arrives meanwhile waits for it (TARGET_HOLD_MS), as it waits for the
- * batch before it. Old events (docs/retention.md), or the writes of command delivery (docs/commands.md).
+ * batch before it. Old events (docs/retention.md), the writes of command delivery (docs/commands.md)
+ * or of webhook delivery (docs/webhooks.md).
  */
 async function runJob(job: ThreadJob): Promise<unknown> {
   if ('deleteEvents' in job) {
     const { customerId, cutoff, limit, after } = job.deleteEvents;
     return store.retention.deleteEventsBefore(customerId, cutoff, limit, after);
+  }
+  if ('webhookWrites' in job) {
+    if (!store.webhooks.runWrites) throw new Error('this store runs no webhook writes in the writer thread');
+    return store.webhooks.runWrites(job.webhookWrites);
   }
   if (!store.commands.runWrites) throw new Error('this store runs no command writes in the writer thread');
   return store.commands.runWrites(job.commandWrites);

@@ -2,7 +2,7 @@ import { Outcome, type BatchResult, type IngestMessage, type Quarantine } from '
 import type { CreatedWindow } from '../domain/payload-limits.js';
 import type { StoreThread } from '../store/ports/index.js';
 import type { CreatedIdKey } from '../domain/page-token.js';
-import type { CommandWrite, CommandWritesDone, DeletedBatch, StoreLocator } from '../store/ports/index.js';
+import type { CommandWrite, CommandWritesDone, DeletedBatch, StoreLocator, WebhookWrite, WebhookWritesDone } from '../store/ports/index.js';
 import { workerScript } from '../threads/worker-script.js';
 import { SupervisedThread, type ThreadLog, type ThreadStatus } from '../threads/supervised-thread.js';
 
@@ -17,9 +17,10 @@ export interface DeletionJob {
 /**
  * Work the writer thread runs between its commits, on its own connection, so that on SQLite it
  * never competes with ingest for the write lock: a batch of old events to delete
- * (docs/retention.md), or a group of the writes of command delivery (docs/commands.md "Delivery").
+ * (docs/retention.md), a group of the writes of command delivery (docs/commands.md "Delivery"),
+ * or of webhook delivery (docs/webhooks.md "Delivery").
  */
-export type ThreadJob = { deleteEvents: DeletionJob } | { commandWrites: CommandWrite[] };
+export type ThreadJob = { deleteEvents: DeletionJob } | { commandWrites: CommandWrite[] } | { webhookWrites: WebhookWrite[] };
 
 /** What the writer thread answers to a job, by its number. */
 export type JobAnswer = { job: number; result: unknown } | { job: number; error: string };
@@ -32,6 +33,8 @@ export interface CommitBackend {
   deleteEvents(job: DeletionJob): Promise<DeletedBatch>;
   /** Runs a group of the writes of command delivery on the writer's connection, between two commits. */
   commandWrites(writes: CommandWrite[]): Promise<CommandWritesDone>;
+  /** Runs a group of the writes of webhook delivery on the writer's connection, between two commits. */
+  webhookWrites(writes: WebhookWrite[]): Promise<WebhookWritesDone>;
   /** Shutdown began: a thread that dies now is not replaced; a batch waiting for one fails. */
   stopRestarts(): void;
   close(): Promise<void>;
@@ -209,6 +212,7 @@ export function startIngestThread(
     },
     deleteEvents: (job) => runJob({ deleteEvents: job }, 'deleting old events failed'),
     commandWrites: (writes) => runJob({ commandWrites: writes }, 'writing commands failed'),
+    webhookWrites: (writes) => runJob({ webhookWrites: writes }, 'writing webhook deliveries failed'),
     stopRestarts() {
       writer.stopRestarts();
       for (const thread of others) thread.stopRestarts();

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { FastifyBaseLogger } from 'fastify';
 import { Outcome, type BatchResult, type CommittedEvents, type IngestMessage } from '../domain/ingest.js';
 import type { StoreThread } from '../store/ports/index.js';
-import type { CommandWrite, CommandWritesDone, DeletedBatch, StorageStatus, StoreLocator } from '../store/ports/index.js';
+import type { DeletedBatch, StorageStatus, StoreLocator } from '../store/ports/index.js';
 import { startIngestThread, type CommitBackend, type DeletionJob, type IngestThreads } from './ingest-thread.js';
 import type { CreatedWindow } from '../domain/payload-limits.js';
 import { QuarantinedPayloads } from './quarantine.js';
@@ -244,9 +244,9 @@ export class IngestWriter {
     return this.backend.deleteEvents(job);
   }
 
-  /** Runs a group of the writes of command delivery in the writer thread, between two commits (docs/commands.md "Delivery"). */
-  commandWrites(writes: CommandWrite[]): Promise<CommandWritesDone> {
-    return this.backend.commandWrites(writes);
+  /** Groups of the writes of command and webhook delivery, run in the writer thread between two commits (docs/commands.md, docs/webhooks.md "Delivery"). */
+  get deliveryWrites(): Pick<CommitBackend, 'commandWrites' | 'webhookWrites'> {
+    return this.backend;
   }
 
   /** Stops taking messages, commits what is queued, stops the writer thread. */

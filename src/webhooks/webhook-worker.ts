@@ -13,9 +13,11 @@ const NOT_YET_READABLE_MS = 20;
 const IDLE_MS = 5_000;
 /**
  * Batches sent after a 2xx while the writes of the successes before them are not committed yet
- * (docs/webhooks.md "Delivery"): the next message goes without waiting for the writer's lock.
+ * (docs/webhooks.md "Delivery"): the next message goes without waiting for the write. Such a
+ * write waits for the ingest writer's commit under way (SQLite), so a webhook keeps up with
+ * ingest only while these batches hold more events than ingest stores meanwhile.
  */
-const UNWRITTEN = 4;
+export const UNWRITTEN = 16;
 
 /** What a worker needs from its deliverer. */
 export interface WorkerHost {

@@ -98,4 +98,21 @@ export interface WebhookRepository {
   disabled(outcome: AttemptOutcome, reason: string, audit?: AuditEntry): Promise<void>;
   /** The webhook's deliveries, newest first (at most DELIVERIES_KEPT are kept). */
   deliveries(customerId: string, webhookId: string, limit: number): Promise<WebhookDelivery[]>;
+  /**
+   * SQLite only: `serve` routes the deliverer's frequent writes (enqueue, succeededRun) to the
+   * ingest writer thread, which runs them between its commits on its own connection (runWrites
+   * there): a commit of any other connection empties the writer's page cache. Without a route
+   * they run on this connection between two of the writer's commits. `undefined` drops the route.
+   */
+  routeWrites?(route: WebhookWriteRoute | undefined): void;
+  /** SQLite only, in the ingest writer thread: runs routed writes on this connection, in one transaction, each in a savepoint of its own. */
+  runWrites?(writes: WebhookWrite[]): WebhookWritesDone;
 }
+
+/** A routed write of the deliverer: a message queued, or successes (WebhookRepository.enqueue, succeededRun). */
+export type WebhookWrite = { kind: 'enqueue'; delivery: NewDelivery } | { kind: 'succeeded'; outcomes: readonly AttemptOutcome[]; next?: NewDelivery };
+
+/** Per write of a group, null or why it failed (its savepoint rolled back; the others of its group stand). */
+export type WebhookWritesDone = (string | null)[];
+
+export type WebhookWriteRoute = (writes: WebhookWrite[]) => Promise<WebhookWritesDone>;

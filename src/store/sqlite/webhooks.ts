@@ -1,6 +1,6 @@
 import type { AuditEntry } from '../../domain/audit.js';
 import type { StreamPosition } from '../../domain/stream-cursor.js';
-import type { AttemptOutcome, AuditOf, NewDelivery, SignalBus, WebhookChange, WebhookDelivery, WebhookRecord, WebhookRepository } from '../ports/index.js';
+import type { AttemptOutcome, AuditOf, NewDelivery, SignalBus, WebhookChange, WebhookDelivery, WebhookRecord, WebhookRepository, WebhookWrite, WebhookWriteRoute, WebhookWritesDone } from '../ports/index.js';
 import type { WebhookSecretBox } from '../shared/sealing.js';
 import { DeliveryTrims, KEPT_DELIVERIES, newDeliveryValues, toDelivery, toWebhookRecord, toWebhookRow, type DeliveryRow, type WebhookRow } from '../shared/webhook-rows.js';
 import { audited } from './audit.js';
@@ -12,6 +12,12 @@ import type { Db } from './open.js';
 export class SqliteWebhooks implements WebhookRepository {
   private readonly writes: BetweenCommits;
   private readonly trims = new DeliveryTrims();
+  /**
+   * Where enqueue and succeededRun go (the ingest writer thread), and those of this turn not sent
+   * yet: held in an object of its own, which the store's wrapper (mapStorageFull, whose methods
+   * run on this object) shares.
+   */
+  private readonly routing: { route?: WebhookWriteRoute; routed: { write: WebhookWrite; resolve: () => void; reject: (error: Error) => void }[] } = { routed: [] };
 
   constructor(
     private readonly db: Db,
@@ -92,9 +98,9 @@ export class SqliteWebhooks implements WebhookRepository {
     return this.changed('UPDATE webhooks SET cursor = ?, last_updated = ? WHERE customer_id = ? AND id = ? RETURNING *', [JSON.stringify(cursor), now, customerId, id], audit);
   }
 
-  /** Between two commits of the ingest writer (BetweenCommits), as the successes: a write of its own would sleep the server's thread in the busy handler while the writer holds the lock. */
+  /** Routed as the successes (routeWrites), or between two commits of the ingest writer (BetweenCommits): a write of its own would sleep the server's thread in the busy handler while the writer holds the lock. */
   async enqueue(delivery: NewDelivery): Promise<void> {
-    return this.writes.run(() => this.insertDelivery(delivery));
+    return this.write({ kind: 'enqueue', delivery });
   }
 
   async head(webhookId: string): Promise<WebhookDelivery | undefined> {
@@ -103,12 +109,57 @@ export class SqliteWebhooks implements WebhookRepository {
   }
 
   /**
-   * With the other successes of this turn in one write transaction, between two commits of the
-   * ingest writer (BetweenCommits): the webhooks of a customer finish their messages of the same
-   * events at about the same time, and each one's own transaction would wait for the writer's lock.
+   * With the other successes of this turn in one write transaction, in the ingest writer thread
+   * (routeWrites) or between two of its commits (BetweenCommits): the webhooks of a customer
+   * finish their messages of the same events at about the same time, and each one's own
+   * transaction would wait for the writer's lock.
    */
   async succeededRun(outcomes: readonly AttemptOutcome[], next?: NewDelivery): Promise<void> {
-    return this.writes.run(() => this.success(outcomes, next));
+    return this.write({ kind: 'succeeded', outcomes, next });
+  }
+
+  routeWrites(route: WebhookWriteRoute | undefined): void {
+    this.routing.route = route;
+  }
+
+  runWrites(writes: WebhookWrite[]): WebhookWritesDone {
+    const done: WebhookWritesDone = writes.map(() => null);
+    this.db
+      .transaction(() =>
+        writes.forEach((write, i) => {
+          try {
+            this.db.transaction(() => this.apply(write))();
+          } catch (error) {
+            done[i] = (error as Error).message;
+          }
+        }),
+      )
+      .immediate();
+    return done;
+  }
+
+  /** The writes of a turn go to the route together, or each between two commits when there is none. */
+  private write(write: WebhookWrite): Promise<void> {
+    const { routing } = this;
+    const route = routing.route;
+    if (!route) return this.writes.run(() => this.apply(write));
+    return new Promise((resolve, reject) => {
+      routing.routed.push({ write, resolve, reject });
+      if (routing.routed.length > 1) return;
+      setImmediate(() => {
+        const group = routing.routed;
+        routing.routed = [];
+        route(group.map((routed) => routed.write)).then(
+          (done) => group.forEach((routed, i) => (done[i] === null ? routed.resolve() : routed.reject(new Error(done[i]!)))),
+          (error: Error) => group.forEach((routed) => routed.reject(error)),
+        );
+      });
+    });
+  }
+
+  private apply(write: WebhookWrite): void {
+    if (write.kind === 'enqueue') this.insertDelivery(write.delivery);
+    else this.success(write.outcomes, write.next);
   }
 
   /** Successes, inside a transaction: SUCCEEDED, the cursor moved, the next batch queued, old deliveries dropped (DeliveryTrims). */
