@@ -141,6 +141,11 @@ export class WebhookWorker {
     }
     const due = delivery.next_attempt ?? 0;
     if (due > clock()) return due - clock();
+    // Changed while this step read (a rotated secret, say): the next step reads it again and sends this delivery then.
+    if (this.changed) {
+      if (data) this.prepared = { id: delivery.id, data };
+      return 0;
+    }
     let next = await this.send(webhook, delivery, data);
     // The batch after one acknowledged, while its success is written (queued with it): sent at once.
     const succeeding = { ...webhook, failing_since: null };

@@ -153,4 +153,45 @@ describe('webhook delivery', () => {
     expect(receiver.messages[0]!.verifiedBy).toEqual([0, 1]);
     expect(String(receiver.messages[0]!.headers['webhook-signature']).split(' ')).toHaveLength(2);
   });
+
+  it('signs with both secrets a message whose reading began before the rotation', async () => {
+    // The worker's first read of its queue is held: it has read the webhook, not yet the events.
+    const webhooks = t.server.ctx.store.webhooks;
+    const head = webhooks.head;
+    let release = () => undefined as void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let entered = () => undefined as void;
+    const inHead = new Promise<void>((resolve) => (entered = resolve));
+    let holding = true;
+    webhooks.head = async (id: string) => {
+      if (holding) {
+        holding = false;
+        entered();
+        await held;
+      }
+      return head.call(webhooks, id);
+    };
+    try {
+      webhook = await createWebhook();
+      await inHead;
+      const heard = new Promise<void>((resolve) => {
+        const stop = t.server.ctx.store.signals.subscribe((signal) => {
+          if (signal.kind !== 'webhook-changed' || signal.webhook_id !== webhook.webhook_id) return;
+          stop();
+          resolve();
+        });
+      });
+      const rotated = await t.admin.post<CreatedWebhook>(`/${CUSTOMER}/webhooks/${webhook.webhook_id}/rotate-secret`);
+      receiver.secrets = [webhook.secret, rotated.secret];
+      // The deliverer heard of the change (it subscribed before this test), and the scan is there for the read held.
+      await heard;
+      await storeScans(1);
+      release();
+      await receiver.waitFor((r) => r.events().length === 1);
+      expect(receiver.messages[0]!.verifiedBy).toEqual([0, 1]);
+    } finally {
+      release();
+      webhooks.head = head;
+    }
+  });
 });
