@@ -14,15 +14,34 @@ interface Write {
 }
 
 /**
- * Small write transactions of the server's thread (the webhook deliveries') that do not wait in
+ * One write transaction for the items, `write` run for each in a savepoint of its own: an item
+ * whose write throws is rolled back alone and its error kept in `failures`. Made once per
+ * connection: a transaction function made per call cost more than the writes it held.
+ */
+export function eachInSavepoint<T>(db: Db, write: (item: T) => void): Transaction<(items: readonly T[], failures: Map<T, unknown>) => void> {
+  const one = db.transaction(write);
+  return db.transaction((items: readonly T[], failures: Map<T, unknown>) => {
+    for (const item of items) {
+      try {
+        one(item);
+      } catch (error) {
+        failures.set(item, error);
+      }
+    }
+  });
+}
+
+/**
+ * Small write transactions of the server's thread (the webhook deliveries' when no ingest writer
+ * thread takes them, docs/webhooks.md "Delivery") that do not wait in
  * SQLite's busy handler: it sleeps the whole thread (MQTT, HTTP) while the ingest writer thread
  * holds the write lock. The writes of one turn go in one transaction, each in a savepoint of its
  * own; a transaction that finds the lock taken is tried again at the next `events-committed`
  * signal (SQLite: published on this thread right after a writer commit, before the writer gets
  * its next batch) or RETRY_MS later (the signal comes through this thread's event loop, after the
  * lock was freed, and the lock may be held by someone who announces nothing). A try that fails
- * costs about half of one that writes, and waiting for commits instead held the webhooks back (at
- * most 4 successes unwritten per webhook, docs/webhooks.md "Delivery").
+ * costs about half of one that writes, and waiting for commits instead held the webhooks back (with
+ * at most 4 successes unwritten per webhook then, docs/webhooks.md "Delivery").
  */
 export class BetweenCommits {
   private queued: Write[] = [];
@@ -31,24 +50,14 @@ export class BetweenCommits {
   private hearing = false;
   /** The connection's own busy timeout (as the PRAGMA that puts it back), read once: only this class changes it. */
   private restore: string | undefined;
-  private readonly all: Transaction<(writes: Write[], failures: Map<Write, unknown>) => void>;
-  private readonly one: Transaction<(write: () => void) => void>;
+  private readonly all: Transaction<(writes: readonly Write[], failures: Map<Write, unknown>) => void>;
   private readonly flushSoon = () => this.flush();
 
   constructor(
     private readonly db: Db,
     private readonly signals: SignalBus,
   ) {
-    this.one = db.transaction((write: () => void) => write());
-    this.all = db.transaction((writes: Write[], failures: Map<Write, unknown>) => {
-      for (const write of writes) {
-        try {
-          this.one(write.run);
-        } catch (error) {
-          failures.set(write, error);
-        }
-      }
-    });
+    this.all = eachInSavepoint(db, (write: Write) => write.run());
   }
 
   /** Runs `write` in a write transaction soon; resolves once it committed. */

@@ -4,13 +4,15 @@ import type { AttemptOutcome, AuditOf, NewDelivery, SignalBus, WebhookChange, We
 import type { WebhookSecretBox } from '../shared/sealing.js';
 import { DeliveryTrims, KEPT_DELIVERIES, newDeliveryValues, toDelivery, toWebhookRecord, toWebhookRow, type DeliveryRow, type WebhookRow } from '../shared/webhook-rows.js';
 import { audited } from './audit.js';
-import { BetweenCommits } from './between-commits.js';
+import { BetweenCommits, eachInSavepoint } from './between-commits.js';
 import { prepared } from './statements.js';
 import type { Db } from './open.js';
 
 /** The webhooks and webhook_deliveries tables (migration 0020). */
 export class SqliteWebhooks implements WebhookRepository {
   private readonly writes: BetweenCommits;
+  /** The routed writes, when this connection is the ingest writer thread's (runWrites). */
+  private readonly routedWrites: ReturnType<typeof eachInSavepoint<WebhookWrite>>;
   private readonly trims = new DeliveryTrims();
   /**
    * Where enqueue and succeededRun go (the ingest writer thread), and those of this turn not sent
@@ -25,6 +27,7 @@ export class SqliteWebhooks implements WebhookRepository {
     signals: SignalBus,
   ) {
     this.writes = new BetweenCommits(db, signals);
+    this.routedWrites = eachInSavepoint(db, (write: WebhookWrite) => this.apply(write));
   }
 
   async create(webhook: WebhookRecord, audit?: AuditEntry): Promise<void> {
@@ -123,19 +126,9 @@ export class SqliteWebhooks implements WebhookRepository {
   }
 
   runWrites(writes: WebhookWrite[]): WebhookWritesDone {
-    const done: WebhookWritesDone = writes.map(() => null);
-    this.db
-      .transaction(() =>
-        writes.forEach((write, i) => {
-          try {
-            this.db.transaction(() => this.apply(write))();
-          } catch (error) {
-            done[i] = (error as Error).message;
-          }
-        }),
-      )
-      .immediate();
-    return done;
+    const failures = new Map<WebhookWrite, unknown>();
+    this.routedWrites.immediate(writes, failures);
+    return writes.map((write) => (failures.has(write) ? (failures.get(write) as Error).message : null));
   }
 
   /** The writes of a turn go to the route together, or each between two commits when there is none. */
