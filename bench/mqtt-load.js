@@ -162,11 +162,18 @@ function runConnection(config, gateway, index, shared) {
     send(free);
     if (inFlight === 0 && !shared.sending) shared.onIdle();
   });
+  let closing = false;
+  // Closed by serve with messages unacknowledged: the drain would wait for them forever, so the run fails here, saying so.
+  socket.on('close', () => {
+    if (closing || inFlight === 0) return;
+    console.error(`mqtt-load: serve closed the connection of ${gateway.id} with ${inFlight} messages unacknowledged`);
+    process.exit(3);
+  });
   return {
     connected,
     start: () => send(Array.from({ length: window }, (_, i) => i + 1)),
     inFlight: () => inFlight,
-    close: () => socket.destroy(),
+    close: () => ((closing = true), socket.destroy()),
   };
 }
 

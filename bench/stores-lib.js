@@ -375,14 +375,23 @@ export function forkGenerator(target, gateways, { window, warmupSeconds, seconds
   // acked(): asked beside next(); once the result came (the generator then leaves), its count.
   const ackedAsked = [];
   let final;
+  // A generator that leaves before its result (mqtt-load.js says why on stderr) fails the run instead of leaving it waiting.
+  let exited;
+  generator.on('exit', (code, signal) => {
+    if (final !== undefined) return;
+    exited = new Error(`the load generator exited (${signal ?? code}) before its result`);
+    waiting?.reject(exited);
+    ackedAsked.splice(0).forEach(({ reject }) => reject(exited));
+  });
   generator.on('message', (m) => {
-    if (m.type === 'result') (final = m.acked), ackedAsked.splice(0).forEach((resolve) => resolve(final));
-    if (m.type === 'acked') ackedAsked.shift()?.(m.acked);
-    else if (waiting) waiting(m), (waiting = undefined);
+    if (m.type === 'result') (final = m.acked), ackedAsked.splice(0).forEach(({ resolve }) => resolve(final));
+    if (m.type === 'acked') ackedAsked.shift()?.resolve(m.acked);
+    else if (waiting) waiting.resolve(m), (waiting = undefined);
     else messages.push(m);
   });
   generator.send(config);
-  const next = () => (messages.length ? Promise.resolve(messages.shift()) : new Promise((resolve) => (waiting = resolve)));
+  const next = () =>
+    messages.length ? Promise.resolve(messages.shift()) : exited ? Promise.reject(exited) : new Promise((resolve, reject) => (waiting = { resolve, reject }));
   return {
     pid: generator.pid,
     next,
@@ -390,7 +399,8 @@ export function forkGenerator(target, gateways, { window, warmupSeconds, seconds
     /** After start(): acknowledgements so far and the PUBACK p50/p99/max since the previous mark. */
     mark: () => (generator.send('mark'), next()),
     /** After start(): the acknowledgements so far, beside next() (nothing else reset). */
-    acked: () => (final !== undefined ? Promise.resolve(final) : new Promise((resolve) => (ackedAsked.push(resolve), generator.send('acked')))),
+    acked: () =>
+      final !== undefined ? Promise.resolve(final) : exited ? Promise.reject(exited) : new Promise((resolve, reject) => (ackedAsked.push({ resolve, reject }), generator.send('acked'))),
     kill: () => generator.kill(),
   };
 }

@@ -1,6 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { IngestMessage } from '../domain/ingest.js';
 import { openStore } from '../store/open.js';
+import { writeFailure } from '../store/ports/index.js';
 import { transferred } from '../store/shared/committed-events.js';
 import { THREAD_READY, type TestCrash } from '../threads/supervised-thread.js';
 import { unpackBatch, type JobAnswer, type PackedBatch, type ThreadJob, type WriterThreadData } from './ingest-thread.js';
@@ -49,7 +50,7 @@ parentPort!.on('message', (message: PackedBatch | 'close' | { testCrash: TestCra
     const { id, ...job } = message.job;
     void runJob(job).then(
       (result) => parentPort!.postMessage({ job: id, result } satisfies JobAnswer),
-      (error: unknown) => parentPort!.postMessage({ job: id, error: error instanceof Error ? error.message : String(error) } satisfies JobAnswer),
+      (error: unknown) => parentPort!.postMessage({ job: id, error: writeFailure(error) } satisfies JobAnswer),
     );
     return;
   }

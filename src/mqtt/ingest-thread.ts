@@ -2,7 +2,8 @@ import { Outcome, type BatchResult, type IngestMessage, type Quarantine } from '
 import type { CreatedWindow } from '../domain/payload-limits.js';
 import type { StoreThread } from '../store/ports/index.js';
 import type { CreatedIdKey } from '../domain/page-token.js';
-import type { CommandWrite, CommandWritesDone, DeletedBatch, StoreLocator, WebhookWrite, WebhookWritesDone } from '../store/ports/index.js';
+import type { CommandWrite, CommandWritesDone, DeletedBatch, StoreLocator, WebhookWrite, WebhookWritesDone, WriteFailure } from '../store/ports/index.js';
+import { writeError } from '../store/ports/index.js';
 import { workerScript } from '../threads/worker-script.js';
 import { SupervisedThread, type ThreadLog, type ThreadStatus } from '../threads/supervised-thread.js';
 
@@ -23,7 +24,7 @@ export interface DeletionJob {
 export type ThreadJob = { deleteEvents: DeletionJob } | { commandWrites: CommandWrite[] } | { webhookWrites: WebhookWrite[] };
 
 /** What the writer thread answers to a job, by its number. */
-export type JobAnswer = { job: number; result: unknown } | { job: number; error: string };
+export type JobAnswer = { job: number; result: unknown } | { job: number; error: WriteFailure };
 
 /** Where a batch is committed: in this thread, or in the writer thread. */
 export interface CommitBackend {
@@ -180,7 +181,8 @@ export function startIngestThread(
         const answered = message as JobAnswer;
         const job = jobs.get(answered.job);
         jobs.delete(answered.job);
-        if ('error' in answered) job?.reject(new Error(`${job.failed}: ${answered.error}`));
+        // With the driver's code: the store's wrapper of the routed write tells a full disk by it (StorageFull).
+        if ('error' in answered) job?.reject(writeError({ ...answered.error, message: `${job.failed}: ${answered.error.message}` }));
         else job?.resolve(answered.result);
         return;
       }

@@ -1,6 +1,9 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
 import { IngestWriter } from '../../src/mqtt/ingest.js';
+import { StorageFull } from '../../src/store/ports/index.js';
+import { openSqliteStore } from '../../src/store/sqlite/store.js';
 import { insertCustomer } from '../../src/store/sqlite/customers.js';
 import { insertGateways } from '../../src/store/sqlite/gateways.js';
 import { openDatabase } from '../../src/store/sqlite/open.js';
@@ -75,6 +78,38 @@ function scanOf(id: string, bytes: number): Buffer {
     } finally {
       await writer.close();
       db.close();
+    }
+  });
+
+  it('reports a webhook write routed to the writer thread that the full disk refused as the disk being full', async () => {
+    const file = join(small.dir, 'routed.db');
+    const locator = { kind: 'sqlite' as const, file, dataDir: small.dir };
+    const store = openSqliteStore(locator, 'server');
+    const writer = new IngestWriter({ locator, clock: () => 1_700_000_000_000, log: silent });
+    try {
+      await writer.threads.writer.reached('running');
+      // As serve routes them (mqtt/broker.ts): the deliverer's writes run on the writer thread's connection.
+      store.webhooks.routeWrites!((writes) => writer.deliveryWrites.webhookWrites(writes));
+      const customerId = randomUUID();
+      await store.customers.createWithAdmin(customerId, { id: randomUUID(), customer_id: customerId, email: 'a@example.com', roles: ['ADMIN_ROLE'], created: 0 }, 0);
+      const webhookId = randomUUID();
+      await store.webhooks.create({
+        id: webhookId, customer_id: customerId, url: 'https://example.com/hook', event_types: ['event.scan'], description: '', enabled: true,
+        secret: 'whsec_c2VjcmV0', previous_secret: null, previous_until: null, created: 0, last_updated: 0, cursor: [0], failing_since: null, disabled_reason: null,
+      });
+      const delivery = (at: number) => ({ id: randomUUID(), webhook_id: webhookId, customer_id: customerId, type: 'event.batch', created: 1, from: [at], upto: [at + 10], payload: 'x'.repeat(4000) });
+      small.fill();
+      // Each write appends to the WAL; the first that needs a new page of the file system is refused.
+      let refused: unknown;
+      for (let at = 0; at < 100 && refused === undefined; at += 10) await store.webhooks.enqueue(delivery(at)).catch((error: unknown) => (refused = error));
+      expect(refused).toBeInstanceOf(StorageFull);
+      expect([(refused as Error).message, store.storage.full()]).toEqual(['the disk of the database is full (SQLITE_FULL)', 'the disk of the database is full (SQLITE_FULL)']);
+      small.unfill();
+      await store.webhooks.enqueue(delivery(1000));
+      expect((await store.webhooks.deliveries(customerId, webhookId, 100)).at(0)?.from).toEqual([1000]);
+    } finally {
+      await writer.close();
+      await store.close();
     }
   });
 });

@@ -23,9 +23,13 @@ export class CommittedPacker {
   private readonly names: string[] = [];
   private readonly indexes = new Map<string, number>();
 
+  private readonly rows: (readonly unknown[])[] = [];
+
   /** One stored row (STORED_EVENT_COLUMNS order), in seq order. */
   add(row: readonly unknown[], seq: number): void {
-    this.ends.push(this.json.append(row, 1, row[PLAIN_TEXT] === 1));
+    // Its JSON is written in packed(), all rows in one loop, not between two inserts, whose B-tree
+    // work pushes the writing code's data out of the caches.
+    this.rows.push(row);
     this.seqs.push(seq);
     this.customers.push(this.name(row[0] as string));
     const gateway = row[GATEWAY_ID] as string | null;
@@ -41,6 +45,8 @@ export class CommittedPacker {
 
   /** The commit's events; the seqs of one write transaction follow each other, so none of another lies between the first's predecessor and the last. */
   packed(): CommittedEvents {
+    const { rows, json, ends } = this;
+    for (let i = 0; i < rows.length; i++) ends.push(json.append(rows[i]!, 1, rows[i]![PLAIN_TEXT] === 1));
     return {
       after: [this.seqs[0]! - 1],
       through: [this.seqs[this.seqs.length - 1]!],

@@ -63,6 +63,15 @@ export class EventJsonBytes {
       const value = row[start + i];
       if (value === null || value === undefined) continue;
       const kind = KIND[i];
+      if (kind !== TEXT && isShortNumber(value as number)) {
+        // Written digit by digit: the text realJson would make, without the string.
+        const opening = first ? FIRST_BYTES[i]! : NEXT_BYTES[i]!;
+        first = false;
+        if (at + opening.length + 24 > bytes.length) bytes = this.grow(at, opening.length + 24);
+        for (let j = 0; j < opening.length; j++) bytes[at + j] = opening[j]!;
+        at = writeShortNumber(bytes, at + opening.length, value as number);
+        continue;
+      }
       const quoted = kind === TEXT && plain;
       const opening = quoted ? (first ? FIRST_QUOTED[i]! : NEXT_QUOTED[i]!) : first ? FIRST_BYTES[i]! : NEXT_BYTES[i]!;
       const text = quoted ? (value as string) : kind === TEXT ? JSON.stringify(value) : kind === INTEGER ? String(value) : realJson(value as number);
@@ -107,7 +116,59 @@ export class EventJsonBytes {
   }
 }
 
+/**
+ * A number realJson writes as String(value) and writeShortNumber can write: a safe integer, or a
+ * fraction of one or two decimals below 1e11 (13 significant digits at most, as shortFraction
+ * takes). Such a fraction is the double nearest to its decimal (n / 10 or n / 100 gives it back),
+ * and no shorter decimal lies as near below 2^53, so its shortest text is that decimal.
+ */
+function isShortNumber(value: number): boolean {
+  if (Number.isSafeInteger(value)) return true;
+  if (!(Math.abs(value) < 1e11)) return false;
+  return (Number.isInteger(value * 10) && (value * 10) / 10 === value) || (Number.isInteger(value * 100) && (value * 100) / 100 === value);
+}
+
+/** Writes a number isShortNumber takes as String(value) writes it; returns where its text ends. */
+function writeShortNumber(bytes: Buffer, at: number, value: number): number {
+  if (Number.isSafeInteger(value)) return writeInteger(bytes, at, value);
+  if (value < 0) {
+    bytes[at++] = MINUS;
+    value = -value;
+  }
+  let hundredths = Number.isInteger(value * 10) && (value * 10) / 10 === value ? value * 10 * 10 : value * 100;
+  const whole = Math.floor(hundredths / 100);
+  at = writeInteger(bytes, at, whole);
+  bytes[at++] = DOT;
+  hundredths -= whole * 100;
+  const tenths = Math.floor(hundredths / 10);
+  bytes[at++] = ZERO + tenths;
+  // The second decimal only when it is not 0: String(31.5) is 31.5.
+  if (hundredths !== tenths * 10) bytes[at++] = ZERO + (hundredths - tenths * 10);
+  return at;
+}
+
+/** Writes a safe integer's decimal digits (as String(value), -0 as 0) at `at`; returns where they end. */
+function writeInteger(bytes: Buffer, at: number, value: number): number {
+  if (value < 0) {
+    bytes[at++] = MINUS;
+    value = -value;
+  }
+  let end = at + 1;
+  for (let power = 10; power <= value; power *= 10) end++;
+  // Below 2^53 the quotient by 10 rounds to the integer it should: the digits come out exact.
+  for (let k = end - 1; k > at; k--) {
+    const rest = Math.floor(value / 10);
+    bytes[k] = ZERO + (value - rest * 10);
+    value = rest;
+  }
+  bytes[at] = ZERO + value;
+  return end;
+}
+
 const COMMA = 0x2c;
+const MINUS = 0x2d;
+const DOT = 0x2e;
+const ZERO = 0x30;
 const QUOTE = 0x22;
 const OPEN = 0x7b;
 const CLOSE = 0x7d;

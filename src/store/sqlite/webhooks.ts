@@ -1,6 +1,7 @@
 import type { AuditEntry } from '../../domain/audit.js';
 import type { StreamPosition } from '../../domain/stream-cursor.js';
 import type { AttemptOutcome, AuditOf, NewDelivery, SignalBus, WebhookChange, WebhookDelivery, WebhookRecord, WebhookRepository, WebhookWrite, WebhookWriteRoute, WebhookWritesDone } from '../ports/index.js';
+import { writeError, writeFailure } from '../ports/index.js';
 import type { WebhookSecretBox } from '../shared/sealing.js';
 import { DeliveryTrims, KEPT_DELIVERIES, newDeliveryValues, toDelivery, toWebhookRecord, toWebhookRow, type DeliveryRow, type WebhookRow } from '../shared/webhook-rows.js';
 import { audited } from './audit.js';
@@ -128,7 +129,7 @@ export class SqliteWebhooks implements WebhookRepository {
   runWrites(writes: WebhookWrite[]): WebhookWritesDone {
     const failures = new Map<WebhookWrite, unknown>();
     this.routedWrites.immediate(writes, failures);
-    return writes.map((write) => (failures.has(write) ? (failures.get(write) as Error).message : null));
+    return writes.map((write) => (failures.has(write) ? writeFailure(failures.get(write)) : null));
   }
 
   /** The writes of a turn go to the route together, or each between two commits when there is none. */
@@ -143,7 +144,7 @@ export class SqliteWebhooks implements WebhookRepository {
         const group = routing.routed;
         routing.routed = [];
         route(group.map((routed) => routed.write)).then(
-          (done) => group.forEach((routed, i) => (done[i] === null ? routed.resolve() : routed.reject(new Error(done[i]!)))),
+          (done) => group.forEach((routed, i) => (done[i] === null ? routed.resolve() : routed.reject(writeError(done[i]!)))),
           (error: Error) => group.forEach((routed) => routed.reject(error)),
         );
       });

@@ -131,6 +131,17 @@ describe('the JSON SQLite writes for a page', () => {
     db.close();
   });
 
+  it('writes whole numbers of every length straight as bytes as eventJson writes them', () => {
+    const wholes = [0, -0, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 2 ** 52 + 1];
+    for (let power = 1; power <= 1e15; power *= 10) wholes.push(power - 1, power, power + 1, -power, 7 * power + 3);
+    const rows = wholes.map((whole) => EVENT_COLUMNS.map((column) => (column === 'created' ? Math.abs(whole) : column === 'device_battery' ? whole : null)));
+    const written = new EventJsonBytes();
+    for (const row of rows) written.append(['c', ...row], 1, true);
+    expect(written.take().toString()).toBe(rows.map((row) => eventJson(row)).join(','));
+    expect(eventJson(rows[2]!)).toBe('{"created":9007199254740991,"device_battery":9007199254740991}');
+    expect(eventJson(rows[1]!)).toBe('{"created":0,"device_battery":0}');
+  });
+
   it('writes fractions of up to 13 significant digits, of every magnitude, as SQLite writes them (most taken as JavaScript writes them)', () => {
     const db = openDatabase(':memory:');
     const sqlite = db.prepare<[number], string>('SELECT json_quote(?)').pluck();
@@ -146,5 +157,13 @@ describe('the JSON SQLite writes for a page', () => {
     const fractions = values.filter((value) => !Number.isInteger(value));
     expect(fractions.map(realJson)).toEqual(fractions.map((value) => sqlite.get(value)));
     db.close();
+  });
+
+  it('writes fractions straight as bytes as realJson writes them (those of one or two decimals digit by digit)', () => {
+    const values = [0.5, -0.5, 0.05, -0.05, 0.1 + 0.2, 31.5, 31.25, -3.75, 99.99, 1.1, 2.675, 1e-7, 0.001, 12345678901.5, 99999999999.99, 100000000000.5, 2 ** 52 + 0.5, 1 / 3];
+    for (let i = 1; i < 20_000; i++) values.push(i / 10, -i / 100, (i * 7919) / 100 + 1e9, i / 10 + 0.01 * (i % 3));
+    const written = new EventJsonBytes();
+    for (const value of values) written.append(['c', ...EVENT_COLUMNS.map((column) => (column === 'device_temperature' ? value : null))], 1, true);
+    expect(written.take().toString()).toBe(values.map((value) => `{"device_temperature":${realJson(value)}}`).join(','));
   });
 });
