@@ -40,18 +40,20 @@ function create(db: Db, customerId: string, commands: NewCommand[], now: number,
     .immediate();
 }
 
+/** The claim of one gateway's next commands; `NOT IN` only when some are excluded (nearly always none: what was sent is stored DELIVERED by the next claim). */
+const claimSql = (excluding: boolean) => `UPDATE commands SET attempts = attempts + 1
+  WHERE seq IN (SELECT seq FROM commands WHERE gateway_id = @gatewayId AND status = 'QUEUED' AND expires_at > @now
+    ${excluding ? 'AND seq NOT IN (SELECT value FROM json_each(@exclude))' : ''} ORDER BY seq ${LIMIT})
+  RETURNING ${COMMAND_COLUMNS}`;
+const CLAIM_SQL = claimSql(false);
+const CLAIM_EXCLUDING_SQL = claimSql(true);
 
 function claim(db: Db, requests: ClaimRequest[], now: number): CommandRecord[][] {
-  const statement = prepared(
-    db,
-    `UPDATE commands SET attempts = attempts + 1
-     WHERE seq IN (SELECT seq FROM commands WHERE gateway_id = @gatewayId AND status = 'QUEUED' AND expires_at > @now
-       AND seq NOT IN (SELECT value FROM json_each(@exclude)) ORDER BY seq ${LIMIT})
-     RETURNING ${COMMAND_COLUMNS}`,
-  ).raw();
-  return db
-    .transaction(() => requests.map((r) => bySeq(commandRecords(statement.all({ gatewayId: r.gateway_id, exclude: JSON.stringify(r.exclude), now, limit: r.limit }) as unknown[][]))))
-    .immediate();
+  const plain = prepared(db, CLAIM_SQL).raw();
+  const excluding = prepared(db, CLAIM_EXCLUDING_SQL).raw();
+  const one = (r: ClaimRequest) =>
+    (r.exclude.length ? excluding.all({ gatewayId: r.gateway_id, exclude: JSON.stringify(r.exclude), now, limit: r.limit }) : plain.all({ gatewayId: r.gateway_id, now, limit: r.limit })) as unknown[][];
+  return db.transaction(() => requests.map((r) => bySeq(commandRecords(one(r))))).immediate();
 }
 
 function reclaim(db: Db, gatewayId: string, ids: string[], now: number): CommandRecord[] {
