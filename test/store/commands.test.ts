@@ -17,6 +17,7 @@ const id = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart(12,
 const GW_A = 'aaaaaaaa-0000-4000-8000-000000000001';
 const GW_B = 'bbbbbbbb-0000-4000-8000-000000000002';
 const GW_O = 'cccccccc-0000-4000-8000-000000000003';
+const GW_C = 'dddddddd-0000-4000-8000-000000000004';
 
 const command = (n: number, gatewayId = GW_A, ttlMs = 60_000, name = 'feedback'): NewCommand => ({
   id: id(n),
@@ -154,6 +155,26 @@ function contract(kind: 'sqlite' | 'postgres'): void {
     expect(names(first)).toEqual([id(4), id(3)]);
     expect(names(await store.commands.page('acme', GW_A, { created: first[1]!.created, id: first[1]!.id }, 10))).toEqual([id(2), id(1)]);
     expect(await store.commands.page('other', GW_A, null, 10)).toEqual([]);
+  });
+
+  it('pages by (created, id) whatever order the commands came in: a smaller id in the same millisecond, a clock set back', async () => {
+    await store.gateways.createAll('acme', [{ id: GW_C, name: 'C', usecase: 'u', station: 's' }], T0);
+    const arrivals: [number[], number][] = [[[40], T0 + 100], [[45], T0 + 200], [[42], T0 + 200], [[41], T0 + 150], [[43, 48, 44], T0 + 200], [[46], T0 + 50], [[47], T0 + 300]];
+    for (const [ns, now] of arrivals) await store.commands.createAll('acme', ns.map((n) => command(n, GW_C)), now);
+    const first = await store.commands.page('acme', GW_C, null, 3);
+    expect(names(first)).toEqual([id(47), id(48), id(45)]);
+    const second = await store.commands.page('acme', GW_C, { created: first[2]!.created, id: first[2]!.id }, 4);
+    expect(names(second)).toEqual([id(44), id(43), id(42), id(41)]);
+    expect(names(await store.commands.page('acme', GW_C, { created: second[3]!.created, id: second[3]!.id }, 10))).toEqual([id(40), id(46)]);
+    expect(names(await store.commands.page('acme', GW_C, null, 100))).toEqual([47, 48, 45, 44, 43, 42, 41, 40, 46].map(id));
+  });
+
+  it('gives records of the fields of CommandRecord only (none of a store\'s own bookkeeping)', async () => {
+    const fields = ['attempts', 'completed_at', 'created', 'customer_id', 'delivered_at', 'details', 'device_id', 'expires_at', 'gateway_id', 'id', 'last_updated', 'name', 'parameters', 'seq', 'status'];
+    const [created] = await store.commands.createAll('acme', [command(49, GW_C)], T0 + 400);
+    const [claimed] = (await store.commands.claim([{ gateway_id: GW_C, exclude: [], limit: 1 }], T0 + 400))[0]!;
+    const [listed] = await store.commands.page('acme', GW_C, null, 1);
+    for (const record of [created, claimed, listed, await store.commands.byId('acme', id(49))]) expect(Object.keys(record!).sort()).toEqual(fields);
   });
 
   it('claims and answers for several gateways in one call, each its own', async () => {

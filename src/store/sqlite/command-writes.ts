@@ -3,6 +3,7 @@ import { timeOrderedUuid } from '../../domain/command-ids.js';
 import { deviceAuditEntry, expiredAuditEntry, type CommandRecord } from '../../domain/commands.js';
 import type { ClaimRequest, CommandAck, CommandOutcome, CommandWrite, CommandWriteResult, CommandWritesDone, NewCommand, ResponseOutcome } from '../ports/index.js';
 import { insertAuditEntry } from './audit.js';
+import { COMMAND_COLUMNS, COMMANDS_COLUMNS, commandRecord, commandRecords } from './command-rows.js';
 import { firstResponses, responseOutcomes, unchanged } from '../shared/command-responses.js';
 import { queueStatusMessages, type StatusWebhookMemo } from './command-messages.js';
 import type { Db } from './open.js';
@@ -19,8 +20,8 @@ function create(db: Db, customerId: string, commands: NewCommand[], now: number,
   const insert = prepared(
     db,
     `INSERT INTO commands (id, customer_id, gateway_id, device_id, name, parameters, status, created, last_updated, expires_at)
-     VALUES (@id, @customerId, @gateway_id, @device_id, @name, @parameters, 'QUEUED', @now, @now, @expires_at) RETURNING *`,
-  );
+     VALUES (@id, @customerId, @gateway_id, @device_id, @name, @parameters, 'QUEUED', @now, @now, @expires_at) RETURNING ${COMMAND_COLUMNS}`,
+  ).raw();
   const wanted = [...new Set(commands.map((c) => c.gateway_id))];
   return db
     .transaction((): Created => {
@@ -31,7 +32,7 @@ function create(db: Db, customerId: string, commands: NewCommand[], now: number,
       );
       const unknown = wanted.filter((id) => !live.has(id));
       if (unknown.length) return { unknown };
-      const created = commands.map((c) => insert.get({ ...c, customerId, now }) as CommandRecord);
+      const created = commands.map((c) => commandRecord(insert.get({ ...c, customerId, now }) as unknown[]));
       for (const entry of audit) insertAuditEntry(db, entry);
       queueStatusMessages(db, created, now, told, memo);
       return { created };
@@ -39,37 +40,40 @@ function create(db: Db, customerId: string, commands: NewCommand[], now: number,
     .immediate();
 }
 
+/** The claim of one gateway's next commands; `NOT IN` only when some are excluded (nearly always none: what was sent is stored DELIVERED by the next claim). */
+const claimSql = (excluding: boolean) => `UPDATE commands SET attempts = attempts + 1
+  WHERE seq IN (SELECT seq FROM commands WHERE gateway_id = @gatewayId AND status = 'QUEUED' AND expires_at > @now
+    ${excluding ? 'AND seq NOT IN (SELECT value FROM json_each(@exclude))' : ''} ORDER BY seq ${LIMIT})
+  RETURNING ${COMMAND_COLUMNS}`;
+const CLAIM_SQL = claimSql(false);
+const CLAIM_EXCLUDING_SQL = claimSql(true);
 
 function claim(db: Db, requests: ClaimRequest[], now: number): CommandRecord[][] {
-  const statement = prepared(
-    db,
-    `UPDATE commands SET attempts = attempts + 1
-     WHERE seq IN (SELECT seq FROM commands WHERE gateway_id = @gatewayId AND status = 'QUEUED' AND expires_at > @now
-       AND seq NOT IN (SELECT value FROM json_each(@exclude)) ORDER BY seq ${LIMIT})
-     RETURNING *`,
-  );
-  return db.transaction(() => requests.map((r) => bySeq(statement.all({ gatewayId: r.gateway_id, exclude: JSON.stringify(r.exclude), now, limit: r.limit }) as CommandRecord[]))).immediate();
+  const plain = prepared(db, CLAIM_SQL).raw();
+  const excluding = prepared(db, CLAIM_EXCLUDING_SQL).raw();
+  const one = (r: ClaimRequest) =>
+    (r.exclude.length ? excluding.all({ gatewayId: r.gateway_id, exclude: JSON.stringify(r.exclude), now, limit: r.limit }) : plain.all({ gatewayId: r.gateway_id, now, limit: r.limit })) as unknown[][];
+  return db.transaction(() => requests.map((r) => bySeq(commandRecords(one(r))))).immediate();
 }
 
 function reclaim(db: Db, gatewayId: string, ids: string[], now: number): CommandRecord[] {
-  return bySeq(
-    prepared(
-      db,
-      `UPDATE commands SET attempts = attempts + 1
-       WHERE gateway_id = @gatewayId AND id IN (SELECT value FROM json_each(@ids)) AND status = 'QUEUED' AND expires_at > @now RETURNING *`,
-    ).all({ gatewayId, ids: JSON.stringify(ids), now }) as CommandRecord[],
-  );
+  const update = prepared(
+    db,
+    `UPDATE commands SET attempts = attempts + 1
+     WHERE gateway_id = @gatewayId AND id IN (SELECT value FROM json_each(@ids)) AND status = 'QUEUED' AND expires_at > @now RETURNING ${COMMAND_COLUMNS}`,
+  ).raw();
+  return bySeq(commandRecords(update.all({ gatewayId, ids: JSON.stringify(ids), now }) as unknown[][]));
 }
 
 function delivered(db: Db, acks: CommandAck[], now: number, audit: boolean, told: Set<string>, memo?: StatusWebhookMemo): CommandRecord[] {
   const update = prepared(
     db,
     `UPDATE commands SET status = 'DELIVERED', delivered_at = @now, last_updated = @now
-     WHERE status = 'QUEUED' AND (id, gateway_id) IN (SELECT value ->> '$.id', value ->> '$.gateway_id' FROM json_each(@acks)) RETURNING *`,
-  );
+     WHERE status = 'QUEUED' AND (id, gateway_id) IN (SELECT value ->> '$.id', value ->> '$.gateway_id' FROM json_each(@acks)) RETURNING ${COMMAND_COLUMNS}`,
+  ).raw();
   return db
     .transaction(() => {
-      const rows = update.all({ acks: JSON.stringify(acks), now }) as CommandRecord[];
+      const rows = commandRecords(update.all({ acks: JSON.stringify(acks), now }) as unknown[][]);
       if (audit) for (const row of rows) insertAuditEntry(db, deviceAuditEntry(timeOrderedUuid(now), row, now));
       queueStatusMessages(db, bySeq(rows), now, told, memo);
       return rows;
@@ -86,8 +90,8 @@ function respond(db: Db, responses: CommandOutcome[], now: number, audit: boolea
      FROM json_each(@responses) AS r
      WHERE commands.id = r.value ->> '$.id' AND commands.gateway_id = r.value ->> '$.gateway_id'
        AND commands.status IN ('QUEUED', 'DELIVERED') AND commands.expires_at > @now
-     RETURNING *`,
-  );
+     RETURNING ${COMMANDS_COLUMNS}`,
+  ).raw();
   const known = prepared(
     db,
     `SELECT id, gateway_id FROM commands WHERE (id, gateway_id) IN (SELECT value ->> '$.id', value ->> '$.gateway_id' FROM json_each(?))`,
@@ -95,7 +99,7 @@ function respond(db: Db, responses: CommandOutcome[], now: number, audit: boolea
   return db
     .transaction(() => {
       const first = firstResponses(responses);
-      const changed = complete.all({ responses: JSON.stringify(first), now }) as CommandRecord[];
+      const changed = commandRecords(complete.all({ responses: JSON.stringify(first), now }) as unknown[][]);
       const others = unchanged(first, changed);
       const outcomes = responseOutcomes(responses, changed, others.length ? (known.all(JSON.stringify(others)) as { id: string; gateway_id: string }[]) : []);
       const records = outcomes.filter((o): o is CommandRecord => typeof o === 'object');
@@ -111,11 +115,11 @@ function expire(db: Db, now: number, limit: number, told: Set<string>, memo?: St
   const update = prepared(
     db,
     `UPDATE commands SET status = 'EXPIRED', last_updated = @now
-     WHERE seq IN (SELECT seq FROM commands WHERE ${OPEN} AND expires_at <= @now ${LIMIT}) RETURNING *`,
-  );
+     WHERE seq IN (SELECT seq FROM commands WHERE ${OPEN} AND expires_at <= @now ${LIMIT}) RETURNING ${COMMAND_COLUMNS}`,
+  ).raw();
   return db
     .transaction(() => {
-      const rows = bySeq(update.all({ now, limit }) as CommandRecord[]);
+      const rows = bySeq(commandRecords(update.all({ now, limit }) as unknown[][]));
       for (const row of rows) insertAuditEntry(db, expiredAuditEntry(timeOrderedUuid(now), row, now));
       queueStatusMessages(db, rows, now, told, memo);
       return rows.length;

@@ -20,6 +20,7 @@ import { expiredAuditEntry } from '../../domain/commands.js';
 import type { LocalSignals } from '../shared/local-signals.js';
 import { insertAuditEntry } from './audit.js';
 import { queueStatusMessages } from './command-messages.js';
+import { COMMAND_COLUMNS, commandById, commandRecord, commandRecords } from './command-rows.js';
 import { CommandWriter } from './command-writer.js';
 import { runCommandWrite, runCommandWrites, type Created } from './command-writes.js';
 import type { Db } from './open.js';
@@ -65,30 +66,31 @@ export class SqliteCommands implements CommandRepository {
   }
 
   async byId(customerId: string, id: string): Promise<CommandRecord | undefined> {
-    return prepared(this.db, 'SELECT * FROM commands WHERE id = ? AND customer_id = ?').get(id.toLowerCase(), customerId) as CommandRecord | undefined;
+    return commandById(this.db, customerId, id);
   }
 
   async page(customerId: string, gatewayId: string, before: CreatedIdKey | null, limit: number): Promise<CommandRecord[]> {
-    return prepared(
-      this.db,
-      `SELECT * FROM commands WHERE customer_id = @customerId AND gateway_id = @gatewayId AND (created, id) < (@created, @id)
-       ORDER BY created DESC, id DESC ${LIMIT}`,
-    ).all({ customerId, gatewayId: gatewayId.toLowerCase(), created: before?.created ?? Number.MAX_SAFE_INTEGER, id: before?.id ?? '', limit }) as CommandRecord[];
+    return commandRecords(
+      prepared(
+        this.db,
+        `SELECT ${COMMAND_COLUMNS} FROM commands WHERE customer_id = @customerId AND gateway_id = @gatewayId AND (created, id) < (@created, @id)
+         ORDER BY created DESC, id DESC ${LIMIT}`,
+      )
+        .raw()
+        .all({ customerId, gatewayId: gatewayId.toLowerCase(), created: before?.created ?? Number.MAX_SAFE_INTEGER, id: before?.id ?? '', limit }) as unknown[][],
+    );
   }
 
   async cancel(customerId: string, id: string, now: number, audit?: AuditEntry): Promise<CancelOutcome> {
     const told = new Set<string>();
     const outcome = this.db
       .transaction((): CancelOutcome => {
-        const current = prepared(this.db, 'SELECT * FROM commands WHERE id = ? AND customer_id = ?').get(id.toLowerCase(), customerId) as CommandRecord | undefined;
+        const current = commandById(this.db, customerId, id);
         if (!current) return 'missing';
         if (current.status !== 'QUEUED') return { final: current };
         const expired = current.expires_at <= now;
-        const changed = prepared(this.db, 'UPDATE commands SET status = @status, last_updated = @now WHERE seq = @seq RETURNING *').get({
-          status: expired ? 'EXPIRED' : 'CANCELED',
-          now,
-          seq: current.seq,
-        }) as CommandRecord;
+        const update = prepared(this.db, `UPDATE commands SET status = @status, last_updated = @now WHERE seq = @seq RETURNING ${COMMAND_COLUMNS}`).raw();
+        const changed = commandRecord(update.get({ status: expired ? 'EXPIRED' : 'CANCELED', now, seq: current.seq }) as unknown[]);
         queueStatusMessages(this.db, [changed], now, told);
         if (expired) {
           // Stored EXPIRED here rather than by the sweep: audited as the sweep's (not the caller's cancel).
