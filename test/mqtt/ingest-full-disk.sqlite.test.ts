@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomUUID } from 'node:crypto';
 import { IngestWriter } from '../../src/mqtt/ingest.js';
 import { StorageFull } from '../../src/store/ports/index.js';
 import { openSqliteStore } from '../../src/store/sqlite/store.js';
@@ -8,6 +7,7 @@ import { insertCustomer } from '../../src/store/sqlite/customers.js';
 import { insertGateways } from '../../src/store/sqlite/gateways.js';
 import { openDatabase } from '../../src/store/sqlite/open.js';
 import { cannotMountSmallFs, mountSmallFs, type SmallFs } from '../helpers/small-fs.js';
+import { webhookOfNewCustomer } from '../helpers/webhook-rows.js';
 
 // The ingest writer on a SQLite database whose file system is full (a tmpfs the test mounts): the
 // refused messages are kept, unacknowledged, in order, within the byte cap; the ones beyond are
@@ -90,14 +90,8 @@ function scanOf(id: string, bytes: number): Buffer {
       await writer.threads.writer.reached('running');
       // As serve routes them (mqtt/broker.ts): the deliverer's writes run on the writer thread's connection.
       store.webhooks.routeWrites!((writes) => writer.deliveryWrites.webhookWrites(writes));
-      const customerId = randomUUID();
-      await store.customers.createWithAdmin(customerId, { id: randomUUID(), customer_id: customerId, email: 'a@example.com', roles: ['ADMIN_ROLE'], created: 0 }, 0);
-      const webhookId = randomUUID();
-      await store.webhooks.create({
-        id: webhookId, customer_id: customerId, url: 'https://example.com/hook', event_types: ['event.scan'], description: '', enabled: true,
-        secret: 'whsec_c2VjcmV0', previous_secret: null, previous_until: null, created: 0, last_updated: 0, cursor: [0], failing_since: null, disabled_reason: null,
-      });
-      const delivery = (at: number) => ({ id: randomUUID(), webhook_id: webhookId, customer_id: customerId, type: 'event.batch', created: 1, from: [at], upto: [at + 10], payload: 'x'.repeat(4000) });
+      const { customerId, webhookId, batch } = await webhookOfNewCustomer(store);
+      const delivery = (at: number) => ({ ...batch(at, at + 10), payload: 'x'.repeat(4000) });
       small.fill();
       // Each write appends to the WAL; the first that needs a new page of the file system is refused.
       let refused: unknown;

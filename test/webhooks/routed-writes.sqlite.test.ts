@@ -1,15 +1,15 @@
 // On SQLite the deliverer's frequent writes (a batch queued, the successes) run in the ingest
 // writer thread on its connection (docs/webhooks.md "Delivery"): a commit of any other connection
 // would empty the writer's page cache. Without the route they run on the store's own connection.
-import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { NewDelivery, WebhookWrite } from '../../src/store/ports/index.js';
+import type { WebhookWrite } from '../../src/store/ports/index.js';
 import { eventRow } from '../helpers/events.js';
 import { CUSTOMER, startTestServer, type TestServer } from '../helpers/server.js';
 import { dbOf, openTempStore } from '../helpers/sqlite.js';
 import { insertEvents } from '../helpers/store-rows.js';
 import { until } from '../helpers/until.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { webhookOfNewCustomer } from '../helpers/webhook-rows.js';
 
 describe('serve', () => {
   let t: TestServer;
@@ -55,14 +55,7 @@ describe('SqliteWebhooks.routeWrites', () => {
     const temp = openTempStore();
     stores.push(temp);
     const { store } = temp;
-    const customerId = randomUUID();
-    await store.customers.createWithAdmin(customerId, { id: randomUUID(), customer_id: customerId, email: 'a@example.com', roles: ['ADMIN_ROLE'], created: 0 }, 0);
-    const webhookId = randomUUID();
-    await store.webhooks.create({
-      id: webhookId, customer_id: customerId, url: 'https://example.com/hook', event_types: ['event.scan'], description: '', enabled: true,
-      secret: 'whsec_c2VjcmV0', previous_secret: null, previous_until: null, created: 0, last_updated: 0, cursor: [0], failing_since: null, disabled_reason: null,
-    });
-    const batch = (from: number, upto: number): NewDelivery => ({ id: randomUUID(), webhook_id: webhookId, customer_id: customerId, type: 'event.batch', created: 1, from: [from], upto: [upto], payload: null });
+    const { customerId, webhookId, batch } = await webhookOfNewCustomer(store);
     return { store, customerId, webhookId, batch };
   }
 
