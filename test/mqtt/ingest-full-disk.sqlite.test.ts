@@ -106,4 +106,31 @@ function scanOf(id: string, bytes: number): Buffer {
       await store.close();
     }
   });
+
+  it('reports a command delivery write routed to the writer thread that the full disk refused as the disk being full', async () => {
+    const file = join(small.dir, 'routed-commands.db');
+    const locator = { kind: 'sqlite' as const, file, dataDir: small.dir };
+    const store = openSqliteStore(locator, 'server');
+    const writer = new IngestWriter({ locator, clock: () => 1_700_000_000_000, log: silent });
+    try {
+      await writer.threads.writer.reached('running');
+      store.commands.routeWrites!((writes) => writer.deliveryWrites.commandWrites(writes));
+      const { customerId } = await webhookOfNewCustomer(store);
+      await store.gateways.createAll(customerId, [{ id: GATEWAY, name: 'g', usecase: 'picking', station: 'S1' }], 0);
+      const now = 1_700_000_000_000;
+      await store.commands.createAll(customerId, [{ id: '00000000-0000-4000-8000-0000000000c1', gateway_id: GATEWAY, device_id: null, name: 'feedback', parameters: '{}', expires_at: now + 60_000 }], now);
+      small.fill();
+      // Each claim counts an attempt, a page appended to the WAL; the first that needs a new page of the file system is refused.
+      let refused: unknown;
+      for (let i = 0; i < 200 && refused === undefined; i++) await store.commands.claim([{ gateway_id: GATEWAY, exclude: [], limit: 1 }], now).catch((error: unknown) => (refused = error));
+      expect(refused).toBeInstanceOf(StorageFull);
+      expect([(refused as Error).message, store.storage.full()]).toEqual(['the disk of the database is full (SQLITE_FULL)', 'the disk of the database is full (SQLITE_FULL)']);
+      small.unfill();
+      const [claimed] = await store.commands.claim([{ gateway_id: GATEWAY, exclude: [], limit: 1 }], now);
+      expect(claimed!.map((command) => command.status)).toEqual(['QUEUED']);
+    } finally {
+      await writer.close();
+      await store.close();
+    }
+  });
 });

@@ -110,23 +110,24 @@ export class SqliteCommands implements CommandRepository {
     for (const id of told) this.signals.deliver({ kind: 'webhook-changed', webhook_id: id });
   }
 
-  claim(requests: ClaimRequest[], now: number): Promise<CommandRecord[][]> {
+  // Async (as the port's other methods): the store's wrapper turns a full disk of these writes, here or in the ingest writer thread, into StorageFull.
+  async claim(requests: ClaimRequest[], now: number): Promise<CommandRecord[][]> {
     return this.writer.run({ kind: 'claim', requests, now });
   }
 
-  reclaim(gatewayId: string, ids: string[], now: number): Promise<CommandRecord[]> {
+  async reclaim(gatewayId: string, ids: string[], now: number): Promise<CommandRecord[]> {
     return this.writer.run({ kind: 'reclaim', gatewayId, ids, now });
   }
 
-  delivered(acks: CommandAck[], now: number, audit = false): Promise<CommandRecord[]> {
+  async delivered(acks: CommandAck[], now: number, audit = false): Promise<CommandRecord[]> {
     return this.writer.run({ kind: 'delivered', acks, now, audit });
   }
 
-  respond(responses: CommandOutcome[], now: number, audit = false): Promise<ResponseOutcome[]> {
+  async respond(responses: CommandOutcome[], now: number, audit = false): Promise<ResponseOutcome[]> {
     return this.writer.run({ kind: 'respond', responses, now, audit });
   }
 
-  expire(now: number, limit: number): Promise<number> {
+  async expire(now: number, limit: number): Promise<number> {
     return this.writer.run({ kind: 'expire', now, limit });
   }
 
