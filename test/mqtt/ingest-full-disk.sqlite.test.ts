@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IngestWriter } from '../../src/mqtt/ingest.js';
 import { StorageFull } from '../../src/store/ports/index.js';
-import { openSqliteStore } from '../../src/store/sqlite/store.js';
+import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/store.js';
 import { insertCustomer } from '../../src/store/sqlite/customers.js';
 import { insertGateways } from '../../src/store/sqlite/gateways.js';
 import { openDatabase } from '../../src/store/sqlite/open.js';
@@ -25,6 +25,34 @@ if (cannot) console.warn(`full-disk tests skipped: ${cannot}`);
 function scanOf(id: string, bytes: number): Buffer {
   const bare = JSON.stringify({ id, type: 'scan', created: 1_700_000_000_000, scan_code: '' });
   return Buffer.from(JSON.stringify({ id, type: 'scan', created: 1_700_000_000_000, scan_code: 'x'.repeat(bytes - bare.length) }));
+}
+
+/**
+ * A server store and an ingest writer on one database file of the small file system, the store's
+ * delivery writes routed to the writer thread as serve routes them (mqtt/broker.ts); both closed
+ * after `run`. The first write that needs a new page of the full file system is refused:
+ * `refusedWrite` tries `write` until then and returns its error.
+ */
+async function withRoutedStore(small: SmallFs, name: string, run: (store: SqliteStore, refusedWrite: (write: () => Promise<unknown>) => Promise<unknown>) => Promise<void>): Promise<void> {
+  const locator = { kind: 'sqlite' as const, file: join(small.dir, name), dataDir: small.dir };
+  const store = openSqliteStore(locator, 'server');
+  const writer = new IngestWriter({ locator, clock: () => 1_700_000_000_000, log: silent });
+  try {
+    await writer.threads.writer.reached('running');
+    store.webhooks.routeWrites!((writes) => writer.deliveryWrites.webhookWrites(writes));
+    store.commands.routeWrites!((writes) => writer.deliveryWrites.commandWrites(writes));
+    await run(store, async (write) => {
+      // Each write appends to the WAL; one that still fits in the file's last page succeeds.
+      for (let i = 0; i < 200; i++) {
+        const error = await write().then(() => undefined, (failed: unknown) => failed);
+        if (error !== undefined) return error;
+      }
+      return undefined;
+    });
+  } finally {
+    await writer.close();
+    await store.close();
+  }
 }
 
 (cannot ? describe.skip : describe)('IngestWriter on a full disk', () => {
@@ -82,55 +110,36 @@ function scanOf(id: string, bytes: number): Buffer {
   });
 
   it('reports a webhook write routed to the writer thread that the full disk refused as the disk being full', async () => {
-    const file = join(small.dir, 'routed.db');
-    const locator = { kind: 'sqlite' as const, file, dataDir: small.dir };
-    const store = openSqliteStore(locator, 'server');
-    const writer = new IngestWriter({ locator, clock: () => 1_700_000_000_000, log: silent });
-    try {
-      await writer.threads.writer.reached('running');
-      // As serve routes them (mqtt/broker.ts): the deliverer's writes run on the writer thread's connection.
-      store.webhooks.routeWrites!((writes) => writer.deliveryWrites.webhookWrites(writes));
+    await withRoutedStore(small, 'routed.db', async (store, refusedWrite) => {
       const { customerId, webhookId, batch } = await webhookOfNewCustomer(store);
-      const delivery = (at: number) => ({ ...batch(at, at + 10), payload: 'x'.repeat(4000) });
+      let at = 0;
+      const delivery = () => ({ ...batch(at, (at += 10)), payload: 'x'.repeat(4000) });
       small.fill();
-      // Each write appends to the WAL; the first that needs a new page of the file system is refused.
-      let refused: unknown;
-      for (let at = 0; at < 100 && refused === undefined; at += 10) await store.webhooks.enqueue(delivery(at)).catch((error: unknown) => (refused = error));
+      const refused = await refusedWrite(() => store.webhooks.enqueue(delivery()));
       expect(refused).toBeInstanceOf(StorageFull);
       expect([(refused as Error).message, store.storage.full()]).toEqual(['the disk of the database is full (SQLITE_FULL)', 'the disk of the database is full (SQLITE_FULL)']);
       small.unfill();
-      await store.webhooks.enqueue(delivery(1000));
+      at = 1000;
+      await store.webhooks.enqueue(delivery());
       expect((await store.webhooks.deliveries(customerId, webhookId, 100)).at(0)?.from).toEqual([1000]);
-    } finally {
-      await writer.close();
-      await store.close();
-    }
+    });
   });
 
   it('reports a command delivery write routed to the writer thread that the full disk refused as the disk being full', async () => {
-    const file = join(small.dir, 'routed-commands.db');
-    const locator = { kind: 'sqlite' as const, file, dataDir: small.dir };
-    const store = openSqliteStore(locator, 'server');
-    const writer = new IngestWriter({ locator, clock: () => 1_700_000_000_000, log: silent });
-    try {
-      await writer.threads.writer.reached('running');
-      store.commands.routeWrites!((writes) => writer.deliveryWrites.commandWrites(writes));
+    await withRoutedStore(small, 'routed-commands.db', async (store, refusedWrite) => {
       const { customerId } = await webhookOfNewCustomer(store);
       await store.gateways.createAll(customerId, [{ id: GATEWAY, name: 'g', usecase: 'picking', station: 'S1' }], 0);
       const now = 1_700_000_000_000;
       await store.commands.createAll(customerId, [{ id: '00000000-0000-4000-8000-0000000000c1', gateway_id: GATEWAY, device_id: null, name: 'feedback', parameters: '{}', expires_at: now + 60_000 }], now);
       small.fill();
-      // Each claim counts an attempt, a page appended to the WAL; the first that needs a new page of the file system is refused.
-      let refused: unknown;
-      for (let i = 0; i < 200 && refused === undefined; i++) await store.commands.claim([{ gateway_id: GATEWAY, exclude: [], limit: 1 }], now).catch((error: unknown) => (refused = error));
+      // Each claim counts an attempt: a page of the table written again.
+      const claim = () => store.commands.claim([{ gateway_id: GATEWAY, exclude: [], limit: 1 }], now);
+      const refused = await refusedWrite(claim);
       expect(refused).toBeInstanceOf(StorageFull);
       expect([(refused as Error).message, store.storage.full()]).toEqual(['the disk of the database is full (SQLITE_FULL)', 'the disk of the database is full (SQLITE_FULL)']);
       small.unfill();
-      const [claimed] = await store.commands.claim([{ gateway_id: GATEWAY, exclude: [], limit: 1 }], now);
+      const [claimed] = await claim();
       expect(claimed!.map((command) => command.status)).toEqual(['QUEUED']);
-    } finally {
-      await writer.close();
-      await store.close();
-    }
+    });
   });
 });
