@@ -1,6 +1,7 @@
 import type { AuditEntry } from '../../domain/audit.js';
 import type { CommandRecord, ResponseStatus } from '../../domain/commands.js';
 import type { CreatedIdKey } from '../../domain/page-token.js';
+import type { WriteFailure } from './write-failure.js';
 
 export type { CommandRecord };
 
@@ -51,7 +52,7 @@ export type CommandWrite =
   | { kind: 'expire'; now: number; limit: number };
 
 /** Each write's result, or why it failed and the driver's code (its own savepoint rolled back; the others of its group stand). */
-export type CommandWriteResult = { result: unknown } | { error: string; code?: string };
+export type CommandWriteResult = { result: unknown } | { error: WriteFailure };
 
 /** The results of a group of writes run together, and the webhooks given `command.status` messages (to wake once committed). */
 export interface CommandWritesDone {

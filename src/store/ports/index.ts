@@ -26,6 +26,7 @@ export * from './secrets.js';
 export * from './signals.js';
 export * from './locks.js';
 export * from './webhooks.js';
+export * from './write-failure.js';
 export * from './leases.js';
 export * from './presence.js';
 export * from './alerts.js';

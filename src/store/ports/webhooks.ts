@@ -1,6 +1,7 @@
 import type { AuditEntry } from '../../domain/audit.js';
 import type { StreamPosition } from '../../domain/stream-cursor.js';
 import type { AuditOf } from './audit.js';
+import type { WriteFailure } from './write-failure.js';
 
 /** A webhook as stored (docs/webhooks.md); its secrets are sealed at rest and open here. */
 export interface WebhookRecord {
@@ -115,21 +116,5 @@ export type WebhookWrite = { kind: 'enqueue'; delivery: NewDelivery } | { kind: 
 /** Per write of a group, null or why it failed (its savepoint rolled back; the others of its group stand). */
 export type WebhookWritesDone = (WriteFailure | null)[];
 
-/** A write that failed in another thread: its message, and the driver's code (`SQLITE_FULL`), by which the store tells a full disk. */
-export interface WriteFailure {
-  message: string;
-  code?: string;
-}
-
-/** The Error a WriteFailure stands for, with its code. */
-export function writeError(failure: WriteFailure): Error {
-  return Object.assign(new Error(failure.message), failure.code === undefined ? {} : { code: failure.code });
-}
-
-/** The WriteFailure of an error, to cross to another thread. */
-export function writeFailure(error: unknown): WriteFailure {
-  const code = (error as { code?: unknown } | null)?.code;
-  return { message: error instanceof Error ? error.message : String(error), ...(typeof code === 'string' ? { code } : {}) };
-}
 
 export type WebhookWriteRoute = (writes: WebhookWrite[]) => Promise<WebhookWritesDone>;

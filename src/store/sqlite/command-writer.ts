@@ -1,5 +1,6 @@
 import { TaskPool } from '../../threads/task-pool.js';
 import type { CommandWrite, CommandWriteRoute, CommandWritesDone } from '../ports/index.js';
+import { writeError } from '../ports/index.js';
 import type { LocalSignals } from '../shared/local-signals.js';
 import { runCommandWrites } from './command-writes.js';
 import type { Db } from './open.js';
@@ -82,7 +83,7 @@ export class CommandWriter {
         ({ results, told }) => {
           // Committed: the webhooks given `command.status` messages are woken, then the callers answered.
           for (const id of told) this.signals.deliver({ kind: 'webhook-changed', webhook_id: id });
-          results.forEach((r, i) => ('error' in r ? batch[i]!.reject(Object.assign(new Error(r.error), r.code ? { code: r.code } : {})) : batch[i]!.resolve(r.result)));
+          results.forEach((r, i) => ('error' in r ? batch[i]!.reject(writeError(r.error)) : batch[i]!.resolve(r.result)));
         },
         (error: Error) => batch.forEach((b) => b.reject(error)),
       )

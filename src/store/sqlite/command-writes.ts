@@ -2,6 +2,7 @@ import type { AuditEntry } from '../../domain/audit.js';
 import { timeOrderedUuid } from '../../domain/command-ids.js';
 import { deviceAuditEntry, expiredAuditEntry, type CommandRecord } from '../../domain/commands.js';
 import type { ClaimRequest, CommandAck, CommandOutcome, CommandWrite, CommandWriteResult, CommandWritesDone, NewCommand, ResponseOutcome } from '../ports/index.js';
+import { writeFailure } from '../ports/index.js';
 import { insertAuditEntry } from './audit.js';
 import { COMMAND_COLUMNS, COMMANDS_COLUMNS, commandRecord, commandRecords } from './command-rows.js';
 import { firstResponses, responseOutcomes, unchanged } from '../shared/command-responses.js';
@@ -183,8 +184,7 @@ export function runCommandWrites(db: Db, writes: CommandWrite[]): CommandWritesD
           return { result };
         } catch (error) {
           // The driver's code crosses too: SQLITE_FULL is told as the disk being full (storage.ts).
-          const code = (error as { code?: unknown } | null)?.code;
-          return { error: error instanceof Error ? error.message : String(error), ...(typeof code === 'string' ? { code } : {}) };
+          return { error: writeFailure(error) };
         }
       });
       return { results, told: [...told] };
