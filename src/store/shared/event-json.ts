@@ -63,13 +63,14 @@ export class EventJsonBytes {
       const value = row[start + i];
       if (value === null || value === undefined) continue;
       const kind = KIND[i];
-      if (kind !== TEXT && isShortNumber(value as number)) {
+      const scale = kind === TEXT ? 0 : shortScale(value as number);
+      if (scale !== 0) {
         // Written digit by digit: the text realJson would make, without the string.
         const opening = first ? FIRST_BYTES[i]! : NEXT_BYTES[i]!;
         first = false;
         if (at + opening.length + 24 > bytes.length) bytes = this.grow(at, opening.length + 24);
         for (let j = 0; j < opening.length; j++) bytes[at + j] = opening[j]!;
-        at = writeShortNumber(bytes, at + opening.length, value as number);
+        at = writeShortNumber(bytes, at + opening.length, value as number, scale);
         continue;
       }
       const quoted = kind === TEXT && plain;
@@ -117,25 +118,28 @@ export class EventJsonBytes {
 }
 
 /**
- * A number realJson writes as String(value) and writeShortNumber can write: a safe integer, or a
- * fraction of one or two decimals below 1e11 (13 significant digits at most, as shortFraction
- * takes). Such a fraction is the double nearest to its decimal (n / 10 or n / 100 gives it back),
- * and no shorter decimal lies as near below 2^53, so its shortest text is that decimal.
+ * How writeShortNumber writes a number realJson writes as String(value): 1 a safe integer, 10 or
+ * 100 a fraction of one or two decimals below 1e11 (13 significant digits at most, as
+ * shortFraction takes); 0 not at all. Such a fraction is the double nearest to its decimal
+ * (n / 10 or n / 100 gives it back), and no shorter decimal lies as near below 2^53, so its
+ * shortest text is that decimal.
  */
-function isShortNumber(value: number): boolean {
-  if (Number.isSafeInteger(value)) return true;
-  if (!(Math.abs(value) < 1e11)) return false;
-  return (Number.isInteger(value * 10) && (value * 10) / 10 === value) || (Number.isInteger(value * 100) && (value * 100) / 100 === value);
+function shortScale(value: number): number {
+  if (Number.isSafeInteger(value)) return 1;
+  if (!(Math.abs(value) < 1e11)) return 0;
+  if (Number.isInteger(value * 10) && (value * 10) / 10 === value) return 10;
+  return Number.isInteger(value * 100) && (value * 100) / 100 === value ? 100 : 0;
 }
 
-/** Writes a number isShortNumber takes as String(value) writes it; returns where its text ends. */
-function writeShortNumber(bytes: Buffer, at: number, value: number): number {
-  if (Number.isSafeInteger(value)) return writeInteger(bytes, at, value);
+/** Writes a number of shortScale `scale` as String(value) writes it; returns where its text ends. */
+function writeShortNumber(bytes: Buffer, at: number, value: number, scale: number): number {
+  if (scale === 1) return writeInteger(bytes, at, value);
   if (value < 0) {
     bytes[at++] = MINUS;
     value = -value;
   }
-  let hundredths = Number.isInteger(value * 10) && (value * 10) / 10 === value ? value * 10 * 10 : value * 100;
+  // value * 10 is the whole number of tenths exactly (shortScale checked it), so times 10 too.
+  let hundredths = scale === 10 ? value * 10 * 10 : value * 100;
   const whole = Math.floor(hundredths / 100);
   at = writeInteger(bytes, at, whole);
   bytes[at++] = DOT;
