@@ -220,4 +220,48 @@ describe('the Admin page: webhooks', () => {
       await gone.stop();
     }
   });
+
+  it('Delete while the deliveries are followed: no read asks for the deleted webhook', async () => {
+    const { page } = admin;
+    const slow = await new WebhookReceiver().start();
+    let release = () => {};
+    // The test message is held at the receiver: its delivery stays pending, so the page goes on reading the deliveries.
+    slow.answer = () => new Promise<number>((resolve) => (release = () => resolve(200)));
+    const created = await t.admin.post<{ webhook_id: string; secret: string }>(`/${CUSTOMER}/webhooks`, { url: slow.url, event_types: ['event.scan'] });
+    slow.secrets = [created.secret];
+    const reads: string[] = [];
+    let deleting = false;
+    const onRequest = (request: { url(): string; method(): string }) => {
+      if (request.url().endsWith(`/webhooks/${created.webhook_id}`) && request.method() === 'DELETE') deleting = true;
+      else if (request.url().includes(`/webhooks/${created.webhook_id}/deliveries`)) reads.push(deleting ? 'after the DELETE' : 'before');
+    };
+    page.on('request', onRequest);
+    // The DELETE's answer is held 1.5 s in the browser, the webhook gone on the server meanwhile:
+    // three reads of a page still following its deliveries (every half second) would fall in it.
+    const deletion = `**/webhooks/${created.webhook_id}`;
+    await page.route(deletion, async (route) => {
+      if (route.request().method() !== 'DELETE') return route.continue();
+      const response = await route.fetch();
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      await route.fulfill({ response });
+    });
+    try {
+      // Another section first: the Webhooks section then reads the list afresh, with the webhook made through the API.
+      await openAdminSection(page, 'Users');
+      await openAdminSection(page, 'Webhooks');
+      await page.getByRole('link', { name: slow.url }).click();
+      await page.getByRole('button', { name: 'Send test' }).click();
+      await expect.poll(() => reads.length).toBeGreaterThanOrEqual(3);
+      await page.getByRole('button', { name: 'Delete' }).click();
+      await page.getByRole('dialog', { name: 'Delete the webhook?' }).getByRole('button', { name: 'Delete' }).click();
+      await expect.poll(() => page.getByRole('status').filter({ hasText: 'Deleted' }).textContent()).toBe(`Deleted the webhook to ${slow.url}.`);
+      expect(reads.filter((read) => read === 'after the DELETE')).toEqual([]);
+      expect(admin.problems).toEqual([]);
+    } finally {
+      page.off('request', onRequest);
+      await page.unroute(deletion);
+      release();
+      await slow.stop();
+    }
+  });
 });

@@ -19,6 +19,8 @@ export interface Deliveries {
    * without asking.
    */
   follow: (firstMs: number) => void;
+  /** Stops following and resolves once no read is in flight: before the webhook is deleted, so that no read asks for it after. */
+  stop: () => Promise<void>;
 }
 
 /** A webhook's deliveries (`GET .../deliveries`), read when shown, on demand, and after a test or replay. */
@@ -30,10 +32,13 @@ export function useDeliveries(webhookId: string): Deliveries {
   const following = useRef(0);
   const latest = useRef<WebhookDelivery[] | undefined>(undefined);
   latest.current = items;
+  const reading = useRef<Promise<unknown> | undefined>(undefined);
   const read = useCallback(async (): Promise<WebhookDelivery[] | undefined> => {
     setLoading(true);
+    const request = api.get<{ items: WebhookDelivery[] }>(customerPath(`/webhooks/${encodeURIComponent(webhookId)}/deliveries?limit=500`));
+    reading.current = request.catch(() => undefined);
     try {
-      const page = await api.get<{ items: WebhookDelivery[] }>(customerPath(`/webhooks/${encodeURIComponent(webhookId)}/deliveries?limit=500`));
+      const page = await request;
       setItems(page.items);
       setError(undefined);
       return page.items;
@@ -67,5 +72,10 @@ export function useDeliveries(webhookId: string): Deliveries {
       clearTimeout(timer.current);
     };
   }, [read]);
-  return { items, error, loading, refresh: async () => void (await read()), follow };
+  const stop = useCallback(async () => {
+    following.current++;
+    clearTimeout(timer.current);
+    await reading.current;
+  }, []);
+  return { items, error, loading, refresh: async () => void (await read()), follow, stop };
 }

@@ -126,7 +126,16 @@ export function WebhookDetail({ webhook, onChanged, onStatus, onRotated, onDelet
         </ConfirmDialog>
       )}
       {dialog === 'delete' && (
-        <ConfirmDialog title="Delete the webhook?" confirm="Delete" onClose={() => setDialog(undefined)} onConfirm={() => onDeleted(webhook)}>
+        <ConfirmDialog
+          title="Delete the webhook?"
+          confirm="Delete"
+          onClose={() => setDialog(undefined)}
+          onConfirm={async () => {
+            // A read of the deliveries (following a test or replay) after the DELETE would ask for a webhook that is gone: 404.
+            await deliveries.stop();
+            await onDeleted(webhook);
+          }}
+        >
           <p>
             Nothing more is sent to <span class="mono">{webhook.url}</span> and its pending deliveries are dropped. This cannot be undone.
           </p>
