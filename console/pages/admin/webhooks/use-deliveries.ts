@@ -19,7 +19,7 @@ export interface Deliveries {
    * without asking.
    */
   follow: (firstMs: number) => void;
-  /** Stops following and resolves once no read is in flight: before the webhook is deleted, so that no read asks for it after. */
+  /** Stops following and resolves once no read is in flight (a follow's or a Refresh's): before the webhook is deleted, so that no read asks for it after. */
   stop: () => Promise<void>;
 }
 
@@ -32,11 +32,15 @@ export function useDeliveries(webhookId: string): Deliveries {
   const following = useRef(0);
   const latest = useRef<WebhookDelivery[] | undefined>(undefined);
   latest.current = items;
-  const reading = useRef<Promise<unknown> | undefined>(undefined);
+  const reading = useRef(new Set<Promise<unknown>>());
   const read = useCallback(async (): Promise<WebhookDelivery[] | undefined> => {
     setLoading(true);
     const request = api.get<{ items: WebhookDelivery[] }>(customerPath(`/webhooks/${encodeURIComponent(webhookId)}/deliveries?limit=500`));
-    reading.current = request.catch(() => undefined);
+    const settled: Promise<void> = request.then(
+      () => void reading.current.delete(settled),
+      () => void reading.current.delete(settled),
+    );
+    reading.current.add(settled);
     try {
       const page = await request;
       setItems(page.items);
@@ -75,7 +79,7 @@ export function useDeliveries(webhookId: string): Deliveries {
   const stop = useCallback(async () => {
     following.current++;
     clearTimeout(timer.current);
-    await reading.current;
+    await Promise.all(reading.current);
   }, []);
   return { items, error, loading, refresh: async () => void (await read()), follow, stop };
 }
