@@ -116,5 +116,4 @@ export type WebhookWrite = { kind: 'enqueue'; delivery: NewDelivery } | { kind: 
 /** Per write of a group, null or why it failed (its savepoint rolled back; the others of its group stand). */
 export type WebhookWritesDone = (WriteFailure | null)[];
 
-
 export type WebhookWriteRoute = (writes: WebhookWrite[]) => Promise<WebhookWritesDone>;
